@@ -1,0 +1,76 @@
+"""Value objects: a :class:`Code` (a row of coloured pegs) and its :class:`Feedback`."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from keypeg.errors import InvalidFeedbackError
+
+if TYPE_CHECKING:
+    from keypeg.rules import Rules
+
+__all__ = ["Code", "Feedback"]
+
+
+@dataclass(frozen=True, slots=True)
+class Code:
+    """A code of a rule set: one colour number per peg, ``0`` being the first colour.
+
+    Build codes with :meth:`Rules.parse` (which validates them) rather than directly.
+
+    >>> from keypeg import Rules
+    >>> code = Rules(4, 6).parse("aabc")
+    >>> str(code), code.colors
+    ('AABC', (0, 0, 1, 2))
+    """
+
+    colors: tuple[int, ...]
+    rules: Rules
+
+    def __str__(self) -> str:
+        return self.rules.format(self.colors)
+
+    def __repr__(self) -> str:
+        return f"Code({self.colors!r}, {self.rules!r})"
+
+    def __len__(self) -> int:
+        return len(self.colors)
+
+
+_FEEDBACK_PATTERNS = (
+    re.compile(r"^\s*(\d+)\s*[,/ ]\s*(\d+)\s*$"),
+    re.compile(r"^\s*(\d+)\s*b\s*,?\s*(\d+)\s*w\s*$", re.IGNORECASE),
+    re.compile(r"^\s*\(\s*(\d+)\s*,\s*(\d+)\s*\)\s*$"),
+)
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Feedback:
+    """A score: ``black`` pegs (right colour, right place), ``white`` (right colour, wrong place).
+
+    >>> Feedback.parse("2b1w")
+    Feedback(black=2, white=1)
+    >>> str(Feedback(3, 0))
+    '3,0'
+    """
+
+    black: int
+    white: int
+
+    def __post_init__(self) -> None:
+        if self.black < 0 or self.white < 0:
+            raise InvalidFeedbackError(f"a score cannot be negative: {self.black!r} black, {self.white!r} white")
+
+    def __str__(self) -> str:
+        return f"{self.black},{self.white}"
+
+    @classmethod
+    def parse(cls, text: str) -> Feedback:
+        """Read a score written ``2,1``, ``2 1``, ``2/1``, ``(2, 1)`` or ``2b1w``."""
+        for pattern in _FEEDBACK_PATTERNS:
+            match = pattern.match(text)
+            if match:
+                return cls(int(match.group(1)), int(match.group(2)))
+        raise InvalidFeedbackError(f"cannot read the score {text!r}: write black and white as '2,1' or '2b1w'")

@@ -1,0 +1,35 @@
+"""The plain-Python reference for scoring a guess; every fast kernel is tested against it."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from keypeg.code import Code, Feedback
+from keypeg.errors import InvalidCodeError
+
+__all__ = ["score", "score_colors"]
+
+
+def score_colors(secret: tuple[int, ...], guess: tuple[int, ...]) -> tuple[int, int]:
+    """Black and white pegs for two equally long tuples of colour numbers.
+
+    A guess peg earns a key peg only while the secret still has an unmatched peg
+    of its colour: secret RRBB against guess RRRB scores 3 black, 0 white.
+    """
+    black = sum(s == g for s, g in zip(secret, guess, strict=True))
+    secret_counts, guess_counts = Counter(secret), Counter(guess)
+    common = sum(min(n, guess_counts[color]) for color, n in secret_counts.items())
+    return black, common - black
+
+
+def score(secret: Code, guess: Code) -> Feedback:
+    """The feedback the codemaker gives for ``guess`` when the code is ``secret``.
+
+    >>> from keypeg import Rules
+    >>> rules = Rules(4, 6)
+    >>> score(rules.parse("AABB"), rules.parse("BBAB"))
+    Feedback(black=1, white=2)
+    """
+    if secret.rules.pegs != guess.rules.pegs or secret.rules.num_colors != guess.rules.num_colors:
+        raise InvalidCodeError(f"cannot score {str(guess)!r} against {str(secret)!r}: they follow different rules")
+    return Feedback(*score_colors(secret.colors, guess.colors))

@@ -1,0 +1,195 @@
+"""The fast path: a typed facade over the numba kernels.
+
+The rest of keypeg calls this module only; the JIT functions stay private. Codes
+are identified by their index in the lexicographic enumeration of the code space
+(index order is numeric order), feedback by the ordinal ``black * (pegs + 1) + white``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from functools import cached_property, lru_cache
+
+import numpy as np
+import numpy.typing as npt
+
+from keypeg.code import Code, Feedback
+from keypeg.errors import InvalidCodeError, TooLargeError
+from keypeg.kernels import _score
+from keypeg.kernels._space import code_keys, encode, enumerate_codes
+from keypeg.rules import Rules
+
+__all__ = [
+    "CodeSpace",
+    "Index",
+    "MAX_SPACE",
+    "TABLE_LIMIT",
+    "feedback_ordinal",
+    "ordinal_feedback",
+    "encode_codes",
+    "feedback_many",
+    "partition_counts",
+    "consistent_mask",
+]
+
+Index = npt.NDArray[np.intp]
+MAX_SPACE = 20_000_000
+"""The largest code space enumerated; larger rule sets need the sampling paths."""
+TABLE_LIMIT = 4096
+"""Code spaces up to this size keep an ``N x N`` feedback table (16 MiB at the limit)."""
+
+
+def feedback_ordinal(feedback: Feedback, pegs: int) -> int:
+    """The kernels' number for a feedback."""
+    return feedback.black * (pegs + 1) + feedback.white
+
+
+def ordinal_feedback(ordinal: int, pegs: int) -> Feedback:
+    """The feedback a kernel ordinal stands for."""
+    black, white = divmod(int(ordinal), pegs + 1)
+    return Feedback(black, white)
+
+
+def encode_codes(codes: npt.NDArray[np.int8], rules: Rules) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    """Bit encodings of arbitrary codes (rows of colour numbers), for the kernels below."""
+    return encode(np.ascontiguousarray(codes, dtype=np.int8), rules.num_colors, rules.repeats)
+
+
+def feedback_many(
+    guess: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
+    codes: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
+    pegs: int,
+) -> npt.NDArray[np.uint8]:
+    """Ordinal feedback of one encoded guess (1-D words) against each encoded code."""
+    result: npt.NDArray[np.uint8] = _score.feedback_many(guess[0], guess[1], codes[0], codes[1], pegs)
+    return result
+
+
+def partition_counts(
+    guesses: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
+    codes: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
+    pegs: int,
+) -> npt.NDArray[np.int32]:
+    """``G x F`` counts of codes per feedback ordinal for each encoded guess, parallel over guesses."""
+    kernel = (
+        _score.partition_counts_1w
+        if guesses[0].shape[1] == 1 and guesses[1].shape[1] == 1
+        else (_score.partition_counts)
+    )
+    result: npt.NDArray[np.int32] = kernel(guesses[0], guesses[1], codes[0], codes[1], pegs)
+    return result
+
+
+def consistent_mask(
+    codes: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
+    guesses: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
+    ordinals: npt.NDArray[np.uint8],
+    pegs: int,
+) -> npt.NDArray[np.bool_]:
+    """Which encoded codes give every encoded guess its recorded feedback ordinal."""
+    result: npt.NDArray[np.bool_] = _score.consistent_mask(codes[0], codes[1], guesses[0], guesses[1], ordinals, pegs)
+    return result
+
+
+class CodeSpace:
+    """Every code of a rule set, enumerated once and shared by all rules of the same game.
+
+    >>> space = CodeSpace.of(Rules(4, 6))
+    >>> space.size, str(space.code(7)), space.index(space.rules.parse("ABAB"))
+    (1296, 'AABB', 37)
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        if rules.size > MAX_SPACE:
+            raise TooLargeError(
+                f"{rules.describe()} has {rules.size:,} codes, more than the {MAX_SPACE:,} keypeg enumerates"
+            )
+        self.rules = rules
+        self.pegs = rules.pegs
+        self.codes, self.position_bits, self.count_bits, self._keys = _game_arrays(
+            rules.pegs, rules.num_colors, rules.repeats
+        )
+        self.size = int(self.codes.shape[0])
+        self.all: Index = np.arange(self.size, dtype=np.intp)
+
+    @staticmethod
+    @lru_cache(maxsize=32)
+    def of(rules: Rules) -> CodeSpace:
+        """The (cached) code space of ``rules``."""
+        return CodeSpace(rules)
+
+    @property
+    def num_feedbacks(self) -> int:
+        """Width of a partition table: one column per feedback ordinal."""
+        return (self.pegs + 1) ** 2
+
+    @cached_property
+    def table(self) -> npt.NDArray[np.uint8] | None:
+        """The ``N x N`` feedback table, for spaces up to :data:`TABLE_LIMIT` codes."""
+        if self.size > TABLE_LIMIT:
+            return None
+        result: npt.NDArray[np.uint8] = _score.score_table(self.position_bits, self.count_bits, self.pegs)
+        return result
+
+    # -- codes and indices ---------------------------------------------------------------
+
+    def code(self, index: int) -> Code:
+        """The code at ``index``."""
+        return Code(tuple(int(c) for c in self.codes[index]), self.rules)
+
+    def index(self, code: Code) -> int:
+        """The index of ``code`` (a legal code of these rules)."""
+        return int(self.indices([code])[0])
+
+    def indices(self, codes: Iterable[Code]) -> Index:
+        """The indices of many codes."""
+        rows = np.array([c.colors for c in codes], dtype=np.int8).reshape(-1, self.pegs)
+        keys = code_keys(rows, self.rules.num_colors)
+        found = np.searchsorted(self._keys, keys)
+        bad = (found >= self.size) | (self._keys[np.minimum(found, self.size - 1)] != keys)
+        if bad.any():
+            colors = tuple(int(c) for c in rows[int(np.argmax(bad))])
+            raise InvalidCodeError(f"{self.rules.format(colors)!r} is not a code of {self.rules.describe()}")
+        return found.astype(np.intp)
+
+    def encoded(self, indices: Index) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+        """The bit encodings of the codes at ``indices``."""
+        return self.position_bits[indices], self.count_bits[indices]
+
+    # -- scoring -------------------------------------------------------------------------
+
+    def feedbacks(self, guess: int, secrets: Index | None = None) -> npt.NDArray[np.uint8]:
+        """Feedback ordinals of the code at ``guess`` against ``secrets`` (all codes by default)."""
+        if self.table is not None:
+            row: npt.NDArray[np.uint8] = self.table[guess]
+            return row if secrets is None else row[secrets]
+        codes = (self.position_bits, self.count_bits) if secrets is None else self.encoded(secrets)
+        return feedback_many((self.position_bits[guess], self.count_bits[guess]), codes, self.pegs)
+
+    def partition(self, guesses: Index, secrets: Index) -> npt.NDArray[np.int32]:
+        """``G x F`` counts of ``secrets`` per feedback ordinal, for each of ``guesses``."""
+        guesses = np.ascontiguousarray(guesses, dtype=np.intp)
+        secrets = np.ascontiguousarray(secrets, dtype=np.intp)
+        if self.table is not None:
+            result: npt.NDArray[np.int32] = _score.partition_counts_table(self.table, guesses, secrets, self.pegs)
+            return result
+        return partition_counts(self.encoded(guesses), self.encoded(secrets), self.pegs)
+
+    def consistent(self, history: Sequence[tuple[int, int]], within: Index | None = None) -> Index:
+        """Indices of the codes (among ``within``, all by default) that fit every ``(guess, ordinal)``."""
+        candidates = self.all if within is None else np.asarray(within, dtype=np.intp)
+        if not history:
+            return candidates.copy()
+        guesses = np.array([g for g, _ in history], dtype=np.intp)
+        ordinals = np.array([f for _, f in history], dtype=np.uint8)
+        mask = consistent_mask(self.encoded(candidates), self.encoded(guesses), ordinals, self.pegs)
+        return candidates[mask]
+
+
+@lru_cache(maxsize=8)
+def _game_arrays(
+    pegs: int, colors: int, repeats: bool
+) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.int64]]:
+    codes = enumerate_codes(pegs, colors, repeats)
+    position, count = encode(codes, colors, repeats)
+    return codes, position, count, code_keys(codes, colors)

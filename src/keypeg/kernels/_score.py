@@ -1,0 +1,105 @@
+"""numba kernels: integer arrays in, integer arrays out, no validation inside.
+
+Feedback is the ordinal ``black * (pegs + 1) + white``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from keypeg.kernels._bits import popcount
+
+
+@njit(inline="always", cache=True)
+def _score(pos_a, cnt_a, pos_b, cnt_b, stride):  # type: ignore[no-untyped-def]
+    black = 0
+    common = 0
+    for w in range(pos_a.shape[0]):
+        black += popcount(pos_a[w] & pos_b[w])
+    for w in range(cnt_a.shape[0]):
+        common += popcount(cnt_a[w] & cnt_b[w])
+    return black * stride + (common - black)
+
+
+@njit(cache=True)
+def feedback_many(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
+    """Ordinal feedback of one guess (1-D words) against each of many codes."""
+    n = pos_s.shape[0]
+    out = np.empty(n, dtype=np.uint8)
+    stride = pegs + 1
+    for i in range(n):
+        out[i] = _score(pos_g, cnt_g, pos_s[i], cnt_s[i], stride)
+    return out
+
+
+@njit(parallel=True, cache=True)
+def partition_counts(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
+    """``G x F`` counts: how many of the codes give each feedback to each guess."""
+    stride = pegs + 1
+    counts = np.zeros((pos_g.shape[0], stride * stride), dtype=np.int32)
+    for g in prange(pos_g.shape[0]):
+        row = counts[g]
+        pg = pos_g[g]
+        cg = cnt_g[g]
+        for s in range(pos_s.shape[0]):
+            row[_score(pg, cg, pos_s[s], cnt_s[s], stride)] += 1
+    return counts
+
+
+@njit(parallel=True, cache=True)
+def partition_counts_1w(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
+    """:func:`partition_counts` for encodings of one word each (up to 64 peg-colour bits)."""
+    stride = pegs + 1
+    counts = np.zeros((pos_g.shape[0], stride * stride), dtype=np.int32)
+    ps = pos_s[:, 0].copy()
+    cs = cnt_s[:, 0].copy()
+    n = ps.shape[0]
+    for g in prange(pos_g.shape[0]):
+        row = counts[g]
+        pg = pos_g[g, 0]
+        cg = cnt_g[g, 0]
+        for s in range(n):
+            black = popcount(pg & ps[s])
+            common = popcount(cg & cs[s])
+            row[black * pegs + common] += 1
+    return counts
+
+
+@njit(parallel=True, cache=True)
+def partition_counts_table(table, guesses, secrets, pegs):  # type: ignore[no-untyped-def]
+    """:func:`partition_counts` from a precomputed ``N x N`` feedback table and index arrays."""
+    stride = pegs + 1
+    counts = np.zeros((guesses.shape[0], stride * stride), dtype=np.int32)
+    for g in prange(guesses.shape[0]):
+        row = counts[g]
+        trow = table[guesses[g]]
+        for s in range(secrets.shape[0]):
+            row[trow[secrets[s]]] += 1
+    return counts
+
+
+@njit(parallel=True, cache=True)
+def score_table(pos, cnt, pegs):  # type: ignore[no-untyped-def]
+    """The ``N x N`` table of ordinal feedback between every pair of codes."""
+    n = pos.shape[0]
+    stride = pegs + 1
+    table = np.empty((n, n), dtype=np.uint8)
+    for g in prange(n):
+        for s in range(n):
+            table[g, s] = _score(pos[g], cnt[g], pos[s], cnt[s], stride)
+    return table
+
+
+@njit(parallel=True, cache=True)
+def consistent_mask(pos_s, cnt_s, pos_h, cnt_h, fb_h, pegs):  # type: ignore[no-untyped-def]
+    """Whether each code gives every past guess (``pos_h``, ``cnt_h``) its recorded feedback ``fb_h``."""
+    n = pos_s.shape[0]
+    stride = pegs + 1
+    mask = np.ones(n, dtype=np.bool_)
+    for s in prange(n):
+        for h in range(pos_h.shape[0]):
+            if _score(pos_h[h], cnt_h[h], pos_s[s], cnt_s[s], stride) != fb_h[h]:
+                mask[s] = False
+                break
+    return mask

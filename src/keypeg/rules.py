@@ -1,0 +1,278 @@
+"""Rule sets: pegs, colours, repeats, blanks, rows, and how codes are written.
+
+A code is written one symbol per peg. Three notations are read, tried in this
+order, and a code is read whole in the first one that fits:
+
+1. the rule set's own symbols (colour initials for ``classic``, digits 0-9 for
+   ``bulls-and-cows``; letters by default);
+2. letters ``A``, ``B``, ... (``A`` is the first colour: the notation of Kooi's paper);
+3. digits ``1``, ``2``, ... (``1`` is the first colour: Knuth's notation, up to 9 colours).
+
+Spaces and commas are ignored and case does not matter. A blank, where blanks are
+allowed, is written ``.`` or ``-`` and counts as one more colour, the last.
+Codes always print in the rule set's own symbols.
+"""
+
+from __future__ import annotations
+
+import math
+import string
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from keypeg.code import Code, Feedback
+from keypeg.errors import InvalidCodeError, InvalidFeedbackError, InvalidRulesError
+
+__all__ = ["Rules", "MAX_PEGS", "MAX_COLORS", "BLANK_SYMBOLS"]
+
+MAX_PEGS = 16
+MAX_COLORS = 26
+BLANK_SYMBOLS = (".", "-")
+LETTERS = tuple(string.ascii_uppercase)
+DIGITS_FROM_ONE = tuple("123456789")
+_IGNORED = str.maketrans("", "", " \t,")
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """A rule set of Mastermind.
+
+    Args:
+        pegs: pegs in a code.
+        colors: colours to choose from, blanks not counted.
+        repeats: whether a colour may appear more than once in a code.
+        blanks: whether a peg may be left empty (a blank is one more colour).
+        rows: guesses the codebreaker is allowed.
+        symbols: one character per colour, the rule set's own notation
+            (letters ``A..`` when not given).
+        names: a name per colour, for display.
+        name: the variant's name, when the rule set comes from a preset.
+
+    >>> rules = Rules(4, 6)
+    >>> rules.size, len(rules.feedbacks())
+    (1296, 14)
+    >>> Rules(5, 3, repeats=False)
+    Traceback (most recent call last):
+    ...
+    keypeg.errors.InvalidRulesError: 5 pegs need at least 5 colours without repeats; got 3
+    """
+
+    pegs: int
+    colors: int
+    repeats: bool = True
+    blanks: bool = False
+    rows: int = 12
+    symbols: tuple[str, ...] = field(default=(), compare=True)
+    names: tuple[str, ...] = field(default=(), compare=False)
+    name: str = field(default="", compare=False)
+
+    def __post_init__(self) -> None:
+        for attr in ("pegs", "colors", "rows"):
+            value = getattr(self, attr)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise InvalidRulesError(f"{attr} must be a whole number, got {value!r}")
+        if not 1 <= self.pegs <= MAX_PEGS:
+            raise InvalidRulesError(f"pegs must be from 1 to {MAX_PEGS}, got {self.pegs!r}")
+        if not 2 <= self.colors <= MAX_COLORS:
+            raise InvalidRulesError(f"colours must be from 2 to {MAX_COLORS}, got {self.colors!r}")
+        if not 1 <= self.rows <= 100:
+            raise InvalidRulesError(f"rows must be from 1 to 100, got {self.rows!r}")
+        if not self.repeats and self.pegs > self.num_colors:
+            raise InvalidRulesError(
+                f"{self.pegs} pegs need at least {self.pegs} colours without repeats; got {self.num_colors}"
+            )
+        if not self.symbols:
+            object.__setattr__(self, "symbols", LETTERS[: self.colors])
+        self._check_symbols()
+        if self.names and len(self.names) != self.colors:
+            raise InvalidRulesError(f"{len(self.names)} colour names given for {self.colors} colours")
+
+    def _check_symbols(self) -> None:
+        symbols = tuple(self.symbols)
+        object.__setattr__(self, "symbols", symbols)
+        if len(symbols) != self.colors:
+            raise InvalidRulesError(f"{len(symbols)} symbols given for {self.colors} colours: {''.join(symbols)!r}")
+        for symbol in symbols:
+            if len(symbol) != 1 or symbol in BLANK_SYMBOLS or not symbol.strip() or symbol in ",=":
+                raise InvalidRulesError(f"a colour symbol must be one visible character, not {symbol!r}")
+        if len({s.upper() for s in symbols}) != len(symbols):
+            raise InvalidRulesError(f"colour symbols must differ (ignoring case): {''.join(symbols)!r}")
+
+    def __repr__(self) -> str:
+        parts = [repr(self.pegs), repr(self.colors)]
+        for name, default in (("repeats", True), ("blanks", False), ("rows", 12)):
+            value = getattr(self, name)
+            if value != default:
+                parts.append(f"{name}={value!r}")
+        if self.symbols != LETTERS[: self.colors]:
+            parts.append(f"symbols={self.symbols!r}")
+        if self.names:
+            parts.append(f"names={self.names!r}")
+        if self.name:
+            parts.append(f"name={self.name!r}")
+        return f"Rules({', '.join(parts)})"
+
+    def __str__(self) -> str:
+        return self.describe()
+
+    # -- derived facts -------------------------------------------------------------
+
+    @property
+    def num_colors(self) -> int:
+        """Colours a peg can take, a blank counted as one."""
+        return self.colors + int(self.blanks)
+
+    @property
+    def blank(self) -> int | None:
+        """The colour number of a blank (the last one), or ``None`` without blanks."""
+        return self.colors if self.blanks else None
+
+    @property
+    def size(self) -> int:
+        """How many codes there are."""
+        if self.repeats:
+            return int(self.num_colors**self.pegs)
+        return math.perm(self.num_colors, self.pegs)
+
+    @property
+    def win(self) -> Feedback:
+        """The score of a guess that breaks the code."""
+        return Feedback(self.pegs, 0)
+
+    def describe(self) -> str:
+        """One line for people: ``4 pegs, 6 colours, repeats, 12 rows``."""
+        text = f"{self.pegs} pegs, {self.colors} colours, {'repeats' if self.repeats else 'no repeats'}"
+        if self.blanks:
+            text += ", blanks"
+        return f"{text}, {self.rows} rows"
+
+    def replace(self, **changes: object) -> Rules:
+        """A copy with some fields changed (and validated again)."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    # -- writing codes -------------------------------------------------------------
+
+    def symbol(self, color: int) -> str:
+        """The symbol that prints colour number ``color``."""
+        if color == self.blank:
+            return BLANK_SYMBOLS[0]
+        return self.symbols[color]
+
+    def format(self, colors: Iterable[int]) -> str:
+        """Print colour numbers in the rule set's own symbols."""
+        return "".join(self.symbol(c) for c in colors)
+
+    def notations(self) -> list[tuple[str, tuple[str, ...]]]:
+        """The notations codes can be written in, in the order they are tried."""
+        found: list[tuple[str, tuple[str, ...]]] = [("own", self.symbols)]
+        if self.symbols != LETTERS[: self.colors]:
+            found.append(("letters", LETTERS[: self.colors]))
+        if self.colors <= 9:
+            found.append(("digits", DIGITS_FROM_ONE[: self.colors]))
+        return found
+
+    def parse(self, text: str) -> Code:
+        """Read a code written in any accepted notation; raise :class:`InvalidCodeError` if it is not one.
+
+        >>> str(Rules(4, 6).parse("1 1 2 2"))
+        'AABB'
+        """
+        if not isinstance(text, str):
+            raise InvalidCodeError(f"a code must be text, got {text!r}")
+        compact = text.translate(_IGNORED).upper()
+        if not compact:
+            raise InvalidCodeError(f"empty code {text!r}: write {self.pegs} colours such as {self.example()!r}")
+        colors = None
+        for _, alphabet in self.notations():
+            lookup = {s.upper(): i for i, s in enumerate(alphabet)}
+            if self.blanks:
+                lookup.update({b: self.colors for b in BLANK_SYMBOLS})
+            if all(ch in lookup for ch in compact):
+                colors = tuple(lookup[ch] for ch in compact)
+                break
+        if colors is None:
+            raise InvalidCodeError(self._unknown_symbol_message(text, compact))
+        return self.code(colors, text=text)
+
+    def _unknown_symbol_message(self, text: str, compact: str) -> str:
+        known = {s.upper() for _, alphabet in self.notations() for s in alphabet}
+        if self.blanks:
+            known.update(BLANK_SYMBOLS)
+        unknown = [ch for ch in compact if ch not in known]
+        ways = " or ".join(self._notation_hint(alphabet) for _, alphabet in self.notations())
+        if self.blanks:
+            ways += ", '.' for a blank"
+        if unknown:
+            return f"unknown colour {unknown[0]!r} in {text!r}: colours are {ways}"
+        return f"code {text!r} mixes notations: write it all in one of {ways}"
+
+    @staticmethod
+    def _notation_hint(alphabet: Sequence[str]) -> str:
+        return f"{alphabet[0]}-{alphabet[-1]}" if len(alphabet) > 6 else "".join(alphabet)
+
+    def code(self, colors: Sequence[int], *, text: str | None = None) -> Code:
+        """Make a :class:`Code` from colour numbers, checking it against the rules."""
+        shown = text if text is not None else colors
+        colors = tuple(int(c) for c in colors)
+        if len(colors) != self.pegs:
+            raise InvalidCodeError(f"code {shown!r} has {len(colors)} pegs; these rules need {self.pegs}")
+        if any(not 0 <= c < self.num_colors for c in colors):
+            raise InvalidCodeError(f"code {shown!r} has a colour outside 0..{self.num_colors - 1}")
+        if not self.repeats and len(set(colors)) != len(colors):
+            raise InvalidCodeError(f"code {shown!r} repeats a colour, which these rules do not allow")
+        return Code(colors, self)
+
+    def example(self) -> str:
+        """A legal code, for messages and help."""
+        if self.repeats:
+            colors = [min(i // 2, self.num_colors - 1) for i in range(self.pegs)]
+        else:
+            colors = list(range(self.pegs))
+        return self.format(colors)
+
+    # -- feedback --------------------------------------------------------------------
+
+    def is_possible(self, feedback: Feedback) -> bool:
+        """Whether some secret and guess of these rules produce ``feedback``.
+
+        With repeats and three or more colours every score with ``black + white <= pegs``
+        happens but ``pegs - 1`` black and 1 white; with two colours the white count
+        is always even. Without repeats, the colours the two codes share number at
+        least ``2 * pegs - colours``.
+        """
+        b, w = feedback.black, feedback.white
+        p, k = self.pegs, self.num_colors
+        if b + w > p or (b == p - 1 and w == 1):
+            return False
+        if self.repeats:
+            return k >= 3 or w % 2 == 0
+        return b + w >= 2 * p - k
+
+    def feedbacks(self) -> tuple[Feedback, ...]:
+        """Every score that can happen under these rules, ordered by black then white."""
+        candidates = (Feedback(b, w) for b in range(self.pegs + 1) for w in range(self.pegs + 1 - b))
+        return tuple(f for f in candidates if self.is_possible(f))
+
+    def check_feedback(self, feedback: Feedback) -> Feedback:
+        """Return ``feedback`` if it can happen under these rules; raise :class:`InvalidFeedbackError` if not."""
+        b, w = feedback.black, feedback.white
+        if b + w > self.pegs:
+            raise InvalidFeedbackError(
+                f"score {b} black {w} white has {b + w} key pegs; a code has only {self.pegs} pegs"
+            )
+        if not self.is_possible(feedback):
+            raise InvalidFeedbackError(f"score {b} black {w} white cannot happen with {self.describe()}")
+        return feedback
+
+    def parse_feedback(self, text: str) -> Feedback:
+        """Read a score (``2,1`` or ``2b1w``) and check that it can happen."""
+        return self.check_feedback(Feedback.parse(text))
+
+    def parse_scored(self, text: str) -> tuple[Code, Feedback]:
+        """Read a scored guess written ``GUESS=B,W`` (``AABB=1,2``, ``1122=0,1``, ``RRGB=2b1w``)."""
+        guess, sep, feedback = text.partition("=")
+        if not sep:
+            raise InvalidFeedbackError(
+                f"cannot read {text!r}: write a scored guess as GUESS=BLACK,WHITE, e.g. 'AABB=1,2'"
+            )
+        return self.parse(guess), self.parse_feedback(feedback)

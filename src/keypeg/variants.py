@@ -1,0 +1,139 @@
+"""Presets for the commercial games and the seed program's range, found by name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from keypeg.errors import UnknownVariantError
+from keypeg.rules import Rules
+
+__all__ = ["Variant", "VARIANTS", "find_variant"]
+
+_CLASSIC_NAMES = ("red", "green", "blue", "yellow", "white", "black")
+_CLASSIC_SYMBOLS = ("R", "G", "B", "Y", "W", "K")
+_SUPER_NAMES = (*_CLASSIC_NAMES, "orange", "purple")
+_SUPER_SYMBOLS = (*_CLASSIC_SYMBOLS, "O", "P")
+_DIGITS = tuple("0123456789")
+
+
+@dataclass(frozen=True, slots=True)
+class Variant:
+    """A named preset: its rules, other names it is known by, and a line about it."""
+
+    name: str
+    rules: Rules
+    aliases: tuple[str, ...] = ()
+    about: str = ""
+
+
+def _preset(name: str, about: str, aliases: tuple[str, ...] = (), **rules: object) -> Variant:
+    return Variant(name, Rules(name=name, **rules), aliases, about)  # type: ignore[arg-type]
+
+
+def _seed_range() -> list[Variant]:
+    """The seed program's boards: 3 to 6 pegs of 3 to 6 colours, 10 turns."""
+    return [
+        _preset(f"{p}x{c}", "the seed program's board: guess within 10 turns", pegs=p, colors=c, rows=10)
+        for p in range(3, 7)
+        for c in range(3, 7)
+    ]
+
+
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        _preset(
+            "classic",
+            "Mastermind (Invicta, 1971): 4 pegs of 6 colours",
+            ("mastermind", "original"),
+            pegs=4,
+            colors=6,
+            rows=12,
+            symbols=_CLASSIC_SYMBOLS,
+            names=_CLASSIC_NAMES,
+        ),
+        _preset(
+            "mini",
+            "Mini Mastermind: 4 pegs of 6 colours on a 6-row board",
+            ("mini-mastermind",),
+            pegs=4,
+            colors=6,
+            rows=6,
+            symbols=_CLASSIC_SYMBOLS,
+            names=_CLASSIC_NAMES,
+        ),
+        _preset(
+            "super",
+            "Super Mastermind (also sold as Advanced or Deluxe): 5 pegs of 8 colours",
+            ("advanced", "deluxe", "super-mastermind", "advanced-mastermind"),
+            pegs=5,
+            colors=8,
+            rows=12,
+            symbols=_SUPER_SYMBOLS,
+            names=_SUPER_NAMES,
+        ),
+        _preset(
+            "bulls-and-cows",
+            "Bulls and Cows, the pencil game (MOO on Titan): 4 different digits 0-9",
+            ("bulls", "cows-and-bulls", "moo"),
+            pegs=4,
+            colors=10,
+            repeats=False,
+            rows=10,
+            symbols=_DIGITS,
+        ),
+        _preset(
+            "classic-blanks",
+            "classic Mastermind with blanks allowed: 4 pegs of 6 colours or empty",
+            ("blanks",),
+            pegs=4,
+            colors=6,
+            blanks=True,
+            rows=12,
+            symbols=_CLASSIC_SYMBOLS,
+            names=_CLASSIC_NAMES,
+        ),
+        _preset(
+            "grand",
+            "Grand Mastermind: 4 pegs of 25 shape-and-colour pieces",
+            ("grand-mastermind",),
+            pegs=4,
+            colors=25,
+            rows=12,
+        ),
+        _preset(
+            "mastermind44",
+            "Mastermind44: 5 pegs of 6 colours",
+            ("44",),
+            pegs=5,
+            colors=6,
+            rows=12,
+            symbols=_CLASSIC_SYMBOLS,
+            names=_CLASSIC_NAMES,
+        ),
+        *_seed_range(),
+    )
+}
+
+
+def _key(name: str) -> str:
+    return "-".join(name.strip().lower().replace("_", " ").replace("-", " ").split())
+
+
+_BY_NAME: dict[str, Variant] = {}
+for _variant in VARIANTS.values():
+    for _name in (_variant.name, *_variant.aliases):
+        _BY_NAME[_key(_name)] = _variant
+
+
+def find_variant(name: str) -> Variant:
+    """The preset called ``name`` (any case; spaces, dashes and underscores alike).
+
+    >>> find_variant("Advanced").rules.describe()
+    '5 pegs, 8 colours, repeats, 12 rows'
+    """
+    try:
+        return _BY_NAME[_key(name)]
+    except KeyError:
+        known = ", ".join(VARIANTS)
+        raise UnknownVariantError(f"unknown variant {name!r}; known: {known}") from None
