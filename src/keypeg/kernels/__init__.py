@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import cached_property, lru_cache
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
-from keypeg.kernels import _score
+from keypeg.kernels import _score, _select, _symmetry
 from keypeg.kernels._space import code_keys, encode, enumerate_codes
 from keypeg.rules import Rules
 
@@ -30,6 +31,11 @@ __all__ = [
     "feedback_many",
     "partition_counts",
     "consistent_mask",
+    "fixing_symmetries",
+    "canonical_keys",
+    "rank_partitions",
+    "COSTS",
+    "two_step_parts",
 ]
 
 Index = npt.NDArray[np.intp]
@@ -37,6 +43,8 @@ MAX_SPACE = 20_000_000
 """The largest code space enumerated; larger rule sets need the sampling paths."""
 TABLE_LIMIT = 4096
 """Code spaces up to this size keep an ``N x N`` feedback table (16 MiB at the limit)."""
+PARALLEL_MIN_PAIRS = 1 << 18
+"""Smaller partition jobs run on one thread: starting the others costs more than it saves."""
 
 
 def feedback_ordinal(feedback: Feedback, pegs: int) -> int:
@@ -91,6 +99,67 @@ def consistent_mask(
     return result
 
 
+def fixing_symmetries(
+    perms: npt.NDArray[np.int64], guesses: npt.NDArray[np.int64], colors: int
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """The peg permutations (rows of ``perms``) that fix every guess, with the colour maps they force."""
+    kept: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] = _symmetry.fixing_symmetries(perms, guesses, colors)
+    return kept
+
+
+def canonical_keys(
+    codes: npt.NDArray[np.int8],
+    symmetries: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]],
+    free: npt.NDArray[np.bool_],
+    ruled: npt.NDArray[np.bool_],
+    colors: int,
+    largest: bool,
+) -> npt.NDArray[np.int64]:
+    """Key of the smallest (``largest``) code each code maps to; see :mod:`keypeg.symmetry`."""
+    parallel = codes.shape[0] * symmetries[0].shape[0] >= PARALLEL_MIN_PAIRS
+    keys: npt.NDArray[np.int64] = _symmetry.canonical_keys(
+        codes, symmetries[0], symmetries[1], free, ruled, colors, largest, parallel
+    )
+    return keys
+
+
+COSTS = {
+    "largest-part": _select.LARGEST_PART,
+    "sum-of-squares": _select.SUM_OF_SQUARES,
+    "fewest-parts": _select.FEWEST_PARTS,
+    "sum-n-log-n": _select.SUM_N_LOG_N,
+}
+"""Partition costs the one-step strategies minimise: largest part (worst case), sum of squared
+part sizes (expected size), minus the number of parts (most parts), sum of n log2 n (entropy)."""
+
+RANKINGS = {
+    "largest-part": _select.largest_part,
+    "sum-of-squares": _select.sum_of_squares,
+    "number-of-parts": _select.number_of_parts,
+    "sum-n-log-n": _select.sum_n_log_n,
+}
+
+
+def rank_partitions(counts: npt.NDArray[np.int32], ranking: str) -> npt.NDArray[np.int64] | npt.NDArray[np.float64]:
+    """One figure per row of a partition table: ``largest-part``, ``sum-of-squares``, ``number-of-parts``
+    (int64) or ``sum-n-log-n`` (float64)."""
+    figures: npt.NDArray[np.int64] | npt.NDArray[np.float64] = RANKINGS[ranking](counts)
+    return figures
+
+
+def two_step_parts(
+    guesses: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
+    codes: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
+    second: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
+    pegs: int,
+) -> npt.NDArray[np.int64]:
+    """For each guess, the sum over its parts of ``codes`` of the most parts one ``second`` guess makes."""
+    totals: npt.NDArray[np.int64] = _select.two_step_parts(
+        guesses[0], guesses[1], codes[0], codes[1], second[0], second[1], pegs
+    )
+    return totals
+
+
 class CodeSpace:
     """Every code of a rule set, enumerated once and shared by all rules of the same game.
 
@@ -106,7 +175,7 @@ class CodeSpace:
             )
         self.rules = rules
         self.pegs = rules.pegs
-        self.codes, self.position_bits, self.count_bits, self._keys = _game_arrays(
+        self.codes, self.position_bits, self.count_bits, self.keys = _game_arrays(
             rules.pegs, rules.num_colors, rules.repeats
         )
         self.size = int(self.codes.shape[0])
@@ -145,15 +214,17 @@ class CodeSpace:
         """The indices of many codes."""
         rows = np.array([c.colors for c in codes], dtype=np.int8).reshape(-1, self.pegs)
         keys = code_keys(rows, self.rules.num_colors)
-        found = np.searchsorted(self._keys, keys)
-        bad = (found >= self.size) | (self._keys[np.minimum(found, self.size - 1)] != keys)
+        found = np.searchsorted(self.keys, keys)
+        bad = (found >= self.size) | (self.keys[np.minimum(found, self.size - 1)] != keys)
         if bad.any():
             colors = tuple(int(c) for c in rows[int(np.argmax(bad))])
             raise InvalidCodeError(f"{self.rules.format(colors)!r} is not a code of {self.rules.describe()}")
         return found.astype(np.intp)
 
     def encoded(self, indices: Index) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
-        """The bit encodings of the codes at ``indices``."""
+        """The bit encodings of the codes at ``indices`` (increasing, or a single index)."""
+        if np.ndim(indices) == 1 and len(indices) == self.size:
+            return self.position_bits, self.count_bits
         return self.position_bits[indices], self.count_bits[indices]
 
     # -- scoring -------------------------------------------------------------------------
@@ -171,9 +242,25 @@ class CodeSpace:
         guesses = np.ascontiguousarray(guesses, dtype=np.intp)
         secrets = np.ascontiguousarray(secrets, dtype=np.intp)
         if self.table is not None:
-            result: npt.NDArray[np.int32] = _score.partition_counts_table(self.table, guesses, secrets, self.pegs)
+            parallel = guesses.size * secrets.size >= PARALLEL_MIN_PAIRS
+            kernel = _score.partition_counts_table if parallel else _score.partition_counts_table_serial
+            result: npt.NDArray[np.int32] = kernel(self.table, guesses, secrets, self.pegs)
             return result
         return partition_counts(self.encoded(guesses), self.encoded(secrets), self.pegs)
+
+    def partition_costs(self, guesses: Index, secrets: Index, cost: str) -> npt.NDArray[np.float64]:
+        """The cost (see :data:`COSTS`, smaller is better) of each guess's partition of ``secrets``."""
+        guesses = np.ascontiguousarray(guesses, dtype=np.intp)
+        secrets = np.ascontiguousarray(secrets, dtype=np.intp)
+        chunks = _blocks(guesses.size, guesses.size * secrets.size >= PARALLEL_MIN_PAIRS)
+        code = COSTS[cost]
+        result: npt.NDArray[np.float64]
+        if self.table is not None:
+            result = _select.partition_costs_table(self.table, guesses, secrets, self.pegs, code, chunks)
+        else:
+            g, s = self.encoded(guesses), self.encoded(secrets)
+            result = _select.partition_costs(g[0], g[1], s[0], s[1], self.pegs, code, chunks)
+        return result
 
     def consistent(self, history: Sequence[tuple[int, int]], within: Index | None = None) -> Index:
         """Indices of the codes (among ``within``, all by default) that fit every ``(guess, ordinal)``."""
@@ -184,6 +271,12 @@ class CodeSpace:
         ordinals = np.array([f for _, f in history], dtype=np.uint8)
         mask = consistent_mask(self.encoded(candidates), self.encoded(guesses), ordinals, self.pegs)
         return candidates[mask]
+
+
+def _blocks(n: int, parallel: bool) -> npt.NDArray[np.int64]:
+    """Bounds of the blocks of ``n`` jobs that threads take (a single block when serial)."""
+    blocks = min(n, 8 * numba.get_num_threads()) if parallel else min(n, 1)
+    return np.linspace(0, n, blocks + 1).astype(np.int64)
 
 
 @lru_cache(maxsize=8)

@@ -33,49 +33,84 @@ def feedback_many(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-
     return out
 
 
+@njit(cache=True)
+def _count_row(row, pg, cg, pos_s, cnt_s, stride):  # type: ignore[no-untyped-def]
+    for s in range(pos_s.shape[0]):
+        row[_score(pg, cg, pos_s[s], cnt_s[s], stride)] += 1
+
+
 @njit(parallel=True, cache=True)
 def partition_counts(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
-    """``G x F`` counts: how many of the codes give each feedback to each guess."""
+    """``G x F`` counts: how many of the codes give each feedback to each guess (parallel over guesses)."""
     stride = pegs + 1
     counts = np.zeros((pos_g.shape[0], stride * stride), dtype=np.int32)
     for g in prange(pos_g.shape[0]):
-        row = counts[g]
-        pg = pos_g[g]
-        cg = cnt_g[g]
-        for s in range(pos_s.shape[0]):
-            row[_score(pg, cg, pos_s[s], cnt_s[s], stride)] += 1
+        _count_row(counts[g], pos_g[g], cnt_g[g], pos_s, cnt_s, stride)
     return counts
+
+
+@njit(cache=True)
+def partition_counts_serial(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
+    """:func:`partition_counts` on one thread, for small jobs."""
+    stride = pegs + 1
+    counts = np.zeros((pos_g.shape[0], stride * stride), dtype=np.int32)
+    for g in range(pos_g.shape[0]):
+        _count_row(counts[g], pos_g[g], cnt_g[g], pos_s, cnt_s, stride)
+    return counts
+
+
+@njit(cache=True)
+def _count_row_1w(row, pg, cg, ps, cs, pegs):  # type: ignore[no-untyped-def]
+    for s in range(ps.shape[0]):
+        row[popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])] += 1
 
 
 @njit(parallel=True, cache=True)
 def partition_counts_1w(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
-    """:func:`partition_counts` for encodings of one word each (up to 64 peg-colour bits)."""
-    stride = pegs + 1
-    counts = np.zeros((pos_g.shape[0], stride * stride), dtype=np.int32)
+    """:func:`partition_counts` for encodings of one word each (up to 64 peg-colour bits).
+
+    The ordinal ``black * (pegs + 1) + white`` equals ``black * pegs + (black + white)``.
+    """
+    counts = np.zeros((pos_g.shape[0], (pegs + 1) * (pegs + 1)), dtype=np.int32)
     ps = pos_s[:, 0].copy()
     cs = cnt_s[:, 0].copy()
-    n = ps.shape[0]
     for g in prange(pos_g.shape[0]):
-        row = counts[g]
-        pg = pos_g[g, 0]
-        cg = cnt_g[g, 0]
-        for s in range(n):
-            black = popcount(pg & ps[s])
-            common = popcount(cg & cs[s])
-            row[black * pegs + common] += 1
+        _count_row_1w(counts[g], pos_g[g, 0], cnt_g[g, 0], ps, cs, pegs)
     return counts
+
+
+@njit(cache=True)
+def partition_counts_1w_serial(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
+    """:func:`partition_counts_1w` on one thread, for small jobs."""
+    counts = np.zeros((pos_g.shape[0], (pegs + 1) * (pegs + 1)), dtype=np.int32)
+    ps = pos_s[:, 0].copy()
+    cs = cnt_s[:, 0].copy()
+    for g in range(pos_g.shape[0]):
+        _count_row_1w(counts[g], pos_g[g, 0], cnt_g[g, 0], ps, cs, pegs)
+    return counts
+
+
+@njit(cache=True)
+def _count_row_table(row, trow, secrets):  # type: ignore[no-untyped-def]
+    for s in range(secrets.shape[0]):
+        row[trow[secrets[s]]] += 1
 
 
 @njit(parallel=True, cache=True)
 def partition_counts_table(table, guesses, secrets, pegs):  # type: ignore[no-untyped-def]
     """:func:`partition_counts` from a precomputed ``N x N`` feedback table and index arrays."""
-    stride = pegs + 1
-    counts = np.zeros((guesses.shape[0], stride * stride), dtype=np.int32)
+    counts = np.zeros((guesses.shape[0], (pegs + 1) * (pegs + 1)), dtype=np.int32)
     for g in prange(guesses.shape[0]):
-        row = counts[g]
-        trow = table[guesses[g]]
-        for s in range(secrets.shape[0]):
-            row[trow[secrets[s]]] += 1
+        _count_row_table(counts[g], table[guesses[g]], secrets)
+    return counts
+
+
+@njit(cache=True)
+def partition_counts_table_serial(table, guesses, secrets, pegs):  # type: ignore[no-untyped-def]
+    """:func:`partition_counts_table` on one thread, for small jobs."""
+    counts = np.zeros((guesses.shape[0], (pegs + 1) * (pegs + 1)), dtype=np.int32)
+    for g in range(guesses.shape[0]):
+        _count_row_table(counts[g], table[guesses[g]], secrets)
     return counts
 
 

@@ -1,0 +1,212 @@
+"""Saving and loading strategy trees: JSON, a nested text outline, and a look-up table.
+
+JSON is the format that loads back (:func:`tree_from_json`); :func:`verify_tree`
+replays a loaded tree against every secret and checks it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from keypeg.analysis.tree import Node, StrategyTree, TreeStats
+from keypeg.code import Code, Feedback
+from keypeg.errors import KeypegError
+from keypeg.feedback import score
+from keypeg.kernels import CodeSpace
+from keypeg.rules import Rules
+
+__all__ = [
+    "FORMATS",
+    "tree_to_json",
+    "tree_to_text",
+    "tree_to_lookup",
+    "tree_from_json",
+    "load_tree",
+    "save_tree",
+    "verify_tree",
+    "Verification",
+]
+
+FORMAT_VERSION = 1
+
+
+def rules_to_dict(rules: Rules) -> dict[str, Any]:
+    """The rules as JSON-ready data."""
+    return {
+        "pegs": rules.pegs,
+        "colors": rules.colors,
+        "repeats": rules.repeats,
+        "blanks": rules.blanks,
+        "rows": rules.rows,
+        "symbols": "".join(rules.symbols),
+        "name": rules.name,
+    }
+
+
+def rules_from_dict(data: dict[str, Any]) -> Rules:
+    """Rules from :func:`rules_to_dict` data."""
+    return Rules(
+        pegs=data["pegs"],
+        colors=data["colors"],
+        repeats=data.get("repeats", True),
+        blanks=data.get("blanks", False),
+        rows=data.get("rows", 12),
+        symbols=tuple(data.get("symbols", "")),
+        name=data.get("name", ""),
+    )
+
+
+def _node_to_dict(node: Node) -> dict[str, Any]:
+    data: dict[str, Any] = {"guess": str(node.guess), "size": node.size}
+    if node.children:
+        data["next"] = {str(f): _node_to_dict(child) for f, child in sorted(node.children.items())}
+    return data
+
+
+def tree_to_json(tree: StrategyTree) -> str:
+    """The tree, its rules, conventions and stats as a JSON document."""
+    return json.dumps(
+        {
+            "keypeg_tree": FORMAT_VERSION,
+            "rules": rules_to_dict(tree.rules),
+            "conventions": tree.conventions,
+            "stats": tree.stats.as_dict(),
+            "tree": _node_to_dict(tree.root),
+        },
+        indent=1,
+    )
+
+
+def tree_to_text(tree: StrategyTree) -> str:
+    """A nested outline in the manner of Irving and Koyama: each guess, then per answer the next guess.
+
+    ::
+
+        AABB (1296)
+          0,0 CDEF (256)
+            ...
+    """
+    lines = [f"# {tree.rules.describe()}; {_conventions_text(tree.conventions)}"]
+
+    def walk(node: Node, indent: str, answer: str) -> None:
+        lines.append(f"{indent}{answer}{node.guess} ({node.size})")
+        for feedback, child in sorted(node.children.items()):
+            walk(child, indent + "  ", f"{feedback} ")
+
+    walk(tree.root, "", "")
+    return "\n".join(lines) + "\n"
+
+
+def _conventions_text(conventions: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in conventions.items() if v is not None)
+
+
+def _paths(node: Node, history: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Node]]:
+    yield history, node
+    for feedback, child in sorted(node.children.items()):
+        yield from _paths(child, (*history, f"{node.guess}={feedback}"))
+
+
+def tree_to_lookup(tree: StrategyTree) -> str:
+    """A look-up table: one line per history that can happen, ``history -> next guess``."""
+    lines = ["# history (GUESS=B,W ...) -> next guess"]
+    for history, node in _paths(tree.root, ()):
+        lines.append(f"{' '.join(history) or '(start)'} -> {node.guess}")
+    return "\n".join(lines) + "\n"
+
+
+FORMATS = {"json": tree_to_json, "text": tree_to_text, "lookup": tree_to_lookup}
+
+
+def save_tree(tree: StrategyTree, path: Path, fmt: str = "json") -> None:
+    """Write the tree in format ``json``, ``text`` or ``lookup``."""
+    if fmt not in FORMATS:
+        raise KeypegError(f"unknown tree format {fmt!r}; choose from {', '.join(FORMATS)}")
+    path.write_text(FORMATS[fmt](tree), encoding="utf-8")
+
+
+def tree_from_json(text: str) -> StrategyTree:
+    """Load a tree written by :func:`tree_to_json`; a damaged file raises :class:`KeypegError`."""
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict) or "keypeg_tree" not in data:
+            raise KeypegError("not a keypeg tree file (no 'keypeg_tree' key)")
+        rules = rules_from_dict(data["rules"])
+
+        def node(item: dict[str, Any]) -> Node:
+            result = Node(rules.parse(item["guess"]), int(item["size"]))
+            for answer, child in item.get("next", {}).items():
+                result.children[rules.check_feedback(Feedback.parse(answer))] = node(child)
+            return result
+
+        root = node(data["tree"])
+        distribution = {int(k): int(v) for k, v in data.get("stats", {}).get("distribution", {}).items()}
+        return StrategyTree(rules, root, dict(data.get("conventions", {})), TreeStats.from_distribution(distribution))
+    except KeypegError:
+        raise
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise KeypegError(f"damaged tree file: {error.__class__.__name__}: {error}") from None
+
+
+def load_tree(path: Path) -> StrategyTree:
+    """Read a JSON tree file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise KeypegError(f"cannot read {str(path)!r}: {error.strerror}") from None
+    except UnicodeDecodeError:
+        raise KeypegError(f"{str(path)!r} is not a text file") from None
+    return tree_from_json(text)
+
+
+@dataclass
+class Verification:
+    """What replaying a tree against every secret found."""
+
+    stats: TreeStats
+    problems: list[str] = field(default_factory=list)
+    claimed: TreeStats | None = None
+
+    @property
+    def ok(self) -> bool:
+        """Whether every secret was solved, every branch reached and the claimed stats match."""
+        return not self.problems
+
+
+def verify_tree(tree: StrategyTree, secrets: list[Code] | None = None, *, max_problems: int = 20) -> Verification:
+    """Replay ``tree`` against every secret (or ``secrets``): every guess legal, every secret solved,
+    every branch reached by the secrets its size claims, and the stats as claimed."""
+    rules = tree.rules
+    space = CodeSpace.of(rules)
+    pool = secrets if secrets is not None else [space.code(i) for i in range(space.size)]
+    problems: list[str] = []
+    distribution: dict[int, int] = {}
+
+    def walk(node: Node, group: list[Code], depth: int, history: str) -> None:
+        if len(problems) >= max_problems:
+            return
+        if node.size != len(group):
+            problems.append(f"after {history or 'the start'}: {len(group)} secrets arrive, the tree says {node.size}")
+        parts: dict[Feedback, list[Code]] = {}
+        for secret in group:
+            parts.setdefault(score(secret, node.guess), []).append(secret)
+        for feedback, part in parts.items():
+            if feedback == rules.win:
+                distribution[depth] = distribution.get(depth, 0) + len(part)
+            elif feedback not in node.children:
+                problems.append(f"after {history} {node.guess}={feedback}: no guess for {len(part)} secrets")
+            else:
+                walk(node.children[feedback], part, depth + 1, f"{history} {node.guess}={feedback}".strip())
+        for feedback in node.children.keys() - parts.keys():
+            problems.append(f"after {history} {node.guess}={feedback}: a branch no secret reaches")
+
+    walk(tree.root, list(pool), 1, "")
+    stats = TreeStats.from_distribution(distribution)
+    claimed = tree.stats if tree.stats.secrets else None
+    if claimed is not None and (claimed.total, claimed.distribution) != (stats.total, stats.distribution):
+        problems.append(f"the file claims {claimed.total} guesses in all; replaying gives {stats.total}")
+    return Verification(stats, problems, claimed)

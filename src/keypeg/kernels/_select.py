@@ -1,0 +1,244 @@
+"""numba kernels that rank guesses from their partition tables (``G x F`` counts)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from keypeg.kernels._bits import popcount as _popcount
+
+
+@njit(cache=True)
+def largest_part(counts):  # type: ignore[no-untyped-def]
+    """Worst case (Knuth): the largest part of each row."""
+    out = np.empty(counts.shape[0], dtype=np.int64)
+    for g in range(counts.shape[0]):
+        best = 0
+        for f in range(counts.shape[1]):
+            if counts[g, f] > best:
+                best = counts[g, f]
+        out[g] = best
+    return out
+
+
+@njit(cache=True)
+def sum_of_squares(counts):  # type: ignore[no-untyped-def]
+    """Expected size (Irving) times the number of codes: the sum of squared part sizes."""
+    out = np.empty(counts.shape[0], dtype=np.int64)
+    for g in range(counts.shape[0]):
+        total = 0
+        for f in range(counts.shape[1]):
+            n = np.int64(counts[g, f])
+            total += n * n
+        out[g] = total
+    return out
+
+
+@njit(cache=True)
+def number_of_parts(counts):  # type: ignore[no-untyped-def]
+    """Most parts (Kooi): how many feedbacks occur."""
+    out = np.empty(counts.shape[0], dtype=np.int64)
+    for g in range(counts.shape[0]):
+        parts = 0
+        for f in range(counts.shape[1]):
+            if counts[g, f] > 0:
+                parts += 1
+        out[g] = parts
+    return out
+
+
+@njit(cache=True)
+def sum_n_log_n(counts):  # type: ignore[no-untyped-def]
+    """Entropy (Neuwirth), up to constants: sum of n log2 n over the parts (smaller is more entropy)."""
+    out = np.empty(counts.shape[0], dtype=np.float64)
+    for g in range(counts.shape[0]):
+        total = 0.0
+        for f in range(counts.shape[1]):
+            n = counts[g, f]
+            if n > 1:
+                total += n * np.log2(n)
+        out[g] = total
+    return out
+
+
+@njit(cache=True)
+def _parts_at_most(pos_h, cnt_h, pos_p, cnt_p, pegs, seen):  # type: ignore[no-untyped-def]
+    """Number of parts guess ``h`` splits the codes ``p`` into (``seen`` is scratch space)."""
+    stride = pegs + 1
+    parts = 0
+    for f in range(seen.shape[0]):
+        seen[f] = False
+    for s in range(pos_p.shape[0]):
+        black = 0
+        common = 0
+        for w in range(pos_h.shape[0]):
+            black += _popcount(pos_h[w] & pos_p[s, w])
+        for w in range(cnt_h.shape[0]):
+            common += _popcount(cnt_h[w] & cnt_p[s, w])
+        f = black * stride + common - black
+        if not seen[f]:
+            seen[f] = True
+            parts += 1
+    return parts
+
+
+@njit(parallel=True, cache=True)
+def two_step_parts(pos_g, cnt_g, pos_s, cnt_s, pos_all, cnt_all, pegs):  # type: ignore[no-untyped-def]
+    """For each guess, the sum over its parts of the most parts any second guess splits that part into."""
+    stride = pegs + 1
+    nf = stride * stride
+    out = np.zeros(pos_g.shape[0], dtype=np.int64)
+    for g in prange(pos_g.shape[0]):
+        labels = np.empty(pos_s.shape[0], dtype=np.int64)
+        for s in range(pos_s.shape[0]):
+            black = 0
+            common = 0
+            for w in range(pos_g.shape[1]):
+                black += _popcount(pos_g[g, w] & pos_s[s, w])
+            for w in range(cnt_g.shape[1]):
+                common += _popcount(cnt_g[g, w] & cnt_s[s, w])
+            labels[s] = black * stride + common - black
+        seen = np.empty(nf, dtype=np.bool_)
+        total = 0
+        for f in range(nf):
+            members = np.nonzero(labels == f)[0]
+            size = members.shape[0]
+            if size <= 2:
+                total += size
+                continue
+            pos_p = pos_s[members]
+            cnt_p = cnt_s[members]
+            best = 1
+            for h in range(pos_all.shape[0]):
+                parts = _parts_at_most(pos_all[h], cnt_all[h], pos_p, cnt_p, pegs, seen)
+                if parts > best:
+                    best = parts
+                    if best == size:
+                        break
+            total += best
+        out[g] = total
+    return out
+
+
+LARGEST_PART, SUM_OF_SQUARES, FEWEST_PARTS, SUM_N_LOG_N = 0, 1, 2, 3
+"""Costs of a partition, smaller is better: largest part, sum of squares, minus the number of parts, sum n log2 n."""
+
+
+@njit(inline="always", cache=True)
+def _part_cost(total, n, cost, nlogn):  # type: ignore[no-untyped-def]
+    """Add a part of ``n`` codes to a running cost."""
+    if cost == LARGEST_PART:
+        return max(total, float(n))
+    if cost == SUM_OF_SQUARES:
+        return total + n * n
+    if cost == FEWEST_PARTS:
+        return total - 1.0
+    return total + nlogn[n]
+
+
+@njit(inline="always", cache=True)
+def _row_cost(row, labels, n, cost, nlogn):  # type: ignore[no-untyped-def]
+    """Cost of the counts in ``row`` (labels of the ``n`` codes in ``labels``); leaves ``row`` zero."""
+    total = 0.0
+    if n < row.shape[0]:
+        for s in range(n):
+            count = row[labels[s]]
+            if count:
+                total = _part_cost(total, count, cost, nlogn)
+                row[labels[s]] = 0
+    else:
+        for f in range(row.shape[0]):
+            if row[f]:
+                total = _part_cost(total, row[f], cost, nlogn)
+                row[f] = 0
+    return total
+
+
+@njit(cache=True)
+def _guess_cost(row, labels, pg, cg, pos_s, cnt_s, pegs, cost, nlogn):  # type: ignore[no-untyped-def]
+    """Cost of one guess's partition (multi-word encodings); ``row`` starts and ends all zero."""
+    stride = pegs + 1
+    n = pos_s.shape[0]
+    for s in range(n):
+        black = 0
+        common = 0
+        for w in range(pg.shape[0]):
+            black += _popcount(pg[w] & pos_s[s, w])
+        for w in range(cg.shape[0]):
+            common += _popcount(cg[w] & cnt_s[s, w])
+        f = black * stride + common - black
+        labels[s] = f
+        row[f] += 1
+    return _row_cost(row, labels, n, cost, nlogn)
+
+
+@njit(cache=True)
+def _n_log_n(n):  # type: ignore[no-untyped-def]
+    table = np.zeros(n + 2, dtype=np.float64)
+    for k in range(2, n + 2):
+        table[k] = k * np.log2(k)
+    return table
+
+
+@njit(cache=True)
+def _costs_block(out, lo, hi, pos_g, cnt_g, pos_s, cnt_s, pegs, cost, nlogn):  # type: ignore[no-untyped-def]
+    """Costs of guesses ``lo`` to ``hi`` into ``out``."""
+    m = pos_s.shape[0]
+    row = np.zeros((pegs + 1) * (pegs + 1), dtype=np.int64)
+    labels = np.empty(m, dtype=np.int64)
+    if pos_g.shape[1] == 1 and cnt_g.shape[1] == 1:
+        for g in range(lo, hi):
+            p0 = pos_g[g, 0]
+            c0 = cnt_g[g, 0]
+            for s in range(m):
+                f = _popcount(p0 & pos_s[s, 0]) * pegs + _popcount(c0 & cnt_s[s, 0])
+                labels[s] = f
+                row[f] += 1
+            out[g] = _row_cost(row, labels, m, cost, nlogn)
+    else:
+        for g in range(lo, hi):
+            out[g] = _guess_cost(row, labels, pos_g[g], cnt_g[g], pos_s, cnt_s, pegs, cost, nlogn)
+
+
+@njit(parallel=True, cache=True)
+def partition_costs(pos_g, cnt_g, pos_s, cnt_s, pegs, cost, chunks):  # type: ignore[no-untyped-def]
+    """The cost of each guess's partition of the codes, without keeping the partition table.
+
+    Threads take the blocks of guesses between consecutive ``chunks`` bounds; with a
+    single block no thread is started.
+    """
+    out = np.empty(pos_g.shape[0], dtype=np.float64)
+    nlogn = _n_log_n(pos_s.shape[0])
+    if chunks.shape[0] <= 2:
+        _costs_block(out, 0, pos_g.shape[0], pos_g, cnt_g, pos_s, cnt_s, pegs, cost, nlogn)
+    else:
+        for c in prange(chunks.shape[0] - 1):
+            _costs_block(out, chunks[c], chunks[c + 1], pos_g, cnt_g, pos_s, cnt_s, pegs, cost, nlogn)
+    return out
+
+
+@njit(cache=True)
+def _table_costs_block(out, lo, hi, table, guesses, secrets, pegs, cost, nlogn):  # type: ignore[no-untyped-def]
+    m = secrets.shape[0]
+    row = np.zeros((pegs + 1) * (pegs + 1), dtype=np.int64)
+    labels = np.empty(m, dtype=np.int64)
+    for g in range(lo, hi):
+        t = guesses[g]
+        for s in range(m):
+            f = table[t, secrets[s]]
+            labels[s] = f
+            row[f] += 1
+        out[g] = _row_cost(row, labels, m, cost, nlogn)
+
+
+@njit(parallel=True, cache=True)
+def partition_costs_table(table, guesses, secrets, pegs, cost, chunks):  # type: ignore[no-untyped-def]
+    """:func:`partition_costs` from a precomputed feedback table."""
+    out = np.empty(guesses.shape[0], dtype=np.float64)
+    nlogn = _n_log_n(secrets.shape[0])
+    if chunks.shape[0] <= 2:
+        _table_costs_block(out, 0, guesses.shape[0], table, guesses, secrets, pegs, cost, nlogn)
+    else:
+        for c in prange(chunks.shape[0] - 1):
+            _table_costs_block(out, chunks[c], chunks[c + 1], table, guesses, secrets, pegs, cost, nlogn)
+    return out

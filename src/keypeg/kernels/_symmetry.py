@@ -1,0 +1,96 @@
+"""numba kernels for symmetry: the group that fixes past guesses, and canonical codes under it.
+
+A symmetry is a peg permutation ``perm`` with a colour map ``cmap``, acting on a
+code ``x`` as ``y[i] = cmap[x[perm[i]]]``; ``cmap`` is ``-1`` on colours it leaves
+free (those are relabelled canonically afterwards).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+
+@njit(cache=True)
+def fixing_symmetries(perms, guesses, colors):  # type: ignore[no-untyped-def]
+    """The peg permutations (rows of ``perms``) with the colour maps that fix every guess.
+
+    Returns the kept permutations and their colour maps (``-1`` where a colour is in no guess).
+    """
+    keep = np.zeros(perms.shape[0], dtype=np.bool_)
+    maps = np.full((perms.shape[0], colors), -1, dtype=np.int64)
+    for k in range(perms.shape[0]):
+        cmap = maps[k]
+        inverse = np.full(colors, -1, dtype=np.int64)
+        ok = True
+        for h in range(guesses.shape[0]):
+            for i in range(guesses.shape[1]):
+                src = guesses[h, perms[k, i]]
+                dst = guesses[h, i]
+                if cmap[src] == -1 and inverse[dst] == -1:
+                    cmap[src] = dst
+                    inverse[dst] = src
+                elif cmap[src] != dst or inverse[dst] != src:
+                    ok = False
+                    break
+            if not ok:
+                break
+        keep[k] = ok
+    return perms[keep], maps[keep]
+
+
+@njit(cache=True)
+def _canonical_key(code, perms, maps, free, ruled, free_list, ruled_list, relabel, largest):  # type: ignore[no-untyped-def]
+    colors = relabel.shape[0]
+    best = np.int64(-1)
+    for k in range(perms.shape[0]):
+        for col in range(colors):
+            relabel[col] = -1
+        next_free = 0
+        next_ruled = 0
+        key = np.int64(0)
+        for i in range(code.shape[0]):
+            x = code[perms[k, i]]
+            y = maps[k, x]
+            if y == -1:
+                y = x
+            if free[y] or ruled[y]:
+                if relabel[y] == -1:
+                    if free[y]:
+                        relabel[y] = free_list[next_free]
+                        next_free += 1
+                    else:
+                        relabel[y] = ruled_list[next_ruled]
+                        next_ruled += 1
+                y = relabel[y]
+            key = key * colors + y
+        if best == -1 or (key > best if largest else key < best):
+            best = key
+    return best
+
+
+@njit(parallel=True, cache=True)
+def canonical_keys(codes, perms, maps, free, ruled, colors, largest, parallel):  # type: ignore[no-untyped-def]
+    """The key of the smallest (or ``largest``) code each code maps to under the symmetries.
+
+    Colours in ``free`` (in no past guess) are interchangeable, as are colours in
+    ``ruled`` (in no fitting code): each such group is relabelled in order of first
+    appearance, from its smallest colour up (or largest down). ``parallel`` spreads
+    the codes over threads (worth it for large jobs only).
+    """
+    free_list = np.nonzero(free)[0]
+    ruled_list = np.nonzero(ruled)[0]
+    if largest:
+        free_list = free_list[::-1].copy()
+        ruled_list = ruled_list[::-1].copy()
+    n = codes.shape[0]
+    out = np.empty(n, dtype=np.int64)
+    if parallel:
+        for c in prange(n):
+            relabel = np.empty(colors, dtype=np.int64)
+            out[c] = _canonical_key(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
+    else:
+        relabel = np.empty(colors, dtype=np.int64)
+        for c in range(n):
+            out[c] = _canonical_key(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
+    return out

@@ -1,0 +1,46 @@
+"""Codebreakers, found by name in a registry.
+
+>>> find_strategy("knuth").name
+'worst-case'
+"""
+
+from __future__ import annotations
+
+from keypeg.errors import KeypegError
+from keypeg.strategies.base import Codebreaker, Pool, Position, Strategy, Tie
+from keypeg.strategies.lookahead import Entropy, ExpectedSize, MostParts, TwoStepMostParts, WorstCase
+from keypeg.strategies.simple import RandomConsistent, Simple
+
+__all__ = [
+    "Codebreaker",
+    "Pool",
+    "Position",
+    "Strategy",
+    "Tie",
+    "STRATEGIES",
+    "UnknownStrategyError",
+    "find_strategy",
+    "make_strategy",
+]
+
+STRATEGIES: dict[str, type[Strategy]] = {
+    cls.name: cls for cls in (Simple, RandomConsistent, WorstCase, ExpectedSize, Entropy, MostParts, TwoStepMostParts)
+}
+
+
+class UnknownStrategyError(KeypegError, ValueError):
+    """A strategy name that is not in the registry."""
+
+
+def find_strategy(name: str) -> type[Strategy]:
+    """The strategy class called ``name`` or one of its aliases (any case)."""
+    key = name.strip().lower().replace("_", "-")
+    for cls in STRATEGIES.values():
+        if key == cls.name or key in cls.aliases:
+            return cls
+    raise UnknownStrategyError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
+
+
+def make_strategy(name: str, **options: object) -> Strategy:
+    """A configured strategy by name (options as for :class:`Strategy`)."""
+    return find_strategy(name)(**options)  # type: ignore[arg-type]

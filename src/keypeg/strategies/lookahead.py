@@ -1,0 +1,109 @@
+"""One-step (and two-step) look-ahead: rank every guess by how it splits the fitting codes."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from keypeg.kernels import two_step_parts
+from keypeg.strategies.base import Position, Strategy
+
+__all__ = ["PartitionStrategy", "WorstCase", "ExpectedSize", "Entropy", "MostParts", "TwoStepMostParts"]
+
+ENTROPY_TOLERANCE = 1e-9
+"""Entropy scores within this relative distance of the best count as ties."""
+
+
+class PartitionStrategy(Strategy):
+    """Score each guess from its partition table; the smallest score wins, ties by the conventions."""
+
+    cost: ClassVar[str]
+    """The partition cost minimised (see :data:`keypeg.kernels.COSTS`)."""
+    tolerance: ClassVar[float] = 0.0
+
+    def scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+        """Each guess's score, smaller is better."""
+        return position.space.partition_costs(guesses, position.candidates, self.cost)
+
+    def perfect(self, position: Position) -> float:
+        """The score of a guess that splits the fitting codes into single codes."""
+        n = position.candidates.size
+        return {"largest-part": 1.0, "sum-of-squares": float(n), "fewest-parts": -float(n), "sum-n-log-n": 0.0}[
+            self.cost
+        ]
+
+    def decide(self, position: Position) -> int:
+        # A fitting guess that splits the fitting codes into single codes cannot be
+        # beaten and wins ties, so look among the fitting codes first.
+        fitting = position.candidates
+        scores = self.scores(position, fitting)
+        if self.prefer_consistent:
+            perfect = fitting[scores <= self.perfect(position)]
+            if perfect.size:
+                return self._break_tie(position, perfect)
+        if self.pool == "consistent":
+            return self._pick(position, fitting, scores)
+        guesses = self.pool_of(position)
+        return self._pick(position, guesses, self.scores(position, guesses))
+
+    def _pick(self, position: Position, guesses: npt.NDArray[np.intp], scores: npt.NDArray[np.float64]) -> int:
+        best = scores.min()
+        slack = self.tolerance * max(1.0, abs(float(best)))
+        return self._break_tie(position, guesses[scores <= best + slack])
+
+
+class WorstCase(PartitionStrategy):
+    """Knuth's minimax: the guess whose largest part is smallest."""
+
+    name = "worst-case"
+    aliases = ("knuth", "minimax")
+    about = "smallest largest part (Knuth 1977)"
+    cost = "largest-part"
+
+
+class ExpectedSize(PartitionStrategy):
+    """Irving's expected size: the smallest sum of squared part sizes."""
+
+    name = "expected-size"
+    aliases = ("irving",)
+    about = "smallest expected part size (Irving 1979)"
+    cost = "sum-of-squares"
+
+
+class Entropy(PartitionStrategy):
+    """Neuwirth's entropy: the most informative split (smallest sum of n log n)."""
+
+    name = "entropy"
+    aliases = ("neuwirth",)
+    about = "largest entropy of the split (Neuwirth 1982)"
+    cost = "sum-n-log-n"
+    tolerance = ENTROPY_TOLERANCE
+
+
+class MostParts(PartitionStrategy):
+    """Kooi's most parts: the guess with the most possible answers."""
+
+    name = "most-parts"
+    aliases = ("kooi",)
+    about = "most possible answers (Kooi 2005)"
+    cost = "fewest-parts"
+
+
+class TwoStepMostParts(PartitionStrategy):
+    """Most parts looking two steps ahead (Kooi's Table 12): the guess whose parts the best
+    second guesses split into the most parts in all."""
+
+    name = "two-step"
+    aliases = ("two-step-most-parts",)
+    about = "most parts after two guesses (Kooi 2005, Table 12)"
+    cost = "fewest-parts"
+
+    def scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+        space = position.space
+        second = space.all if self.pool == "all" else position.candidates
+        totals = two_step_parts(
+            space.encoded(guesses), space.encoded(position.candidates), space.encoded(second), space.pegs
+        )
+        return -totals.astype(np.float64)

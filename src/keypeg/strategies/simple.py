@@ -1,0 +1,40 @@
+"""Strategies that guess a code that still fits, without looking ahead."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from keypeg.strategies.base import Pool, Position, Strategy
+
+__all__ = ["Simple", "RandomConsistent"]
+
+
+class Simple(Strategy):
+    """Shapiro's simple strategy: the first code, in order, that fits everything seen.
+
+    With ``tie="last"`` it takes the last fitting code instead.
+    """
+
+    name = "simple"
+    aliases = ("shapiro",)
+    about = "the first code in order that fits every score (Shapiro)"
+    default_pool: ClassVar[Pool] = "consistent"
+
+    def decide(self, position: Position) -> int:
+        return self._break_tie(position, position.candidates)
+
+
+class RandomConsistent(Strategy):
+    """A random code among those that fit (seeded)."""
+
+    name = "random"
+    aliases = ("random-consistent",)
+    about = "a random code that fits every score (seeded)"
+    default_pool: ClassVar[Pool] = "consistent"
+
+    def __init__(self, **options: object) -> None:
+        options["tie"] = "random"
+        super().__init__(**options)  # type: ignore[arg-type]
+
+    def decide(self, position: Position) -> int:
+        return self._break_tie(position, position.candidates)

@@ -1,0 +1,69 @@
+"""Symmetry: keep one guess per class of guesses that split the fitting codes alike.
+
+A colour-and-peg permutation that maps the set of fitting codes onto itself maps
+each guess to one with the same partition (parts relabelled), so only one guess
+per class needs scoring. keypeg uses three such symmetries: colours in no past
+guess are interchangeable; colours in no fitting code are interchangeable; and
+peg permutations, with the colour maps they force, that fix every past guess.
+Class representatives are the smallest (or largest) code of their class, so
+"lowest index wins" tie-breaks give the same guess with or without symmetry.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+import numpy.typing as npt
+
+from keypeg.kernels import CodeSpace, Index, canonical_keys, fixing_symmetries
+
+__all__ = ["representatives", "MAX_PEG_PERMUTATION_PEGS"]
+
+MAX_PEG_PERMUTATION_PEGS = 6
+"""Peg permutations are searched up to this many pegs (720 of them); colour symmetry always."""
+
+
+@lru_cache(maxsize=16)
+def _peg_permutations(pegs: int) -> npt.NDArray[np.int64]:
+    if pegs > MAX_PEG_PERMUTATION_PEGS:
+        return np.arange(pegs, dtype=np.int64)[None, :]
+    return np.array(list(itertools.permutations(range(pegs))), dtype=np.int64)
+
+
+def _group(
+    space: CodeSpace, history: Sequence[tuple[int, int]], candidates: Index
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
+    colors = space.rules.num_colors
+    guesses = space.codes[[g for g, _ in history]].astype(np.int64).reshape(len(history), space.pegs)
+    symmetries = fixing_symmetries(_peg_permutations(space.pegs), guesses, colors)
+    present = np.zeros(colors, dtype=np.bool_)
+    present[np.unique(space.codes[candidates])] = True
+    used = np.zeros(colors, dtype=np.bool_)
+    used[np.unique(guesses)] = True
+    return symmetries[0], symmetries[1], ~used & present, ~present
+
+
+def _keys(
+    space: CodeSpace, codes: Index, history: Sequence[tuple[int, int]], candidates: Index, largest: bool
+) -> npt.NDArray[np.int64]:
+    perms, maps, free, ruled = _group(space, history, candidates)
+    keys = canonical_keys(space.codes[codes], (perms, maps), free, ruled, space.rules.num_colors, largest)
+    return keys
+
+
+def representatives(
+    space: CodeSpace, pool: Index, history: Sequence[tuple[int, int]], candidates: Index, *, largest: bool = False
+) -> Index:
+    """The codes of ``pool`` that are the smallest (``largest``) of their class.
+
+    ``pool`` must be a union of classes (all codes, or the fitting codes).
+    """
+    pool = np.asarray(pool, dtype=np.intp)
+    if candidates.size == 0:
+        return pool
+    keys = _keys(space, pool, history, candidates, largest)
+    result: Index = pool[keys == space.keys[pool]]
+    return result
