@@ -262,6 +262,12 @@ class CodeSpace:
             result = _select.partition_costs(g[0], g[1], s[0], s[1], self.pegs, code, chunks)
         return result
 
+    def first_perfect_split(self, guesses: Index, secrets: Index, *, backwards: bool = False) -> int | None:
+        """The first of ``guesses`` (last if ``backwards``) that gives each of ``secrets`` a different feedback."""
+        g, s = self.encoded(np.asarray(guesses, dtype=np.intp)), self.encoded(np.asarray(secrets, dtype=np.intp))
+        found = int(_select.first_perfect_split(g[0], g[1], s[0], s[1], self.pegs, backwards))
+        return None if found < 0 else int(guesses[found])
+
     def consistent(self, history: Sequence[tuple[int, int]], within: Index | None = None) -> Index:
         """Indices of the codes (among ``within``, all by default) that fit every ``(guess, ordinal)``."""
         candidates = self.all if within is None else np.asarray(within, dtype=np.intp)

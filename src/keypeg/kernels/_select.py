@@ -242,3 +242,37 @@ def partition_costs_table(table, guesses, secrets, pegs, cost, chunks):  # type:
         for c in prange(chunks.shape[0] - 1):
             _table_costs_block(out, chunks[c], chunks[c + 1], table, guesses, secrets, pegs, cost, nlogn)
     return out
+
+
+@njit(cache=True)
+def first_perfect_split(pos_g, cnt_g, pos_s, cnt_s, pegs, backwards):  # type: ignore[no-untyped-def]
+    """Position of the first guess (last if ``backwards``) that gives every code a different
+    feedback, or -1 if none does."""
+    stride = pegs + 1
+    seen = np.zeros(stride * stride, dtype=np.bool_)
+    n = pos_g.shape[0]
+    m = pos_s.shape[0]
+    labels = np.empty(m, dtype=np.int64)
+    for k in range(n):
+        g = n - 1 - k if backwards else k
+        split = True
+        done = 0
+        for s in range(m):
+            black = 0
+            common = 0
+            for w in range(pos_g.shape[1]):
+                black += _popcount(pos_g[g, w] & pos_s[s, w])
+            for w in range(cnt_g.shape[1]):
+                common += _popcount(cnt_g[g, w] & cnt_s[s, w])
+            f = black * stride + common - black
+            labels[s] = f
+            done = s + 1
+            if seen[f]:
+                split = False
+                break
+            seen[f] = True
+        for s in range(done):
+            seen[labels[s]] = False
+        if split:
+            return g
+    return -1

@@ -20,7 +20,7 @@ __all__ = ["Codebreaker", "Position", "Strategy", "Pool", "Tie", "SYMMETRY_MIN_C
 
 Pool = Literal["all", "consistent"]
 Tie = Literal["first", "last", "random"]
-SYMMETRY_MIN_CANDIDATES = 24
+SYMMETRY_MIN_CANDIDATES = 32
 """Below this many fitting codes, scoring every guess is cheaper than finding classes."""
 
 

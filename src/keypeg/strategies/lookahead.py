@@ -12,6 +12,8 @@ from keypeg.strategies.base import Position, Strategy
 
 __all__ = ["PartitionStrategy", "WorstCase", "ExpectedSize", "Entropy", "MostParts", "TwoStepMostParts"]
 
+PERFECT_SCAN_MAX = 8
+"""Up to this many fitting codes, look for a guess that splits them all apart before scoring every guess."""
 ENTROPY_TOLERANCE = 1e-9
 """Entropy scores within this relative distance of the best count as ties."""
 
@@ -46,6 +48,11 @@ class PartitionStrategy(Strategy):
         if self.pool == "consistent":
             return self._pick(position, fitting, scores)
         guesses = self.pool_of(position)
+        if self.tie != "random" and fitting.size <= PERFECT_SCAN_MAX:
+            # No fitting guess splits perfectly, so the first guess in order that does wins.
+            found = position.space.first_perfect_split(guesses, fitting, backwards=self.tie == "last")
+            if found is not None:
+                return found
         return self._pick(position, guesses, self.scores(position, guesses))
 
     def _pick(self, position: Position, guesses: npt.NDArray[np.intp], scores: npt.NDArray[np.float64]) -> int:
