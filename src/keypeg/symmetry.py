@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from keypeg.kernels import CodeSpace, Index, canonical_keys, fixing_symmetries
+from keypeg.kernels import CodeSpace, Index, canonical_keys, extreme_mask, fixing_symmetries
 
 __all__ = ["representatives", "MAX_PEG_PERMUTATION_PEGS"]
 
@@ -64,6 +64,7 @@ def representatives(
     pool = np.asarray(pool, dtype=np.intp)
     if candidates.size == 0:
         return pool
-    keys = _keys(space, pool, history, candidates, largest)
-    result: Index = pool[keys == space.keys[pool]]
+    perms, maps, free, ruled = _group(space, history, candidates)
+    mask = extreme_mask(space.codes[pool], (perms, maps), free, ruled, space.rules.num_colors, largest)
+    result: Index = pool[mask]
     return result

@@ -33,6 +33,7 @@ __all__ = [
     "consistent_mask",
     "fixing_symmetries",
     "canonical_keys",
+    "extreme_mask",
     "rank_partitions",
     "COSTS",
     "two_step_parts",
@@ -131,6 +132,22 @@ COSTS = {
 }
 """Partition costs the one-step strategies minimise: largest part (worst case), sum of squared
 part sizes (expected size), minus the number of parts (most parts), sum of n log2 n (entropy)."""
+
+def extreme_mask(
+    codes: npt.NDArray[np.int8],
+    symmetries: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]],
+    free: npt.NDArray[np.bool_],
+    ruled: npt.NDArray[np.bool_],
+    colors: int,
+    largest: bool,
+) -> npt.NDArray[np.bool_]:
+    """Which codes are the smallest (``largest``) of their class; see :mod:`keypeg.symmetry`."""
+    parallel = codes.shape[0] >= PARALLEL_MIN_PAIRS // 8
+    mask: npt.NDArray[np.bool_] = _symmetry.extreme_mask(
+        codes, symmetries[0], symmetries[1], free, ruled, colors, largest, parallel
+    )
+    return mask
+
 
 RANKINGS = {
     "largest-part": _select.largest_part,

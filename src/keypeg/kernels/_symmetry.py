@@ -94,3 +94,63 @@ def canonical_keys(codes, perms, maps, free, ruled, colors, largest, parallel): 
         for c in range(n):
             out[c] = _canonical_key(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
     return out
+
+
+@njit(cache=True)
+def _own_key(code, colors):  # type: ignore[no-untyped-def]
+    key = np.int64(0)
+    for i in range(code.shape[0]):
+        key = key * colors + code[i]
+    return key
+
+
+@njit(cache=True)
+def _is_extreme(code, perms, maps, free, ruled, free_list, ruled_list, relabel, largest):  # type: ignore[no-untyped-def]
+    """Whether no symmetry maps ``code`` to a smaller (``largest``: larger) code; stops at the first that does."""
+    colors = relabel.shape[0]
+    own = _own_key(code, colors)
+    for k in range(perms.shape[0]):
+        for col in range(colors):
+            relabel[col] = -1
+        next_free = 0
+        next_ruled = 0
+        key = np.int64(0)
+        for i in range(code.shape[0]):
+            x = code[perms[k, i]]
+            y = maps[k, x]
+            if y == -1:
+                y = x
+            if free[y] or ruled[y]:
+                if relabel[y] == -1:
+                    if free[y]:
+                        relabel[y] = free_list[next_free]
+                        next_free += 1
+                    else:
+                        relabel[y] = ruled_list[next_ruled]
+                        next_ruled += 1
+                y = relabel[y]
+            key = key * colors + y
+        if key > own if largest else key < own:
+            return False
+    return True
+
+
+@njit(parallel=True, cache=True)
+def extreme_mask(codes, perms, maps, free, ruled, colors, largest, parallel):  # type: ignore[no-untyped-def]
+    """Which codes are the smallest (``largest``) of their class: :func:`canonical_keys` equals their own key."""
+    free_list = np.nonzero(free)[0]
+    ruled_list = np.nonzero(ruled)[0]
+    if largest:
+        free_list = free_list[::-1].copy()
+        ruled_list = ruled_list[::-1].copy()
+    n = codes.shape[0]
+    out = np.empty(n, dtype=np.bool_)
+    if parallel:
+        for c in prange(n):
+            relabel = np.empty(colors, dtype=np.int64)
+            out[c] = _is_extreme(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
+    else:
+        relabel = np.empty(colors, dtype=np.int64)
+        for c in range(n):
+            out[c] = _is_extreme(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
+    return out

@@ -37,16 +37,18 @@ class PartitionStrategy(Strategy):
         ]
 
     def decide(self, position: Position) -> int:
-        # A fitting guess that splits the fitting codes into single codes cannot be
-        # beaten and wins ties, so look among the fitting codes first.
         fitting = position.candidates
-        scores = self.scores(position, fitting)
-        if self.prefer_consistent:
-            perfect = fitting[scores <= self.perfect(position)]
-            if perfect.size:
-                return self._break_tie(position, perfect)
-        if self.pool == "consistent":
-            return self._pick(position, fitting, scores)
+        few = fitting.size < position.space.num_feedbacks  # only then can one guess split them all apart
+        if self.pool == "consistent" or (few and self.prefer_consistent):
+            # A fitting guess that splits the fitting codes into single codes cannot be
+            # beaten and wins ties, so look among the fitting codes first.
+            scores = self.scores(position, fitting)
+            if self.prefer_consistent:
+                perfect = fitting[scores <= self.perfect(position)]
+                if perfect.size:
+                    return self._break_tie(position, perfect)
+            if self.pool == "consistent":
+                return self._pick(position, fitting, scores)
         guesses = self.pool_of(position)
         if self.tie != "random" and fitting.size <= PERFECT_SCAN_MAX:
             # No fitting guess splits perfectly, so the first guess in order that does wins.
