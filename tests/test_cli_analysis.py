@@ -1,0 +1,131 @@
+"""The analysis commands from the command line: analyze, tables, next, verify, replay."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from keypeg.cli import cli
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    assert "Traceback" not in result.output
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_analyze_json_keys() -> None:
+    code, out, _ = run("analyze", "--strategy", "knuth", "--pegs", "4", "--colors", "6", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert {"total", "average", "max", "distribution", "seconds"} <= data.keys()
+    assert data["total"] == 5801
+    assert data["distribution"] == {"1": 1, "2": 6, "3": 62, "4": 533, "5": 694}
+    assert data["conventions"]["strategy"] == "worst-case"
+
+
+def test_analyze_conventions_from_the_command_line() -> None:
+    code, out, _ = run("analyze", "-s", "kooi", "--first", "AABC", "--tie", "last", "-p", "4", "-c", "6", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["distribution"]["4"] == 636
+    assert data["conventions"] == {
+        "strategy": "most-parts",
+        "first": "AABC",
+        "pool": "all",
+        "tie": "last",
+        "prefer_consistent": True,
+        "seed": None,
+    }
+
+
+def test_analyze_compare_table_and_chart(tmp_path: Path) -> None:
+    chart = tmp_path / "rounds.png"
+    code, out, _ = run("analyze", "--compare", "-p", "4", "-c", "6", "--chart", str(chart))
+    assert code == 0
+    for figure in ("7,471", "5,801", "5,696", "5,722", "5,668"):
+        assert figure in out
+    assert chart.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_analyze_compare_json() -> None:
+    code, out, _ = run("analyze", "--compare", "-s", "simple", "-s", "irving", "--variant", "3x4", "--json")
+    assert code == 0
+    results = json.loads(out)["results"]
+    assert [r["conventions"]["strategy"] for r in results] == ["simple", "expected-size"]
+    assert all(r["secrets"] == 64 for r in results)
+
+
+def test_export_verify_replay(tmp_path: Path) -> None:
+    tree = tmp_path / "tree.json"
+    code, _, _ = run("analyze", "-s", "knuth", "--export", str(tree))
+    assert code == 0
+    code, out, _ = run("verify", str(tree), "--json")
+    assert code == 0
+    assert json.loads(out)["ok"] is True
+    code, out, _ = run("replay", str(tree), "RGBY")
+    assert code == 0
+    assert out.strip().splitlines()[-1].endswith("RGBY  4,0")
+    for fmt in ("text", "lookup"):
+        path = tmp_path / f"tree.{fmt}"
+        assert run("analyze", "-s", "knuth", "--export", str(path), "--format", fmt)[0] == 0
+        assert "RRGG" in path.read_text()
+
+
+def test_verify_refuses_a_damaged_file(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"keypeg_tree": 1, "rules": {"pegs": 4}}')
+    code, _, err = run("verify", str(bad))
+    assert code == 2
+    assert "damaged tree file" in err
+    code, _, err = run("verify", str(tmp_path / "missing.json"))
+    assert code == 2
+    assert "cannot read" in err
+
+
+def test_tables_json_reproduces_kooi() -> None:
+    code, out, _ = run("tables", "-p", "4", "-c", "6", "--json")
+    assert code == 0
+    rows = {r["guess"]: r for r in json.loads(out)["first_guesses"]}
+    assert rows["AABB"]["largest"] == 256
+    assert rows["AABC"]["second_round_total"] == 132
+    assert rows["ABCD"]["partitions_after"] == 52
+
+
+def test_tables_text() -> None:
+    code, out, _ = run("tables", "--variant", "3x3")
+    assert code == 0
+    assert "Table 2" in out and "Table 12" in out
+
+
+def test_next_and_explain() -> None:
+    code, out, _ = run("next", "AABB=1,0", "-s", "knuth", "-p", "4", "-c", "6")
+    assert code == 0
+    guess = out.strip()
+    code, out, _ = run("next", "AABB=1,0", "-s", "knuth", "-p", "4", "-c", "6", "--explain", "--json")
+    data = json.loads(out)
+    assert data["guess"] == guess
+    assert data["candidates"] == 256
+    chosen, *others = data["explain"]
+    assert sum(chosen["parts"].values()) == 256
+    assert all(chosen["largest"] <= other["largest"] for other in others)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("next", "AABB=1,0", "ABCD=0,0", "-p", "4", "-c", "6"), "no code fits"),
+        (("next", "AABB=3,1", "-p", "4", "-c", "6"), "cannot happen"),
+        (("analyze", "-s", "nonsense"), "unknown strategy"),
+        (("analyze", "--first", "ZZZZ"), "unknown colour"),
+        (("analyze", "-s", "knuth", "--chart", "out.pdf"), "must end in .png or .svg"),
+        (("next", "AABB=4,0", "-p", "4", "-c", "6"), "already broken"),
+    ],
+)
+def test_bad_input_is_one_clear_line(args: tuple[str, ...], message: str) -> None:
+    code, _, err = run(*args)
+    assert code == 2
+    assert message in err
