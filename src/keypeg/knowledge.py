@@ -34,7 +34,7 @@ class Knowledge:
     >>> rules = Rules(4, 6)
     >>> k = Knowledge.from_text(rules, ["AABB=1,0", "ACDE=0,2"])
     >>> k.count, k.is_consistent
-    (36, True)
+    (51, True)
     """
 
     rules: Rules

@@ -25,7 +25,7 @@ from keypeg.errors import InvalidCodeError, InvalidFeedbackError, InvalidRulesEr
 
 __all__ = ["Rules", "MAX_PEGS", "MAX_COLORS", "BLANK_SYMBOLS"]
 
-MAX_PEGS = 16
+MAX_PEGS = 15
 MAX_COLORS = 26
 BLANK_SYMBOLS = (".", "-")
 LETTERS = tuple(string.ascii_uppercase)
@@ -93,7 +93,8 @@ class Rules:
         if len(symbols) != self.colors:
             raise InvalidRulesError(f"{len(symbols)} symbols given for {self.colors} colours: {''.join(symbols)!r}")
         for symbol in symbols:
-            if len(symbol) != 1 or symbol in BLANK_SYMBOLS or not symbol.strip() or symbol in ",=":
+            one_char = len(symbol) == 1 and len(symbol.upper()) == 1
+            if not one_char or symbol in BLANK_SYMBOLS or not symbol.strip() or symbol in ",=":
                 raise InvalidRulesError(f"a colour symbol must be one visible character, not {symbol!r}")
         if len({s.upper() for s in symbols}) != len(symbols):
             raise InvalidRulesError(f"colour symbols must differ (ignoring case): {''.join(symbols)!r}")

@@ -128,10 +128,12 @@ COSTS = {
     "largest-part": _select.LARGEST_PART,
     "sum-of-squares": _select.SUM_OF_SQUARES,
     "fewest-parts": _select.FEWEST_PARTS,
-    "sum-n-log-n": _select.SUM_N_LOG_N,
+    "sum-n-log-n": _select.TABLE_SUM,
+    "table-sum": _select.TABLE_SUM,
 }
 """Partition costs the one-step strategies minimise: largest part (worst case), sum of squared
-part sizes (expected size), minus the number of parts (most parts), sum of n log2 n (entropy)."""
+part sizes (expected size), minus the number of parts (most parts), sum of n log2 n (entropy), and the
+sum over parts of ``values[size]`` for given values (``table-sum``)."""
 
 def extreme_mask(
     codes: npt.NDArray[np.int8],
@@ -229,6 +231,11 @@ class CodeSpace:
 
     def indices(self, codes: Iterable[Code]) -> Index:
         """The indices of many codes."""
+        codes = list(codes)
+        game = (self.rules.pegs, self.rules.num_colors, self.rules.repeats)
+        for code in codes:
+            if (code.rules.pegs, code.rules.num_colors, code.rules.repeats) != game or len(code.colors) != self.pegs:
+                raise InvalidCodeError(f"{str(code)!r} is not a code of {self.rules.describe()}")
         rows = np.array([c.colors for c in codes], dtype=np.int8).reshape(-1, self.pegs)
         keys = code_keys(rows, self.rules.num_colors)
         found = np.searchsorted(self.keys, keys)
@@ -240,7 +247,7 @@ class CodeSpace:
 
     def encoded(self, indices: Index) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
         """The bit encodings of the codes at ``indices`` (increasing, or a single index)."""
-        if np.ndim(indices) == 1 and len(indices) == self.size:
+        if indices is self.all:
             return self.position_bits, self.count_bits
         return self.position_bits[indices], self.count_bits[indices]
 
@@ -265,18 +272,28 @@ class CodeSpace:
             return result
         return partition_counts(self.encoded(guesses), self.encoded(secrets), self.pegs)
 
-    def partition_costs(self, guesses: Index, secrets: Index, cost: str) -> npt.NDArray[np.float64]:
-        """The cost (see :data:`COSTS`, smaller is better) of each guess's partition of ``secrets``."""
+    def partition_costs(
+        self, guesses: Index, secrets: Index, cost: str, values: npt.NDArray[np.float64] | None = None
+    ) -> npt.NDArray[np.float64]:
+        """The cost (see :data:`COSTS`, smaller is better) of each guess's partition of ``secrets``;
+        ``table-sum`` needs ``values``, one per part size from 0 to ``len(secrets)``."""
         guesses = np.ascontiguousarray(guesses, dtype=np.intp)
         secrets = np.ascontiguousarray(secrets, dtype=np.intp)
+        if cost == "sum-n-log-n":
+            values = n_log2_n(secrets.size)
+        elif cost == "table-sum":
+            if values is None or values.size <= secrets.size:
+                raise ValueError("table-sum needs a value for every part size up to the number of codes")
+        else:
+            values = _NO_VALUES
         chunks = _blocks(guesses.size, guesses.size * secrets.size >= PARALLEL_MIN_PAIRS)
         code = COSTS[cost]
         result: npt.NDArray[np.float64]
         if self.table is not None:
-            result = _select.partition_costs_table(self.table, guesses, secrets, self.pegs, code, chunks)
+            result = _select.partition_costs_table(self.table, guesses, secrets, self.pegs, code, chunks, values)
         else:
             g, s = self.encoded(guesses), self.encoded(secrets)
-            result = _select.partition_costs(g[0], g[1], s[0], s[1], self.pegs, code, chunks)
+            result = _select.partition_costs(g[0], g[1], s[0], s[1], self.pegs, code, chunks, values)
         return result
 
     def first_perfect_split(self, guesses: Index, secrets: Index, *, backwards: bool = False) -> int | None:
@@ -294,6 +311,17 @@ class CodeSpace:
         ordinals = np.array([f for _, f in history], dtype=np.uint8)
         mask = consistent_mask(self.encoded(candidates), self.encoded(guesses), ordinals, self.pegs)
         return candidates[mask]
+
+
+_NO_VALUES = np.zeros(1)
+
+
+@lru_cache(maxsize=64)
+def n_log2_n(n: int) -> npt.NDArray[np.float64]:
+    """``k log2 k`` for every ``k`` from 0 to ``n``."""
+    k = np.arange(n + 1, dtype=np.float64)
+    values: npt.NDArray[np.float64] = k * np.log2(np.maximum(k, 1.0))
+    return values
 
 
 def _blocks(n: int, parallel: bool) -> npt.NDArray[np.int64]:

@@ -120,12 +120,13 @@ def two_step_parts(pos_g, cnt_g, pos_s, cnt_s, pos_all, cnt_all, pegs):  # type:
     return out
 
 
-LARGEST_PART, SUM_OF_SQUARES, FEWEST_PARTS, SUM_N_LOG_N = 0, 1, 2, 3
-"""Costs of a partition, smaller is better: largest part, sum of squares, minus the number of parts, sum n log2 n."""
+LARGEST_PART, SUM_OF_SQUARES, FEWEST_PARTS, TABLE_SUM = 0, 1, 2, 3
+"""Costs of a partition, smaller is better: largest part, sum of squares, minus the number of parts, and the
+sum over parts of ``values[size]`` (``n log2 n`` for entropy, a lower bound on guesses for the optimal search)."""
 
 
 @njit(inline="always", cache=True)
-def _part_cost(total, n, cost, nlogn):  # type: ignore[no-untyped-def]
+def _part_cost(total, n, cost, values):  # type: ignore[no-untyped-def]
     """Add a part of ``n`` codes to a running cost."""
     if cost == LARGEST_PART:
         return max(total, float(n))
@@ -133,29 +134,29 @@ def _part_cost(total, n, cost, nlogn):  # type: ignore[no-untyped-def]
         return total + n * n
     if cost == FEWEST_PARTS:
         return total - 1.0
-    return total + nlogn[n]
+    return total + values[n]
 
 
 @njit(inline="always", cache=True)
-def _row_cost(row, labels, n, cost, nlogn):  # type: ignore[no-untyped-def]
+def _row_cost(row, labels, n, cost, values):  # type: ignore[no-untyped-def]
     """Cost of the counts in ``row`` (labels of the ``n`` codes in ``labels``); leaves ``row`` zero."""
     total = 0.0
     if n < row.shape[0]:
         for s in range(n):
             count = row[labels[s]]
             if count:
-                total = _part_cost(total, count, cost, nlogn)
+                total = _part_cost(total, count, cost, values)
                 row[labels[s]] = 0
     else:
         for f in range(row.shape[0]):
             if row[f]:
-                total = _part_cost(total, row[f], cost, nlogn)
+                total = _part_cost(total, row[f], cost, values)
                 row[f] = 0
     return total
 
 
 @njit(cache=True)
-def _guess_cost(row, labels, pg, cg, pos_s, cnt_s, pegs, cost, nlogn):  # type: ignore[no-untyped-def]
+def _guess_cost(row, labels, pg, cg, pos_s, cnt_s, pegs, cost, values):  # type: ignore[no-untyped-def]
     """Cost of one guess's partition (multi-word encodings); ``row`` starts and ends all zero."""
     stride = pegs + 1
     n = pos_s.shape[0]
@@ -169,19 +170,11 @@ def _guess_cost(row, labels, pg, cg, pos_s, cnt_s, pegs, cost, nlogn):  # type: 
         f = black * stride + common - black
         labels[s] = f
         row[f] += 1
-    return _row_cost(row, labels, n, cost, nlogn)
+    return _row_cost(row, labels, n, cost, values)
 
 
 @njit(cache=True)
-def _n_log_n(n):  # type: ignore[no-untyped-def]
-    table = np.zeros(n + 2, dtype=np.float64)
-    for k in range(2, n + 2):
-        table[k] = k * np.log2(k)
-    return table
-
-
-@njit(cache=True)
-def _costs_block(out, lo, hi, pos_g, cnt_g, pos_s, cnt_s, pegs, cost, nlogn):  # type: ignore[no-untyped-def]
+def _costs_block(out, lo, hi, pos_g, cnt_g, pos_s, cnt_s, pegs, cost, values):  # type: ignore[no-untyped-def]
     """Costs of guesses ``lo`` to ``hi`` into ``out``."""
     m = pos_s.shape[0]
     row = np.zeros((pegs + 1) * (pegs + 1), dtype=np.int64)
@@ -194,31 +187,30 @@ def _costs_block(out, lo, hi, pos_g, cnt_g, pos_s, cnt_s, pegs, cost, nlogn):  #
                 f = _popcount(p0 & pos_s[s, 0]) * pegs + _popcount(c0 & cnt_s[s, 0])
                 labels[s] = f
                 row[f] += 1
-            out[g] = _row_cost(row, labels, m, cost, nlogn)
+            out[g] = _row_cost(row, labels, m, cost, values)
     else:
         for g in range(lo, hi):
-            out[g] = _guess_cost(row, labels, pos_g[g], cnt_g[g], pos_s, cnt_s, pegs, cost, nlogn)
+            out[g] = _guess_cost(row, labels, pos_g[g], cnt_g[g], pos_s, cnt_s, pegs, cost, values)
 
 
 @njit(parallel=True, cache=True)
-def partition_costs(pos_g, cnt_g, pos_s, cnt_s, pegs, cost, chunks):  # type: ignore[no-untyped-def]
+def partition_costs(pos_g, cnt_g, pos_s, cnt_s, pegs, cost, chunks, values):  # type: ignore[no-untyped-def]
     """The cost of each guess's partition of the codes, without keeping the partition table.
 
     Threads take the blocks of guesses between consecutive ``chunks`` bounds; with a
     single block no thread is started.
     """
     out = np.empty(pos_g.shape[0], dtype=np.float64)
-    nlogn = _n_log_n(pos_s.shape[0])
     if chunks.shape[0] <= 2:
-        _costs_block(out, 0, pos_g.shape[0], pos_g, cnt_g, pos_s, cnt_s, pegs, cost, nlogn)
+        _costs_block(out, 0, pos_g.shape[0], pos_g, cnt_g, pos_s, cnt_s, pegs, cost, values)
     else:
         for c in prange(chunks.shape[0] - 1):
-            _costs_block(out, chunks[c], chunks[c + 1], pos_g, cnt_g, pos_s, cnt_s, pegs, cost, nlogn)
+            _costs_block(out, chunks[c], chunks[c + 1], pos_g, cnt_g, pos_s, cnt_s, pegs, cost, values)
     return out
 
 
 @njit(cache=True)
-def _table_costs_block(out, lo, hi, table, guesses, secrets, pegs, cost, nlogn):  # type: ignore[no-untyped-def]
+def _table_costs_block(out, lo, hi, table, guesses, secrets, pegs, cost, values):  # type: ignore[no-untyped-def]
     m = secrets.shape[0]
     row = np.zeros((pegs + 1) * (pegs + 1), dtype=np.int64)
     labels = np.empty(m, dtype=np.int64)
@@ -228,19 +220,18 @@ def _table_costs_block(out, lo, hi, table, guesses, secrets, pegs, cost, nlogn):
             f = table[t, secrets[s]]
             labels[s] = f
             row[f] += 1
-        out[g] = _row_cost(row, labels, m, cost, nlogn)
+        out[g] = _row_cost(row, labels, m, cost, values)
 
 
 @njit(parallel=True, cache=True)
-def partition_costs_table(table, guesses, secrets, pegs, cost, chunks):  # type: ignore[no-untyped-def]
+def partition_costs_table(table, guesses, secrets, pegs, cost, chunks, values):  # type: ignore[no-untyped-def]
     """:func:`partition_costs` from a precomputed feedback table."""
     out = np.empty(guesses.shape[0], dtype=np.float64)
-    nlogn = _n_log_n(secrets.shape[0])
     if chunks.shape[0] <= 2:
-        _table_costs_block(out, 0, guesses.shape[0], table, guesses, secrets, pegs, cost, nlogn)
+        _table_costs_block(out, 0, guesses.shape[0], table, guesses, secrets, pegs, cost, values)
     else:
         for c in prange(chunks.shape[0] - 1):
-            _table_costs_block(out, chunks[c], chunks[c + 1], table, guesses, secrets, pegs, cost, nlogn)
+            _table_costs_block(out, chunks[c], chunks[c + 1], table, guesses, secrets, pegs, cost, values)
     return out
 
 

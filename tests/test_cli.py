@@ -1,0 +1,186 @@
+"""The ``keypeg`` command line, through click's runner and once as the installed script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+
+from keypeg import Rules
+from keypeg.cli import cli
+from keypeg.feedback import score_colors
+from keypeg.variants import VARIANTS
+from reference import legal_codes
+
+CLASSIC = "RGBYWK"
+
+
+def run(*args: str) -> Result:
+    return CliRunner().invoke(cli, list(args))
+
+
+def ok(*args: str) -> Result:
+    result = run(*args)
+    assert result.exit_code == 0, result.output
+    assert "Traceback" not in result.output
+    return result
+
+
+# -- variants ------------------------------------------------------------------------------------------
+
+
+def test_variants_lists_the_presets() -> None:
+    output = ok("variants").output
+    for name in ("classic", "mini", "super", "bulls-and-cows"):
+        assert name in output
+
+
+def test_variants_json() -> None:
+    listed = json.loads(ok("variants", "--json").output)
+    by_name = {item["name"]: item for item in listed}
+    assert {"classic", "mini", "super", "bulls-and-cows"} <= set(by_name)
+    assert set(by_name) == set(VARIANTS)
+    assert (by_name["super"]["pegs"], by_name["super"]["colors"]) == (5, 8)
+    assert "deluxe" in by_name["super"]["aliases"]
+    assert by_name["bulls-and-cows"]["repeats"] is False
+    assert by_name["bulls-and-cows"]["symbols"] == "0123456789"
+    assert by_name["mini"]["rows"] == 6
+    assert by_name["classic"]["codes"] == len(legal_codes(4, 6, True))
+
+
+# -- score ---------------------------------------------------------------------------------------------
+
+
+def test_score_classic_seed_example() -> None:
+    assert "3 black, 0 white" in ok("score", "RRBB", "RRRB").output
+
+
+def test_score_json_with_pegs_and_colours() -> None:
+    result = ok("score", "AABB", "BBAB", "--pegs", "4", "--colors", "6", "--json")
+    assert json.loads(result.output) == {"black": 1, "white": 2}
+
+
+def test_score_bulls_and_cows_digits() -> None:
+    black, white = score_colors((0, 1, 2, 3), (3, 2, 1, 0))
+    assert f"{black} black, {white} white" in ok("score", "0123", "3210", "--variant", "bulls-and-cows").output
+    result = ok("score", "0123", "3210", "-v", "bulls", "--json")
+    assert json.loads(result.output) == {"black": black, "white": white}
+
+
+def test_score_a_win_says_so() -> None:
+    assert "broken" in ok("score", "RGBY", "rgby").output
+    assert "broken" not in ok("score", "RGBY", "RGYB").output
+
+
+MIXED = [
+    (("--variant", "classic", "--rows", "8"), VARIANTS["classic"].rules.replace(rows=8), "RRBB", "RRRB"),
+    (("--variant", "super", "--pegs", "4"), VARIANTS["super"].rules.replace(pegs=4), "RPOB", "PROK"),
+    (("--variant", "classic", "--colors", "8"), Rules(4, 8), "AHGB", "HAGC"),
+    (("--variant", "mini", "--blanks"), VARIANTS["mini"].rules.replace(blanks=True), "RR.B", "R.RB"),
+    (("-v", "bulls-and-cows", "--repeats"), VARIANTS["bulls-and-cows"].rules.replace(repeats=True), "0012", "1200"),
+]
+
+
+@pytest.mark.parametrize(("args", "rules", "secret", "guess"), MIXED)
+def test_variant_mixed_with_options(args: tuple[str, ...], rules: Rules, secret: str, guess: str) -> None:
+    expected = score_colors(rules.parse(secret).colors, rules.parse(guess).colors)
+    result = ok("score", secret, guess, *args, "--json")
+    assert json.loads(result.output) == {"black": expected[0], "white": expected[1]}
+
+
+def test_options_change_the_variant() -> None:
+    # H is the eighth colour: only with --colors 8; 0 rows is refused, so --rows reaches the rules.
+    assert run("score", "AHGB", "HAGC", "--variant", "classic").exit_code == 2
+    assert run("score", "RRBB", "RRRB", "--variant", "classic", "--rows", "0").exit_code == 2
+    assert run("score", "RR.B", "R.RB", "--variant", "mini").exit_code == 2
+    assert run("score", "0012", "1200", "--variant", "bulls-and-cows").exit_code == 2
+
+
+# -- candidates ----------------------------------------------------------------------------------------
+
+
+def _fitting(history: list[tuple[tuple[int, ...], tuple[int, int]]]) -> list[tuple[int, ...]]:
+    return [c for c in legal_codes(4, 6, True) if all(score_colors(c, g) == f for g, f in history)]
+
+
+def test_candidates_count_matches_the_reference() -> None:
+    # Knuth notation: 1 is the first colour.
+    expected = _fitting([((0, 0, 1, 1), (1, 0)), ((1, 2, 3, 3), (0, 1))])
+    data = json.loads(ok("candidates", "1122=1,0", "2344=0,1", "--json").output)
+    assert data["count"] == len(expected)
+    assert data["codes"] == ["".join(CLASSIC[c] for c in code) for code in expected[:10]]
+
+
+def test_candidates_text_lists_the_first_few() -> None:
+    expected = _fitting([((0, 0, 1, 1), (1, 0)), ((1, 2, 3, 3), (0, 1))])
+    output = ok("candidates", "1122=1,0", "2344=0,1", "--limit", "3").output
+    assert f"{len(expected)} of 1,296" in output
+    assert "".join(CLASSIC[c] for c in expected[0]) in output
+    assert "".join(CLASSIC[c] for c in expected[3]) not in output
+
+
+def test_candidates_without_history_is_every_code() -> None:
+    data = json.loads(ok("candidates", "--pegs", "3", "--colors", "4", "--json", "-n", "0").output)
+    assert data == {"count": len(legal_codes(3, 4, True)), "codes": []}
+
+
+def test_candidates_none_fit() -> None:
+    assert not _fitting([((0, 0, 1, 1), (4, 0)), ((0, 1, 2, 3), (4, 0))])
+    result = run("candidates", "AABB=4,0", "ABCD=4,0", "--pegs", "4", "--colors", "6")
+    assert result.exit_code != 0
+    assert "no code fits" in result.output
+    assert "Traceback" not in result.output
+
+
+# -- errors ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "quoted"),
+    [
+        (("score", "RRBX", "RRRB"), "X"),
+        (("score", "RRB", "RRRB"), "RRB"),
+        (("score", "RRBB", "RRRB", "--variant", "nope"), "nope"),
+        (("score", "AAAAA", "ABCDE", "--pegs", "5", "--colors", "3", "--no-repeats"), "5"),
+        (("candidates", "AABB=3,1"), "3 black 1 white"),
+        (("candidates", "AABB=1"), "1"),
+        (("candidates", "AABB"), "AABB"),
+        (("score", "0012", "0123", "--variant", "bulls-and-cows"), "0012"),
+        (("score", "AABB", "AABB", "--pegs", "0"), "0"),
+        (("candidates", "--pegs", "9", "--colors", "9"), "9"),
+        (("score", "RRBB", "RRRB", "--variant", "classic", "--rows", "0"), "rows"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_code_2(args: tuple[str, ...], quoted: str) -> None:
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1, result.output
+    assert lines[0].startswith("error:")
+    assert quoted in lines[0]
+    assert result.stdout == ""
+
+
+# -- the installed script ---------------------------------------------------------------------------------
+
+
+def test_installed_script() -> None:
+    script = Path(sys.executable).with_name("keypeg")
+    assert script.exists(), f"the keypeg script is not installed next to {sys.executable}"
+    done = subprocess.run(
+        [str(script), "score", "RRBB", "RRRB", "--json"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) == {"black": 3, "white": 0}
+    bad = subprocess.run(
+        [str(script), "score", "RRBB", "RRRX"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert bad.returncode == 2
+    assert "Traceback" not in bad.stderr
+    assert bad.stderr.strip().startswith("error:")
+    assert "RRRX" in bad.stderr

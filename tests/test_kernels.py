@@ -1,0 +1,395 @@
+"""The numba kernels and ``CodeSpace`` against the plain-Python reference scorer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from keypeg import Code, Feedback, Rules
+from keypeg.errors import InvalidCodeError, TooLargeError
+from keypeg.kernels import (
+    MAX_SPACE,
+    TABLE_LIMIT,
+    CodeSpace,
+    encode_codes,
+    feedback_many,
+    feedback_ordinal,
+    ordinal_feedback,
+    partition_counts,
+)
+from keypeg.rules import MAX_PEGS
+from reference import colors_st, legal_codes, ordinal, reference_partition, reference_table, rules_codes, rules_st
+
+EXHAUSTIVE = [
+    Rules(3, 3),
+    Rules(4, 4, repeats=False),
+    Rules(3, 4, blanks=True),
+    Rules(4, 6),
+    Rules(2, 5),
+    Rules(1, 3),
+    Rules(3, 3, repeats=False, blanks=True),
+    Rules(2, 2, repeats=False),
+]
+
+
+def _id(rules: Rules) -> str:
+    return f"{rules.pegs}x{rules.colors}" + ("" if rules.repeats else "-norep") + ("-blanks" if rules.blanks else "")
+
+
+def _reference(rules: Rules) -> np.ndarray:
+    return reference_table(rules.pegs, rules.num_colors, rules.repeats)
+
+
+def _histograms(table: np.ndarray, pegs: int) -> np.ndarray:
+    """Row-wise counts of each feedback ordinal in a reference table."""
+    width = (pegs + 1) ** 2
+    return np.array([np.bincount(row, minlength=width) for row in table], dtype=np.int64).reshape(-1, width)
+
+
+def _encode(codes: list[tuple[int, ...]], rules: Rules) -> tuple[np.ndarray, np.ndarray]:
+    return encode_codes(np.array(codes, dtype=np.int8).reshape(-1, rules.pegs), rules)
+
+
+# -- (1) exhaustive checks on small rule sets --------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", EXHAUSTIVE, ids=_id)
+def test_enumeration_is_every_legal_code_in_lexicographic_order(rules: Rules) -> None:
+    space = CodeSpace.of(rules)
+    expected = legal_codes(rules.pegs, rules.num_colors, rules.repeats)
+    assert space.size == len(expected) == rules.size
+    assert [tuple(int(c) for c in row) for row in space.codes] == expected
+    assert [space.code(i).colors for i in range(space.size)] == expected
+    assert all(space.code(i).rules == rules for i in (0, space.size - 1))
+
+
+@pytest.mark.parametrize("rules", EXHAUSTIVE, ids=_id)
+def test_feedback_table_is_the_reference_on_every_pair(rules: Rules) -> None:
+    space = CodeSpace.of(rules)
+    expected = _reference(rules)
+    assert space.size <= TABLE_LIMIT
+    assert space.table is not None
+    assert space.table.shape == expected.shape
+    np.testing.assert_array_equal(space.table, expected)
+
+
+@pytest.mark.parametrize("rules", EXHAUSTIVE, ids=_id)
+def test_feedbacks_of_each_guess_is_the_reference(rules: Rules) -> None:
+    space = CodeSpace.of(rules)
+    expected = _reference(rules)
+    rng = np.random.default_rng(rules.size)
+    for g in range(space.size):
+        np.testing.assert_array_equal(space.feedbacks(g), expected[g])
+        some = rng.integers(0, space.size, size=7)
+        np.testing.assert_array_equal(space.feedbacks(g, some), expected[g, some])
+
+
+@pytest.mark.parametrize("rules", EXHAUSTIVE, ids=_id)
+def test_bit_path_scores_every_pair_like_the_reference(rules: Rules) -> None:
+    """``feedback_many`` and ``partition_counts`` on encodings of the test's own code list."""
+    codes = rules_codes(rules)
+    encoded = _encode(codes, rules)
+    expected = _reference(rules)
+    for g in range(len(codes)):
+        guess = (encoded[0][g], encoded[1][g])
+        np.testing.assert_array_equal(feedback_many(guess, encoded, rules.pegs), expected[g])
+    np.testing.assert_array_equal(partition_counts(encoded, encoded, rules.pegs), _histograms(expected, rules.pegs))
+
+
+@pytest.mark.parametrize("rules", EXHAUSTIVE, ids=_id)
+def test_partition_of_every_guess_against_every_code(rules: Rules) -> None:
+    space = CodeSpace.of(rules)
+    counts = space.partition(space.all, space.all)
+    assert counts.shape == (space.size, (rules.pegs + 1) ** 2)
+    np.testing.assert_array_equal(counts, _histograms(_reference(rules), rules.pegs))
+
+
+# -- (2) partitions of random subsets --------------------------------------------------------------
+
+
+@st.composite
+def space_and_subsets(draw: st.DrawFn) -> tuple[Rules, list[int], list[int]]:
+    rules = draw(st.sampled_from(EXHAUSTIVE))
+    index = st.integers(0, rules.size - 1)
+    guesses = draw(st.lists(index, max_size=12))
+    secrets = draw(st.lists(index, max_size=60))
+    return rules, guesses, secrets
+
+
+@settings(max_examples=60)
+@given(space_and_subsets())
+def test_partition_counts_of_random_subsets(case: tuple[Rules, list[int], list[int]]) -> None:
+    rules, guesses, secrets = case
+    space = CodeSpace.of(rules)
+    codes = rules_codes(rules)
+    width = (rules.pegs + 1) ** 2
+    expected = reference_partition(codes, [codes[g] for g in guesses], [codes[s] for s in secrets])
+    counts = space.partition(np.array(guesses, dtype=np.intp), np.array(secrets, dtype=np.intp))
+    assert counts.shape == (len(guesses), width)
+    np.testing.assert_array_equal(counts, expected)
+    if guesses and secrets:
+        bits = partition_counts(
+            _encode([codes[g] for g in guesses], rules), _encode([codes[s] for s in secrets], rules), rules.pegs
+        )
+        np.testing.assert_array_equal(bits, expected)
+
+
+# -- (3) consistent codes ----------------------------------------------------------------------------
+
+
+@st.composite
+def space_and_history(draw: st.DrawFn) -> tuple[Rules, list[tuple[int, int]], list[int] | None]:
+    rules = draw(st.sampled_from(EXHAUSTIVE))
+    codes = rules_codes(rules)
+    index = st.integers(0, rules.size - 1)
+    secret = codes[draw(index)]
+    guesses = draw(st.lists(index, max_size=4))
+    history = []
+    for g in guesses:
+        if draw(st.integers(0, 4)) == 0:  # now and then a score that may not fit the secret
+            feedback = draw(st.sampled_from(rules.feedbacks()))
+            history.append((g, feedback_ordinal(feedback, rules.pegs)))
+        else:
+            history.append((g, ordinal(secret, codes[g])))
+    within = draw(st.none() | st.lists(index, max_size=30))
+    return rules, history, within
+
+
+@settings(max_examples=80)
+@given(space_and_history())
+def test_consistent_is_reference_filtering(case: tuple[Rules, list[tuple[int, int]], list[int] | None]) -> None:
+    rules, history, within = case
+    space = CodeSpace.of(rules)
+    codes = rules_codes(rules)
+    pool = range(len(codes)) if within is None else within
+    expected = [i for i in pool if all(ordinal(codes[i], codes[g]) == o for g, o in history)]
+    found = space.consistent(history) if within is None else space.consistent(history, np.array(within, np.intp))
+    assert found.tolist() == expected
+
+
+def test_consistent_with_as_many_guesses_as_codes() -> None:
+    rules = Rules(2, 2, repeats=False)  # two codes: AB and BA
+    space = CodeSpace.of(rules)
+    ab, ba = rules.parse("AB"), rules.parse("BA")
+    history = [(space.index(ba), ordinal(ab.colors, ba.colors)), (space.index(ab), ordinal(ab.colors, ab.colors))]
+    assert space.consistent(history).tolist() == [space.index(ab)]
+
+
+def test_consistent_within_every_code_in_reverse() -> None:
+    rules = Rules(3, 3)
+    space = CodeSpace.of(rules)
+    codes = rules_codes(rules)
+    history = [(space.index(rules.parse("AAB")), ordinal((0, 0, 0), (0, 0, 1)))]
+    within = space.all[::-1].copy()
+    expected = [i for i in within.tolist() if ordinal(codes[i], codes[history[0][0]]) == history[0][1]]
+    assert space.consistent(history, within).tolist() == expected
+
+
+def test_consistent_after_scoring_a_secret_keeps_it() -> None:
+    rules = Rules(4, 6)
+    space = CodeSpace.of(rules)
+    secret = rules.parse("CAFE")
+    history = [(space.index(rules.parse(g)), ordinal(secret.colors, rules.parse(g).colors)) for g in ("AABB", "CDEF")]
+    found = space.consistent(history)
+    assert space.index(secret) in found.tolist()
+    assert 0 < found.size < space.size
+
+
+# -- (4) large rule sets, random pairs -------------------------------------------------------------------
+
+
+def _random_codes(rules: Rules, n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    k = rules.num_colors
+    if rules.repeats:
+        return rng.integers(0, k, size=(n, rules.pegs)).astype(np.int8)
+    return np.argsort(rng.random((n, k)), axis=1)[:, : rules.pegs].astype(np.int8)
+
+
+@pytest.mark.parametrize("rules", [Rules(5, 8), Rules(6, 9)], ids=_id)
+def test_enumerated_large_space_random_pairs(rules: Rules) -> None:
+    space = CodeSpace.of(rules)
+    codes = space.codes.astype(np.int64)
+    assert space.size == rules.size
+    assert codes.min() == 0
+    assert codes.max() == rules.num_colors - 1
+    keys = codes @ (rules.num_colors ** np.arange(rules.pegs - 1, -1, -1))
+    assert (np.diff(keys) > 0).all()  # strictly increasing: distinct and in lexicographic order
+    rng = np.random.default_rng(7)
+    for g in rng.integers(0, space.size, size=4):
+        secrets = rng.integers(0, space.size, size=300)
+        guess = tuple(int(c) for c in codes[g])
+        expected = [ordinal(tuple(int(c) for c in codes[s]), guess) for s in secrets]
+        assert space.feedbacks(int(g), secrets).tolist() == expected
+        assert space.feedbacks(int(g))[secrets].tolist() == expected
+
+
+LARGE = [
+    Rules(5, 8),
+    Rules(6, 9),
+    Rules(7, 10),
+    Rules(8, 12),
+    Rules(7, 10, blanks=True),
+    Rules(9, 12, repeats=False),
+    Rules(12, 26, repeats=False),
+    Rules(15, 26, blanks=True),
+]
+
+
+@pytest.mark.parametrize("rules", LARGE, ids=_id)
+def test_encoded_random_codes_score_like_the_reference(rules: Rules) -> None:
+    codes = _random_codes(rules, 400, seed=rules.pegs * 100 + rules.colors)
+    tuples = [tuple(int(c) for c in row) for row in codes]
+    encoded = encode_codes(codes, rules)
+    for g in range(0, 400, 40):
+        guess = (encoded[0][g], encoded[1][g])
+        expected = [ordinal(secret, tuples[g]) for secret in tuples]
+        assert feedback_many(guess, encoded, rules.pegs).tolist() == expected
+    guesses = (encoded[0][:25], encoded[1][:25])
+    np.testing.assert_array_equal(
+        partition_counts(guesses, encoded, rules.pegs), reference_partition(tuples, tuples[:25], tuples)
+    )
+
+
+def test_large_rule_sets_include_multi_word_encodings() -> None:
+    assert sum(r.pegs * r.num_colors > 64 for r in LARGE) >= 5
+
+
+@settings(max_examples=60)
+@given(
+    rules_st(max_pegs=15, max_colors=26).flatmap(
+        lambda r: st.tuples(st.just(r), st.lists(colors_st(r), min_size=1, max_size=30))
+    )
+)
+def test_random_rules_score_like_the_reference(case: tuple[Rules, list[tuple[int, ...]]]) -> None:
+    rules, tuples = case
+    encoded = _encode(tuples, rules)
+    for g, guess_colors in enumerate(tuples[:5]):
+        guess = (encoded[0][g], encoded[1][g])
+        assert feedback_many(guess, encoded, rules.pegs).tolist() == [ordinal(s, guess_colors) for s in tuples]
+    np.testing.assert_array_equal(
+        partition_counts(encoded, encoded, rules.pegs), reference_partition(tuples, tuples, tuples)
+    )
+
+
+def test_most_pegs_win_ordinal() -> None:
+    rules = Rules(MAX_PEGS, 2)
+    codes = np.zeros((2, MAX_PEGS), dtype=np.int8)
+    codes[1, 0] = 1
+    encoded = encode_codes(codes, rules)
+    found = feedback_many((encoded[0][0], encoded[1][0]), encoded, rules.pegs).tolist()
+    assert found == [ordinal(tuple(codes[0]), tuple(c)) for c in codes.tolist()]
+
+
+# -- (5) the bit path of CodeSpace above TABLE_LIMIT ----------------------------------------------------
+
+
+def test_partition_above_table_limit_uses_bits_and_matches_the_reference() -> None:
+    rules = Rules(5, 8)
+    assert rules.size > TABLE_LIMIT
+    space = CodeSpace.of(rules)
+    assert space.table is None
+    codes = rules_codes(rules)
+    rng = np.random.default_rng(58)
+    guesses = [space.index(rules.parse(text)) for text in ("AAAAA", "AABBC", "ABCDE")]
+    guesses += rng.integers(0, space.size, size=2).tolist()
+    counts = space.partition(np.array(guesses, dtype=np.intp), space.all)
+    np.testing.assert_array_equal(counts, reference_partition(codes, [codes[g] for g in guesses], codes))
+    secrets = rng.integers(0, space.size, size=500)
+    some = space.partition(np.array(guesses, dtype=np.intp), secrets)
+    np.testing.assert_array_equal(
+        some, reference_partition(codes, [codes[g] for g in guesses], [codes[s] for s in secrets])
+    )
+
+
+def test_partition_above_table_limit_of_every_code_shuffled() -> None:
+    rules = Rules(5, 8)
+    space = CodeSpace.of(rules)
+    codes = rules_codes(rules)
+    rng = np.random.default_rng(85)
+    guesses = rng.permutation(space.size)
+    secrets = rng.integers(0, space.size, size=8)
+    counts = space.partition(guesses, secrets)
+    first = guesses[:3].tolist()
+    expected = reference_partition(codes, [codes[g] for g in first], [codes[s] for s in secrets])
+    np.testing.assert_array_equal(counts[:3], expected)
+
+
+# -- Kooi (2005), Table 2: first guesses of classic Mastermind ----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("guess", "largest", "parts"),
+    [("AAAA", 625, 5), ("AAAB", 317, 11), ("AABB", 256, 13), ("AABC", 276, 14), ("ABCD", 312, 14)],
+)
+def test_kooi_table_2(guess: str, largest: int, parts: int) -> None:
+    rules = Rules(4, 6)
+    space = CodeSpace.of(rules)
+    counts = space.partition(np.array([space.index(rules.parse(guess))]), space.all)[0]
+    assert counts.sum() == 1296
+    assert counts.max() == largest
+    assert np.count_nonzero(counts) == parts
+
+
+# -- (6) indices, errors, ordinals ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rules", [Rules(4, 6), Rules(4, 4, repeats=False), Rules(3, 4, blanks=True)], ids=_id)
+def test_index_round_trip(rules: Rules) -> None:
+    space = CodeSpace.of(rules)
+    expected = legal_codes(rules.pegs, rules.num_colors, rules.repeats)
+    codes = [rules.code(c) for c in expected]
+    assert [space.index(code) for code in codes] == list(range(len(codes)))
+    assert space.indices(codes).tolist() == list(range(len(codes)))
+    assert space.indices(list(reversed(codes))).tolist() == list(reversed(range(len(codes))))
+    for i in range(0, space.size, 17):
+        assert space.index(space.code(i)) == i
+
+
+def test_index_of_an_illegal_code() -> None:
+    space = CodeSpace.of(Rules(4, 4, repeats=False))
+    with pytest.raises(InvalidCodeError, match="AABC"):
+        space.index(Rules(4, 4).parse("AABC"))
+    with pytest.raises(InvalidCodeError):
+        space.indices([Rules(4, 4).parse("ABCD"), Rules(4, 4).parse("DDDD")])
+
+
+def test_index_of_a_code_with_an_unknown_colour() -> None:
+    space = CodeSpace.of(Rules(4, 6))
+    with pytest.raises(InvalidCodeError):
+        space.index(Code((0, 6, 0, 0), Rules(4, 7)))
+
+
+def test_index_of_a_code_of_the_wrong_length() -> None:
+    space = CodeSpace.of(Rules(4, 6))
+    with pytest.raises(InvalidCodeError):
+        space.index(Rules(5, 6).parse("AAAAA"))
+
+
+@pytest.mark.parametrize(
+    "rules", [Rules(8, 12), Rules(6, 26, repeats=False), Rules(15, 26, blanks=True), Rules(10, 6)], ids=_id
+)
+def test_too_large_to_enumerate(rules: Rules) -> None:
+    assert rules.size > MAX_SPACE
+    with pytest.raises(TooLargeError) as info:
+        CodeSpace(rules)
+    assert isinstance(info.value, ValueError)
+
+
+def test_code_space_is_shared() -> None:
+    assert CodeSpace.of(Rules(4, 6)) is CodeSpace.of(Rules(4, 6))
+    assert CodeSpace.of(Rules(4, 6)).size == 1296
+
+
+@pytest.mark.parametrize("pegs", range(1, 17))
+def test_feedback_ordinals_round_trip(pegs: int) -> None:
+    seen = set()
+    for black in range(pegs + 1):
+        for white in range(pegs + 1 - black):
+            number = feedback_ordinal(Feedback(black, white), pegs)
+            assert 0 <= number < (pegs + 1) ** 2
+            assert ordinal_feedback(number, pegs) == Feedback(black, white)
+            seen.add(number)
+    assert len(seen) == (pegs + 1) * (pegs + 2) // 2
