@@ -135,6 +135,7 @@ COSTS = {
 part sizes (expected size), minus the number of parts (most parts), sum of n log2 n (entropy), and the
 sum over parts of ``values[size]`` for given values (``table-sum``)."""
 
+
 def extreme_mask(
     codes: npt.NDArray[np.int8],
     symmetries: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]],
