@@ -6,18 +6,16 @@ replays a loaded tree against every secret and checks it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from keypeg.analysis.tree import Node, StrategyTree, TreeStats
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
 from keypeg.feedback import score
 from keypeg.kernels import CodeSpace
-from keypeg.rules import Rules
+from keypeg.strategy_tree import Node, StrategyTree, TreeStats, load_tree, tree_from_json, tree_to_json
 
 __all__ = [
     "FORMATS",
@@ -30,55 +28,6 @@ __all__ = [
     "verify_tree",
     "Verification",
 ]
-
-FORMAT_VERSION = 1
-
-
-def rules_to_dict(rules: Rules) -> dict[str, Any]:
-    """The rules as JSON-ready data."""
-    return {
-        "pegs": rules.pegs,
-        "colors": rules.colors,
-        "repeats": rules.repeats,
-        "blanks": rules.blanks,
-        "rows": rules.rows,
-        "symbols": "".join(rules.symbols),
-        "name": rules.name,
-    }
-
-
-def rules_from_dict(data: dict[str, Any]) -> Rules:
-    """Rules from :func:`rules_to_dict` data."""
-    return Rules(
-        pegs=data["pegs"],
-        colors=data["colors"],
-        repeats=data.get("repeats", True),
-        blanks=data.get("blanks", False),
-        rows=data.get("rows", 12),
-        symbols=tuple(data.get("symbols", "")),
-        name=data.get("name", ""),
-    )
-
-
-def _node_to_dict(node: Node) -> dict[str, Any]:
-    data: dict[str, Any] = {"guess": str(node.guess), "size": node.size}
-    if node.children:
-        data["next"] = {str(f): _node_to_dict(child) for f, child in sorted(node.children.items())}
-    return data
-
-
-def tree_to_json(tree: StrategyTree) -> str:
-    """The tree, its rules, conventions and stats as a JSON document."""
-    return json.dumps(
-        {
-            "keypeg_tree": FORMAT_VERSION,
-            "rules": rules_to_dict(tree.rules),
-            "conventions": tree.conventions,
-            "stats": tree.stats.as_dict(),
-            "tree": _node_to_dict(tree.root),
-        },
-        indent=1,
-    )
 
 
 def tree_to_text(tree: StrategyTree) -> str:
@@ -127,40 +76,6 @@ def save_tree(tree: StrategyTree, path: Path, fmt: str = "json") -> None:
     if fmt not in FORMATS:
         raise KeypegError(f"unknown tree format {fmt!r}; choose from {', '.join(FORMATS)}")
     path.write_text(FORMATS[fmt](tree), encoding="utf-8")
-
-
-def tree_from_json(text: str) -> StrategyTree:
-    """Load a tree written by :func:`tree_to_json`; a damaged file raises :class:`KeypegError`."""
-    try:
-        data = json.loads(text)
-        if not isinstance(data, dict) or "keypeg_tree" not in data:
-            raise KeypegError("not a keypeg tree file (no 'keypeg_tree' key)")
-        rules = rules_from_dict(data["rules"])
-
-        def node(item: dict[str, Any]) -> Node:
-            result = Node(rules.parse(item["guess"]), int(item["size"]))
-            for answer, child in item.get("next", {}).items():
-                result.children[rules.check_feedback(Feedback.parse(answer))] = node(child)
-            return result
-
-        root = node(data["tree"])
-        distribution = {int(k): int(v) for k, v in data.get("stats", {}).get("distribution", {}).items()}
-        return StrategyTree(rules, root, dict(data.get("conventions", {})), TreeStats.from_distribution(distribution))
-    except KeypegError:
-        raise
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise KeypegError(f"damaged tree file: {error.__class__.__name__}: {error}") from None
-
-
-def load_tree(path: Path) -> StrategyTree:
-    """Read a JSON tree file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as error:
-        raise KeypegError(f"cannot read {str(path)!r}: {error.strerror}") from None
-    except UnicodeDecodeError:
-        raise KeypegError(f"{str(path)!r} is not a text file") from None
-    return tree_from_json(text)
 
 
 @dataclass

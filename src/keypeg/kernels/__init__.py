@@ -327,7 +327,9 @@ def n_log2_n(n: int) -> npt.NDArray[np.float64]:
 
 def _blocks(n: int, parallel: bool) -> npt.NDArray[np.int64]:
     """Bounds of the blocks of ``n`` jobs that threads take (a single block when serial)."""
-    blocks = min(n, 8 * numba.get_num_threads()) if parallel else min(n, 1)
+    if not parallel:
+        return np.array([0, n], dtype=np.int64)
+    blocks = min(n, 8 * numba.get_num_threads())
     return np.linspace(0, n, blocks + 1).astype(np.int64)
 
 

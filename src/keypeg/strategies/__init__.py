@@ -9,6 +9,7 @@ from __future__ import annotations
 from keypeg.errors import KeypegError
 from keypeg.strategies.base import Codebreaker, Pool, Position, Strategy, Tie
 from keypeg.strategies.lookahead import Entropy, ExpectedSize, MostParts, TwoStepMostParts, WorstCase
+from keypeg.strategies.optimal import Optimal
 from keypeg.strategies.simple import RandomConsistent, Simple
 
 __all__ = [
@@ -24,7 +25,8 @@ __all__ = [
 ]
 
 STRATEGIES: dict[str, type[Strategy]] = {
-    cls.name: cls for cls in (Simple, RandomConsistent, WorstCase, ExpectedSize, Entropy, MostParts, TwoStepMostParts)
+    cls.name: cls
+    for cls in (Simple, RandomConsistent, WorstCase, ExpectedSize, Entropy, MostParts, TwoStepMostParts, Optimal)
 }
 
 

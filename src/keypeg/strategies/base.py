@@ -16,7 +16,7 @@ from keypeg.knowledge import Knowledge
 from keypeg.rules import Rules
 from keypeg.symmetry import representatives
 
-__all__ = ["Codebreaker", "Position", "Strategy", "Pool", "Tie", "SYMMETRY_MIN_CANDIDATES"]
+__all__ = ["Codebreaker", "Position", "Strategy", "Pool", "Tie", "SYMMETRY_MIN_CANDIDATES", "members"]
 
 Pool = Literal["all", "consistent"]
 Tie = Literal["first", "last", "random"]
@@ -148,7 +148,7 @@ class Strategy(ABC):
     def _break_tie(self, position: Position, tied: Index) -> int:
         """Pick one of equally good guesses by the conventions."""
         if self.prefer_consistent and tied is not position.candidates:
-            fitting = tied[_members(tied, position.candidates)]
+            fitting = tied[members(tied, position.candidates)]
             if fitting.size:
                 tied = fitting
         if self.tie == "first":
@@ -158,7 +158,7 @@ class Strategy(ABC):
         return int(self.rng.choice(tied))
 
 
-def _members(codes: Index, sorted_codes: Index) -> npt.NDArray[np.bool_]:
+def members(codes: Index, sorted_codes: Index) -> npt.NDArray[np.bool_]:
     """Which of ``codes`` are in ``sorted_codes`` (an increasing index array)."""
     where = np.minimum(np.searchsorted(sorted_codes, codes), sorted_codes.size - 1)
     found: npt.NDArray[np.bool_] = sorted_codes[where] == codes

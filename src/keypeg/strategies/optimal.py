@@ -20,20 +20,34 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
-from keypeg.analysis.tree import Node, StrategyTree, TreeStats
 from keypeg.errors import KeypegError
 from keypeg.kernels import CodeSpace, Index, feedback_ordinal, ordinal_feedback
 from keypeg.rules import Rules
-from keypeg.strategies.base import Pool, Position, Strategy
+from keypeg.storage import cache_dir
+from keypeg.strategies.base import Pool, Position, Strategy, members
+from keypeg.strategy_tree import Node, StrategyTree, TreeStats, load_tree, tree_to_json
 from keypeg.symmetry import representatives
 
-__all__ = ["OptimalSolver", "Optimal", "SearchProgress", "lower_bounds"]
+__all__ = [
+    "OptimalSolver",
+    "Optimal",
+    "SearchProgress",
+    "lower_bounds",
+    "SECRET_SETS",
+    "secret_set",
+    "save_optimal",
+    "load_optimal",
+    "saved_tree_path",
+]
 
+SYMMETRY_MIN_CODES = 16
+"""Smaller sets are searched without symmetry classes: finding them costs more than it saves."""
 BIG = 1e12
 """Stands for 'impossible within the rounds left'; sums of it stay exact and above any real total."""
 
@@ -154,10 +168,10 @@ class OptimalSolver:
         """Guesses worth trying, best bound first, with their bounds."""
         space = self.space
         pool = space.all if self.pool == "all" else codes
-        guesses = representatives(space, pool, history, codes)
+        guesses = representatives(space, pool, history, codes) if codes.size >= SYMMETRY_MIN_CODES else pool
         below = self.bounds(rounds - 1)
         sums = space.partition_costs(guesses, codes, "table-sum", below)
-        fits = np.isin(guesses, codes, assume_unique=True)
+        fits = members(guesses, codes)
         # the winning part (one code, for a fitting guess) costs nothing more
         bounds = codes.size + sums - np.where(fits, below[1], 0.0)
         order = np.lexsort((guesses, ~fits, bounds))
@@ -287,6 +301,7 @@ class Optimal(Strategy):
     aliases = ("koyama-lai", "perfect")
     about = "fewest total guesses over all secrets (exact search; Koyama and Lai 1993)"
     solvers: ClassVar[dict[tuple[Rules, str], OptimalSolver]] = {}
+    trees: ClassVar[dict[tuple[Rules, str], StrategyTree | None]] = {}
 
     def solver(self, rules: Rules) -> OptimalSolver:
         """The (shared) solver for these rules and pool."""
@@ -296,13 +311,84 @@ class Optimal(Strategy):
         return self.solvers[key]
 
     def choose(self, position: Position) -> int:
-        if position.depth == 0 and self.first is not None:
-            return super().choose(position)
-        if position.candidates.size == 0:
+        if (position.depth == 0 and self.first is not None) or position.candidates.size == 0:
             return super().choose(position)
         rules = position.space.rules
+        if self.first is None:
+            saved = self.saved(rules)
+            if saved is not None:
+                found = _follow(saved, position)
+                if found is not None:
+                    return found
         rounds = max(rules.rows - position.depth, 1)
         return self.solver(rules).guess(position.candidates, position.history, rounds)
 
+    def saved(self, rules: Rules) -> StrategyTree | None:
+        """The saved optimal tree for these rules, if ``keypeg optimal`` has solved them."""
+        key = (rules, self.pool)
+        if key not in self.trees:
+            self.trees[key] = load_optimal(rules, self.pool)
+        return self.trees[key]
+
     def decide(self, position: Position) -> int:  # pragma: no cover - choose() never calls it
         return self.choose(position)
+
+
+def _follow(tree: StrategyTree, position: Position) -> int | None:
+    """The saved tree's guess after the position's history, if the history followed the tree."""
+    node: Node | None = tree.root
+    space = position.space
+    for guess, ordinal in position.history:
+        if node is None or space.index(node.guess) != guess:
+            return None
+        node = node.children.get(ordinal_feedback(ordinal, space.pegs))
+    if node is None or node.size != position.candidates.size:
+        return None
+    return space.index(node.guess)
+
+
+SECRET_SETS = ("all", "two-or-more-colours")
+"""Named secret sets: every code, or the codes of two or more colours (the codemaker's minimax set)."""
+
+
+def secret_set(space: CodeSpace, name: str) -> Index | None:
+    """Indices of a named secret set (``None`` for all codes)."""
+    if name == "all":
+        return None
+    if name in ("two-or-more-colours", "two-or-more-colors"):
+        first = space.codes[:, :1]
+        result: Index = space.all[(space.codes != first).any(axis=1)]
+        return result
+    raise KeypegError(f"unknown secret set {name!r}; choose from {', '.join(SECRET_SETS)}")
+
+
+def saved_tree_path(rules: Rules, pool: Pool, secrets: str = "all") -> Path:
+    """Where the optimal tree for these rules and options is saved."""
+    game = f"{rules.pegs}x{rules.colors}{'-norepeats' if not rules.repeats else ''}{'-blanks' if rules.blanks else ''}"
+    return cache_dir() / f"optimal-{game}-rows{rules.rows}-{pool}-{secrets}.json"
+
+
+def save_optimal(tree: StrategyTree, pool: Pool, secrets: str = "all") -> Path:
+    """Save a solved tree where play and ``keypeg next`` look for it; returns the path."""
+    path = saved_tree_path(tree.rules, pool, secrets)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(tree_to_json(tree), encoding="utf-8")
+        tmp.replace(path)
+    except OSError as error:
+        raise KeypegError(f"cannot save the solved strategy to {str(path)!r}: {error.strerror}") from None
+    return path
+
+
+def load_optimal(rules: Rules, pool: Pool, secrets: str = "all") -> StrategyTree | None:
+    """The saved optimal tree for these rules and options, if there is a sound one."""
+    path = saved_tree_path(rules, pool, secrets)
+    if not path.exists():
+        return None
+    try:
+        tree = load_tree(path)
+    except KeypegError:
+        return None
+    same_game = (tree.rules.pegs, tree.rules.num_colors, tree.rules.repeats, tree.rules.rows)
+    return tree if same_game == (rules.pegs, rules.num_colors, rules.repeats, rules.rows) else None
