@@ -88,7 +88,7 @@ def interruptible() -> Iterator[None]:
         sys.exit(130)
 
 
-def _result_dict(tree: StrategyTree) -> dict[str, Any]:
+def result_dict(tree: StrategyTree) -> dict[str, Any]:
     data = tree.stats.as_dict()
     data["seconds"] = round(tree.seconds, 4)
     data["conventions"] = tree.conventions
@@ -139,10 +139,21 @@ def analyze(
     if chart is not None:
         save_chart(built, chart)
     if as_json:
-        results = [_result_dict(tree) for tree in built]
+        results = [result_dict(tree) for tree in built]
         print_json(results[0] if len(results) == 1 else {"rules": rules.describe(), "results": results})
         return
     out.print(f"[bold]{rules.describe()}[/]: {rules.size:,} secrets")
+    out.print(analysis_table(built))
+    tie = built[0].conventions["tie"]
+    out.print(f"ties: a code that could be the secret first, then the {tie} in order")
+    if export is not None:
+        out.print(f"tree saved to {export} ({fmt})")
+    if chart is not None:
+        out.print(f"chart saved to {chart}")
+
+
+def analysis_table(built: list[StrategyTree]) -> Table:
+    """Secrets solved per round, totals, averages and worst cases, one column per tree."""
     table = Table(show_edge=False)
     table.add_column("round", justify="right")
     rounds = range(1, max(tree.stats.max for tree in built) + 1)
@@ -157,13 +168,7 @@ def analyze(
     table.add_row("worst", *[str(tree.stats.max) for tree in built])
     table.add_row("seconds", *[f"{tree.seconds:.2f}" for tree in built])
     table.add_row("guess pool", *[tree.conventions["pool"] for tree in built])
-    out.print(table)
-    tie = built[0].conventions["tie"]
-    out.print(f"ties: a code that could be the secret first, then the {tie} in order")
-    if export is not None:
-        out.print(f"tree saved to {export} ({fmt})")
-    if chart is not None:
-        out.print(f"chart saved to {chart}")
+    return table
 
 
 def save_chart(trees: list[StrategyTree], path: Path) -> None:

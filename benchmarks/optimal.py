@@ -1,0 +1,89 @@
+"""Time the exact optimal search, as `keypeg optimal` runs it.
+
+Run: .venv/bin/python benchmarks/optimal.py [--big] [--threads N]
+
+Prints each game's optimal total, worst case, time and sets searched, with the
+published optimum beside it, and writes the table to benchmarks/results/optimal.md.
+--big adds 4x7 and bulls-and-cows (long runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from pathlib import Path
+
+import numba
+from rich.console import Console
+from rich.table import Table
+
+from keypeg import Rules, find_variant
+from keypeg.strategies.optimal import OptimalSolver
+
+REFERENCE = "fastest C++ search known, one core: classic 4x6 0.08 s, 4x7 14 s, bulls-and-cows 84 s"
+PUBLISHED = {"4x6": 5625, "4x7": 11228, "bulls-and-cows": 26274, "4x6 rows 5": 5626, "3x4": None, "4x4": None}
+
+
+def games(big: bool) -> list[tuple[str, Rules]]:
+    found = [("3x4", Rules(3, 4)), ("4x4", Rules(4, 4)), ("4x6", Rules(4, 6)), ("4x6 rows 5", Rules(4, 6, rows=5))]
+    if big:
+        found += [("4x7", Rules(4, 7)), ("bulls-and-cows", find_variant("bulls-and-cows").rules)]
+    return found
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--big", action="store_true", help="also 4x7 and bulls-and-cows")
+    parser.add_argument("--threads", type=int, default=1, help="numba threads (default 1: one core)")
+    args = parser.parse_args()
+    numba.set_num_threads(args.threads)
+    OptimalSolver(Rules(3, 3)).solve()  # compile or load every kernel first
+    table = Table(title=f"keypeg optimal search, {args.threads} thread(s)")
+    for column in ("game", "total", "published", "worst", "seconds", "sets searched", "sets/s"):
+        table.add_column(column, justify="left" if column == "game" else "right")
+    rows = []
+    for name, rules in games(args.big):
+        solver = OptimalSolver(rules)
+        start = time.perf_counter()
+        tree = solver.tree()
+        seconds = time.perf_counter() - start
+        published = PUBLISHED.get(name)
+        row = [
+            name,
+            f"{tree.stats.total:,}",
+            f"{published:,}" if published else "",
+            str(tree.stats.max),
+            f"{seconds:.2f}",
+            f"{solver.nodes:,}",
+            f"{solver.nodes / seconds:,.0f}",
+        ]
+        rows.append(row)
+        table.add_row(*row)
+    console = Console()
+    console.print(table)
+    machine = (
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, numba {numba.__version__}"
+    )
+    console.print(machine)
+    console.print(f"reference: {REFERENCE}")
+    lines = [
+        "# Optimal search times",
+        "",
+        f"`.venv/bin/python benchmarks/optimal.py{' --big' if args.big else ''}` on {machine}, "
+        f"{args.threads} thread(s), {time.strftime('%Y-%m-%d')}.",
+        f"Reference: {REFERENCE}.",
+        "",
+        "| game | total | published | worst | seconds | sets searched | sets/s |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+        *[f"| {' | '.join(row)} |" for row in rows],
+        "",
+    ]
+    out = Path(__file__).parent / "results" / "optimal.md"
+    out.write_text("\n".join(lines), encoding="utf-8")
+    console.print(f"saved {out}")
+
+
+if __name__ == "__main__":
+    main()

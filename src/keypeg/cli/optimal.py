@@ -1,0 +1,79 @@
+"""``keypeg optimal``: solve a rule set exactly, show the search live, save the strategy for play."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import click
+from rich.live import Live
+from rich.text import Text
+
+from keypeg.cli.analysis import analysis_table, interruptible, result_dict
+from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
+from keypeg.errors import KeypegError
+from keypeg.rules import Rules
+
+
+@cli.command()
+@rules_options
+@click.option(
+    "--pool", type=click.Choice(["all", "consistent"]), default="all", show_default=True, help="Guesses allowed."
+)
+@click.option(
+    "--secrets",
+    type=click.Choice(["all", "two-or-more-colours"]),
+    default="all",
+    show_default=True,
+    help="The codes the secret is drawn from.",
+)
+@click.option("--save/--no-save", default=True, help="Keep the solved strategy for play and 'keypeg next'.")
+@click.option("--export", type=click.Path(dir_okay=False, path_type=Path), help="Also save the tree here.")
+@click.option("--format", "fmt", type=click.Choice(["json", "text", "lookup"]), default="json", show_default=True)
+@json_option
+def optimal(rules: Rules, pool: str, secrets: str, save: bool, export: Path | None, fmt: str, as_json: bool) -> None:
+    """The strategy with the fewest total guesses over all secrets, found by exact search.
+
+    The rules' rows limit the guesses (--rows 5: the best strategy that never needs more than 5).
+    """
+    from keypeg.analysis.export import save_tree
+    from keypeg.kernels import CodeSpace
+    from keypeg.strategies.optimal import OptimalSolver, SearchProgress, save_optimal, secret_set
+
+    space = CodeSpace.of(rules)
+    chosen = secret_set(space, secrets)
+    status = Text("starting the search", style="dim")
+
+    def show(progress: SearchProgress) -> None:
+        best = "none yet" if math.isinf(progress.best) else f"{int(progress.best):,}"
+        status.plain = (
+            f"first guesses {progress.first_guesses_done}/{progress.first_guesses}  best total {best}  "
+            f"nodes {progress.nodes:,} ({progress.nodes_per_second:,.0f}/s)  {progress.seconds:.1f} s"
+        )
+        live.refresh()
+
+    solver = OptimalSolver(rules, pool=pool, secrets=chosen, progress=show)  # type: ignore[arg-type]
+    with interruptible(), Live(status, console=err, transient=True, refresh_per_second=4) as live:
+        tree = solver.tree()
+    tree.conventions["nodes"] = solver.nodes
+    saved = save_optimal(tree, pool, secrets) if save else None  # type: ignore[arg-type]
+    if export is not None:
+        save_tree(tree, export, fmt)
+    if as_json:
+        data: dict[str, Any] = result_dict(tree)
+        data["nodes"] = solver.nodes
+        if saved is not None:
+            data["saved"] = str(saved)
+        print_json(data)
+        return
+    out.print(f"[bold]{rules.describe()}[/]: {tree.stats.secrets:,} secrets ({secrets}), guesses from {pool} codes")
+    out.print(analysis_table([tree]))
+    out.print(f"searched {solver.nodes:,} sets of codes")
+    if saved is not None:
+        out.print(f"saved to {saved}")
+    if export is not None:
+        out.print(f"tree saved to {export} ({fmt})")
+
+
+__all__ = ["optimal", "KeypegError"]

@@ -1,0 +1,147 @@
+"""The optimal codebreaker: brute force agrees on small games; the published optima are reproduced."""
+
+from __future__ import annotations
+
+import itertools
+import json
+from functools import cache
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from keypeg import Rules
+from keypeg.analysis.export import verify_tree
+from keypeg.cli import cli
+from keypeg.feedback import score_colors
+from keypeg.kernels import CodeSpace
+from keypeg.strategies import make_strategy
+from keypeg.strategies.optimal import BIG, OptimalSolver, lower_bounds, secret_set
+
+
+def brute_force(rules: Rules, consistent_only: bool = False) -> float:
+    """The fewest total guesses by trying every guess at every node (plain Python, no pruning)."""
+    codes = [
+        c
+        for c in itertools.product(range(rules.num_colors), repeat=rules.pegs)
+        if rules.repeats or len(set(c)) == len(c)
+    ]
+    win = (rules.pegs, 0)
+
+    @cache
+    def best(secrets: frozenset[tuple[int, ...]], rounds: int) -> float:
+        if not secrets:
+            return 0
+        if rounds == 0:
+            return float("inf")
+        result = float("inf")
+        for guess in sorted(secrets) if consistent_only else codes:
+            parts: dict[tuple[int, int], set[tuple[int, ...]]] = {}
+            for secret in secrets:
+                parts.setdefault(score_colors(secret, guess), set()).add(secret)
+            if len(parts) == 1 and win not in parts:
+                continue  # learns nothing
+            total = len(secrets) + sum(best(frozenset(p), rounds - 1) for f, p in parts.items() if f != win)
+            result = min(result, total)
+        return result
+
+    return best(frozenset(codes), rules.rows)
+
+
+SMALL = [
+    Rules(2, 2),
+    Rules(2, 3),
+    Rules(3, 2),
+    Rules(3, 3),
+    Rules(2, 4),
+    Rules(1, 5),
+    Rules(2, 3, repeats=False),
+    Rules(3, 4, repeats=False),
+    Rules(2, 2, blanks=True),
+    Rules(3, 3, rows=4),
+    Rules(2, 4, rows=3),
+    Rules(2, 4, rows=4),
+    Rules(3, 2, rows=3),
+    Rules(4, 2),
+]
+
+
+@pytest.mark.parametrize("rules", SMALL, ids=str)
+def test_branch_and_bound_equals_brute_force(rules: Rules) -> None:
+    expected = brute_force(rules)
+    solver = OptimalSolver(rules)
+    if expected == float("inf"):
+        assert solver.solve() >= BIG
+        return
+    tree = solver.tree()
+    assert tree.stats.total == expected
+    assert tree.stats.max <= rules.rows
+    assert verify_tree(tree).ok
+
+
+@pytest.mark.parametrize("rules", [Rules(2, 3), Rules(3, 3), Rules(2, 4), Rules(3, 4, repeats=False)], ids=str)
+def test_consistent_pool_equals_brute_force(rules: Rules) -> None:
+    tree = OptimalSolver(rules, pool="consistent").tree()
+    assert tree.stats.total == brute_force(rules, consistent_only=True)
+
+
+def test_too_few_rows_is_a_clear_error() -> None:
+    assert brute_force(Rules(3, 3, rows=3)) == float("inf")
+    assert OptimalSolver(Rules(3, 3, rows=3)).solve() >= BIG
+    code = CliRunner().invoke(cli, ["optimal", "-p", "3", "-c", "3", "--rows", "3", "--no-save"])
+    assert code.exit_code == 2
+    assert "within 3 guesses" in code.stderr
+
+
+def test_lower_bounds() -> None:
+    bounds = lower_bounds(20, 3, None)
+    # 1 code in round 1, 3 in round 2, 9 in round 3, ...
+    assert bounds[:6].tolist() == [0, 1, 3, 5, 7, 10]
+    limited = lower_bounds(20, 3, 2)
+    assert limited[4] == 7 and limited[5] >= BIG
+
+
+def test_optimal_is_no_worse_than_heuristics() -> None:
+    from keypeg.analysis.tree import build_tree
+
+    rules = Rules(3, 5)
+    optimum = OptimalSolver(rules).solve()
+    for name in ("worst-case", "expected-size", "entropy", "most-parts"):
+        assert optimum <= build_tree(make_strategy(name), rules).stats.total
+
+
+@pytest.fixture(scope="module")
+def classic_solver() -> OptimalSolver:
+    return OptimalSolver(Rules(4, 6))
+
+
+def test_koyama_lai_classic(classic_solver: OptimalSolver) -> None:
+    """Koyama and Lai (1993): 5625 guesses over the 1296 secrets, at most 6."""
+    tree = classic_solver.tree()
+    assert tree.stats.total == 5625
+    assert tree.stats.max == 6
+    assert verify_tree(tree).ok
+
+
+def test_codemaker_minimax_set() -> None:
+    """The seed article: over the 1290 codes of two or more colours, the optimum is 5600."""
+    rules = Rules(4, 6)
+    secrets = secret_set(CodeSpace.of(rules), "two-or-more-colours")
+    assert secrets is not None and secrets.size == 1290
+    assert OptimalSolver(rules, secrets=secrets).solve() == 5600
+
+
+def test_cli_optimal_saves_and_next_uses_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))
+    runner = CliRunner()
+    result = runner.invoke(cli, ["optimal", "-p", "3", "-c", "4", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["total"] == OptimalSolver(Rules(3, 4)).solve()
+    saved = Path(data["saved"])
+    assert saved.parent == tmp_path
+    first = json.loads(saved.read_text())["tree"]["guess"]
+    result = runner.invoke(cli, ["next", "-s", "optimal", "-p", "3", "-c", "4", "--json"])
+    assert json.loads(result.stdout)["guess"] == first
+    verified = runner.invoke(cli, ["verify", str(saved)])
+    assert verified.exit_code == 0 and "verified" in verified.stdout
