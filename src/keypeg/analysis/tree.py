@@ -32,11 +32,14 @@ def build_tree(
     rules: Rules,
     *,
     secrets: Index | None = None,
+    history: tuple[tuple[int, int], ...] = (),
     progress: ProgressCallback | None = None,
 ) -> StrategyTree:
     """Play ``strategy`` against every secret (or the codes at ``secrets``) and keep the tree.
 
-    ``progress`` is called with the number of secrets newly solved as the work goes on.
+    ``history`` (code index, feedback ordinal pairs) is what was played before the tree
+    starts; ``secrets`` must then be the codes that fit it. ``progress`` is called with
+    the number of secrets newly solved as the work goes on.
     """
     space = CodeSpace.of(rules)
     strategy.reset(rules)
@@ -49,8 +52,10 @@ def build_tree(
         if progress is not None:
             progress(1)
 
+    start = len(history)
+
     def grow(history: tuple[tuple[int, int], ...], candidates: Index) -> Node:
-        depth = len(history) + 1
+        depth = len(history) + 1 - start
         if depth > MAX_DEPTH:
             raise KeypegError(f"strategy {strategy.name!r} makes no progress after {MAX_DEPTH} guesses")
         guess = strategy.choose(Position(space, history, candidates))
@@ -71,6 +76,6 @@ def build_tree(
                 node.children[ordinal_feedback(value, rules.pegs)] = child
         return node
 
-    root = grow((), space.all if secrets is None else np.asarray(secrets, dtype=np.intp))
+    root = grow(history, space.all if secrets is None else np.asarray(secrets, dtype=np.intp))
     seconds = time.perf_counter() - started
     return StrategyTree(rules, root, strategy.conventions(), TreeStats.from_distribution(distribution), seconds)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from keypeg.errors import KeypegError
 from keypeg.strategies.base import Codebreaker, Pool, Position, Strategy, Tie
+from keypeg.strategies.careless import Careless
 from keypeg.strategies.lookahead import Entropy, ExpectedSize, MostParts, TwoStepMostParts, WorstCase
 from keypeg.strategies.optimal import Optimal
 from keypeg.strategies.simple import RandomConsistent, Simple
@@ -26,7 +27,17 @@ __all__ = [
 
 STRATEGIES: dict[str, type[Strategy]] = {
     cls.name: cls
-    for cls in (Simple, RandomConsistent, WorstCase, ExpectedSize, Entropy, MostParts, TwoStepMostParts, Optimal)
+    for cls in (
+        Simple,
+        RandomConsistent,
+        Careless,
+        WorstCase,
+        ExpectedSize,
+        Entropy,
+        MostParts,
+        TwoStepMostParts,
+        Optimal,
+    )
 }
 
 

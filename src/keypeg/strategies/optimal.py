@@ -20,6 +20,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import resources
 from pathlib import Path
 from typing import ClassVar
 
@@ -362,10 +363,14 @@ def secret_set(space: CodeSpace, name: str) -> Index | None:
     raise KeypegError(f"unknown secret set {name!r}; choose from {', '.join(SECRET_SETS)}")
 
 
+def _stem(rules: Rules, pool: Pool, secrets: str) -> str:
+    game = f"{rules.pegs}x{rules.colors}{'-norepeats' if not rules.repeats else ''}{'-blanks' if rules.blanks else ''}"
+    return f"optimal-{game}-{pool}-{secrets}"
+
+
 def saved_tree_path(rules: Rules, pool: Pool, secrets: str = "all") -> Path:
     """Where the optimal tree for these rules and options is saved."""
-    game = f"{rules.pegs}x{rules.colors}{'-norepeats' if not rules.repeats else ''}{'-blanks' if rules.blanks else ''}"
-    return cache_dir() / f"optimal-{game}-rows{rules.rows}-{pool}-{secrets}.json"
+    return cache_dir() / f"{_stem(rules, pool, secrets)}-rows{rules.rows}.json"
 
 
 def save_optimal(tree: StrategyTree, pool: Pool, secrets: str = "all") -> Path:
@@ -382,13 +387,22 @@ def save_optimal(tree: StrategyTree, pool: Pool, secrets: str = "all") -> Path:
 
 
 def load_optimal(rules: Rules, pool: Pool, secrets: str = "all") -> StrategyTree | None:
-    """The saved optimal tree for these rules and options, if there is a sound one."""
-    path = saved_tree_path(rules, pool, secrets)
-    if not path.exists():
-        return None
-    try:
-        tree = load_tree(path)
-    except KeypegError:
-        return None
-    same_game = (tree.rules.pegs, tree.rules.num_colors, tree.rules.repeats, tree.rules.rows)
-    return tree if same_game == (rules.pegs, rules.num_colors, rules.repeats, rules.rows) else None
+    """A saved optimal tree that is optimal for these rules and options, if there is one.
+
+    Looks in the cache (``keypeg optimal`` saves there) and in the trees shipped with
+    keypeg. A tree solved with ``R`` rows is optimal for ``r`` rows when it never needs
+    more than ``r`` guesses and ``r <= R``.
+    """
+    stem = _stem(rules, pool, secrets)
+    folders = [cache_dir(), Path(str(resources.files("keypeg") / "data"))]
+    for folder in folders:
+        for path in sorted(folder.glob(f"{stem}-rows*.json")) if folder.is_dir() else []:
+            try:
+                solved_rows = int(path.stem.rsplit("-rows", 1)[1])
+                tree = load_tree(path)
+            except (ValueError, KeypegError):
+                continue
+            game = (tree.rules.pegs, tree.rules.num_colors, tree.rules.repeats)
+            if game == (rules.pegs, rules.num_colors, rules.repeats) and tree.stats.max <= rules.rows <= solved_rows:
+                return tree
+    return None

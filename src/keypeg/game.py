@@ -1,0 +1,233 @@
+"""Games and matches: the mutable game state the front ends drive (standard library only)."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from keypeg.code import Code, Feedback
+from keypeg.errors import InvalidCodeError, KeypegError
+from keypeg.feedback import score
+from keypeg.rules import Rules
+
+__all__ = ["Game", "GameOverError", "Match", "MatchGame", "Outcome", "Termination", "random_code"]
+
+
+class GameOverError(KeypegError):
+    """A guess after the game has ended."""
+
+
+class Termination(Enum):
+    """How a game ended."""
+
+    SOLVED = "solved"
+    OUT_OF_ROWS = "out of rows"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The end of a game: how it ended, after how many guesses, and the secret."""
+
+    termination: Termination
+    guesses: int
+    secret: Code
+
+    @property
+    def solved(self) -> bool:
+        """Whether the codebreaker broke the code."""
+        return self.termination is Termination.SOLVED
+
+
+def random_code(rules: Rules, rng: random.Random) -> Code:
+    """A uniformly random legal code."""
+    colors = range(rules.num_colors)
+    if rules.repeats:
+        return rules.code([rng.choice(colors) for _ in range(rules.pegs)])
+    return rules.code(rng.sample(colors, rules.pegs))
+
+
+class Game:
+    """One game: a secret, the scored guesses so far, and the rows left.
+
+    >>> from keypeg import Rules
+    >>> game = Game(Rules(4, 6), Rules(4, 6).parse("ABCD"))
+    >>> game.guess("AABB")
+    Feedback(black=1, white=1)
+    >>> game.rows_left, game.outcome()
+    (11, None)
+    """
+
+    def __init__(self, rules: Rules, secret: Code | str | None = None, *, rng: random.Random | None = None) -> None:
+        self.rules = rules
+        if secret is None:
+            secret = random_code(rules, rng if rng is not None else random.Random())
+        self.secret = self._code(secret)
+        self.history: list[tuple[Code, Feedback]] = []
+
+    def _code(self, code: Code | str) -> Code:
+        if isinstance(code, str):
+            return self.rules.parse(code)
+        if (code.rules.pegs, code.rules.num_colors) != (self.rules.pegs, self.rules.num_colors):
+            raise InvalidCodeError(f"{str(code)!r} is not a code of {self.rules.describe()}")
+        return self.rules.code(code.colors)
+
+    def __iter__(self) -> Iterator[tuple[Code, Feedback]]:
+        return iter(self.history)
+
+    @property
+    def rows_left(self) -> int:
+        """Guesses the codebreaker may still make."""
+        return self.rules.rows - len(self.history)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the code is broken or the rows are used up."""
+        return self.outcome() is not None
+
+    def guess(self, code: Code | str) -> Feedback:
+        """Play a guess and return its score."""
+        if self.is_over:
+            raise GameOverError("the game is over: no more guesses")
+        guess = self._code(code)
+        feedback = score(self.secret, guess)
+        self.history.append((guess, feedback))
+        return feedback
+
+    def pop(self) -> tuple[Code, Feedback]:
+        """Take back the last guess."""
+        if not self.history:
+            raise KeypegError("no guess to take back")
+        return self.history.pop()
+
+    def copy(self) -> Game:
+        """An independent copy of this game."""
+        other = Game(self.rules, self.secret)
+        other.history = list(self.history)
+        return other
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or ``None`` while it goes on."""
+        if self.history and self.history[-1][1] == self.rules.win:
+            return Outcome(Termination.SOLVED, len(self.history), self.secret)
+        if len(self.history) >= self.rules.rows:
+            return Outcome(Termination.OUT_OF_ROWS, len(self.history), self.secret)
+        return None
+
+
+@dataclass(frozen=True)
+class MatchGame:
+    """One finished game of a match, from the codemaker's side."""
+
+    codemaker: str
+    codebreaker: str
+    guesses: int
+    broken: bool
+    key_pegs: int = 0
+
+    def points(self, scoring: str) -> int:
+        """The codemaker's points: a point per guess plus one if the code held (``guesses``),
+        or a point per key peg placed (``key-pegs``)."""
+        if scoring == "key-pegs":
+            return self.key_pegs
+        return self.guesses + (0 if self.broken else 1)
+
+
+@dataclass
+class Match:
+    """An even number of games agreed in advance; the players take turns as codemaker.
+
+    >>> match = Match(("ann", "bob"), games=2)
+    >>> match.roles()
+    ('ann', 'bob')
+    >>> match.record_game(5, broken=True)
+    >>> match.roles(), match.scores()
+    (('bob', 'ann'), {'ann': 5, 'bob': 0})
+    """
+
+    players: tuple[str, str]
+    games: int = 2
+    scoring: str = "guesses"
+    played: list[MatchGame] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.games < 2 or self.games % 2:
+            raise KeypegError(f"a match has an even number of games, at least 2; got {self.games!r}")
+        if self.scoring not in ("guesses", "key-pegs"):
+            raise KeypegError(f"scoring is 'guesses' or 'key-pegs', not {self.scoring!r}")
+        if len(self.players) != 2 or self.players[0] == self.players[1]:
+            raise KeypegError(f"a match needs two different players, got {self.players!r}")
+
+    @property
+    def is_over(self) -> bool:
+        """Whether every agreed game has been played."""
+        return len(self.played) >= self.games
+
+    def roles(self) -> tuple[str, str]:
+        """(codemaker, codebreaker) of the next game."""
+        if self.is_over:
+            raise KeypegError("the match is over")
+        first, second = self.players
+        return (first, second) if len(self.played) % 2 == 0 else (second, first)
+
+    def record_game(self, guesses: int, *, broken: bool, key_pegs: int = 0) -> None:
+        """Record the next game's result."""
+        maker, breaker = self.roles()
+        self.played.append(MatchGame(maker, breaker, guesses, broken, key_pegs))
+
+    def record(self, game: Game) -> None:
+        """Record a finished :class:`Game`."""
+        outcome = game.outcome()
+        if outcome is None:
+            raise KeypegError("the game is not over yet")
+        pegs = sum(f.black + f.white for _, f in game.history)
+        self.record_game(outcome.guesses, broken=outcome.solved, key_pegs=pegs)
+
+    def scores(self) -> dict[str, int]:
+        """Points of each player so far."""
+        totals = dict.fromkeys(self.players, 0)
+        for game in self.played:
+            totals[game.codemaker] += game.points(self.scoring)
+        return totals
+
+    def winner(self) -> str | None:
+        """The player with the most points once the match is over (``None`` for a draw or while playing)."""
+        if not self.is_over:
+            return None
+        (a, pa), (b, pb) = self.scores().items()
+        return None if pa == pb else (a if pa > pb else b)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready state, to save and resume."""
+        return {
+            "keypeg_match": 1,
+            "players": list(self.players),
+            "games": self.games,
+            "scoring": self.scoring,
+            "played": [vars(g) for g in self.played],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Match:
+        """A match from :meth:`to_dict` data; a damaged one raises :class:`KeypegError`."""
+        try:
+            if data.get("keypeg_match") != 1:
+                raise KeypegError("not a keypeg match file")
+            match = cls(tuple(data["players"]), int(data["games"]), str(data["scoring"]))
+            for game in data["played"]:
+                match.played.append(
+                    MatchGame(
+                        str(game["codemaker"]),
+                        str(game["codebreaker"]),
+                        int(game["guesses"]),
+                        bool(game["broken"]),
+                        int(game.get("key_pegs", 0)),
+                    )
+                )
+            return match
+        except KeypegError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise KeypegError(f"damaged match file: {error.__class__.__name__}: {error}") from None

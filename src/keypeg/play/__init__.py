@@ -1,0 +1,1 @@
+"""Playing with people: computer levels, the coach, and an adversarial codemaker."""

@@ -1,0 +1,102 @@
+"""The coach: how good was a guess, in expected guesses still needed, with a one-line rating."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from keypeg.analysis.tree import build_tree
+from keypeg.code import Code, Feedback
+from keypeg.kernels import Index
+from keypeg.knowledge import Knowledge
+from keypeg.strategies import make_strategy
+from keypeg.strategies.base import Position
+
+__all__ = ["Review", "review", "RATINGS", "EXACT_LIMIT"]
+
+EXACT_LIMIT = 1500
+"""Up to this many fitting codes, expected guesses come from playing out the best heuristic;
+above it, from the expected size of the split."""
+
+RATINGS = ((0.0005, "best"), (0.05, "excellent"), (0.15, "good"), (0.35, "inaccuracy"), (0.75, "mistake"))
+"""Rating by the extra expected guesses a move costs; worse than the last is a blunder."""
+
+
+@dataclass(frozen=True)
+class Review:
+    """The coach's view of one guess."""
+
+    guess: Code
+    before: int
+    """Codes that fitted before the guess."""
+    after: int
+    """Codes that fit after its score."""
+    could_win: bool
+    """Whether the guess could have been the secret."""
+    expected: float
+    """Expected guesses still needed after playing it (this one included)."""
+    best: Code
+    best_expected: float
+    measure: str
+    """``guesses`` (played out with the best heuristic) or ``expected size`` (large games)."""
+
+    @property
+    def loss(self) -> float:
+        """Extra expected guesses compared with the best guess."""
+        return max(0.0, self.expected - self.best_expected)
+
+    @property
+    def rating(self) -> str:
+        """best, excellent, good, inaccuracy, mistake or blunder."""
+        for limit, name in RATINGS:
+            if self.loss <= limit:
+                return name
+        return "blunder"
+
+    def line(self) -> str:
+        """The one-line review."""
+        fits = "could have been the secret" if self.could_win else "could not have been the secret"
+        unit = "guesses" if self.measure == "guesses" else "codes left"
+        text = f"{self.rating}: {self.before:,} -> {self.after:,} codes; {self.guess} {fits}; "
+        text += f"expected {unit} {self.expected:.2f}"
+        if self.best != self.guess:
+            text += f", best {self.best} {self.best_expected:.2f}"
+        return text
+
+
+def _expected_guesses(knowledge: Knowledge, guess: int, candidates: Index) -> float:
+    """Expected guesses to finish (this guess included) playing ``guess`` now, then the best heuristic."""
+    space = knowledge.space
+    strategy = make_strategy("most-parts")
+    feedbacks = space.feedbacks(guess, candidates)
+    total = float(candidates.size)  # every secret sees this guess
+    win = knowledge.rules.pegs * (knowledge.rules.pegs + 1)
+    for value in np.unique(feedbacks).tolist():
+        if value == win:
+            continue
+        part = candidates[feedbacks == value]
+        history = (*knowledge.indexed, (guess, value))
+        total += build_tree(strategy, knowledge.rules, secrets=part, history=history).stats.total
+    return total / candidates.size
+
+
+def review(before: Knowledge, guess: Code, feedback: Feedback) -> Review:
+    """Review ``guess``, scored ``feedback``, played after ``before`` (whose scores must fit some code)."""
+    space = before.space
+    candidates = before.candidates
+    index = space.index(guess)
+    after = before.add(guess, feedback).count
+    could_win = bool(np.isin(index, candidates))
+    strategy = make_strategy("most-parts")
+    strategy.reset(before.rules)
+    best = strategy.choose(Position.from_knowledge(before))
+    if candidates.size <= EXACT_LIMIT:
+        mine = _expected_guesses(before, index, candidates)
+        theirs = mine if best == index else _expected_guesses(before, best, candidates)
+        measure = "guesses"
+    else:
+        sizes = space.partition_costs(np.array([index, best], dtype=np.intp), candidates, "sum-of-squares")
+        mine, theirs = (float(v) / candidates.size for v in sizes)
+        measure = "expected size"
+    return Review(guess, int(candidates.size), after, could_win, mine, space.code(best), theirs, measure)
