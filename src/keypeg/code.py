@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from keypeg.errors import InvalidFeedbackError
@@ -27,7 +27,8 @@ class Code:
     """
 
     colors: tuple[int, ...]
-    rules: Rules
+    rules: Rules = field(compare=False)
+    """The rules the code was written under (how it prints); codes compare by their colours."""
 
     def __str__(self) -> str:
         return self.rules.format(self.colors)
