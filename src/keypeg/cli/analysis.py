@@ -21,6 +21,7 @@ from keypeg.rules import Rules
 from keypeg.strategies import STRATEGIES, Strategy, make_strategy
 
 if TYPE_CHECKING:
+    from keypeg.analysis.explain import Explanation
     from keypeg.analysis.tree import StrategyTree
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -299,16 +300,22 @@ def next_guess(
     if not explain:
         return
     out.print(f"{explanation.candidates:,} codes fit; {strategy.name} plays {guess.guess}")
+    out.print(explanation_table(rules, explanation))
+
+
+def explanation_table(rules: Rules, explanation: Explanation) -> Table:
+    """The score-set table: codes left after each answer, the chosen guess first, then the runners-up."""
     table = _table("codes left after each answer", "answer", [str(g.guess) for g in explanation.guesses])
     for feedback in rules.feedbacks():
-        table.add_row(str(feedback), *[_blank_zero(g.parts.get(feedback, 0)) for g in explanation.guesses])
+        if any(feedback in g.parts for g in explanation.guesses):
+            table.add_row(str(feedback), *[_blank_zero(g.parts.get(feedback, 0)) for g in explanation.guesses])
     table.add_section()
     table.add_row("largest part", *[str(g.largest) for g in explanation.guesses])
     table.add_row("expected size", *[f"{g.expected_size:.2f}" for g in explanation.guesses])
     table.add_row("entropy (bits)", *[f"{g.entropy:.3f}" for g in explanation.guesses])
     table.add_row("parts", *[str(len(g.parts)) for g in explanation.guesses])
     table.add_row("could be the secret", *["yes" if g.fits else "no" for g in explanation.guesses])
-    out.print(table)
+    return table
 
 
 def _inconsistency_message(knowledge: Any) -> str:

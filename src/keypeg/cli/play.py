@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import click
-from rich.table import Table
 
+from keypeg.cli.analysis import explanation_table
 from keypeg.cli.common import cli, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.session import Session, board, key_text, peg_text
 from keypeg.code import Code, Feedback
@@ -28,7 +28,7 @@ SOLVE_HELP = (
     "score my guess as black and white, e.g. '2 1' or '2b1w'; commands: u = undo your last score, "
     "fix N B W = correct the score of guess N, ? = help, q = quit"
 )
-QUIT, UNDO, HELP, HINT = {"q", "quit", "exit"}, {"u", "undo"}, {"?", "h", "help"}, {"hint"}
+QUIT, UNDO, HELP, HINT = {"q", "quit", "exit"}, {"u", "undo"}, {"?", "help"}, {"h", "hint"}
 
 
 @dataclass
@@ -92,7 +92,7 @@ def run_play(
             else:
                 session.warn("nothing to undo")
             continue
-        if word in HINT or word == "h":
+        if word in HINT:
             session.show(f"hint: {_hint(rules, history)}")
             continue
         try:
@@ -198,7 +198,8 @@ def run_solve(session: Session, rules: Rules, *, level: int, explain: bool, seed
             if explain:
                 shown = explain_choice(strategy, knowledge)
                 guess = shown.guesses[0].guess
-                session.show(_explain_table(rules, shown))
+                session.show(f"{shown.candidates:,} codes fit; my guess first, then the runners-up")
+                session.show(explanation_table(rules, shown))
             else:
                 guess = strategy.next_guess(knowledge)
             if session.interactive:
@@ -270,23 +271,6 @@ def _contradiction(knowledge: Knowledge) -> str:
         )
         text += f". Likely mistake: {likely}. Re-enter this score, or correct another with 'fix N B W'"
     return text
-
-
-def _explain_table(rules: Rules, shown: object) -> Table:
-    from keypeg.analysis.explain import Explanation
-
-    assert isinstance(shown, Explanation)
-    table = Table(title=f"{shown.candidates:,} codes fit; my guess first, then the runners-up", title_justify="left")
-    table.add_column("answer")
-    for g in shown.guesses:
-        table.add_column(str(g.guess), justify="right")
-    for feedback in rules.feedbacks():
-        table.add_row(str(feedback), *[str(g.parts.get(feedback, "")) for g in shown.guesses])
-    table.add_section()
-    table.add_row("largest part", *[str(g.largest) for g in shown.guesses])
-    table.add_row("parts", *[str(len(g.parts)) for g in shown.guesses])
-    table.add_row("could be it", *["yes" if g.fits else "no" for g in shown.guesses])
-    return table
 
 
 @cli.command()
