@@ -140,7 +140,7 @@ def test_text_outline(knuth_tree) -> None:  # type: ignore[no-untyped-def]
 def test_suspects_name_the_wrong_score() -> None:
     knowledge = Knowledge.from_text(CLASSIC, ["AABB=1,0", "CCDD=0,0", "EEFF=0,0"])
     assert not knowledge.is_consistent
-    suspects = knowledge.suspects()
+    suspects = knowledge.check().suspects
     assert suspects
     for suspect in suspects:
         fixed = list(knowledge.history)

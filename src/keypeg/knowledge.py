@@ -7,23 +7,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from keypeg.code import Code, Feedback
+from keypeg.consistency import Consistency, check
 from keypeg.errors import InvalidCodeError
-from keypeg.kernels import CodeSpace, Index, feedback_ordinal, ordinal_feedback
+from keypeg.kernels import CodeSpace, Index, feedback_ordinal
 from keypeg.rules import Rules
 
-__all__ = ["Knowledge", "Suspect"]
-
-
-@dataclass(frozen=True)
-class Suspect:
-    """A score that is likely wrong: with ``correction`` instead, the history fits ``example``."""
-
-    number: int
-    """1-based number of the scored guess."""
-    guess: Code
-    given: Feedback
-    correction: Feedback
-    example: Code
+__all__ = ["Knowledge"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -86,17 +75,6 @@ class Knowledge:
         """The fitting codes (the first ``limit`` of them)."""
         return [self.space.code(int(i)) for i in self.candidates[:limit]]
 
-    def suspects(self) -> list[Suspect]:
-        """Scores that, changed alone, make an inconsistent history fit again (empty if it fits)."""
-        if self.is_consistent:
-            return []
-        found = []
-        for k, (guess, given) in enumerate(self.history):
-            rest = self.indexed[:k] + self.indexed[k + 1 :]
-            fits = self.space.consistent(rest)
-            if fits.size:
-                example = int(fits[0])
-                ordinal = int(self.space.feedbacks(self.indexed[k][0], fits[:1])[0])
-                correction = ordinal_feedback(ordinal, self.rules.pegs)
-                found.append(Suspect(k + 1, guess, given, correction, self.space.code(example)))
-        return found
+    def check(self) -> Consistency:
+        """Whether any code fits, and if none does, the scores most likely wrong."""
+        return check(self.rules, self.history, method="enumeration")

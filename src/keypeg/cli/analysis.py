@@ -23,6 +23,7 @@ from keypeg.strategies import STRATEGIES, Strategy, make_strategy
 if TYPE_CHECKING:
     from keypeg.analysis.explain import Explanation
     from keypeg.analysis.tree import StrategyTree
+    from keypeg.consistency import Consistency
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -279,7 +280,7 @@ def next_guess(
         raise KeypegError("name one strategy for 'next'")
     knowledge = Knowledge(rules, tuple(parse_history(rules, scored)))
     if not knowledge.is_consistent:
-        raise KeypegError(_inconsistency_message(knowledge))
+        raise KeypegError(inconsistency_message(knowledge.check()))
     if knowledge.solved:
         raise KeypegError(f"the code is already broken: {knowledge.history[-1][0]}")
     strategy = strategy_factory(strategies[0] if strategies else "worst-case", rules)
@@ -318,15 +319,21 @@ def explanation_table(rules: Rules, explanation: Explanation) -> Table:
     return table
 
 
-def _inconsistency_message(knowledge: Any) -> str:
-    suspects = knowledge.suspects()
+def inconsistency_message(result: Consistency) -> str:
+    """One line: no code fits, and which score is the likely mistake."""
     text = "no code fits these scores: at least one of them is wrong"
-    if suspects:
-        hints = "; ".join(
-            f"guess {s.number} ({s.guess}) scored {s.given} could be {s.correction} (e.g. secret {s.example})"
-            for s in suspects
-        )
-        text += f". Likely mistakes: {hints}"
+    if result.suspects:
+        if result.changes == 1:
+            hints = "; or ".join(
+                f"guess {s.number} ({s.guess}) scored {s.given} would fit as {s.correction} (secret {s.example})"
+                for s in result.suspects
+            )
+        else:
+            hints = f"{result.changes} scores must change: " + ", ".join(
+                f"guess {s.number} ({s.guess}) {s.given} -> {s.correction}" for s in result.suspects
+            )
+            hints += f" (secret {result.example})"
+        text += f". Likely mistake: {hints}"
     return text
 
 

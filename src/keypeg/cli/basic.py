@@ -80,21 +80,42 @@ def score(secret: str, guess: str, rules: Rules, as_json: bool) -> None:
 @click.option("--limit", "-n", type=click.IntRange(0), default=10, show_default=True, help="Codes to list.")
 @json_option
 def candidates(scored: tuple[str, ...], rules: Rules, limit: int, as_json: bool) -> None:
-    """Count the codes that fit the scored guesses, and list the first few."""
-    from keypeg.kernels import CodeSpace, feedback_ordinal
+    """Count the codes that fit the scored guesses, and list the first few (any size of game)."""
+    from keypeg.consistency import DEFAULT_COUNT_LIMIT, check
 
-    history = parse_history(rules, scored)
-    space = CodeSpace.of(rules)
-    fits = space.consistent([(space.index(g), feedback_ordinal(f, rules.pegs)) for g, f in history])
-    codes = [str(space.code(int(i))) for i in fits[:limit]]
+    result = check(rules, parse_history(rules, scored), limit=max(limit, DEFAULT_COUNT_LIMIT))
+    codes = [str(c) for c in result.codes[:limit]]
     if as_json:
-        print_json({"count": int(fits.size), "codes": codes})
-    elif fits.size == 0:
-        err.print("no code fits these scores: at least one of them must be wrong")
+        print_json({"count": result.count, "count_is_lower_bound": result.count_is_lower_bound, "codes": codes})
+    elif not result.consistent:
+        err.print("no code fits these scores: at least one of them must be wrong (see 'keypeg check')")
     else:
-        more = f" (first {len(codes)} shown)" if fits.size > len(codes) else ""
-        out.print(f"{fits.size:,} of {space.size:,} codes fit{more}:")
+        count = f"at least {result.count:,}" if result.count_is_lower_bound else f"{result.count:,}"
+        more = f" (first {len(codes)} shown)" if result.count > len(codes) else ""
+        out.print(f"{count} of {rules.size:,} codes fit{more}:")
         if codes:
             out.print(" ".join(codes))
-    if fits.size == 0:
+    if not result.consistent:
+        sys.exit(1)
+
+
+@cli.command()
+@click.argument("scored", nargs=-1, metavar="GUESS=B,W...")
+@rules_options
+@click.option("--limit", type=click.IntRange(1), default=200, show_default=True, help="Count fitting codes up to this.")
+@json_option
+def check(scored: tuple[str, ...], rules: Rules, limit: int, as_json: bool) -> None:
+    """Is there a secret that fits the scored guesses? If not, which score is the likely mistake."""
+    from keypeg.cli.analysis import inconsistency_message
+    from keypeg.consistency import check as check_history
+
+    result = check_history(rules, parse_history(rules, scored), limit=limit)
+    if as_json:
+        print_json(result.as_dict())
+    elif result.consistent:
+        count = f"at least {result.count:,}" if result.count_is_lower_bound else f"{result.count:,}"
+        out.print(f"consistent: {count} fitting code{'s' if result.count != 1 else ''} (e.g. {result.example})")
+    else:
+        out.print(f"inconsistent: {inconsistency_message(result)}", soft_wrap=True)
+    if not result.consistent:
         sys.exit(1)

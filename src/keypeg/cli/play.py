@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from keypeg.cli.analysis import explanation_table
+from keypeg.cli.analysis import explanation_table, inconsistency_message
 from keypeg.cli.common import cli, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.session import Session, board, key_text, peg_text
 from keypeg.code import Code, Feedback
@@ -263,14 +263,10 @@ def _fix(session: Session, rules: Rules, knowledge: Knowledge, line: str) -> Kno
 
 def _contradiction(knowledge: Knowledge) -> str:
     """Why a history is refused, naming the score most likely wrong."""
-    text = "no code fits these scores, so one of them is wrong; this one is refused"
-    suspects = knowledge.suspects()
-    if suspects:
-        likely = "; ".join(
-            f"guess {s.number} ({s.guess}) scored {s.given} would fit as {s.correction}" for s in suspects
-        )
-        text += f". Likely mistake: {likely}. Re-enter this score, or correct another with 'fix N B W'"
-    return text
+    return (
+        inconsistency_message(knowledge.check())
+        + "; this score is refused. Re-enter it, or correct another with 'fix N B W'"
+    )
 
 
 @cli.command()
@@ -304,7 +300,7 @@ def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as
 
     knowledge = Knowledge(rules, tuple(parse_history(rules, scored)))
     if not knowledge.is_consistent:
-        raise KeypegError(_contradiction(knowledge).replace("; this one is refused", ""))
+        raise KeypegError(inconsistency_message(knowledge.check()))
     guess = level_strategy(level, rules, seed=seed).next_guess(knowledge)
     if as_json:
         print_json({"guess": str(guess), "level": level, "candidates": knowledge.count})

@@ -1,0 +1,237 @@
+"""Is there a secret that fits these scores? Counting, proving none, and finding the likely mistake.
+
+Stuckman and Zhang (2005) showed the question NP-complete. Rule sets small enough to
+enumerate are answered by the kernels; larger ones by a constraint solver (OR-Tools
+CP-SAT): one Boolean per peg and colour, the black pegs of each guess as a sum, and
+black plus white as the sum over colours of the smaller of the two colour counts.
+:func:`check` chooses.
+
+When no code fits, the fewest scores to change so that one does are found (the
+"likely mistake"), with a corrected score for each and a code that fits the
+corrected history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from keypeg.code import Code, Feedback
+from keypeg.errors import InvalidCodeError
+from keypeg.feedback import score
+from keypeg.rules import Rules
+
+__all__ = ["Consistency", "Suspect", "check", "ENUMERATE_LIMIT", "DEFAULT_COUNT_LIMIT"]
+
+ENUMERATE_LIMIT = 2_000_000
+"""Rule sets with up to this many codes are checked by enumeration; larger ones by CP-SAT."""
+DEFAULT_COUNT_LIMIT = 200
+"""The constraint solver counts fitting codes up to this many, then reports a lower bound."""
+
+History = Sequence[tuple[Code, Feedback]]
+
+
+@dataclass(frozen=True)
+class Suspect:
+    """A score that is likely wrong, with the score that would make the history fit."""
+
+    number: int
+    """1-based number of the scored guess."""
+    guess: Code
+    given: Feedback
+    correction: Feedback
+    example: Code
+    """A code that fits the history with this score corrected."""
+
+
+@dataclass(frozen=True)
+class Consistency:
+    """The answer about a history of scored guesses."""
+
+    consistent: bool
+    count: int
+    """Fitting codes (a lower bound when ``count_is_lower_bound``)."""
+    count_is_lower_bound: bool
+    example: Code | None
+    """A fitting code (of the corrected history, when inconsistent)."""
+    suspects: list[Suspect] = field(default_factory=list)
+    """When inconsistent: the scores most likely wrong (a smallest set to change)."""
+    changes: int = 0
+    """How many scores must change at the least (0 when consistent)."""
+    method: str = "enumeration"
+    codes: list[Code] = field(default_factory=list)
+    """Fitting codes in order (up to the limit asked for)."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready answer."""
+        return {
+            "consistent": self.consistent,
+            "count": self.count,
+            "count_is_lower_bound": self.count_is_lower_bound,
+            "example": str(self.example) if self.example is not None else None,
+            "suspects": [s.number for s in self.suspects],
+            "correction": {
+                str(s.number): {"black": s.correction.black, "white": s.correction.white} for s in self.suspects
+            },
+            "changes": self.changes,
+            "method": self.method,
+        }
+
+
+def check(
+    rules: Rules, history: History, *, limit: int = DEFAULT_COUNT_LIMIT, method: str | None = None
+) -> Consistency:
+    """Whether some secret fits ``history``; how many (counted up to ``limit`` by the solver); the first
+    ``limit`` fitting codes; and if none fits, the likely mistakes. ``method`` forces ``enumeration``
+    or ``cp-sat``."""
+    for guess, feedback in history:
+        if (guess.rules.pegs, guess.rules.num_colors) != (rules.pegs, rules.num_colors):
+            raise InvalidCodeError(f"guess {str(guess)!r} does not follow {rules.describe()}")
+        rules.check_feedback(feedback)
+    chosen = method or ("enumeration" if rules.size <= ENUMERATE_LIMIT else "cp-sat")
+    if chosen == "enumeration":
+        return _by_enumeration(rules, history, limit)
+    if chosen == "cp-sat":
+        return _by_solver(rules, history, limit)
+    raise ValueError(f"method must be 'enumeration' or 'cp-sat', not {method!r}")
+
+
+# -- enumeration ---------------------------------------------------------------------------------
+
+
+def _by_enumeration(rules: Rules, history: History, limit: int) -> Consistency:
+    from keypeg.kernels import CodeSpace, feedback_ordinal
+
+    space = CodeSpace.of(rules)
+    indexed = [(space.index(g), feedback_ordinal(f, rules.pegs)) for g, f in history]
+    fits = space.consistent(indexed)
+    if fits.size:
+        codes = [space.code(int(i)) for i in fits[:limit]]
+        return Consistency(True, int(fits.size), False, codes[0] if codes else space.code(int(fits[0])), codes=codes)
+    for changes in range(1, len(history) + 1):
+        suspects, example = _fewest_changes(rules, history, indexed, changes)
+        if suspects:
+            return Consistency(False, 0, False, example, suspects, changes)
+    raise AssertionError("dropping every score always fits")  # pragma: no cover
+
+
+def _fewest_changes(
+    rules: Rules, history: History, indexed: list[tuple[int, int]], changes: int
+) -> tuple[list[Suspect], Code | None]:
+    """Suspects when ``changes`` scores must change: with one, every score that alone can be fixed;
+    with more, the first set that works."""
+    from itertools import combinations
+
+    from keypeg.kernels import CodeSpace
+
+    space = CodeSpace.of(rules)
+    found: list[Suspect] = []
+    example: Code | None = None
+    for dropped in combinations(range(len(history)), changes):
+        keep = [h for k, h in enumerate(indexed) if k not in dropped]
+        fits = space.consistent(keep)
+        if not fits.size:
+            continue
+        code = space.code(int(fits[0]))
+        suspects = [Suspect(k + 1, history[k][0], history[k][1], score(code, history[k][0]), code) for k in dropped]
+        if changes > 1:
+            return suspects, code
+        example = example or code
+        found.extend(suspects)
+    return found, example
+
+
+# -- the constraint solver -----------------------------------------------------------------------
+
+
+def _model(rules: Rules, history: History, relaxable: bool) -> tuple[Any, list[list[Any]], list[Any]]:
+    from ortools.sat.python import cp_model
+
+    model = cp_model.CpModel()
+    pegs, colors = rules.pegs, rules.num_colors
+    x = [[model.new_bool_var(f"x{p}_{c}") for c in range(colors)] for p in range(pegs)]
+    for p in range(pegs):
+        model.add_exactly_one(x[p])
+    counts = []
+    for c in range(colors):
+        n = model.new_int_var(0, pegs if rules.repeats else 1, f"n{c}")
+        model.add(n == sum(x[p][c] for p in range(pegs)))
+        counts.append(n)
+    relax = []
+    for k, (guess, feedback) in enumerate(history):
+        black = sum(x[p][c] for p, c in enumerate(guess.colors))
+        common = []
+        for color in sorted(set(guess.colors)):
+            m = model.new_int_var(0, pegs, f"m{k}_{color}")
+            model.add_min_equality(m, [counts[color], guess.colors.count(color)])
+            common.append(m)
+        if relaxable:
+            r = model.new_bool_var(f"wrong{k}")
+            model.add(black == feedback.black).only_enforce_if(~r)
+            model.add(sum(common) == feedback.black + feedback.white).only_enforce_if(~r)
+            relax.append(r)
+        else:
+            model.add(black == feedback.black)
+            model.add(sum(common) == feedback.black + feedback.white)
+    return model, x, relax
+
+
+def _decode(rules: Rules, solver: Any, x: list[list[Any]]) -> Code:
+    return rules.code([next(c for c, var in enumerate(row) if solver.value(var)) for row in x])
+
+
+def _by_solver(rules: Rules, history: History, limit: int) -> Consistency:
+    from ortools.sat.python import cp_model
+
+    model, x, _ = _model(rules, history, relaxable=False)
+    solver = cp_model.CpSolver()
+    solver.parameters.enumerate_all_solutions = True
+    solver.parameters.num_workers = 1
+    found: list[Code] = []
+
+    class Collect(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self) -> None:
+            found.append(_decode(rules, self, x))
+            if len(found) >= limit:
+                self.stop_search()
+
+    status = solver.solve(model, Collect())
+    if found:
+        complete = status == cp_model.OPTIMAL and len(found) < limit
+        codes = sorted(found, key=lambda c: c.colors)
+        return Consistency(True, len(found), not complete, codes[0], method="cp-sat", codes=codes)
+    return _corrections_by_solver(rules, history)
+
+
+def _corrections_by_solver(rules: Rules, history: History) -> Consistency:
+    from ortools.sat.python import cp_model
+
+    model, x, relax = _model(rules, history, relaxable=True)
+    model.minimize(sum(relax))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.solve(model)
+    changes = round(solver.objective_value)
+    code = _decode(rules, solver, x)
+    if changes == 1:
+        suspects = []
+        for k, (guess, given) in enumerate(history):
+            rest = [h for j, h in enumerate(history) if j != k]
+            fits = _first_fit(rules, rest)
+            if fits is not None:
+                suspects.append(Suspect(k + 1, guess, given, score(fits, guess), fits))
+        return Consistency(False, 0, False, suspects[0].example, suspects, 1, method="cp-sat")
+    wrong = [k for k, r in enumerate(relax) if solver.value(r)]
+    suspects = [Suspect(k + 1, history[k][0], history[k][1], score(code, history[k][0]), code) for k in wrong]
+    return Consistency(False, 0, False, code, suspects, changes, method="cp-sat")
+
+
+def _first_fit(rules: Rules, history: History) -> Code | None:
+    from ortools.sat.python import cp_model
+
+    model, x, _ = _model(rules, history, relaxable=False)
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    status = solver.solve(model)
+    return _decode(rules, solver, x) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
