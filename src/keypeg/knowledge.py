@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property
 
 from keypeg.code import Code, Feedback
 from keypeg.consistency import Consistency, check
 from keypeg.errors import InvalidCodeError
-from keypeg.kernels import CodeSpace, Index, feedback_ordinal
+from keypeg.kernels import MAX_SPACE, CodeSpace, Index, feedback_ordinal
 from keypeg.rules import Rules
 
 __all__ = ["Knowledge"]
@@ -28,10 +28,8 @@ class Knowledge:
 
     rules: Rules
     history: tuple[tuple[Code, Feedback], ...] = ()
-    space: CodeSpace = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "space", CodeSpace.of(self.rules))
         for guess, feedback in self.history:
             if guess.rules.pegs != self.rules.pegs or guess.rules.num_colors != self.rules.num_colors:
                 raise InvalidCodeError(f"guess {str(guess)!r} does not follow {self.rules.describe()}")
@@ -47,6 +45,16 @@ class Knowledge:
         return Knowledge(self.rules, (*self.history, (guess, feedback)))
 
     @cached_property
+    def space(self) -> CodeSpace:
+        """The enumerated code space (:class:`~keypeg.errors.TooLargeError` for very large rule sets)."""
+        return CodeSpace.of(self.rules)
+
+    @property
+    def enumerable(self) -> bool:
+        """Whether the code space is small enough to enumerate."""
+        return self.rules.size <= MAX_SPACE
+
+    @cached_property
     def indexed(self) -> tuple[tuple[int, int], ...]:
         """The history as (code index, feedback ordinal) pairs, for the kernels."""
         return tuple((self.space.index(g), feedback_ordinal(f, self.rules.pegs)) for g, f in self.history)
@@ -58,13 +66,13 @@ class Knowledge:
 
     @property
     def count(self) -> int:
-        """How many codes fit."""
-        return int(self.candidates.size)
+        """How many codes fit (for rule sets too large to enumerate, counted up to a limit)."""
+        return int(self.candidates.size) if self.enumerable else self.check().count
 
     @property
     def is_consistent(self) -> bool:
         """Whether any code fits every score (if not, the codemaker scored wrongly)."""
-        return self.count > 0
+        return self.count > 0 if self.enumerable else self.check().consistent
 
     @property
     def solved(self) -> bool:
@@ -76,5 +84,9 @@ class Knowledge:
         return [self.space.code(int(i)) for i in self.candidates[:limit]]
 
     def check(self) -> Consistency:
-        """Whether any code fits, and if none does, the scores most likely wrong."""
-        return check(self.rules, self.history, method="enumeration")
+        """Whether any code fits, and if none does, the scores most likely wrong (cached)."""
+        if "_check" not in self.__dict__:
+            method = "enumeration" if self.enumerable else "cp-sat"
+            self.__dict__["_check"] = check(self.rules, self.history, method=method)
+        result: Consistency = self.__dict__["_check"]
+        return result

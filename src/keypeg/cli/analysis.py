@@ -275,6 +275,7 @@ def next_guess(
     """The strategy's next guess after the scored guesses."""
     from keypeg.analysis.explain import explain as explain_choice
     from keypeg.knowledge import Knowledge
+    from keypeg.play.levels import LOOKAHEAD_LIMIT, strategy_for
 
     if len(strategies) > 1:
         raise KeypegError("name one strategy for 'next'")
@@ -283,7 +284,19 @@ def next_guess(
         raise KeypegError(inconsistency_message(knowledge.check()))
     if knowledge.solved:
         raise KeypegError(f"the code is already broken: {knowledge.history[-1][0]}")
-    strategy = strategy_factory(strategies[0] if strategies else "worst-case", rules)
+    name = strategies[0] if strategies else "worst-case"
+    if rules.size > LOOKAHEAD_LIMIT:
+        strategy, note = strategy_for(name, rules)
+        err.print(f"note: {note}")
+        guess_code = strategy.next_guess(knowledge)
+        if as_json:
+            print_json({"guess": str(guess_code), "conventions": strategy.conventions(), "note": note})
+        else:
+            out.print(str(guess_code))
+            if explain:
+                err.print("--explain needs a game small enough to score every code")
+        return
+    strategy = strategy_factory(name, rules)
     strategy.reset(rules)
     explanation = explain_choice(strategy, knowledge, top=top)
     guess = explanation.guesses[0]

@@ -15,7 +15,7 @@ from pathlib import Path
 import click
 
 from keypeg.cli.analysis import explanation_table, inconsistency_message
-from keypeg.cli.common import cli, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.common import cli, err, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.session import Session, board, key_text, peg_text
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
@@ -139,7 +139,11 @@ def _coach(
     session: Session, rules: Rules, before: list[tuple[Code, Feedback]], guess: Code, feedback: Feedback
 ) -> None:
     from keypeg.play.coach import review
+    from keypeg.play.levels import LOOKAHEAD_LIMIT
 
+    if rules.size > LOOKAHEAD_LIMIT:
+        session.warn(f"coach: {rules.size:,} codes are too many to review guesses")
+        return
     knowledge = Knowledge(rules, tuple(before))
     if not knowledge.is_consistent:
         return
@@ -161,6 +165,8 @@ def play(rules: Rules, secret: str | None, adversarial: bool, coach: bool, seed:
     1 when the rows run out (the secret is printed)."""
     if secret is not None and adversarial:
         raise KeypegError("--secret and --adversarial do not go together")
+    if adversarial and not Knowledge(rules).enumerable:
+        raise KeypegError(f"the adversary needs a game it can enumerate; {rules.size:,} codes are too many")
     code = rules.parse(secret) if secret is not None else None
     session = Session.detect()
     result = run_play(session, rules, secret=code, adversarial=adversarial, coach=coach, rng=random.Random(seed))
@@ -176,9 +182,12 @@ def play(rules: Rules, secret: str | None, adversarial: bool, coach: bool, seed:
 def run_solve(session: Session, rules: Rules, *, level: int, explain: bool, seed: int | None) -> Result:
     """The computer guesses; the person scores, with impossible or contradictory scores refused."""
     from keypeg.analysis.explain import explain as explain_choice
-    from keypeg.play.levels import LEVELS, level_strategy
+    from keypeg.play.levels import LEVELS, LOOKAHEAD_LIMIT, strategy_for
 
-    strategy = level_strategy(level, rules, seed=seed)
+    strategy, note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
+    if note:
+        session.warn(f"note: {note}")
+    explain = explain and rules.size <= LOOKAHEAD_LIMIT
     knowledge = Knowledge(rules)
     if session.interactive:
         session.show(
@@ -296,12 +305,15 @@ def solve(rules: Rules, level: int, explain: bool, seed: int | None) -> None:
 @json_option
 def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as_json: bool) -> None:
     """The next guess the chosen level would play after the scored guesses."""
-    from keypeg.play.levels import level_strategy
+    from keypeg.play.levels import LEVELS, strategy_for
 
     knowledge = Knowledge(rules, tuple(parse_history(rules, scored)))
     if not knowledge.is_consistent:
         raise KeypegError(inconsistency_message(knowledge.check()))
-    guess = level_strategy(level, rules, seed=seed).next_guess(knowledge)
+    strategy, note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
+    if note:
+        err.print(f"note: {note}")
+    guess = strategy.next_guess(knowledge)
     if as_json:
         print_json({"guess": str(guess), "level": level, "candidates": knowledge.count})
     else:

@@ -37,6 +37,7 @@ __all__ = [
     "rank_partitions",
     "COSTS",
     "two_step_parts",
+    "history_distance",
 ]
 
 Index = npt.NDArray[np.intp]
@@ -178,6 +179,21 @@ def two_step_parts(
         guesses[0], guesses[1], codes[0], codes[1], second[0], second[1], pegs
     )
     return totals
+
+
+def history_distance(
+    codes: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
+    guesses: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
+    blacks: npt.NDArray[np.int64],
+    whites: npt.NDArray[np.int64],
+    weight: int = 1,
+) -> npt.NDArray[np.int64]:
+    """For each encoded code, ``weight * sum |black' - black| + sum |white' - white|`` over the
+    encoded scored guesses: 0 exactly for the codes that fit."""
+    distance: npt.NDArray[np.int64] = _score.history_distance(
+        codes[0], codes[1], guesses[0], guesses[1], blacks, whites, weight
+    )
+    return distance
 
 
 class CodeSpace:

@@ -1,4 +1,4 @@
-"""The computer's levels, from beatable to perfect, as in the seed program plus one."""
+"""The computer's levels, from beatable to perfect, and the fallback for games too large to look ahead."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 from keypeg.strategies import Strategy, make_strategy
 
-__all__ = ["Level", "LEVELS", "level_strategy", "OPTIMAL_ON_DEMAND"]
+__all__ = ["Level", "LEVELS", "level_strategy", "strategy_for", "OPTIMAL_ON_DEMAND", "LOOKAHEAD_LIMIT"]
 
-OPTIMAL_ON_DEMAND = 1296
-"""Level 4 solves the optimum on the spot for code spaces up to this size (a few seconds at most)."""
+OPTIMAL_ON_DEMAND = 700
+"""Level 4 solves the optimum on the spot for code spaces up to this size (well under a second)."""
+LOOKAHEAD_LIMIT = 100_000
+"""Above this many codes, strategies that score every code fall back to the genetic codebreaker."""
 
 
 @dataclass(frozen=True)
@@ -32,16 +34,24 @@ LEVELS = {
 }
 
 
-def level_strategy(level: int, rules: Rules, *, seed: int | None = None) -> Strategy:
-    """The strategy that plays ``level`` under ``rules``."""
-    if level not in LEVELS:
-        raise KeypegError(f"level must be 1 to 4, not {level!r}")
-    name = LEVELS[level].strategy
+def strategy_for(name: str, rules: Rules, *, seed: int | None = None) -> tuple[Strategy, str | None]:
+    """The strategy ``name`` ready for ``rules``, or the one it falls back to, with a note saying so."""
+    note = None
     if name == "optimal":
         from keypeg.strategies.optimal import load_optimal
 
         if rules.size > OPTIMAL_ON_DEMAND and load_optimal(rules, "all") is None:
-            name = "most-parts"
+            name, note = "most-parts", "the optimum is not solved for these rules: playing most parts instead"
+    if name not in ("genetic",) and rules.size > LOOKAHEAD_LIMIT:
+        note = f"{rules.size:,} codes are too many to score them all: playing the genetic codebreaker"
+        name = "genetic"
     strategy = make_strategy(name, seed=seed)
     strategy.reset(rules)
-    return strategy
+    return strategy, note
+
+
+def level_strategy(level: int, rules: Rules, *, seed: int | None = None) -> Strategy:
+    """The strategy that plays ``level`` under ``rules``."""
+    if level not in LEVELS:
+        raise KeypegError(f"level must be 1 to 4, not {level!r}")
+    return strategy_for(LEVELS[level].strategy, rules, seed=seed)[0]

@@ -9,6 +9,7 @@ from __future__ import annotations
 from keypeg.errors import KeypegError
 from keypeg.strategies.base import Codebreaker, Pool, Position, Strategy, Tie
 from keypeg.strategies.careless import Careless
+from keypeg.strategies.genetic import Genetic
 from keypeg.strategies.lookahead import Entropy, ExpectedSize, MostParts, TwoStepMostParts, WorstCase
 from keypeg.strategies.optimal import Optimal
 from keypeg.strategies.simple import RandomConsistent, Simple
@@ -37,6 +38,7 @@ STRATEGIES: dict[str, type[Strategy]] = {
         MostParts,
         TwoStepMostParts,
         Optimal,
+        Genetic,
     )
 }
 

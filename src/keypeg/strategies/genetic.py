@@ -1,0 +1,197 @@
+"""The genetic codebreaker of Berghman, Goossens and Leus (2009), for games too large to enumerate.
+
+Each turn a population evolves by crossover, mutation, permutation and inversion;
+fitness is how far a code is from fitting the scored guesses (``a`` times the
+black-peg differences plus the white-peg differences). Codes that fit are
+collected into the eligible set until it holds ``eligible`` codes or
+``generations`` have passed; the eligible code that splits the others into the
+most parts is played. If no fitting code turns up, the constraint solver finds one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+import numpy.typing as npt
+
+from keypeg.code import Code, Feedback
+from keypeg.errors import KeypegError
+from keypeg.kernels import encode_codes, history_distance, partition_counts
+from keypeg.knowledge import Knowledge
+from keypeg.rules import Rules
+from keypeg.strategies.base import Pool, Position, Strategy
+
+__all__ = ["Genetic", "GeneticParams", "first_guess"]
+
+
+@dataclass(frozen=True)
+class GeneticParams:
+    """The algorithm's parameters, defaulting to the paper's."""
+
+    population: int = 150
+    generations: int = 100
+    eligible: int = 60
+    one_point: float = 0.5
+    """Chance of one-point crossover (else two-point)."""
+    mutation: float = 0.03
+    permutation: float = 0.03
+    inversion: float = 0.02
+    black_weight: int = 1
+    """``a`` in the paper's fitness."""
+
+    def __post_init__(self) -> None:
+        if self.population < 2 or self.generations < 1 or self.eligible < 1:
+            raise KeypegError(f"genetic parameters out of range: {self}")
+        for name in ("one_point", "mutation", "permutation", "inversion"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise KeypegError(f"{name} must be a probability, got {getattr(self, name)!r}")
+
+
+def first_guess(rules: Rules) -> Code:
+    """An opening like Knuth's and Kooi's: a pair, then new colours (AABC, AABCD, ...)."""
+    colors = [0, 0, *range(1, rules.pegs - 1)] if rules.repeats else list(range(rules.pegs))
+    return rules.code([c % rules.num_colors for c in colors][: rules.pegs])
+
+
+class Genetic(Strategy):
+    """Berghman, Goossens and Leus (2009); seeded runs repeat exactly."""
+
+    name = "genetic"
+    aliases = ("berghman", "ga")
+    about = "evolves codes that fit the scores and plays the one that best splits them (Berghman et al. 2009)"
+    default_pool: ClassVar[Pool] = "consistent"
+
+    def __init__(self, *, params: GeneticParams | None = None, **options: object) -> None:
+        super().__init__(**options)  # type: ignore[arg-type]
+        self.params = params or GeneticParams()
+        self.last_source = "genetic"
+
+    # -- the Strategy interface, for games small enough to enumerate -------------------------------
+
+    def decide(self, position: Position) -> int:
+        space = position.space
+        history = [(space.code(g), _feedback(o, space.pegs)) for g, o in position.history]
+        return space.index(self.guess_after(space.rules, history))
+
+    def choose(self, position: Position) -> int:
+        if position.depth == 0 and self.first is None:
+            return position.space.index(first_guess(position.space.rules))
+        return super().choose(position)
+
+    def next_guess(self, knowledge: Knowledge) -> Code:
+        """The next guess; works on any size of game (nothing is enumerated)."""
+        if not knowledge.history:
+            return self.first if self.first is not None else first_guess(knowledge.rules)
+        return self.guess_after(knowledge.rules, list(knowledge.history))
+
+    # -- the algorithm -------------------------------------------------------------------------------
+
+    def guess_after(self, rules: Rules, history: Sequence[tuple[Code, Feedback]]) -> Code:
+        """Evolve, collect the eligible set, and pick from it; fall back to the constraint solver."""
+        eligible = self.evolve(rules, history)
+        if not eligible:
+            from keypeg.consistency import check
+
+            result = check(rules, history, limit=1)
+            if result.example is None or not result.consistent:
+                raise KeypegError("no code fits the scores given: at least one of them is wrong")
+            self.last_source = "constraint solver"
+            return result.example
+        self.last_source = "genetic"
+        return rules.code(self.best_split(rules, eligible))
+
+    def evolve(self, rules: Rules, history: Sequence[tuple[Code, Feedback]]) -> list[tuple[int, ...]]:
+        """The eligible set: distinct fitting codes found over the generations, never one already played."""
+        p = self.params
+        played = {g.colors for g, _ in history}
+        guesses = encode_codes(np.array([g.colors for g, _ in history], dtype=np.int8), rules)
+        blacks = np.array([f.black for _, f in history], dtype=np.int64)
+        whites = np.array([f.white for _, f in history], dtype=np.int64)
+        population = self._random_codes(rules, p.population)
+        eligible: dict[tuple[int, ...], None] = {}
+        for _ in range(p.generations):
+            fitness = history_distance(encode_codes(population, rules), guesses, blacks, whites, p.black_weight)
+            for row in population[fitness == 0]:
+                code = tuple(int(c) for c in row)
+                if code not in played:
+                    eligible.setdefault(code)
+            if len(eligible) >= p.eligible:
+                break
+            population = self._next_generation(rules, population, fitness)
+        return list(eligible)[: p.eligible]
+
+    def _random_codes(self, rules: Rules, n: int) -> npt.NDArray[np.int8]:
+        if rules.repeats:
+            return self.rng.integers(0, rules.num_colors, size=(n, rules.pegs)).astype(np.int8)
+        return np.argsort(self.rng.random((n, rules.num_colors)), axis=1)[:, : rules.pegs].astype(np.int8)
+
+    def _next_generation(
+        self, rules: Rules, population: npt.NDArray[np.int8], fitness: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.int8]:
+        p, rng = self.params, self.rng
+        n, pegs = population.shape
+        order = np.argsort(fitness, kind="stable")
+        parents = population[order[: max(2, n // 2)]]
+        first = parents[rng.integers(0, len(parents), n)]
+        second = parents[rng.integers(0, len(parents), n)]
+        cut1 = rng.integers(1, pegs, n) if pegs > 1 else np.zeros(n, dtype=np.int64)
+        cut2 = np.where(rng.random(n) < p.one_point, pegs, rng.integers(1, pegs + 1, n))
+        lo, hi = np.minimum(cut1, cut2), np.maximum(cut1, cut2)
+        columns = np.arange(pegs)
+        take_second = (columns >= lo[:, None]) & (columns < hi[:, None])
+        children = np.where(take_second, second, first).astype(np.int8)
+        rows = np.arange(n)
+        mutate = np.nonzero(np.asarray(rng.random(n) < p.mutation))[0]
+        children[rows[mutate], rng.integers(0, pegs, mutate.size)] = rng.integers(
+            0, rules.num_colors, mutate.size
+        ).astype(np.int8)
+        swap = np.nonzero(np.asarray(rng.random(n) < p.permutation))[0]
+        if swap.size and pegs > 1:
+            i, j = rng.integers(0, pegs, swap.size), rng.integers(0, pegs, swap.size)
+            children[swap, i], children[swap, j] = children[swap, j], children[swap, i].copy()
+        for row in np.nonzero(np.asarray(rng.random(n) < p.inversion))[0]:
+            i, j = sorted(rng.integers(0, pegs, 2))
+            children[row, i : j + 1] = children[row, i : j + 1][::-1]
+        if not rules.repeats:
+            children = self._repair(rules, children)
+        return self._replace_duplicates(rules, children)
+
+    def _repair(self, rules: Rules, children: npt.NDArray[np.int8]) -> npt.NDArray[np.int8]:
+        """Without repeats, replace each repeated colour by an unused one."""
+        for row in children:
+            seen: set[int] = set()
+            for k, color in enumerate(row.tolist()):
+                if color in seen:
+                    unused = [c for c in range(rules.num_colors) if c not in seen and c not in row]
+                    row[k] = self.rng.choice(unused)
+                seen.add(int(row[k]))
+        return children
+
+    def _replace_duplicates(self, rules: Rules, children: npt.NDArray[np.int8]) -> npt.NDArray[np.int8]:
+        """Children identical to another are replaced by random codes (the paper's rule)."""
+        _, first = np.unique(children, axis=0, return_index=True)
+        duplicate = np.ones(len(children), dtype=bool)
+        duplicate[first] = False
+        if duplicate.any():
+            children[duplicate] = self._random_codes(rules, int(duplicate.sum()))
+        return children
+
+    @staticmethod
+    def best_split(rules: Rules, eligible: list[tuple[int, ...]]) -> tuple[int, ...]:
+        """The eligible code that splits the eligible set into the most parts (then the smallest
+        sum of squared parts, then the first found)."""
+        codes = np.array(eligible, dtype=np.int8)
+        encoded = encode_codes(codes, rules)
+        counts = partition_counts(encoded, encoded, rules.pegs).astype(np.int64)
+        parts = (counts > 0).sum(axis=1)
+        squares = (counts * counts).sum(axis=1)
+        best = np.lexsort((np.arange(len(eligible)), squares, -parts))[0]
+        return eligible[int(best)]
+
+
+def _feedback(ordinal: int, pegs: int) -> Feedback:
+    black, white = divmod(int(ordinal), pegs + 1)
+    return Feedback(black, white)
