@@ -34,7 +34,6 @@ __all__ = [
     "fixing_symmetries",
     "canonical_keys",
     "extreme_mask",
-    "rank_partitions",
     "COSTS",
     "two_step_parts",
     "history_distance",
@@ -151,21 +150,6 @@ def extreme_mask(
         codes, symmetries[0], symmetries[1], free, ruled, colors, largest, parallel
     )
     return mask
-
-
-RANKINGS = {
-    "largest-part": _select.largest_part,
-    "sum-of-squares": _select.sum_of_squares,
-    "number-of-parts": _select.number_of_parts,
-    "sum-n-log-n": _select.sum_n_log_n,
-}
-
-
-def rank_partitions(counts: npt.NDArray[np.int32], ranking: str) -> npt.NDArray[np.int64] | npt.NDArray[np.float64]:
-    """One figure per row of a partition table: ``largest-part``, ``sum-of-squares``, ``number-of-parts``
-    (int64) or ``sum-n-log-n`` (float64)."""
-    figures: npt.NDArray[np.int64] | npt.NDArray[np.float64] = RANKINGS[ranking](counts)
-    return figures
 
 
 def two_step_parts(

@@ -9,59 +9,6 @@ from keypeg.kernels._bits import popcount as _popcount
 
 
 @njit(cache=True)
-def largest_part(counts):  # type: ignore[no-untyped-def]
-    """Worst case (Knuth): the largest part of each row."""
-    out = np.empty(counts.shape[0], dtype=np.int64)
-    for g in range(counts.shape[0]):
-        best = 0
-        for f in range(counts.shape[1]):
-            if counts[g, f] > best:
-                best = counts[g, f]
-        out[g] = best
-    return out
-
-
-@njit(cache=True)
-def sum_of_squares(counts):  # type: ignore[no-untyped-def]
-    """Expected size (Irving) times the number of codes: the sum of squared part sizes."""
-    out = np.empty(counts.shape[0], dtype=np.int64)
-    for g in range(counts.shape[0]):
-        total = 0
-        for f in range(counts.shape[1]):
-            n = np.int64(counts[g, f])
-            total += n * n
-        out[g] = total
-    return out
-
-
-@njit(cache=True)
-def number_of_parts(counts):  # type: ignore[no-untyped-def]
-    """Most parts (Kooi): how many feedbacks occur."""
-    out = np.empty(counts.shape[0], dtype=np.int64)
-    for g in range(counts.shape[0]):
-        parts = 0
-        for f in range(counts.shape[1]):
-            if counts[g, f] > 0:
-                parts += 1
-        out[g] = parts
-    return out
-
-
-@njit(cache=True)
-def sum_n_log_n(counts):  # type: ignore[no-untyped-def]
-    """Entropy (Neuwirth), up to constants: sum of n log2 n over the parts (smaller is more entropy)."""
-    out = np.empty(counts.shape[0], dtype=np.float64)
-    for g in range(counts.shape[0]):
-        total = 0.0
-        for f in range(counts.shape[1]):
-            n = counts[g, f]
-            if n > 1:
-                total += n * np.log2(n)
-        out[g] = total
-    return out
-
-
-@njit(cache=True)
 def _parts_at_most(pos_h, cnt_h, pos_p, cnt_p, pegs, seen):  # type: ignore[no-untyped-def]
     """Number of parts guess ``h`` splits the codes ``p`` into (``seen`` is scratch space)."""
     stride = pegs + 1

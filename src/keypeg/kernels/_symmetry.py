@@ -39,31 +39,38 @@ def fixing_symmetries(perms, guesses, colors):  # type: ignore[no-untyped-def]
     return perms[keep], maps[keep]
 
 
+@njit(inline="always", cache=True)
+def _mapped_key(code, perm, cmap, free, ruled, free_list, ruled_list, relabel):  # type: ignore[no-untyped-def]
+    """Key of ``code`` under one symmetry, its free and ruled-out colours relabelled in order of appearance."""
+    colors = relabel.shape[0]
+    for col in range(colors):
+        relabel[col] = -1
+    next_free = 0
+    next_ruled = 0
+    key = np.int64(0)
+    for i in range(code.shape[0]):
+        x = code[perm[i]]
+        y = cmap[x]
+        if y == -1:
+            y = x
+        if free[y] or ruled[y]:
+            if relabel[y] == -1:
+                if free[y]:
+                    relabel[y] = free_list[next_free]
+                    next_free += 1
+                else:
+                    relabel[y] = ruled_list[next_ruled]
+                    next_ruled += 1
+            y = relabel[y]
+        key = key * colors + y
+    return key
+
+
 @njit(cache=True)
 def _canonical_key(code, perms, maps, free, ruled, free_list, ruled_list, relabel, largest):  # type: ignore[no-untyped-def]
-    colors = relabel.shape[0]
     best = np.int64(-1)
     for k in range(perms.shape[0]):
-        for col in range(colors):
-            relabel[col] = -1
-        next_free = 0
-        next_ruled = 0
-        key = np.int64(0)
-        for i in range(code.shape[0]):
-            x = code[perms[k, i]]
-            y = maps[k, x]
-            if y == -1:
-                y = x
-            if free[y] or ruled[y]:
-                if relabel[y] == -1:
-                    if free[y]:
-                        relabel[y] = free_list[next_free]
-                        next_free += 1
-                    else:
-                        relabel[y] = ruled_list[next_ruled]
-                        next_ruled += 1
-                y = relabel[y]
-            key = key * colors + y
+        key = _mapped_key(code, perms[k], maps[k], free, ruled, free_list, ruled_list, relabel)
         if best == -1 or (key > best if largest else key < best):
             best = key
     return best
@@ -107,29 +114,9 @@ def _own_key(code, colors):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def _is_extreme(code, perms, maps, free, ruled, free_list, ruled_list, relabel, largest):  # type: ignore[no-untyped-def]
     """Whether no symmetry maps ``code`` to a smaller (``largest``: larger) code; stops at the first that does."""
-    colors = relabel.shape[0]
-    own = _own_key(code, colors)
+    own = _own_key(code, relabel.shape[0])
     for k in range(perms.shape[0]):
-        for col in range(colors):
-            relabel[col] = -1
-        next_free = 0
-        next_ruled = 0
-        key = np.int64(0)
-        for i in range(code.shape[0]):
-            x = code[perms[k, i]]
-            y = maps[k, x]
-            if y == -1:
-                y = x
-            if free[y] or ruled[y]:
-                if relabel[y] == -1:
-                    if free[y]:
-                        relabel[y] = free_list[next_free]
-                        next_free += 1
-                    else:
-                        relabel[y] = ruled_list[next_ruled]
-                        next_ruled += 1
-                y = relabel[y]
-            key = key * colors + y
+        key = _mapped_key(code, perms[k], maps[k], free, ruled, free_list, ruled_list, relabel)
         if key > own if largest else key < own:
             return False
     return True
