@@ -375,15 +375,24 @@ def verify(treefile: Path, as_json: bool) -> None:
 
 
 @app.command()
-@click.argument("treefile", type=click.Path(dir_okay=False, path_type=Path))
-@click.argument("secret")
+@click.argument("what", nargs=-1, required=True, metavar="GAME_ID | TREEFILE SECRET")
+@click.option("--coach/--no-coach", default=True, help="With a stored game: the coach's comment on each guess.")
+@click.option("--db", envvar="KEYPEG_DB", metavar="URL", help="Database URL, for a stored game.")
 @json_option
-def replay(treefile: Path, secret: str, as_json: bool) -> None:
-    """The guesses a saved strategy tree plays against SECRET."""
+def replay(what: tuple[str, ...], coach: bool, db: str | None, as_json: bool) -> None:
+    """Show a stored game again (GAME_ID, with the coach's comments), or the guesses a saved strategy
+    tree plays against SECRET (TREEFILE SECRET)."""
+    if len(what) == 1 and what[0].isdigit():
+        from keypeg.cli.records import replay_game
+
+        replay_game(int(what[0]), db, coach, as_json)
+        return
+    if len(what) != 2:
+        raise KeypegError("replay takes a game number (see 'keypeg history'), or a tree file and a secret")
     from keypeg.analysis.export import load_tree
 
-    tree = load_tree(treefile)
-    played = tree.replay(tree.rules.parse(secret))
+    tree = load_tree(Path(what[0]))
+    played = tree.replay(tree.rules.parse(what[1]))
     if as_json:
         print_json({"guesses": [{"guess": str(g), "black": f.black, "white": f.white} for g, f in played]})
         return

@@ -16,10 +16,11 @@ import click
 
 from keypeg.cli.analysis import explanation_table, inconsistency_message
 from keypeg.cli.common import cli, err, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.records import Recorder, db_option, player_option, record_option
 from keypeg.cli.session import Session, board, key_text, peg_text
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
-from keypeg.game import Game, Match
+from keypeg.game import Game, Match, random_code
 from keypeg.knowledge import Knowledge
 from keypeg.rules import Rules
 
@@ -60,6 +61,7 @@ def run_play(
     adversarial: bool = False,
     coach: bool = False,
     rng: random.Random | None = None,
+    recorder: Recorder | None = None,
 ) -> Result:
     """The person guesses; keypeg scores. Returns when the code is broken, rows run out, or input ends."""
     from keypeg.play.adversary import Adversary
@@ -87,6 +89,8 @@ def run_play(
                 history.pop()
                 assert game is not None
                 game.pop()
+                if recorder is not None:
+                    recorder.undo(len(history) + 1)
                 if session.interactive:
                     session.show(board(rules, history, "your board"))
             else:
@@ -103,6 +107,8 @@ def run_play(
         before = history.copy()
         feedback = adversary.answer(guess) if adversary is not None else game.guess(guess)  # type: ignore[union-attr]
         history.append((guess, feedback))
+        if recorder is not None:
+            recorder.guess(len(history), guess, feedback)
         if session.interactive:
             session.show(board(rules, history, "your board"))
         else:
@@ -110,10 +116,14 @@ def run_play(
         if coach:
             _coach(session, rules, before, guess, feedback)
         if feedback == rules.win:
+            if recorder is not None:
+                recorder.finish(True, len(history), guess)
             if session.interactive:
                 session.show(f"[bold green]Broken in {len(history)} guess{'es' if len(history) > 1 else ''}![/]")
             return Result(len(history), True, _pegs(history), guess)
     secret_code = adversary.secret() if adversary is not None else game.secret  # type: ignore[union-attr]
+    if recorder is not None:
+        recorder.finish(False, len(history), secret_code)
     if session.interactive:
         session.show(f"[bold red]Out of rows.[/] The secret was {secret_code}:")
         session.show(peg_text(rules, secret_code))
@@ -160,7 +170,19 @@ def _coach(
 @click.option("--adversarial", is_flag=True, help="The computer commits to no secret and dodges your guesses.")
 @click.option("--coach", is_flag=True, help="Review each guess: codes left, expected guesses, a rating.")
 @seed_option
-def play(rules: Rules, secret: str | None, adversarial: bool, coach: bool, seed: int | None) -> None:
+@player_option
+@db_option
+@record_option
+def play(
+    rules: Rules,
+    secret: str | None,
+    adversarial: bool,
+    coach: bool,
+    seed: int | None,
+    player: str | None,
+    db: str | None,
+    record: bool,
+) -> None:
     """Break the computer's code. Piped: a guess per line in, 'B W' per line out; exit 0 when broken,
     1 when the rows run out (the secret is printed)."""
     if secret is not None and adversarial:
@@ -168,8 +190,11 @@ def play(rules: Rules, secret: str | None, adversarial: bool, coach: bool, seed:
     if adversarial and not Knowledge(rules).enumerable:
         raise KeypegError(f"the adversary needs a game it can enumerate; {rules.size:,} codes are too many")
     code = rules.parse(secret) if secret is not None else None
+    if code is None and not adversarial:
+        code = random_code(rules, random.Random(seed))
     session = Session.detect()
-    result = run_play(session, rules, secret=code, adversarial=adversarial, coach=coach, rng=random.Random(seed))
+    recorder = Recorder.start(db, record, player, rules, role="breaker", secret=code, interactive=session.interactive)
+    result = run_play(session, rules, secret=code, adversarial=adversarial, coach=coach, recorder=recorder)
     if result.quit and not session.interactive:
         session.warn("input ended before the code was broken")
         sys.exit(2)
@@ -179,7 +204,15 @@ def play(rules: Rules, secret: str | None, adversarial: bool, coach: bool, seed:
 # -- the computer breaks your code -------------------------------------------------------------
 
 
-def run_solve(session: Session, rules: Rules, *, level: int, explain: bool, seed: int | None) -> Result:
+def run_solve(
+    session: Session,
+    rules: Rules,
+    *,
+    level: int,
+    explain: bool,
+    seed: int | None,
+    recorder: Recorder | None = None,
+) -> Result:
     """The computer guesses; the person scores, with impossible or contradictory scores refused."""
     from keypeg.analysis.explain import explain as explain_choice
     from keypeg.play.levels import LEVELS, LOOKAHEAD_LIMIT, strategy_for
@@ -197,10 +230,14 @@ def run_solve(session: Session, rules: Rules, *, level: int, explain: bool, seed
     guess: Code | None = None
     while True:
         if knowledge.solved:
+            if recorder is not None:
+                recorder.finish(True, len(knowledge.history), knowledge.history[-1][0])
             if session.interactive:
                 session.show(f"[bold green]Got it in {len(knowledge.history)}![/]")
             return Result(len(knowledge.history), True, _pegs(list(knowledge.history)), knowledge.history[-1][0])
         if len(knowledge.history) >= rules.rows:
+            if recorder is not None:
+                recorder.finish(False, len(knowledge.history), None)
             session.show("I am out of rows: you win this one.")
             return Result(len(knowledge.history), False, _pegs(list(knowledge.history)), None)
         if guess is None:
@@ -224,6 +261,8 @@ def run_solve(session: Session, rules: Rules, *, level: int, explain: bool, seed
             continue
         if word in UNDO:
             if knowledge.history:
+                if recorder is not None:
+                    recorder.undo(len(knowledge.history))
                 knowledge = Knowledge(rules, knowledge.history[:-1])
                 guess = None
             else:
@@ -232,6 +271,8 @@ def run_solve(session: Session, rules: Rules, *, level: int, explain: bool, seed
         if word.startswith("fix"):
             fixed = _fix(session, rules, knowledge, line)
             if fixed is not None:
+                if recorder is not None:
+                    recorder.rewrite(list(knowledge.history), list(fixed.history))
                 knowledge, guess = fixed, None
             continue
         try:
@@ -244,6 +285,8 @@ def run_solve(session: Session, rules: Rules, *, level: int, explain: bool, seed
             session.warn(_contradiction(after))
             continue
         knowledge, guess = after, None
+        if recorder is not None:
+            recorder.guess(len(knowledge.history), *knowledge.history[-1])
         if session.interactive:
             session.show(board(rules, list(knowledge.history), "my board"))
 
@@ -283,11 +326,17 @@ def _contradiction(knowledge: Knowledge) -> str:
 @level_option
 @click.option("--explain", is_flag=True, help="After each guess, show why: codes left and the score-set table.")
 @seed_option
-def solve(rules: Rules, level: int, explain: bool, seed: int | None) -> None:
+@player_option
+@db_option
+@record_option
+def solve(
+    rules: Rules, level: int, explain: bool, seed: int | None, player: str | None, db: str | None, record: bool
+) -> None:
     """The computer breaks your code; you score each guess. Piped: a guess per line out, 'B W' per line in;
     impossible scores are refused on stderr and read again; exit 0 when broken."""
     session = Session.detect()
-    result = run_solve(session, rules, level=level, explain=explain, seed=seed)
+    recorder = Recorder.start(db, record, player, rules, role="maker", level=level, interactive=session.interactive)
+    result = run_solve(session, rules, level=level, explain=explain, seed=seed, recorder=recorder)
     if result.quit and not session.interactive:
         session.warn("input ended before the code was broken")
         sys.exit(2)

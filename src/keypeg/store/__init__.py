@@ -1,0 +1,11 @@
+"""keypeg's store: every finished game in a real database, for stats, history and the top 10.
+
+SQLite in the user's data folder by default; any SQLAlchemy URL by ``--db`` or
+``$KEYPEG_DB`` (PostgreSQL included). The schema upgrades itself on start (Alembic).
+"""
+
+from __future__ import annotations
+
+from keypeg.store.database import GameRecord, Move, PlayerStats, Store, StoreError, default_url, variant_key
+
+__all__ = ["GameRecord", "Move", "PlayerStats", "Store", "StoreError", "default_url", "variant_key"]

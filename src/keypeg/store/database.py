@@ -1,0 +1,496 @@
+"""The store's operations: players, games written as they are played, and the queries behind
+``stats``, ``top``, ``history`` and ``replay``."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from platformdirs import user_data_dir
+from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlalchemy.orm import Session, sessionmaker
+
+from keypeg.code import Feedback
+from keypeg.errors import KeypegError
+from keypeg.rules import Rules
+from keypeg.store.models import GameRow, GuessRow, MatchRow, PlayerRow
+
+__all__ = ["Store", "StoreError", "GameRecord", "Move", "PlayerStats", "default_url", "variant_key"]
+
+T = TypeVar("T")
+MIGRATIONS = Path(__file__).parent / "migrations"
+BUSY_RETRIES = 5
+
+
+class StoreError(KeypegError):
+    """The database cannot be used: a bad URL, a corrupt or locked file, a newer schema, an unknown player."""
+
+
+def default_url() -> str:
+    """``$KEYPEG_DB``, or a SQLite file in the user's data folder."""
+    url = os.environ.get("KEYPEG_DB")
+    if url:
+        return url
+    folder = Path(user_data_dir("keypeg"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'keypeg.sqlite3'}"
+
+
+def variant_key(rules: Rules) -> str:
+    """The game a rule set plays, for grouping games: ``4x6``, ``4x10-norepeats``, ``4x6-blanks``."""
+    return (
+        f"{rules.pegs}x{rules.colors}" + ("" if rules.repeats else "-norepeats") + ("-blanks" if rules.blanks else "")
+    )
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True)
+class Move:
+    """A scored guess as stored."""
+
+    number: int
+    guess: str
+    feedback: Feedback
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """A stored game."""
+
+    id: int
+    player: str
+    variant: str
+    pegs: int
+    colors: int
+    repeats: bool
+    blanks: bool
+    rows: int
+    role: str
+    level: int | None
+    secret: str | None
+    outcome: str | None
+    guesses: int
+    started_at: datetime
+    ended_at: datetime | None
+    moves: list[Move] = field(default_factory=list)
+
+    @property
+    def seconds(self) -> float | None:
+        """How long the game took."""
+        if self.ended_at is None:
+            return None
+        return (_aware(self.ended_at) - _aware(self.started_at)).total_seconds()
+
+    @property
+    def rules(self) -> Rules:
+        """The game's rules (letters for colours)."""
+        return Rules(self.pegs, self.colors, repeats=self.repeats, blanks=self.blanks, rows=self.rows)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready record."""
+        return {
+            "id": self.id,
+            "player": self.player,
+            "variant": self.variant,
+            "role": self.role,
+            "level": self.level,
+            "secret": self.secret,
+            "outcome": self.outcome,
+            "guesses": self.guesses,
+            "rows": self.rows,
+            "started_at": self.started_at.isoformat(),
+            "ended_at": self.ended_at.isoformat() if self.ended_at else None,
+            "seconds": self.seconds,
+            "moves": [{"guess": m.guess, "black": m.feedback.black, "white": m.feedback.white} for m in self.moves],
+        }
+
+
+def _aware(moment: datetime) -> datetime:
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    """A player's record as codebreaker, with per-variant and per-level breakdowns."""
+
+    games: int
+    wins: int
+    average: float | None
+    best: int | None
+    worst: int | None
+    by_variant: dict[str, tuple[int, int, float | None]]
+    """variant -> (games, wins, average guesses of the wins)."""
+    by_level: dict[str, tuple[int, int, float | None]]
+    trend: list[int]
+    """Guesses per finished game, oldest first."""
+
+
+class Store:
+    """A connection to keypeg's database; the schema is brought up to date when it opens.
+
+    >>> store = Store("sqlite://")
+    >>> game = store.start_game("ann", Rules(4, 6), role="breaker", secret="ABCD")
+    >>> store.add_guess(game, 1, "ABCD", Feedback(4, 0))
+    >>> store.finish_game(game, "solved", 1)
+    >>> store.top("4x6")[0].guesses
+    1
+    """
+
+    def __init__(self, url: str | None = None) -> None:
+        self.url = url or default_url()
+        try:
+            self.engine: Engine = create_engine(self.url, **_engine_options(self.url))
+        except (ArgumentError, NoSuchModuleError, ValueError) as error:
+            raise StoreError(f"bad database URL {self.url!r}: {error}") from None
+        except ModuleNotFoundError as error:
+            raise StoreError(f"the driver for {self.url!r} is not installed: {error.name}") from None
+        if self.engine.dialect.name == "sqlite":
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+        self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        self._guarded(self._upgrade)
+
+    # -- plumbing ----------------------------------------------------------------------------------
+
+    def _guarded(self, work: Callable[[], T]) -> T:
+        """Run ``work``, retrying while SQLite is busy, turning database failures into :class:`StoreError`."""
+        for attempt in range(BUSY_RETRIES):
+            try:
+                return work()
+            except OperationalError as error:
+                text = str(error.orig)
+                if "locked" in text or "busy" in text:
+                    if attempt + 1 < BUSY_RETRIES:
+                        time.sleep(0.2 * (attempt + 1))
+                        continue
+                    raise StoreError(f"the database {self.url!r} stays locked by another program") from None
+                raise StoreError(f"cannot use the database {self.url!r}: {text}") from None
+            except DatabaseError as error:
+                raise StoreError(f"cannot use the database {self.url!r}: {error.orig}") from None
+            except SQLAlchemyError as error:
+                raise StoreError(f"database error on {self.url!r}: {error}") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @contextmanager
+    def _session(self) -> Iterator[Session]:
+        with self._sessions.begin() as session:
+            yield session
+
+    def _upgrade(self) -> None:
+        from alembic import command
+        from alembic.config import Config
+        from alembic.runtime.migration import MigrationContext
+        from alembic.script import ScriptDirectory
+
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        known = {rev.revision for rev in ScriptDirectory.from_config(config).walk_revisions()}
+        with self.engine.begin() as connection:
+            current = MigrationContext.configure(connection).get_current_revision()
+            if current is not None and current not in known:
+                raise StoreError(
+                    f"the database {self.url!r} was written by a newer keypeg (schema {current!r}); upgrade keypeg"
+                )
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+
+    # -- players ----------------------------------------------------------------------------------
+
+    def _player(self, session: Session, name: str, create: bool) -> PlayerRow:
+        name = name.strip()
+        if not name or len(name) > 64:
+            raise StoreError(f"a player's name is 1 to 64 characters, not {name!r}")
+        row = session.scalar(select(PlayerRow).where(PlayerRow.name == name))
+        if row is None:
+            if not create:
+                raise StoreError(f"unknown player {name!r}")
+            row = PlayerRow(name=name, created_at=_now())
+            session.add(row)
+            session.flush()
+        return row
+
+    def ensure_player(self, name: str) -> None:
+        """Create the player on first use."""
+
+        def work() -> None:
+            with self._session() as session:
+                self._player(session, name, create=True)
+
+        self._guarded(work)
+
+    def players(self) -> list[str]:
+        """Every player's name."""
+
+        def work() -> list[str]:
+            with self._session() as session:
+                return list(session.scalars(select(PlayerRow.name).order_by(PlayerRow.name)))
+
+        return self._guarded(work)
+
+    def set_password(self, name: str, password: str) -> None:
+        """Store an argon2 hash of the player's password (never the password)."""
+        from argon2 import PasswordHasher
+
+        digest = PasswordHasher().hash(password)
+
+        def work() -> None:
+            with self._session() as session:
+                self._player(session, name, create=True).password_hash = digest
+
+        self._guarded(work)
+
+    def has_password(self, name: str) -> bool:
+        """Whether the player has set a password."""
+
+        def work() -> bool:
+            with self._session() as session:
+                row = session.scalar(select(PlayerRow).where(PlayerRow.name == name))
+                return row is not None and row.password_hash is not None
+
+        return self._guarded(work)
+
+    def check_password(self, name: str, password: str) -> bool:
+        """Whether ``password`` is the player's."""
+        from argon2 import PasswordHasher
+        from argon2.exceptions import InvalidHashError, VerificationError
+
+        def work() -> str | None:
+            with self._session() as session:
+                return self._player(session, name, create=False).password_hash
+
+        digest = self._guarded(work)
+        if digest is None:
+            return True
+        try:
+            return PasswordHasher().verify(digest, password)
+        except (VerificationError, InvalidHashError):
+            return False
+
+    # -- games --------------------------------------------------------------------------------------
+
+    def start_game(
+        self,
+        player: str,
+        rules: Rules,
+        *,
+        role: str,
+        level: int | None = None,
+        secret: str | None = None,
+        match_id: int | None = None,
+    ) -> int:
+        """Record a game as it starts; returns its id."""
+
+        def work() -> int:
+            with self._session() as session:
+                row = GameRow(
+                    player=self._player(session, player, create=True),
+                    variant=variant_key(rules),
+                    pegs=rules.pegs,
+                    colors=rules.colors,
+                    repeats=rules.repeats,
+                    blanks=rules.blanks,
+                    rows=rules.rows,
+                    role=role,
+                    level=level,
+                    secret=secret,
+                    guesses=0,
+                    started_at=_now(),
+                    match_id=match_id,
+                )
+                session.add(row)
+                session.flush()
+                return row.id
+
+        return self._guarded(work)
+
+    def add_guess(self, game_id: int, number: int, guess: str, feedback: Feedback) -> None:
+        """Record a scored guess the moment it is made (its own transaction)."""
+
+        def work() -> None:
+            with self._session() as session:
+                session.add(
+                    GuessRow(
+                        game_id=game_id,
+                        number=number,
+                        guess=guess,
+                        black=feedback.black,
+                        white=feedback.white,
+                        made_at=_now(),
+                    )
+                )
+                session.get_one(GameRow, game_id).guesses = number
+
+        self._guarded(work)
+
+    def undo_guess(self, game_id: int, number: int) -> None:
+        """Forget a guess taken back."""
+
+        def work() -> None:
+            with self._session() as session:
+                row = session.scalar(select(GuessRow).where(GuessRow.game_id == game_id, GuessRow.number == number))
+                if row is not None:
+                    session.delete(row)
+                session.get_one(GameRow, game_id).guesses = number - 1
+
+        self._guarded(work)
+
+    def finish_game(self, game_id: int, outcome: str, guesses: int, secret: str | None = None) -> None:
+        """Record how the game ended, in one transaction."""
+
+        def work() -> None:
+            with self._session() as session:
+                row = session.get_one(GameRow, game_id)
+                row.outcome = outcome
+                row.guesses = guesses
+                row.ended_at = _now()
+                if secret is not None:
+                    row.secret = secret
+
+        self._guarded(work)
+
+    def save_match(self, state: str, match_id: int | None = None) -> int:
+        """Store (or update) a match's state; returns its id."""
+
+        def work() -> int:
+            with self._session() as session:
+                row = session.get(MatchRow, match_id) if match_id is not None else None
+                if row is None:
+                    row = MatchRow(state=state, started_at=_now())
+                    session.add(row)
+                row.state = state
+                session.flush()
+                return row.id
+
+        return self._guarded(work)
+
+    # -- queries ------------------------------------------------------------------------------------
+
+    def _records(self, session: Session, rows: Any, with_moves: bool = False) -> list[GameRecord]:
+        records = []
+        for row in rows:
+            moves = [Move(m.number, m.guess, Feedback(m.black, m.white)) for m in row.moves] if with_moves else []
+            records.append(
+                GameRecord(
+                    id=row.id,
+                    player=row.player.name,
+                    variant=row.variant,
+                    pegs=row.pegs,
+                    colors=row.colors,
+                    repeats=row.repeats,
+                    blanks=row.blanks,
+                    rows=row.rows,
+                    role=row.role,
+                    level=row.level,
+                    secret=row.secret,
+                    outcome=row.outcome,
+                    guesses=row.guesses,
+                    started_at=row.started_at,
+                    ended_at=row.ended_at,
+                    moves=moves,
+                )
+            )
+        return records
+
+    def game(self, game_id: int) -> GameRecord:
+        """One game with its guesses."""
+
+        def work() -> GameRecord:
+            with self._session() as session:
+                row = session.get(GameRow, game_id)
+                if row is None:
+                    raise StoreError(f"no game {game_id!r} in the database")
+                return self._records(session, [row], with_moves=True)[0]
+
+        return self._guarded(work)
+
+    def history(
+        self, player: str | None = None, *, limit: int | None = 20, variant: str | None = None, with_moves: bool = False
+    ) -> list[GameRecord]:
+        """The latest games, newest first (of one player, one variant)."""
+
+        def work() -> list[GameRecord]:
+            with self._session() as session:
+                query = select(GameRow).order_by(GameRow.started_at.desc(), GameRow.id.desc())
+                if player is not None:
+                    query = query.where(GameRow.player_id == self._player(session, player, create=False).id)
+                if variant is not None:
+                    query = query.where(GameRow.variant == variant)
+                if limit is not None:
+                    query = query.limit(limit)
+                return self._records(session, session.scalars(query), with_moves)
+
+        return self._guarded(work)
+
+    def top(self, variant: str, *, level: int | None = None, limit: int = 10) -> list[GameRecord]:
+        """The best broken codes of a variant: fewest guesses, then fastest."""
+
+        def work() -> list[GameRecord]:
+            with self._session() as session:
+                duration = (
+                    func.coalesce(func.julianday(GameRow.ended_at) - func.julianday(GameRow.started_at), 0)
+                    if self.engine.dialect.name == "sqlite"
+                    else (GameRow.ended_at - GameRow.started_at)
+                )
+                query = (
+                    select(GameRow)
+                    .where(GameRow.variant == variant, GameRow.role == "breaker", GameRow.outcome == "solved")
+                    .order_by(GameRow.guesses, duration, GameRow.id)
+                    .limit(limit)
+                )
+                if level is not None:
+                    query = query.where(GameRow.level == level)
+                return self._records(session, session.scalars(query))
+
+        return self._guarded(work)
+
+    def stats(self, player: str, *, variant: str | None = None) -> PlayerStats:
+        """A player's games as codebreaker: count, wins, average/best/worst guesses, breakdowns, trend."""
+        games = [
+            g
+            for g in reversed(self.history(player, limit=None, variant=variant))
+            if g.role == "breaker" and g.outcome is not None
+        ]
+        wins = [g for g in games if g.outcome == "solved"]
+
+        def summary(group: list[GameRecord]) -> tuple[int, int, float | None]:
+            won = [g.guesses for g in group if g.outcome == "solved"]
+            return len(group), len(won), (sum(won) / len(won) if won else None)
+
+        by_variant: dict[str, list[GameRecord]] = {}
+        by_level: dict[str, list[GameRecord]] = {}
+        for g in games:
+            by_variant.setdefault(g.variant, []).append(g)
+            by_level.setdefault(str(g.level) if g.level is not None else "-", []).append(g)
+        return PlayerStats(
+            games=len(games),
+            wins=len(wins),
+            average=sum(g.guesses for g in wins) / len(wins) if wins else None,
+            best=min((g.guesses for g in wins), default=None),
+            worst=max((g.guesses for g in wins), default=None),
+            by_variant={k: summary(v) for k, v in sorted(by_variant.items())},
+            by_level={k: summary(v) for k, v in sorted(by_level.items())},
+            trend=[g.guesses for g in games],
+        )
+
+
+def _engine_options(url: str) -> dict[str, Any]:
+    if url.startswith("sqlite"):
+        return {"connect_args": {"timeout": 15}}
+    return {"pool_pre_ping": True}
+
+
+def _sqlite_pragmas(connection: Any, _record: Any) -> None:
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA busy_timeout=15000")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()

@@ -1,0 +1,83 @@
+"""The database tables (SQLAlchemy 2): players, games, their guesses, and matches."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+__all__ = ["Base", "PlayerRow", "GameRow", "GuessRow", "MatchRow"]
+
+
+class Base(DeclarativeBase):
+    """Declarative base of keypeg's tables."""
+
+
+class PlayerRow(Base):
+    """A player; the password, when set, is stored only as an argon2 hash."""
+
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    password_hash: Mapped[str | None] = mapped_column(String(255), default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    games: Mapped[list[GameRow]] = relationship(back_populates="player")
+
+
+class GameRow(Base):
+    """One game: its rules, the player's role and the computer's level, the secret and the outcome."""
+
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    variant: Mapped[str] = mapped_column(String(64), index=True)
+    """The rules' short form, e.g. ``4x6`` or ``4x10-norepeats``: games compare within one variant."""
+    pegs: Mapped[int] = mapped_column(Integer)
+    colors: Mapped[int] = mapped_column(Integer)
+    repeats: Mapped[bool]
+    blanks: Mapped[bool]
+    rows: Mapped[int] = mapped_column(Integer)
+    role: Mapped[str] = mapped_column(String(16))
+    """``breaker`` (the player guessed) or ``maker`` (the computer guessed the player's code)."""
+    level: Mapped[int | None] = mapped_column(Integer, default=None)
+    secret: Mapped[str | None] = mapped_column(String(64), default=None)
+    outcome: Mapped[str | None] = mapped_column(String(16), default=None, index=True)
+    """``solved``, ``out of rows``, or None while the game is on (or was cut off)."""
+    guesses: Mapped[int] = mapped_column(Integer, default=0)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), default=None)
+
+    player: Mapped[PlayerRow] = relationship(back_populates="games")
+    moves: Mapped[list[GuessRow]] = relationship(back_populates="game", order_by="GuessRow.number")
+
+
+class GuessRow(Base):
+    """A scored guess of a game, written as it is made."""
+
+    __tablename__ = "guesses"
+    __table_args__ = (UniqueConstraint("game_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    number: Mapped[int] = mapped_column(Integer)
+    guess: Mapped[str] = mapped_column(String(64))
+    black: Mapped[int] = mapped_column(Integer)
+    white: Mapped[int] = mapped_column(Integer)
+    made_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+    game: Mapped[GameRow] = relationship(back_populates="moves")
+
+
+class MatchRow(Base):
+    """A match between two players, its state as the JSON of :meth:`keypeg.game.Match.to_dict`."""
+
+    __tablename__ = "matches"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    state: Mapped[str] = mapped_column(Text)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
