@@ -10,3 +10,15 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow],
 )
 settings.load_profile("keypeg")
+
+
+import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def private_database(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test plays into a database of its own, never the user's."""
+    folder = tmp_path_factory.mktemp("db")
+    monkeypatch.setenv("KEYPEG_DB", f"sqlite:///{folder / 'keypeg.sqlite3'}")
+    monkeypatch.setenv("KEYPEG_PLAYER", "tester")
+    monkeypatch.delenv("KEYPEG_PASSWORD", raising=False)

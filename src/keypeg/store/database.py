@@ -156,6 +156,7 @@ class Store:
             raise StoreError(f"the driver for {self.url!r} is not installed: {error.name}") from None
         if self.engine.dialect.name == "sqlite":
             event.listen(self.engine, "connect", _sqlite_pragmas)
+            event.listen(self.engine, "begin", _sqlite_begin)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         self._guarded(self._upgrade)
 
@@ -489,8 +490,15 @@ def _engine_options(url: str) -> dict[str, Any]:
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
+    connection.isolation_level = None  # transactions are begun explicitly, below
     cursor = connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA busy_timeout=15000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _sqlite_begin(connection: Any) -> None:
+    """Take the write lock when a transaction starts, so two processes queue instead of failing
+    (a read transaction that later writes cannot wait for the lock in WAL mode)."""
+    connection.exec_driver_sql("BEGIN IMMEDIATE")

@@ -1,0 +1,5 @@
+"""python -m keypeg: the keypeg command."""
+
+from keypeg.cli import main
+
+main()

@@ -1,0 +1,224 @@
+"""The store: games kept as they are played, stats, top 10, history; bad databases; kill and concurrency."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from keypeg import Feedback, Rules, find_variant
+from keypeg.cli import cli
+from keypeg.store import Store, StoreError
+
+KEYPEG = [sys.executable, "-m", "keypeg.cli"]
+
+
+def sqlite_url(tmp_path: Path, name: str = "k.sqlite3") -> str:
+    return f"sqlite:///{tmp_path / name}"
+
+
+def record(store: Store, player: str, guesses: list[tuple[str, Feedback]], *, rules: Rules | None = None) -> int:
+    rules = rules or Rules(4, 6)
+    game = store.start_game(player, rules, role="breaker", secret=guesses[-1][0])
+    for number, (guess, feedback) in enumerate(guesses, 1):
+        store.add_guess(game, number, guess, feedback)
+    solved = guesses[-1][1] == rules.win
+    store.finish_game(game, "solved" if solved else "out of rows", len(guesses))
+    return game
+
+
+def exercise(store: Store) -> None:
+    """The same checks on any database."""
+    win = Feedback(4, 0)
+    slow = record(store, "ann", [("AABB", Feedback(1, 0)), ("CCDD", Feedback(0, 1)), ("ABCD", win)])
+    fast = record(store, "bob", [("AABB", Feedback(1, 1)), ("ABCD", win)])
+    record(store, "bob", [("AAAA", Feedback(0, 0))], rules=Rules(4, 6, rows=1))
+    record(store, "cy", [("ABCDE", Feedback(5, 0))], rules=Rules(5, 8))
+    top = store.top("4x6")
+    assert [g.id for g in top] == [fast, slow]  # fewest guesses first
+    assert [g.player for g in store.top("5x8")] == ["cy"]
+    stats = store.stats("bob")
+    assert (stats.games, stats.wins, stats.best, stats.worst) == (2, 1, 2, 2)
+    assert stats.trend == [2, 1]
+    game = store.game(slow)
+    assert [m.guess for m in game.moves] == ["AABB", "CCDD", "ABCD"]
+    assert game.outcome == "solved" and game.seconds is not None and game.seconds >= 0
+    assert [g.player for g in store.history(limit=2)] == ["cy", "bob"]
+    with pytest.raises(StoreError, match="unknown player"):
+        store.stats("nobody")
+    with pytest.raises(StoreError, match="no game"):
+        store.game(10_000)
+
+
+def test_sqlite_store(tmp_path: Path) -> None:
+    exercise(Store(sqlite_url(tmp_path)))
+
+
+def test_postgresql_store() -> None:
+    url = os.environ.get("KEYPEG_TEST_POSTGRES")
+    if not url:
+        pytest.skip("no PostgreSQL server here: set KEYPEG_TEST_POSTGRES to a URL (.ci/postgres starts one)")
+    store = Store(url)
+    with store.engine.begin() as connection:  # start from empty tables
+        from sqlalchemy import text
+
+        connection.execute(text("TRUNCATE guesses, games, matches, players RESTART IDENTITY CASCADE"))
+    exercise(store)
+
+
+def test_passwords_are_hashed(tmp_path: Path) -> None:
+    store = Store(sqlite_url(tmp_path))
+    store.set_password("ann", "s3cret!")
+    raw = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT password_hash FROM players").fetchone()[0]
+    assert "s3cret" not in raw and raw.startswith("$argon2")
+    assert store.check_password("ann", "s3cret!") and not store.check_password("ann", "guess")
+
+
+def test_schema_is_created_and_upgraded_once(tmp_path: Path) -> None:
+    Store(sqlite_url(tmp_path))
+    Store(sqlite_url(tmp_path))  # opening again is harmless
+    tables = {r[0] for r in sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT name FROM sqlite_master")}
+    assert {"players", "games", "guesses", "matches", "alembic_version"} <= tables
+
+
+def test_a_database_from_a_newer_keypeg(tmp_path: Path) -> None:
+    Store(sqlite_url(tmp_path))
+    connection = sqlite3.connect(tmp_path / "k.sqlite3")
+    connection.execute("UPDATE alembic_version SET version_num = '9999'")
+    connection.commit()
+    with pytest.raises(StoreError, match="newer keypeg"):
+        Store(sqlite_url(tmp_path))
+
+
+def test_a_corrupt_file_is_refused_and_left_alone(tmp_path: Path) -> None:
+    path = tmp_path / "k.sqlite3"
+    path.write_bytes(b"this is not a database" * 100)
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="cannot use the database"):
+        Store(sqlite_url(tmp_path))
+    assert path.read_bytes() == before
+    result = CliRunner().invoke(cli, ["history", "--db", sqlite_url(tmp_path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("url", ["nonsense://", "postgresql+nodriver://x/y", "sqlite:////no/such/folder/k.db"])
+def test_bad_urls(url: str) -> None:
+    with pytest.raises(StoreError):
+        Store(url)
+    result = CliRunner().invoke(cli, ["top", "--db", url])
+    assert result.exit_code == 2 and "Traceback" not in result.output and result.stderr.strip()
+
+
+def test_a_new_user_plays_and_sees_the_records(tmp_path: Path) -> None:
+    runner = CliRunner()
+    db = ["--db", sqlite_url(tmp_path)]
+    for secret, guesses in (("BADC", ["AABB", "BADC"]), ("ABCD", ["ABCD"]), ("FFFF", ["AAAA", "BBBB", "FFFF"])):
+        result = runner.invoke(cli, ["play", "-p", "4", "-c", "6", "--secret", secret, "--player", "ann", *db],
+                               input="\n".join(guesses) + "\n")  # fmt: skip
+        assert result.exit_code == 0, result.stderr
+    stats = json.loads(runner.invoke(cli, ["stats", "--player", "ann", "--all-variants", "--json", *db]).stdout)
+    assert (stats["games"], stats["wins"], stats["best"], stats["worst"], stats["trend"]) == (3, 3, 1, 3, [2, 1, 3])
+    top = json.loads(runner.invoke(cli, ["top", "-p", "4", "-c", "6", "--json", *db]).stdout)["top"]
+    assert [g["guesses"] for g in top] == [1, 2, 3]
+    history = runner.invoke(cli, ["history", *db])
+    assert history.exit_code == 0 and "ann" in history.stdout
+    game_id = str(top[1]["id"])
+    replay = runner.invoke(cli, ["replay", game_id, *db])
+    assert "AABB" in replay.stdout and "coach:" in replay.stdout
+    exported = runner.invoke(cli, ["export", "--player", "ann", "--format", "json", *db])
+    assert len(json.loads(exported.stdout)) == 3
+    csv_text = runner.invoke(cli, ["export", "--player", "ann", *db]).stdout
+    assert csv_text.splitlines()[0].startswith("id,player,variant") and len(csv_text.splitlines()) == 4
+    chart = tmp_path / "trend.png"
+    assert runner.invoke(cli, ["stats", "--player", "ann", "--plot", str(chart), *db]).exit_code == 0
+    assert chart.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_solve_games_are_recorded_and_wrong_passwords_refused(tmp_path: Path) -> None:
+    runner = CliRunner()
+    db = ["--db", sqlite_url(tmp_path)]
+    store = Store(sqlite_url(tmp_path))
+    store.set_password("ann", "pw")
+    refused = runner.invoke(cli, ["play", "--secret", "RGBY", "--player", "ann", *db], input="RGBY\n",
+                            env={"KEYPEG_PASSWORD": "nope"})  # fmt: skip
+    assert refused.exit_code == 2 and "wrong password" in refused.stderr
+    allowed = runner.invoke(cli, ["play", "--secret", "RGBY", "--player", "ann", *db], input="RGBY\n",
+                            env={"KEYPEG_PASSWORD": "pw"})  # fmt: skip
+    assert allowed.exit_code == 0
+    rules = find_variant("classic").rules
+    from keypeg import score
+    from keypeg.knowledge import Knowledge
+    from keypeg.play.levels import level_strategy
+
+    strategy, knowledge, lines = level_strategy(3, rules), Knowledge(rules), []
+    while not knowledge.solved:
+        guess = strategy.next_guess(knowledge)
+        feedback = score(rules.parse("KKWW"), guess)
+        lines.append(f"{feedback.black} {feedback.white}")
+        knowledge = knowledge.add(guess, feedback)
+    solved = runner.invoke(cli, ["solve", "--player", "bob", *db], input="\n".join(lines) + "\n")
+    assert solved.exit_code == 0
+    game = store.history("bob")[0]
+    assert game.role == "maker" and game.outcome == "solved" and game.level == 3
+    assert len(game.moves) == 0 and store.game(game.id).guesses == len(lines)
+
+
+def _game_rows(path: Path) -> list[tuple]:  # type: ignore[type-arg]
+    connection = sqlite3.connect(path, timeout=10)
+    try:
+        return connection.execute("SELECT id, outcome, guesses FROM games ORDER BY id").fetchall()
+    finally:
+        connection.close()
+
+
+def test_killing_a_game_loses_at_most_the_guess_being_typed(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path)
+    Store(url)
+    env = {**os.environ, "KEYPEG_DB": url, "KEYPEG_PLAYER": "kim"}
+    args = [*KEYPEG, "play", "-p", "4", "-c", "6", "--secret", "FEDC"]
+    process = subprocess.Popen(args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
+                               text=True)  # fmt: skip
+    assert process.stdin is not None and process.stdout is not None
+    for guess in ("AABB", "CCDD"):
+        process.stdin.write(guess + "\n")
+        process.stdin.flush()
+        process.stdout.readline()  # its score: the guess is made
+    process.stdin.write("AB")  # half typed
+    process.stdin.flush()
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and (_game_rows(tmp_path / "k.sqlite3") or [(0, None, 0)])[0][2] != 2:
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    ((game_id, outcome, guesses),) = _game_rows(tmp_path / "k.sqlite3")
+    assert outcome is None and guesses == 2
+    assert [m.guess for m in Store(url).game(game_id).moves] == ["AABB", "CCDD"]
+
+
+def test_two_processes_playing_at_once_keep_all_their_games(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path)
+    Store(url)
+    guesses = "AAAA\nBBBB\nCCCC\nDDDD\nEEEE\nABCD\n" * 1
+    processes = []
+    for player in ("p1", "p2"):
+        env = {**os.environ, "KEYPEG_DB": url, "KEYPEG_PLAYER": player}
+        for _ in range(3):
+            processes.append(subprocess.Popen([*KEYPEG, "play", "-p", "4", "-c", "6", "--secret", "ABCD"],
+                                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                              env=env, text=True))  # fmt: skip
+    for process in processes:
+        process.communicate(guesses, timeout=120)
+        assert process.returncode == 0
+    store = Store(url)
+    games = store.history(limit=None, with_moves=True)
+    assert len(games) == 6
+    assert sorted(g.player for g in games) == ["p1"] * 3 + ["p2"] * 3
+    assert all(g.outcome == "solved" and len(g.moves) == 6 for g in games)
