@@ -222,3 +222,31 @@ def test_two_processes_playing_at_once_keep_all_their_games(tmp_path: Path) -> N
     assert len(games) == 6
     assert sorted(g.player for g in games) == ["p1"] * 3 + ["p2"] * 3
     assert all(g.outcome == "solved" and len(g.moves) == 6 for g in games)
+
+
+def test_match_games_are_recorded(tmp_path: Path) -> None:
+    import random
+
+    from keypeg import score
+    from keypeg.game import random_code
+    from keypeg.knowledge import Knowledge
+    from keypeg.play.levels import level_strategy
+
+    rules = find_variant("classic").rules
+    secret = random_code(rules, random.Random(5))
+    strategy, knowledge, lines = level_strategy(3, rules), Knowledge(rules), [str(secret)]
+    while not knowledge.solved:
+        guess = strategy.next_guess(knowledge)
+        feedback = score(rules.parse("KKWW"), guess)
+        lines.append(f"{feedback.black} {feedback.white}")
+        knowledge = knowledge.add(guess, feedback)
+    url = sqlite_url(tmp_path)
+    result = CliRunner().invoke(cli, ["match", "--seed", "5", "--db", url], input="\n".join(lines) + "\n")
+    assert result.exit_code == 0, result.stderr
+    games = Store(url).history(limit=None)
+    assert sorted(g.role for g in games) == ["breaker", "maker"]
+    assert all(g.player == "you" and g.outcome == "solved" for g in games)
+    rows = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT DISTINCT match_id FROM games").fetchall()
+    assert len(rows) == 1 and rows[0][0] is not None
+    state = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT state FROM matches").fetchone()[0]
+    assert len(json.loads(state)["played"]) == 2

@@ -16,7 +16,7 @@ import click
 
 from keypeg.cli.analysis import explanation_table, inconsistency_message
 from keypeg.cli.common import cli, err, json_option, out, parse_history, print_json, rules_options
-from keypeg.cli.records import Recorder, db_option, player_option, record_option
+from keypeg.cli.records import MatchKeeper, Recorder, db_option, player_option, record_option
 from keypeg.cli.session import Session, board, key_text, peg_text
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
@@ -381,6 +381,8 @@ def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as
 @click.option("--save", "save_path", type=click.Path(dir_okay=False, path_type=Path), help="Match file.")
 @click.option("--resume", "resume_path", type=click.Path(dir_okay=False, path_type=Path), help="Resume a saved match.")
 @seed_option
+@db_option
+@record_option
 def match(
     rules: Rules,
     games: int,
@@ -391,6 +393,8 @@ def match(
     save_path: Path | None,
     resume_path: Path | None,
     seed: int | None,
+    db: str | None,
+    record: bool,
 ) -> None:
     """A match of an even number of games; roles alternate; the codemaker scores a point per guess,
     plus one if the code holds. Saved after every game and on Ctrl-C."""
@@ -410,6 +414,15 @@ def match(
     session = Session.detect()
     rng = random.Random(seed)
     computer = "computer" if vs == "computer" else None
+    keeper = MatchKeeper.open(db, record)
+
+    def recorder(person: str, role: str, secret: Code | None = None) -> Recorder:
+        match_id = keeper.save(the_match)
+        return Recorder.start(
+            db, record, person, rules, role=role, level=level if computer else None, secret=secret,
+            interactive=session.interactive, match_id=match_id,
+        )  # fmt: skip
+
     try:
         while not the_match.is_over:
             maker, breaker = the_match.roles()
@@ -417,19 +430,24 @@ def match(
                 f"[bold]game {len(the_match.played) + 1} of {the_match.games}[/]: {maker} makes, {breaker} breaks"
             )
             if maker == computer:
-                result = run_play(session, rules, rng=rng)
+                code = random_code(rules, rng)
+                result = run_play(session, rules, secret=code, recorder=recorder(breaker, "breaker", code))
             elif breaker == computer:
-                result = run_solve(session, rules, level=level, explain=False, seed=rng.randrange(2**31))
+                seed_here = rng.randrange(2**31)
+                result = run_solve(
+                    session, rules, level=level, explain=False, seed=seed_here, recorder=recorder(maker, "maker")
+                )
             else:
                 secret = _secret_from(session, rules, maker)
                 if secret is None:
                     result = Result(0, False, 0, None, quit=True)
                 else:
-                    result = run_play(session, rules, secret=secret)
+                    result = run_play(session, rules, secret=secret, recorder=recorder(breaker, "breaker", secret))
             if result.quit:
                 break
             the_match.record_game(result.guesses, broken=result.broken, key_pegs=result.key_pegs)
             _save(the_match, save_path)
+            keeper.save(the_match)
             session.show(_score_line(the_match))
     except KeyboardInterrupt:
         path = _save(the_match, save_path or Path("keypeg-match.json"))

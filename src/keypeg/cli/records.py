@@ -19,6 +19,7 @@ from rich.text import Text
 from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
+from keypeg.game import Match
 from keypeg.rules import Rules
 
 if TYPE_CHECKING:
@@ -71,6 +72,7 @@ class Recorder:
         level: int | None = None,
         secret: Code | None = None,
         interactive: bool = False,
+        match_id: int | None = None,
     ) -> Recorder:
         """Open the store, check the player's password if there is one, and record the game's start."""
         if not record:
@@ -88,7 +90,7 @@ class Recorder:
                     raise KeypegError(f"wrong password for {name!r}")
             letters = Rules(rules.pegs, rules.colors, repeats=rules.repeats, blanks=rules.blanks, rows=rules.rows)
             shown = letters.format(secret.colors) if secret is not None else None
-            game = store.start_game(name, rules, role=role, level=level, secret=shown)
+            game = store.start_game(name, rules, role=role, level=level, secret=shown, match_id=match_id)
             return cls(store, game, letters)
         except KeypegError as error:
             if "password" in str(error):
@@ -129,6 +131,36 @@ class Recorder:
         outcome = "solved" if solved else "out of rows"
         shown = self._text(secret) if secret is not None else None
         self._safely(lambda store, game: store.finish_game(game, outcome, guesses, shown))
+
+
+@dataclass
+class MatchKeeper:
+    """Keeps a match's state in the store (its games point at it); silent when not recording."""
+
+    store: Store | None
+    match_id: int | None = None
+
+    @classmethod
+    def open(cls, db: str | None, record: bool) -> MatchKeeper:
+        """The keeper for this run (without a store when not recording or when the store fails)."""
+        if not record:
+            return cls(None)
+        try:
+            return cls(open_store(db))
+        except KeypegError as error:
+            err.print(f"note: this match is not recorded: {error}", soft_wrap=True)
+            return cls(None)
+
+    def save(self, match: Match) -> int | None:
+        """Store the match's state now; returns its id."""
+        if self.store is None:
+            return None
+        try:
+            self.match_id = self.store.save_match(json.dumps(match.to_dict()), self.match_id)
+        except KeypegError as error:
+            err.print(f"note: match recording stopped: {error}", soft_wrap=True)
+            self.store = None
+        return self.match_id
 
 
 def sparkline(values: list[int]) -> str:
@@ -377,4 +409,4 @@ def player(name: str, set_password: bool, db: str | None) -> None:
         out.print(f"player {name} is ready")
 
 
-__all__ = ["Recorder", "stats", "top", "history", "export", "player", "replay_game", "open_store"]
+__all__ = ["MatchKeeper", "Recorder", "stats", "top", "history", "export", "player", "replay_game", "open_store"]
