@@ -175,34 +175,19 @@ def analysis_table(built: list[StrategyTree]) -> Table:
 
 def save_chart(trees: list[StrategyTree], path: Path) -> None:
     """A grouped bar chart of the secrets solved in each round, one colour per strategy."""
-    try:
-        import matplotlib
+    from keypeg.cli.charts import figure
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise KeypegError("charts need matplotlib: pip install 'keypeg[plot]'") from None
-    if path.suffix.lower() not in (".png", ".svg"):
-        raise KeypegError(f"chart file {str(path)!r} must end in .png or .svg")
     rounds = range(1, max(tree.stats.max for tree in trees) + 1)
     width = 0.8 / len(trees)
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    for k, tree in enumerate(trees):
-        xs = [r + (k - (len(trees) - 1) / 2) * width for r in rounds]
-        label = f"{tree.conventions['strategy']} ({tree.stats.average:.3f})"
-        ax.bar(xs, [tree.stats.distribution.get(r, 0) for r in rounds], width, label=label)
-    ax.set_xlabel("round")
-    ax.set_ylabel("secrets solved")
-    ax.set_title(trees[0].rules.describe())
-    ax.set_xticks(list(rounds))
-    ax.legend()
-    fig.tight_layout()
-    try:
-        fig.savefig(path)
-    except OSError as error:
-        raise KeypegError(f"cannot write {str(path)!r}: {error.strerror}") from None
-    finally:
-        plt.close(fig)
+    with figure(path) as ax:
+        for k, tree in enumerate(trees):
+            xs = [r + (k - (len(trees) - 1) / 2) * width for r in rounds]
+            label = f"{tree.conventions['strategy']} ({tree.stats.average:.3f})"
+            ax.bar(xs, [tree.stats.distribution.get(r, 0) for r in rounds], width, label=label)
+        ax.set_xlabel("round")
+        ax.set_ylabel("secrets solved")
+        ax.set_title(trees[0].rules.describe())
+        ax.set_xticks(list(rounds))
 
 
 @app.command()

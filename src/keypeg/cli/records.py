@@ -239,33 +239,19 @@ def _rules_given() -> bool:
 
 
 def _plot(trend: list[int], path: Path, name: str) -> None:
-    try:
-        import matplotlib
+    """Guesses per game with a moving average."""
+    from keypeg.cli.charts import figure
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise KeypegError("charts need matplotlib: pip install 'keypeg[plot]'") from None
-    if path.suffix.lower() not in (".png", ".svg"):
-        raise KeypegError(f"chart file {str(path)!r} must end in .png or .svg")
-    fig, ax = plt.subplots(figsize=(8, 4))
-    games = list(range(1, len(trend) + 1))
-    ax.plot(games, trend, "o", label="guesses")
-    window = 5
-    if len(trend) >= window:
-        moving = [sum(trend[k - window : k]) / window for k in range(window, len(trend) + 1)]
-        ax.plot(games[window - 1 :], moving, "-", label=f"moving average of {window}")
-    ax.set_xlabel("game")
-    ax.set_ylabel("guesses")
-    ax.set_title(f"{name}: guesses per game")
-    ax.legend()
-    fig.tight_layout()
-    try:
-        fig.savefig(path)
-    except OSError as error:
-        raise KeypegError(f"cannot write {str(path)!r}: {error.strerror}") from None
-    finally:
-        plt.close(fig)
+    with figure(path, (8, 4)) as ax:
+        games = list(range(1, len(trend) + 1))
+        ax.plot(games, trend, "o", label="guesses")
+        window = 5
+        if len(trend) >= window:
+            moving = [sum(trend[k - window : k]) / window for k in range(window, len(trend) + 1)]
+            ax.plot(games[window - 1 :], moving, "-", label=f"moving average of {window}")
+        ax.set_xlabel("game")
+        ax.set_ylabel("guesses")
+        ax.set_title(f"{name}: guesses per game")
 
 
 @cli.command()

@@ -67,6 +67,13 @@ def _mapped_key(code, perm, cmap, free, ruled, free_list, ruled_list, relabel): 
 
 
 @njit(cache=True)
+def _relabel_order(mask, largest):  # type: ignore[no-untyped-def]
+    """The colours of ``mask`` in the order relabelling hands them out: up, or down for ``largest``."""
+    found = np.nonzero(mask)[0]
+    return found[::-1].copy() if largest else found
+
+
+@njit(cache=True)
 def _canonical_key(code, perms, maps, free, ruled, free_list, ruled_list, relabel, largest):  # type: ignore[no-untyped-def]
     best = np.int64(-1)
     for k in range(perms.shape[0]):
@@ -85,11 +92,8 @@ def canonical_keys(codes, perms, maps, free, ruled, colors, largest, parallel): 
     appearance, from its smallest colour up (or largest down). ``parallel`` spreads
     the codes over threads (worth it for large jobs only).
     """
-    free_list = np.nonzero(free)[0]
-    ruled_list = np.nonzero(ruled)[0]
-    if largest:
-        free_list = free_list[::-1].copy()
-        ruled_list = ruled_list[::-1].copy()
+    free_list = _relabel_order(free, largest)
+    ruled_list = _relabel_order(ruled, largest)
     n = codes.shape[0]
     out = np.empty(n, dtype=np.int64)
     if parallel:
@@ -125,11 +129,8 @@ def _is_extreme(code, perms, maps, free, ruled, free_list, ruled_list, relabel, 
 @njit(parallel=True, cache=True)
 def extreme_mask(codes, perms, maps, free, ruled, colors, largest, parallel):  # type: ignore[no-untyped-def]
     """Which codes are the smallest (``largest``) of their class: :func:`canonical_keys` equals their own key."""
-    free_list = np.nonzero(free)[0]
-    ruled_list = np.nonzero(ruled)[0]
-    if largest:
-        free_list = free_list[::-1].copy()
-        ruled_list = ruled_list[::-1].copy()
+    free_list = _relabel_order(free, largest)
+    ruled_list = _relabel_order(ruled, largest)
     n = codes.shape[0]
     out = np.empty(n, dtype=np.bool_)
     if parallel:
