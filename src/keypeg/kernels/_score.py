@@ -140,13 +140,13 @@ def consistent_mask(pos_s, cnt_s, pos_h, cnt_h, fb_h, pegs):  # type: ignore[no-
     return mask
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
 def history_distance(pos_c, cnt_c, pos_h, cnt_h, blacks, whites, weight):  # type: ignore[no-untyped-def]
     """How far each code is from fitting the scored guesses: ``weight * sum |black' - black| +
     sum |white' - white|`` over the history (0 for a code that fits)."""
     n = pos_c.shape[0]
     out = np.zeros(n, dtype=np.int64)
-    for c in prange(n):
+    for c in range(n):
         total = 0
         for h in range(pos_h.shape[0]):
             black = 0
