@@ -164,9 +164,10 @@ class OptimalSolver:
         return value
 
     def _candidates(
-        self, codes: Index, history: tuple[tuple[int, int], ...], rounds: int
-    ) -> tuple[Index, npt.NDArray[np.float64]]:
-        """Guesses worth trying, best bound first, with their bounds."""
+        self, codes: Index, history: tuple[tuple[int, int], ...], rounds: int, budget: float
+    ) -> tuple[Index, npt.NDArray[np.float64], float]:
+        """Guesses whose bound is below ``budget``, best bound first, with their bounds; and the
+        lowest bound of all."""
         space = self.space
         pool = space.all if self.pool == "all" else codes
         guesses = representatives(space, pool, history, codes) if codes.size >= SYMMETRY_MIN_CODES else pool
@@ -175,17 +176,24 @@ class OptimalSolver:
         fits = members(guesses, codes)
         # the winning part (one code, for a fitting guess) costs nothing more
         bounds = codes.size + sums - np.where(fits, below[1], 0.0)
+        lowest = float(bounds.min()) if bounds.size else BIG
+        keep = bounds < min(budget, BIG)
+        guesses, fits, bounds = guesses[keep], fits[keep], bounds[keep]
         order = np.lexsort((guesses, ~fits, bounds))
-        return guesses[order], bounds[order]
+        return guesses[order], bounds[order], lowest
 
     def _search(
         self, codes: Index, history: tuple[tuple[int, int], ...], rounds: int, budget: float
     ) -> tuple[float, int]:
         self.nodes += 1
         top = not history
-        guesses, bounds = self._candidates(codes, history, rounds)
+        if codes.size <= self.branching + 1:
+            shortcut = self._perfect_split(codes)
+            if shortcut is not None:
+                return shortcut
+        guesses, bounds, lowest = self._candidates(codes, history, rounds, budget)
         if top:
-            self._root_count = int(np.count_nonzero(bounds < min(budget, BIG)))
+            self._root_count = int(guesses.size)
         best, chosen = budget, -1
         below = self.bounds(rounds - 1)
         for guess, bound in zip(guesses.tolist(), bounds.tolist(), strict=True):
@@ -199,8 +207,21 @@ class OptimalSolver:
                 self._best_root = min(self._best_root, best)
                 self._report(bound)
         if chosen < 0:
-            return max(budget, float(bounds[0]) if bounds.size else BIG), -1
+            return max(budget, lowest), -1
         return best, chosen
+
+    def _perfect_split(self, codes: Index) -> tuple[float, int] | None:
+        """The exact value of a small set that one guess splits apart: ``2n - 1`` when a fitting guess
+        does (the least possible), else ``2n`` when any guess does (the least once no fitting guess can)."""
+        n = codes.size
+        found = self.space.first_perfect_split(codes, codes)
+        if found is not None:
+            return float(2 * n - 1), found
+        if self.pool == "all" and n <= self.branching:
+            found = self.space.first_perfect_split(self.space.all, codes)
+            if found is not None:
+                return float(2 * n), found
+        return None
 
     def _try(
         self,
