@@ -75,6 +75,7 @@ def progress_bar(label: str, total: int) -> Iterator[Callable[[int], None]]:
         TimeElapsedColumn(),
         console=err,
         transient=True,
+        disable=not err.is_terminal,
     ) as progress:
         task = progress.add_task(label, total=total)
         yield lambda n: progress.advance(task, n)

@@ -51,11 +51,17 @@ def optimal(rules: Rules, pool: str, secrets: str, save: bool, export: Path | No
             f"first guesses {progress.first_guesses_done}/{progress.first_guesses}  best total {best}  "
             f"nodes {progress.nodes:,} ({progress.nodes_per_second:,.0f}/s)  {progress.seconds:.1f} s"
         )
-        live.refresh()
+        if live is not None:
+            live.refresh()
 
     solver = OptimalSolver(rules, pool=pool, secrets=chosen, progress=show)  # type: ignore[arg-type]
-    with interruptible(), Live(status, console=err, transient=True, refresh_per_second=4) as live:
-        tree = solver.tree()
+    if err.is_terminal:
+        with interruptible(), Live(status, console=err, transient=True, refresh_per_second=4) as live:
+            tree = solver.tree()
+    else:
+        live = None
+        with interruptible():
+            tree = solver.tree()
     tree.conventions["nodes"] = solver.nodes
     saved = save_optimal(tree, pool, secrets) if save else None  # type: ignore[arg-type]
     if export is not None:
