@@ -46,6 +46,31 @@ def _group(
     return symmetries[0], symmetries[1], ~used & present, ~present
 
 
+def _partitions(total: int, most: int, parts: int) -> list[list[int]]:
+    """The ways to write ``total`` as at most ``parts`` numbers of at most ``most`` each, largest first."""
+    if total == 0:
+        return [[]]
+    if parts == 0:
+        return []
+    found: list[list[int]] = []
+    for first in range(min(total, most), 0, -1):
+        found.extend([first, *rest] for rest in _partitions(total - first, first, parts - 1))
+    return found
+
+
+def _first_guess_classes(space: CodeSpace, largest: bool) -> Index:
+    """Before any guess every peg and colour permutation is a symmetry: one class per way of splitting
+    the pegs into colour counts, represented by AAAB-like codes (ZZZY-like with ``largest``)."""
+    rules = space.rules
+    colors = rules.num_colors
+    codes = []
+    for counts in _partitions(rules.pegs, rules.pegs if rules.repeats else 1, colors):
+        order = range(colors - 1, -1, -1) if largest else range(colors)
+        code = [c for c, n in zip(order, counts, strict=False) for _ in range(n)]
+        codes.append(rules.code(code))
+    return np.sort(space.indices(codes))
+
+
 def _keys(
     space: CodeSpace, codes: Index, history: Sequence[tuple[int, int]], candidates: Index, largest: bool
 ) -> npt.NDArray[np.int64]:
@@ -64,6 +89,10 @@ def representatives(
     pool = np.asarray(pool, dtype=np.intp)
     if candidates.size == 0:
         return pool
+    if not history and candidates.size == space.size:
+        found = _first_guess_classes(space, largest)
+        result_: Index = found[np.isin(found, pool)]
+        return result_
     perms, maps, free, ruled = _group(space, history, candidates)
     mask = extreme_mask(space.codes[pool], (perms, maps), free, ruled, space.rules.num_colors, largest)
     result: Index = pool[mask]
