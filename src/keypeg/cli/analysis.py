@@ -193,14 +193,17 @@ def save_chart(trees: list[StrategyTree], path: Path) -> None:
 
 @app.command()
 @rules_options
-@click.option("--answer", default="1,0", show_default=True, help="The first answer for Table 11.")
+@click.option("--answer", default=None, help="The first answer for Table 11 (default 1,0, or the first possible).")
 @click.option("--second-round/--no-second-round", default=True, help="Compute Table 12 (slower on big games).")
 @json_option
-def tables(rules: Rules, answer: str, second_round: bool, as_json: bool) -> None:
+def tables(rules: Rules, answer: str | None, second_round: bool, as_json: bool) -> None:
     """Kooi's tables for any rule set: first-guess partitions, largest part, expected size, entropy, parts."""
     from keypeg.analysis.tables import first_guess_classes, first_guess_table
 
-    given = rules.parse_feedback(answer)
+    if answer is not None:
+        given = rules.parse_feedback(answer)
+    else:
+        given = next((f for f in rules.feedbacks() if (f.black, f.white) == (1, 0)), rules.feedbacks()[0])
     with interruptible(), progress_bar("first-guess classes", len(first_guess_classes(rules))) as advance:
         rows = first_guess_table(rules, answer=given, second_round=second_round, progress=advance)
     if as_json:
