@@ -90,17 +90,21 @@ class Genetic(Strategy):
     # -- the algorithm -------------------------------------------------------------------------------
 
     def guess_after(self, rules: Rules, history: Sequence[tuple[Code, Feedback]]) -> Code:
-        """Evolve, collect the eligible set, and pick from it; fall back to the constraint solver."""
+        """Evolve and collect the eligible set; when the population finds too few fitting codes, the
+        constraint solver tops the set up (or fills it, when it found none); pick the best splitter."""
         eligible = self.evolve(rules, history)
-        if not eligible:
+        self.last_source = "genetic"
+        if len(eligible) < self.params.eligible:
             from keypeg.consistency import check
 
-            result = check(rules, history, limit=1)
-            if result.example is None or not result.consistent:
+            result = check(rules, history, limit=self.params.eligible)
+            if not result.consistent:
                 raise KeypegError("no code fits the scores given: at least one of them is wrong")
-            self.last_source = "constraint solver"
-            return result.example
-        self.last_source = "genetic"
+            played = {g.colors for g, _ in history}
+            extra = [c.colors for c in result.codes if c.colors not in played and c.colors not in eligible]
+            eligible += extra[: self.params.eligible - len(eligible)]
+            if extra:
+                self.last_source = "constraint solver" if len(eligible) == len(extra) else "genetic + constraint solver"
         return rules.code(self.best_split(rules, eligible))
 
     def evolve(self, rules: Rules, history: Sequence[tuple[Code, Feedback]]) -> list[tuple[int, ...]]:
