@@ -5,7 +5,8 @@ fitness is how far a code is from fitting the scored guesses (``a`` times the
 black-peg differences plus the white-peg differences). Codes that fit are
 collected into the eligible set until it holds ``eligible`` codes or
 ``generations`` have passed; the eligible code that splits the others into the
-most parts is played. If no fitting code turns up, the constraint solver finds one.
+most parts is played. When the population turns up fewer fitting codes than that
+(late in a game, when few codes fit), the constraint solver tops the set up.
 """
 
 from __future__ import annotations
