@@ -11,15 +11,10 @@ benchmarks/results/genetic.md.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import random
 import time
-from pathlib import Path
 
-import numba
-from rich.console import Console
-from rich.table import Table
+from report import report
 
 from keypeg import Rules, score
 from keypeg.analysis.tree import build_tree
@@ -49,9 +44,6 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=30, help="seeded secrets per game size")
     args = parser.parse_args()
     play(Rules(4, 6), 0)  # compile or load the kernels first
-    table = Table(title=f"genetic codebreaker, {args.games} seeded secrets per size")
-    for column in ("game", "average", "worst", "seconds/game", "most parts (whole tree)"):
-        table.add_column(column, justify="left" if column == "game" else "right")
     rows = []
     for rules in GAMES:
         results = [play(rules, seed) for seed in range(args.games)]
@@ -67,29 +59,18 @@ def main() -> None:
             heuristic,
         ]
         rows.append(row)
-        table.add_row(*row)
-    console = Console()
-    console.print(table)
-    machine = (
-        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, numba {numba.__version__}"
+    report(
+        "genetic",
+        f"Genetic codebreaker, {args.games} seeded secrets per size",
+        f".venv/bin/python benchmarks/genetic.py --games {args.games}",
+        [
+            "Secrets: `random_code(rules, random.Random(seed))` for seeds 0..games-1; the codebreaker is seeded alike.",
+            "Paper defaults: population 150, 100 generations, eligible set 60, mutation 0.03, permutation 0.03,",
+            "inversion 0.02, one- or two-point crossover at 0.5; the constraint solver tops up a thin eligible set.",
+        ],
+        ["game", "average", "worst", "seconds/game", "most parts (whole tree)"],
+        rows,
     )
-    console.print(machine)
-    lines = [
-        "# Genetic codebreaker",
-        "",
-        f"`.venv/bin/python benchmarks/genetic.py --games {args.games}` on {machine}, {time.strftime('%Y-%m-%d')}.",
-        "Secrets: `random_code(rules, random.Random(seed))` for seeds 0..games-1; the codebreaker is seeded alike.",
-        "Paper defaults: population 150, 100 generations, eligible set 60, mutation 0.03, permutation 0.03,",
-        "inversion 0.02, one- or two-point crossover at 0.5.",
-        "",
-        "| game | average | worst | seconds/game | most parts (whole tree) |",
-        "|---|---:|---:|---:|---:|",
-        *[f"| {' | '.join(row)} |" for row in rows],
-        "",
-    ]
-    out = Path(__file__).parent / "results" / "genetic.md"
-    out.write_text("\n".join(lines), encoding="utf-8")
-    console.print(f"saved {out}")
 
 
 if __name__ == "__main__":

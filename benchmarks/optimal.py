@@ -10,14 +10,10 @@ published optimum beside it, and writes the table to benchmarks/results/optimal.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
-from pathlib import Path
 
 import numba
-from rich.console import Console
-from rich.table import Table
+from report import report
 
 from keypeg import Rules, find_variant
 from keypeg.strategies.optimal import OptimalSolver
@@ -40,9 +36,6 @@ def main() -> None:
     args = parser.parse_args()
     numba.set_num_threads(args.threads)
     OptimalSolver(Rules(3, 3)).solve()  # compile or load every kernel first
-    table = Table(title=f"keypeg optimal search, {args.threads} thread(s)")
-    for column in ("game", "total", "published", "worst", "seconds", "sets searched", "sets/s"):
-        table.add_column(column, justify="left" if column == "game" else "right")
     rows = []
     for name, rules in games(args.big):
         solver = OptimalSolver(rules)
@@ -60,29 +53,14 @@ def main() -> None:
             f"{solver.nodes / seconds:,.0f}",
         ]
         rows.append(row)
-        table.add_row(*row)
-    console = Console()
-    console.print(table)
-    machine = (
-        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, numba {numba.__version__}"
+    report(
+        "optimal",
+        f"Optimal search, {args.threads} thread(s)",
+        f".venv/bin/python benchmarks/optimal.py{' --big' if args.big else ''}",
+        [f"Reference: {REFERENCE}."],
+        ["game", "total", "published", "worst", "seconds", "sets searched", "sets/s"],
+        rows,
     )
-    console.print(machine)
-    console.print(f"reference: {REFERENCE}")
-    lines = [
-        "# Optimal search times",
-        "",
-        f"`.venv/bin/python benchmarks/optimal.py{' --big' if args.big else ''}` on {machine}, "
-        f"{args.threads} thread(s), {time.strftime('%Y-%m-%d')}.",
-        f"Reference: {REFERENCE}.",
-        "",
-        "| game | total | published | worst | seconds | sets searched | sets/s |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-        *[f"| {' | '.join(row)} |" for row in rows],
-        "",
-    ]
-    out = Path(__file__).parent / "results" / "optimal.md"
-    out.write_text("\n".join(lines), encoding="utf-8")
-    console.print(f"saved {out}")
 
 
 if __name__ == "__main__":

@@ -11,14 +11,10 @@ Writes the table to benchmarks/results/trees.md.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import time
-from pathlib import Path
 
 import numba
-from rich.console import Console
-from rich.table import Table
+from report import report
 
 from keypeg import Rules
 from keypeg.analysis.tree import build_tree
@@ -46,9 +42,6 @@ def main() -> None:
     for rules in games[:1]:  # compile (or load) every kernel before timing
         for name in HEURISTICS:
             timed(name, rules, cores)
-    table = Table(title="keypeg whole-tree times (seconds)")
-    for column in ("game", "strategy", "total", "worst", "1 core", f"{cores} cores", "no symmetry (1 core)", "ratio"):
-        table.add_column(column, justify="left" if column in ("game", "strategy") else "right")
     rows = []
     jobs = [(rules, name) for rules in games for name in HEURISTICS]
     if args.big:
@@ -63,31 +56,19 @@ def main() -> None:
             base, ratio = f"{plain:.3f}", f"{plain / one:.1f}x"
         row = [f"{rules.pegs}x{rules.colors}", name, f"{total:,}", str(worst), f"{one:.3f}", f"{many:.3f}", base, ratio]
         rows.append(row)
-        table.add_row(*row)
-    console = Console()
-    console.print(table)
-    machine = (
-        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, numba {numba.__version__}"
+    report(
+        "trees",
+        "Whole-tree times (seconds)",
+        f".venv/bin/python benchmarks/trees.py{' --big' if args.big else ''}",
+        [
+            "Ratio: the time without symmetry classes over the time with them, both on one core, same run.",
+            f"Reference: {REFERENCE}.",
+        ],
+        ["game", "strategy", "total", "worst", "1 core (s)", f"{cores} cores (s)", "no symmetry, 1 core (s)", "ratio"],
+        rows,
+        left=2,
+        save=not args.quick,
     )
-    console.print(machine)
-    console.print(f"reference: {REFERENCE}")
-    lines = [
-        "# Whole-tree times",
-        "",
-        f"`.venv/bin/python benchmarks/trees.py{' --big' if args.big else ''}` on {machine}, "
-        f"{time.strftime('%Y-%m-%d')}.",
-        "Ratio: the time without symmetry classes over the time with them, both on one core, same run.",
-        f"Reference: {REFERENCE}.",
-        "",
-        "| game | strategy | total | worst | 1 core (s) | all cores (s) | no symmetry, 1 core (s) | ratio |",
-        "|---|---|---:|---:|---:|---:|---:|---:|",
-        *[f"| {' | '.join(row)} |" for row in rows],
-        "",
-    ]
-    if not args.quick:
-        out = Path(__file__).parent / "results" / "trees.md"
-        out.write_text("\n".join(lines), encoding="utf-8")
-        console.print(f"saved {out}")
 
 
 if __name__ == "__main__":
