@@ -427,7 +427,7 @@ def match(
         while not the_match.is_over:
             maker, breaker = the_match.roles()
             session.show(
-                f"[bold]game {len(the_match.played) + 1} of {the_match.games}[/]: {maker} makes, {breaker} breaks"
+                f"[bold]game {len(the_match.played) + 1} of {the_match.games}[/]: {maker} is codemaker, {breaker} is codebreaker"
             )
             if maker == computer:
                 code = random_code(rules, rng)
