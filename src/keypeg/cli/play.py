@@ -426,9 +426,8 @@ def match(
     try:
         while not the_match.is_over:
             maker, breaker = the_match.roles()
-            session.show(
-                f"[bold]game {len(the_match.played) + 1} of {the_match.games}[/]: {maker} is codemaker, {breaker} is codebreaker"
-            )
+            number = f"game {len(the_match.played) + 1} of {the_match.games}"
+            session.show(f"[bold]{number}[/]: {maker} is codemaker, {breaker} is codebreaker")
             if maker == computer:
                 code = random_code(rules, rng)
                 result = run_play(session, rules, secret=code, recorder=recorder(breaker, "breaker", code))
