@@ -170,12 +170,13 @@ def history_distance(
     guesses: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
     blacks: npt.NDArray[np.int64],
     whites: npt.NDArray[np.int64],
+    pegs: int,
     weight: int = 1,
 ) -> npt.NDArray[np.int64]:
     """For each encoded code, ``weight * sum |black' - black| + sum |white' - white|`` over the
     encoded scored guesses: 0 exactly for the codes that fit."""
     distance: npt.NDArray[np.int64] = _score.history_distance(
-        codes[0], codes[1], guesses[0], guesses[1], blacks, whites, weight
+        codes[0], codes[1], guesses[0], guesses[1], blacks, whites, weight, pegs
     )
     return distance
 

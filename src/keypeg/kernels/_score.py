@@ -141,20 +141,16 @@ def consistent_mask(pos_s, cnt_s, pos_h, cnt_h, fb_h, pegs):  # type: ignore[no-
 
 
 @njit(cache=True)
-def history_distance(pos_c, cnt_c, pos_h, cnt_h, blacks, whites, weight):  # type: ignore[no-untyped-def]
+def history_distance(pos_c, cnt_c, pos_h, cnt_h, blacks, whites, weight, pegs):  # type: ignore[no-untyped-def]
     """How far each code is from fitting the scored guesses: ``weight * sum |black' - black| +
     sum |white' - white|`` over the history (0 for a code that fits)."""
     n = pos_c.shape[0]
+    stride = pegs + 1
     out = np.zeros(n, dtype=np.int64)
     for c in range(n):
         total = 0
         for h in range(pos_h.shape[0]):
-            black = 0
-            common = 0
-            for w in range(pos_h.shape[1]):
-                black += popcount(pos_c[c, w] & pos_h[h, w])
-            for w in range(cnt_h.shape[1]):
-                common += popcount(cnt_c[c, w] & cnt_h[h, w])
-            total += weight * abs(black - blacks[h]) + abs(common - black - whites[h])
+            black, white = divmod(_score(pos_c[c], cnt_c[c], pos_h[h], cnt_h[h], stride), stride)
+            total += weight * abs(black - blacks[h]) + abs(white - whites[h])
         out[c] = total
     return out

@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit, prange
 
 from keypeg.kernels._bits import popcount as _popcount
+from keypeg.kernels._score import _score as _ordinal
 
 
 @njit(cache=True)
@@ -16,13 +17,7 @@ def _parts_at_most(pos_h, cnt_h, pos_p, cnt_p, pegs, seen):  # type: ignore[no-u
     for f in range(seen.shape[0]):
         seen[f] = False
     for s in range(pos_p.shape[0]):
-        black = 0
-        common = 0
-        for w in range(pos_h.shape[0]):
-            black += _popcount(pos_h[w] & pos_p[s, w])
-        for w in range(cnt_h.shape[0]):
-            common += _popcount(cnt_h[w] & cnt_p[s, w])
-        f = black * stride + common - black
+        f = _ordinal(pos_h, cnt_h, pos_p[s], cnt_p[s], stride)
         if not seen[f]:
             seen[f] = True
             parts += 1
@@ -38,13 +33,7 @@ def two_step_parts(pos_g, cnt_g, pos_s, cnt_s, pos_all, cnt_all, pegs):  # type:
     for g in prange(pos_g.shape[0]):
         labels = np.empty(pos_s.shape[0], dtype=np.int64)
         for s in range(pos_s.shape[0]):
-            black = 0
-            common = 0
-            for w in range(pos_g.shape[1]):
-                black += _popcount(pos_g[g, w] & pos_s[s, w])
-            for w in range(cnt_g.shape[1]):
-                common += _popcount(cnt_g[g, w] & cnt_s[s, w])
-            labels[s] = black * stride + common - black
+            labels[s] = _ordinal(pos_g[g], cnt_g[g], pos_s[s], cnt_s[s], stride)
         seen = np.empty(nf, dtype=np.bool_)
         total = 0
         for f in range(nf):
@@ -108,13 +97,7 @@ def _guess_cost(row, labels, pg, cg, pos_s, cnt_s, pegs, cost, values):  # type:
     stride = pegs + 1
     n = pos_s.shape[0]
     for s in range(n):
-        black = 0
-        common = 0
-        for w in range(pg.shape[0]):
-            black += _popcount(pg[w] & pos_s[s, w])
-        for w in range(cg.shape[0]):
-            common += _popcount(cg[w] & cnt_s[s, w])
-        f = black * stride + common - black
+        f = _ordinal(pg, cg, pos_s[s], cnt_s[s], stride)
         labels[s] = f
         row[f] += 1
     return _row_cost(row, labels, n, cost, values)
@@ -196,13 +179,7 @@ def first_perfect_split(pos_g, cnt_g, pos_s, cnt_s, pegs, backwards):  # type: i
         split = True
         done = 0
         for s in range(m):
-            black = 0
-            common = 0
-            for w in range(pos_g.shape[1]):
-                black += _popcount(pos_g[g, w] & pos_s[s, w])
-            for w in range(cnt_g.shape[1]):
-                common += _popcount(cnt_g[g, w] & cnt_s[s, w])
-            f = black * stride + common - black
+            f = _ordinal(pos_g[g], cnt_g[g], pos_s[s], cnt_s[s], stride)
             labels[s] = f
             done = s + 1
             if seen[f]:

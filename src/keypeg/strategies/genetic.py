@@ -118,7 +118,9 @@ class Genetic(Strategy):
         population = self._random_codes(rules, p.population)
         eligible: dict[tuple[int, ...], None] = {}
         for _ in range(p.generations):
-            fitness = history_distance(encode_codes(population, rules), guesses, blacks, whites, p.black_weight)
+            fitness = history_distance(
+                encode_codes(population, rules), guesses, blacks, whites, rules.pegs, p.black_weight
+            )
             for row in population[fitness == 0]:
                 code = tuple(int(c) for c in row)
                 if code not in played:
