@@ -20,14 +20,15 @@ import numpy.typing as npt
 
 from keypeg.kernels import CodeSpace, Index, canonical_keys, extreme_mask, fixing_symmetries
 
-__all__ = ["representatives", "MAX_PEG_PERMUTATION_PEGS"]
+__all__ = ["representatives", "peg_permutations", "MAX_PEG_PERMUTATION_PEGS"]
 
 MAX_PEG_PERMUTATION_PEGS = 6
 """Peg permutations are searched up to this many pegs (720 of them); colour symmetry always."""
 
 
 @lru_cache(maxsize=16)
-def _peg_permutations(pegs: int) -> npt.NDArray[np.int64]:
+def peg_permutations(pegs: int) -> npt.NDArray[np.int64]:
+    """The peg permutations symmetry uses: all of them up to :data:`MAX_PEG_PERMUTATION_PEGS` pegs, else none."""
     if pegs > MAX_PEG_PERMUTATION_PEGS:
         return np.arange(pegs, dtype=np.int64)[None, :]
     return np.array(list(itertools.permutations(range(pegs))), dtype=np.int64)
@@ -38,7 +39,7 @@ def _group(
 ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
     colors = space.rules.num_colors
     guesses = space.codes[[g for g, _ in history]].astype(np.int64).reshape(len(history), space.pegs)
-    symmetries = fixing_symmetries(_peg_permutations(space.pegs), guesses, colors)
+    symmetries = fixing_symmetries(peg_permutations(space.pegs), guesses, colors)
     present = np.zeros(colors, dtype=np.bool_)
     present[np.unique(space.codes[candidates])] = True
     used = np.zeros(colors, dtype=np.bool_)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import click
 from rich.live import Live
 from rich.text import Text
 
-from keypeg.cli.analysis import analysis_table, interruptible, result_dict
+from keypeg.cli.analysis import analysis_table, result_dict
 from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
@@ -29,13 +30,22 @@ from keypeg.rules import Rules
     help="The codes the secret is drawn from.",
 )
 @click.option("--save/--no-save", default=True, help="Keep the solved strategy for play and 'keypeg next'.")
+@click.option(
+    "--resume/--restart",
+    default=True,
+    show_default=True,
+    help="Continue from where an interrupted search of these rules stopped (Ctrl-C saves it).",
+)
 @click.option("--export", type=click.Path(dir_okay=False, path_type=Path), help="Also save the tree here.")
 @click.option("--format", "fmt", type=click.Choice(["json", "text", "lookup"]), default="json", show_default=True)
 @json_option
-def optimal(rules: Rules, pool: str, secrets: str, save: bool, export: Path | None, fmt: str, as_json: bool) -> None:
+def optimal(
+    rules: Rules, pool: str, secrets: str, save: bool, resume: bool, export: Path | None, fmt: str, as_json: bool
+) -> None:
     """The strategy with the fewest total guesses over all secrets, found by exact search.
 
     The rules' rows limit the guesses (--rows 5: the best strategy that never needs more than 5).
+    Ctrl-C stops the search and keeps what it has proved; the same command then resumes it.
     """
     from keypeg.analysis.export import save_tree
     from keypeg.kernels import CodeSpace
@@ -48,20 +58,31 @@ def optimal(rules: Rules, pool: str, secrets: str, save: bool, export: Path | No
     def show(progress: SearchProgress) -> None:
         best = "none yet" if math.isinf(progress.best) else f"{int(progress.best):,}"
         status.plain = (
-            f"first guesses {progress.first_guesses_done}/{progress.first_guesses}  best total {best}  "
-            f"nodes {progress.nodes:,} ({progress.nodes_per_second:,.0f}/s)  {progress.seconds:.1f} s"
+            f"first guesses {progress.first_guesses_done}/{progress.first_guesses} "
+            f"(parts {progress.parts_done}/{progress.parts})  best total {best}  "
+            f"sets {progress.nodes:,} ({progress.nodes_per_second:,.0f}/s)  {progress.seconds:.1f} s"
         )
         if live is not None:
             live.refresh()
 
-    solver = OptimalSolver(rules, pool=pool, secrets=chosen, progress=show)  # type: ignore[arg-type]
-    if err.is_terminal:
-        with interruptible(), Live(status, console=err, transient=True, refresh_per_second=4) as live:
+    solver = OptimalSolver(rules, pool=pool, secrets=chosen, progress=show, resume=resume)  # type: ignore[arg-type]
+    if solver.resumed:
+        err.print(f"resuming: {solver.resumed:,} sets were searched before ({solver.checkpoint_path()})")
+    live: Live | None = None
+    try:
+        if err.is_terminal:
+            with Live(status, console=err, transient=True, refresh_per_second=4) as live:
+                tree = solver.tree()
+        else:
             tree = solver.tree()
-    else:
-        live = None
-        with interruptible():
-            tree = solver.tree()
+    except KeyboardInterrupt:
+        saved_to = solver.checkpoint()
+        if saved_to is None:
+            err.print("interrupted: nothing was saved")
+        else:
+            err.print(f"interrupted: the search so far is saved in {saved_to}; run the same command to resume")
+        sys.exit(130)
+    solver.forget_checkpoint()
     tree.conventions["nodes"] = solver.nodes
     saved = save_optimal(tree, pool, secrets) if save else None  # type: ignore[arg-type]
     if export is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import cached_property, lru_cache
+from typing import NamedTuple
 
 import numba
 import numpy as np
@@ -16,7 +17,7 @@ import numpy.typing as npt
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
-from keypeg.kernels import _score, _select, _symmetry
+from keypeg.kernels import _optimal, _score, _select, _symmetry
 from keypeg.kernels._space import code_keys, encode, enumerate_codes
 from keypeg.rules import Rules
 
@@ -37,6 +38,8 @@ __all__ = [
     "COSTS",
     "two_step_parts",
     "history_distance",
+    "ExactSearch",
+    "SearchCounters",
 ]
 
 Index = npt.NDArray[np.intp]
@@ -341,3 +344,128 @@ def _game_arrays(
     codes = enumerate_codes(pegs, colors, repeats)
     position, count = encode(codes, colors, repeats)
     return codes, position, count, code_keys(codes, colors)
+
+
+class SearchCounters(NamedTuple):
+    """Counters of a running :class:`ExactSearch`: sets searched; first guesses done and to try;
+    the best total so far and the bound of the first guess being tried; parts of that first
+    guess solved, and in all."""
+
+    nodes: int
+    first_done: int
+    first_count: int
+    best: int
+    bound: int
+    parts_done: int
+    parts: int
+
+
+class ExactSearch:
+    """The kernel side of the exact optimal search (:mod:`keypeg.strategies.optimal`): the feedback
+    table, the lower bounds, the memo of searched sets and the counters a live view reads.
+
+    Args:
+        space: the code space.
+        bounds: ``bounds[r, n]``, the fewest total guesses ``n`` codes can need within ``r`` rounds,
+            :data:`IMPOSSIBLE` or more where no strategy fits in ``r`` rounds.
+        pool_all: guesses from every code (else only from the codes still possible).
+        perms: the peg permutations that symmetry may use.
+        symmetry_min: sets this large or larger are searched one guess per symmetry class.
+    """
+
+    IMPOSSIBLE = _optimal.BIG
+    UNBOUNDED = _optimal.UNBOUNDED
+    TABLE_LIMIT = 8192
+    """Spaces up to this size get a feedback table for the search (64 MiB at the limit)."""
+
+    def __init__(
+        self,
+        space: CodeSpace,
+        bounds: npt.NDArray[np.int64],
+        pool_all: bool,
+        perms: npt.NDArray[np.int64],
+        symmetry_min: int,
+    ) -> None:
+        self.space = space
+        if space.table is not None:
+            table = space.table
+        elif space.size <= self.TABLE_LIMIT:
+            table = _score.score_table(space.position_bits, space.count_bits, space.pegs)
+        else:
+            table = np.zeros((0, 0), dtype=np.uint8)
+        rules = space.rules
+        self.stats = np.zeros(_optimal.STATS, dtype=np.int64)
+        self.halt = np.zeros(1, dtype=np.int64)
+        self.memo = _optimal.new_memo()
+        self.hist = np.zeros((rules.rows + 1, space.pegs), dtype=np.int8)
+        self._ctx = (
+            table,
+            space.position_bits,
+            space.count_bits,
+            space.pegs + 1,
+            space.codes,
+            perms,
+            np.ascontiguousarray(bounds, dtype=np.int64),
+            feedback_ordinal(rules.win, rules.pegs),
+            pool_all,
+            symmetry_min,
+            rules.num_colors,
+            len(rules.feedbacks()) - 1,
+            self.hist,
+            self.stats,
+            self.halt,
+            self.memo,
+        )
+
+    def solve(self, codes: Index, guesses: Sequence[int], rounds: int, budget: int) -> tuple[int, int]:
+        """The fewest total guesses for ``codes`` (increasing indices) after ``guesses`` within
+        ``rounds``, exactly if below ``budget`` (with an optimal guess), else a lower bound of at
+        least ``budget`` (and guess -1)."""
+        depth = len(guesses)
+        self.hist[:depth] = self.space.codes[list(guesses)]
+        self.stats[_optimal.ROOT_DEPTH] = depth
+        self.stats[_optimal.ROOT_BEST] = self.UNBOUNDED
+        for slot in (_optimal.ROOT_DONE, _optimal.ROOT_COUNT, _optimal.PART_DONE, _optimal.PART_COUNT):
+            self.stats[slot] = 0
+        sorted_codes = np.ascontiguousarray(codes, dtype=np.int64)
+        value, guess = _optimal.solve(self._ctx, sorted_codes, depth, rounds, budget)
+        return int(value), int(guess)
+
+    @property
+    def largest(self) -> int:
+        """The largest set the bounds cover."""
+        return int(self._ctx[6].shape[1]) - 1
+
+    def stop(self) -> None:
+        """Ask a running :meth:`solve` (in another thread) to unwind at once."""
+        self.halt[0] = 1
+
+    @property
+    def aborted(self) -> bool:
+        """Whether the last :meth:`solve` was stopped (its answer is then meaningless)."""
+        return bool(self.stats[_optimal.ABORTED])
+
+    def counters(self) -> SearchCounters:
+        """What the search has done so far (safe to read while it runs)."""
+        s = self.stats
+        return SearchCounters(
+            nodes=int(s[_optimal.NODES]),
+            first_done=int(s[_optimal.ROOT_DONE]),
+            first_count=int(s[_optimal.ROOT_COUNT]),
+            best=int(s[_optimal.ROOT_BEST]),
+            bound=int(s[_optimal.ROOT_BOUND]),
+            parts_done=int(s[_optimal.PART_DONE]),
+            parts=int(s[_optimal.PART_COUNT]),
+        )
+
+    def memo_arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The memo as (keys, entries) arrays, to save it."""
+        arrays: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] = _optimal.memo_arrays(self.memo)
+        return arrays
+
+    def load_memo(self, keys: npt.NDArray[np.int64], entries: npt.NDArray[np.int64]) -> None:
+        """Add saved memo entries (from :meth:`memo_arrays`)."""
+        _optimal.memo_load(self.memo, np.ascontiguousarray(keys, np.int64), np.ascontiguousarray(entries, np.int64))
+
+    def __len__(self) -> int:
+        return len(self.memo)

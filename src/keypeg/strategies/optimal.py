@@ -1,23 +1,29 @@
 """The optimal codebreaker: the strategy with the fewest total guesses over all secrets.
 
 Depth-first branch and bound (the method of Koyama and Lai, 1993, with the
-refinements of later solvers):
+refinements of later solvers), run whole in numba (:mod:`keypeg.kernels._optimal`):
 
 - a set of ``n`` codes needs at least ``LB(n)`` guesses in all, since each code is
   guessed at its own node and a node has at most ``b`` children (``b`` the number of
   feedbacks short of the win): ``LB`` fills 1, ``b``, ``b**2``, ... nodes per round;
-- each guess gets the bound ``n + sum(LB(part))`` over the parts it makes (one kernel
-  call for all guesses), and guesses are tried best bound first, fitting guesses first
-  among equals, stopping once the bound reaches the best total found;
-- one guess per symmetry class (:mod:`keypeg.symmetry`);
-- sets that a guess splits into parts of one or two codes cost exactly their bound;
-- solved sets are remembered (keyed by the set itself and the rounds left), with the
-  lower bounds proved for sets that could not be solved within their budget.
+- each guess gets the bound ``n + sum(LB(part))`` over the parts it makes, and guesses
+  are tried best bound first, fitting guesses first among equals, stopping once the
+  bound reaches the best total found; parts are solved largest first, each within
+  what the best total leaves it;
+- the best fitting guess is tried first on its own: when it reaches the set's lower
+  bound (the least of its bound and what any other guess can reach, ``n`` plus the
+  ``n`` codes spread evenly over ``b`` parts) no other guess needs scoring;
+- one guess per symmetry class (:mod:`keypeg.symmetry`) on sets of 16 codes or more;
+- searched sets are remembered, keyed by two independent 64-bit hashes of the set and
+  the rounds left, with their exact value and best guess, or the lower bound proved
+  when no guess fitted the budget.
 """
 
 from __future__ import annotations
 
+import threading
 import time
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
@@ -28,12 +34,12 @@ import numpy as np
 import numpy.typing as npt
 
 from keypeg.errors import KeypegError
-from keypeg.kernels import CodeSpace, Index, feedback_ordinal, ordinal_feedback
+from keypeg.kernels import CodeSpace, ExactSearch, Index, feedback_ordinal, ordinal_feedback
 from keypeg.rules import Rules
 from keypeg.storage import cache_dir
-from keypeg.strategies.base import Pool, Position, Strategy, members
+from keypeg.strategies.base import Pool, Position, Strategy
 from keypeg.strategy_tree import Node, StrategyTree, TreeStats, load_tree, tree_to_json
-from keypeg.symmetry import representatives
+from keypeg.symmetry import peg_permutations
 
 __all__ = [
     "OptimalSolver",
@@ -49,14 +55,18 @@ __all__ = [
 
 SYMMETRY_MIN_CODES = 16
 """Smaller sets are searched without symmetry classes: finding them costs more than it saves."""
-BIG = 1e12
+BIG = ExactSearch.IMPOSSIBLE
 """Stands for 'impossible within the rounds left'; sums of it stay exact and above any real total."""
+FULL_BOUNDS = 1 << 16
+"""Up to this many codes the bounds cover every set size from the start; above, they grow on demand."""
+POLL_SECONDS = 0.25
+"""How often a running search reports progress and notices Ctrl-C."""
 
 
-def lower_bounds(size: int, branching: int, rounds: int | None) -> npt.NDArray[np.float64]:
+def lower_bounds(size: int, branching: int, rounds: int | None) -> npt.NDArray[np.int64]:
     """``LB[n]`` for ``n`` up to ``size``: the fewest total guesses any strategy can need for ``n`` codes,
     when a guess has at most ``branching`` non-winning answers; :data:`BIG` past what ``rounds`` can hold."""
-    bounds = np.zeros(size + 1, dtype=np.float64)
+    bounds = np.zeros(size + 1, dtype=np.int64)
     depth, room, used = 1, 1, 0
     for n in range(1, size + 1):
         while used >= room:
@@ -70,7 +80,7 @@ def lower_bounds(size: int, branching: int, rounds: int | None) -> npt.NDArray[n
     return bounds
 
 
-@dataclass
+@dataclass(frozen=True)
 class SearchProgress:
     """A snapshot of the search, for live views."""
 
@@ -80,6 +90,8 @@ class SearchProgress:
     seconds: float
     first_guesses_done: int
     first_guesses: int
+    parts_done: int = 0
+    parts: int = 0
 
     @property
     def nodes_per_second(self) -> float:
@@ -88,48 +100,49 @@ class SearchProgress:
 
 
 @dataclass
-class _Entry:
-    value: float
-    exact: bool
-    guess: int = -1
-
-
-@dataclass
 class OptimalSolver:
     """Exact search for the fewest total guesses, with a memo shared by every question asked of it.
+
+    The search runs in numba (:class:`keypeg.kernels.ExactSearch`) on a worker thread, so the
+    caller keeps reporting progress and Ctrl-C stops it at once. After Ctrl-C, :meth:`checkpoint`
+    saves every set proven so far, and a solver made with ``resume=True`` for the same rules and
+    pool starts from them.
 
     Args:
         rules: the rule set; ``rules.rows`` limits the guesses per secret.
         pool: guesses from ``all`` codes or only ``consistent`` ones.
         secrets: indices of the codes the secret is drawn from (all by default).
         progress: called now and then with a :class:`SearchProgress`.
+        resume: start from the memo an interrupted search left, if any.
     """
 
     rules: Rules
     pool: Pool = "all"
     secrets: Index | None = None
     progress: Callable[[SearchProgress], None] | None = None
+    resume: bool = False
     space: CodeSpace = field(init=False)
-    memo: dict[tuple[bytes, int], _Entry] = field(init=False, default_factory=dict)
-    nodes: int = field(init=False, default=0)
+    resumed: int = field(init=False, default=0)
 
     def __post_init__(self) -> None:
         self.space = CodeSpace.of(self.rules)
         self.branching = len(self.rules.feedbacks()) - 1
         self.win = feedback_ordinal(self.rules.win, self.rules.pegs)
-        self._bounds: dict[int, npt.NDArray[np.float64]] = {}
+        self._search = self._new_search(self.space.size if self.space.size <= FULL_BOUNDS else self.root().size)
         self._started = time.perf_counter()
-        self._root_done = 0
-        self._root_count = 0
-        self._best_root = float("inf")
+        if self.resume:
+            self._load_checkpoint()
 
-    # -- bounds ---------------------------------------------------------------------------
+    def _new_search(self, largest: int) -> ExactSearch:
+        rows = self.rules.rows
+        bounds = np.stack([lower_bounds(largest, self.branching, r) for r in range(rows + 1)])
+        perms = peg_permutations(self.rules.pegs)
+        return ExactSearch(self.space, bounds, self.pool == "all", perms, SYMMETRY_MIN_CODES)
 
-    def bounds(self, rounds: int) -> npt.NDArray[np.float64]:
-        """``LB`` for sets solved within ``rounds`` guesses."""
-        if rounds not in self._bounds:
-            self._bounds[rounds] = lower_bounds(self.space.size, self.branching, rounds)
-        return self._bounds[rounds]
+    @property
+    def nodes(self) -> int:
+        """Sets searched so far."""
+        return self._search.counters().nodes
 
     # -- the search -----------------------------------------------------------------------
 
@@ -137,116 +150,101 @@ class OptimalSolver:
         """The codes the secret is drawn from."""
         return self.space.all if self.secrets is None else np.sort(np.asarray(self.secrets, dtype=np.intp))
 
-    def solve(self, upper: float = float("inf")) -> float:
+    def solve(self, upper: float = float("inf")) -> int:
         """The optimal total over all secrets (``BIG`` or more if the rows are too few)."""
         self._started = time.perf_counter()
-        return self.value(self.root(), (), self.rules.rows, upper)
+        return self.value(self.root(), (), self.rules.rows, upper)[0]
 
     def value(
         self, codes: Index, history: tuple[tuple[int, int], ...], rounds: int, budget: float = float("inf")
-    ) -> float:
-        """The fewest total guesses for ``codes`` within ``rounds``, exactly if below ``budget``;
-        otherwise a lower bound of at least ``budget``."""
-        n = codes.size
-        if n <= 2:
-            return float(self.bounds(rounds)[n]) if n < 2 or rounds >= 2 else BIG
-        if rounds <= 1:
-            return BIG
-        key = (codes.astype(np.int32).tobytes(), rounds)
-        entry = self.memo.get(key)
-        if entry is not None and (entry.exact or entry.value >= budget):
-            return entry.value
-        bound = float(self.bounds(rounds)[n])
-        if bound >= budget:
-            return bound
-        value, guess = self._search(codes, history, rounds, budget)
-        self.memo[key] = _Entry(value, guess >= 0, guess)
-        return value
+    ) -> tuple[int, int]:
+        """The fewest total guesses for ``codes`` within ``rounds`` and an optimal guess, exactly if
+        below ``budget``; otherwise a lower bound of at least ``budget`` and guess -1."""
+        if codes.size > self._search.largest:
+            self._search = self._new_search(codes.size)
+        limit = ExactSearch.UNBOUNDED if budget == float("inf") else int(budget)
+        guesses = [g for g, _ in history]
+        answer: list[tuple[int, int]] = []
+        worker = threading.Thread(
+            target=lambda: answer.append(self._search.solve(codes, guesses, rounds, limit)), daemon=True
+        )
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(POLL_SECONDS)
+                self._report()
+        except KeyboardInterrupt:
+            self._search.stop()
+            worker.join()
+            raise
+        return answer[0]
 
-    def _candidates(
-        self, codes: Index, history: tuple[tuple[int, int], ...], rounds: int, budget: float
-    ) -> tuple[Index, npt.NDArray[np.float64], float]:
-        """Guesses whose bound is below ``budget``, best bound first, with their bounds; and the
-        lowest bound of all."""
-        space = self.space
-        pool = space.all if self.pool == "all" else codes
-        guesses = representatives(space, pool, history, codes) if codes.size >= SYMMETRY_MIN_CODES else pool
-        below = self.bounds(rounds - 1)
-        sums = space.partition_costs(guesses, codes, "table-sum", below)
-        fits = members(guesses, codes)
-        # the winning part (one code, for a fitting guess) costs nothing more
-        bounds = codes.size + sums - np.where(fits, below[1], 0.0)
-        lowest = float(bounds.min()) if bounds.size else BIG
-        keep = bounds < min(budget, BIG)
-        guesses, fits, bounds = guesses[keep], fits[keep], bounds[keep]
-        order = np.lexsort((guesses, ~fits, bounds))
-        return guesses[order], bounds[order], lowest
+    def _report(self) -> None:
+        if self.progress is None:
+            return
+        counters = self._search.counters()
+        self.progress(
+            SearchProgress(
+                nodes=counters.nodes,
+                best=float(counters.best) if counters.best < BIG else float("inf"),
+                bound=float(counters.bound),
+                seconds=time.perf_counter() - self._started,
+                first_guesses_done=counters.first_done,
+                first_guesses=counters.first_count,
+                parts_done=counters.parts_done,
+                parts=counters.parts,
+            )
+        )
 
-    def _search(
-        self, codes: Index, history: tuple[tuple[int, int], ...], rounds: int, budget: float
-    ) -> tuple[float, int]:
-        self.nodes += 1
-        top = not history
-        if codes.size <= self.branching + 1:
-            shortcut = self._perfect_split(codes)
-            if shortcut is not None:
-                return shortcut
-        guesses, bounds, lowest = self._candidates(codes, history, rounds, budget)
-        if top:
-            self._root_count = int(guesses.size)
-        best, chosen = budget, -1
-        below = self.bounds(rounds - 1)
-        for guess, bound in zip(guesses.tolist(), bounds.tolist(), strict=True):
-            if bound >= best or bound >= BIG:
-                break
-            total = self._try(guess, codes, history, rounds, best, below)
-            if total < best:
-                best, chosen = total, guess
-            if top:
-                self._root_done += 1
-                self._best_root = min(self._best_root, best)
-                self._report(bound)
-        if chosen < 0:
-            return max(budget, lowest), -1
-        return best, chosen
+    # -- stopping and resuming ------------------------------------------------------------
 
-    def _perfect_split(self, codes: Index) -> tuple[float, int] | None:
-        """The exact value of a small set that one guess splits apart: ``2n - 1`` when a fitting guess
-        does (the least possible), else ``2n`` when any guess does (the least once no fitting guess can)."""
-        n = codes.size
-        found = self.space.first_perfect_split(codes, codes)
-        if found is not None:
-            return float(2 * n - 1), found
-        if self.pool == "all" and n <= self.branching:
-            found = self.space.first_perfect_split(self.space.all, codes)
-            if found is not None:
-                return float(2 * n), found
-        return None
+    def checkpoint_path(self) -> Path:
+        """Where an interrupted search leaves its memo (it does not depend on the secret set)."""
+        return cache_dir() / f"{_stem(self.rules, self.pool, 'any')}-rows{self.rules.rows}.partial.npz"
 
-    def _try(
-        self,
-        guess: int,
-        codes: Index,
-        history: tuple[tuple[int, int], ...],
-        rounds: int,
-        best: float,
-        below: npt.NDArray[np.float64],
-    ) -> float:
-        """Total guesses with ``guess`` played on ``codes`` now, if below ``best``; else at least ``best``."""
-        parts = self.split(guess, codes)
-        parts.sort(key=lambda item: -item[1].size)
-        total = float(codes.size)
-        rest = sum(float(below[p.size]) for _, p in parts)
-        for ordinal, part in parts:
-            rest -= float(below[part.size])
-            allowed = best - total - rest
-            value = self.value(part, (*history, (guess, ordinal)), rounds - 1, allowed)
-            total += value
-            if value >= allowed:
-                return max(total + rest, best)
-        if self.nodes % 512 == 0:
-            self._report(float("nan"))
-        return total
+    def checkpoint(self) -> Path | None:
+        """Save the memo (every set proven so far) for a later :attr:`resume`; ``None`` if unsaved."""
+        if len(self._search) == 0:
+            return None
+        path = self.checkpoint_path()
+        keys, entries = self._search.memo_arrays()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez(tmp, keys=keys, entries=entries)
+            tmp.replace(path)
+        except OSError:
+            return None
+        return path
+
+    def _load_checkpoint(self) -> None:
+        path = self.checkpoint_path()
+        if not path.is_file():
+            return
+        try:
+            with np.load(path) as saved:
+                keys, entries = saved["keys"], saved["entries"]
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
+            raise KeypegError(f"the saved search {str(path)!r} is unreadable; delete it to start afresh") from None
+        if keys.ndim != 2 or keys.shape[1:] != (2,) or entries.shape != (keys.shape[0], 3):
+            raise KeypegError(f"the saved search {str(path)!r} is unreadable; delete it to start afresh")
+        self._search.load_memo(keys, entries)
+        self.resumed = int(keys.shape[0])
+
+    def forget_checkpoint(self) -> None:
+        """Delete the saved memo of an interrupted search (once the search has finished)."""
+        self.checkpoint_path().unlink(missing_ok=True)
+
+    # -- the answer -----------------------------------------------------------------------
+
+    def guess(self, codes: Index, history: tuple[tuple[int, int], ...], rounds: int) -> int:
+        """The optimal guess for ``codes`` (solving the set if it is not known yet)."""
+        if codes.size <= 2:
+            return int(codes[0])
+        value, guess = self.value(codes, history, rounds)
+        if value >= BIG:
+            raise KeypegError(f"no strategy solves these {codes.size} codes within {rounds} more guesses")
+        return guess
 
     def split(self, guess: int, codes: Index) -> list[tuple[int, Index]]:
         """The parts (feedback ordinal, codes) a guess makes of ``codes``, the win left out."""
@@ -260,34 +258,6 @@ class OptimalSolver:
             if v != self.win
         ]
 
-    def _report(self, bound: float) -> None:
-        if self.progress is not None:
-            self.progress(
-                SearchProgress(
-                    nodes=self.nodes,
-                    best=self._best_root,
-                    bound=bound,
-                    seconds=time.perf_counter() - self._started,
-                    first_guesses_done=self._root_done,
-                    first_guesses=self._root_count,
-                )
-            )
-
-    # -- the answer -----------------------------------------------------------------------
-
-    def guess(self, codes: Index, history: tuple[tuple[int, int], ...], rounds: int) -> int:
-        """The optimal guess for ``codes`` (solving the set if it is not known yet)."""
-        if codes.size <= 2:
-            return int(codes[0])
-        key = (codes.astype(np.int32).tobytes(), rounds)
-        entry = self.memo.get(key)
-        if entry is None or not entry.exact:
-            value = self.value(codes, history, rounds)
-            if value >= BIG:
-                raise KeypegError(f"no strategy solves these {codes.size} codes within {rounds} more guesses")
-            entry = self.memo[key]
-        return entry.guess
-
     def tree(self) -> StrategyTree:
         """The optimal strategy as a tree (solving first if needed)."""
         started = time.perf_counter()
@@ -296,17 +266,18 @@ class OptimalSolver:
             raise KeypegError(f"no strategy solves every secret within {self.rules.rows} guesses")
         distribution: dict[int, int] = {}
 
-        def grow(codes: Index, history: tuple[tuple[int, int], ...], rounds: int, depth: int) -> Node:
-            guess = self.guess(codes, history, rounds)
+        def grow(codes: Index, guesses: list[int], rounds: int) -> Node:
+            guess = self._search.solve(codes, guesses, rounds, ExactSearch.UNBOUNDED)[1]
             node = Node(self.space.code(guess), int(codes.size))
             if guess in codes:
+                depth = len(guesses) + 1
                 distribution[depth] = distribution.get(depth, 0) + 1
             for ordinal, part in self.split(guess, codes):
                 feedback = ordinal_feedback(ordinal, self.rules.pegs)
-                node.children[feedback] = grow(part, (*history, (guess, ordinal)), rounds - 1, depth + 1)
+                node.children[feedback] = grow(part, [*guesses, guess], rounds - 1)
             return node
 
-        root = grow(self.root(), (), self.rules.rows, 1)
+        root = grow(self.root(), [], self.rules.rows)
         stats = TreeStats.from_distribution(distribution)
         if stats.total != int(total):
             raise KeypegError(f"internal error: tree total {stats.total} differs from the search's {total}")

@@ -1,0 +1,330 @@
+"""numba kernels for the exact optimal search: a depth-first branch and bound.
+
+The search state is one tuple, ``ctx`` (see :func:`context`):
+
+- ``table``: the ``N x N`` feedback table, or an empty one with ``pos``/``cnt`` bit encodings;
+- ``colours``: the codes as colour rows (for symmetry), ``perms`` the peg permutations;
+- ``bounds[r, n]``: the fewest total guesses ``n`` codes can need within ``r`` rounds (``BIG`` if none);
+- ``memo``: ``(hash, hash) -> (value, exact, guess)`` for the sets searched;
+- ``hist``: the guesses played so far (colour rows), a stack indexed by depth;
+- ``stats``: counters read by the caller's live view; ``stop[0] != 0`` asks the search to stop.
+
+Values are integers; ``BIG`` stands for "impossible within the rounds left" and sums of it
+stay exact and above any real total.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+
+from keypeg.kernels._score import _score
+from keypeg.kernels._symmetry import _is_extreme, _relabel_order, fixing_symmetries
+
+BIG = 1 << 40
+UNBOUNDED = 1 << 62
+KEY = types.UniTuple(types.int64, 2)
+ENTRY = types.UniTuple(types.int64, 3)
+
+# stats slots
+NODES, ROOT_DONE, ROOT_COUNT, ROOT_BEST, ROOT_BOUND, ROOT_DEPTH, ABORTED, PART_DONE, PART_COUNT = range(9)
+STATS = 9
+
+
+def new_memo() -> Dict:
+    """An empty memo for :func:`solve`."""
+    return Dict.empty(key_type=KEY, value_type=ENTRY)
+
+
+@njit(inline="always", cache=True)
+def _feedback(table, pos, cnt, stride, g, s):  # type: ignore[no-untyped-def]
+    if table.shape[0] > 0:
+        return np.int64(table[g, s])
+    return np.int64(_score(pos[g], cnt[g], pos[s], cnt[s], stride))
+
+
+@njit(cache=True)
+def _set_key(codes, rounds):  # type: ignore[no-untyped-def]
+    """Two independent 64-bit hashes of a sorted set and the rounds left (FNV-1a and a mixed sum)."""
+    h1 = np.uint64(14695981039346656037) ^ np.uint64(rounds)
+    h2 = np.uint64(codes.shape[0]) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(rounds)
+    for i in range(codes.shape[0]):
+        x = np.uint64(codes[i])
+        h1 = (h1 ^ x) * np.uint64(1099511628211)
+        z = (x + np.uint64(i) * np.uint64(0x632BE59BD9B4E019)) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(31))) * np.uint64(0x94D049BB133111EB)
+        h2 = h2 + (z ^ (z >> np.uint64(29)))
+    return (np.int64(h1), np.int64(h2))
+
+
+@njit(cache=True)
+def _representatives(colours, perms, hist, depth, pool, codes, ncolours):  # type: ignore[no-untyped-def]
+    """The codes of ``pool`` that are the smallest of their symmetry class (see :mod:`keypeg.symmetry`)."""
+    guesses = hist[:depth]
+    sperms, smaps = fixing_symmetries(perms, guesses, ncolours)
+    present = np.zeros(ncolours, dtype=np.bool_)
+    for c in codes:
+        for p in range(colours.shape[1]):
+            present[colours[c, p]] = True
+    used = np.zeros(ncolours, dtype=np.bool_)
+    for h in range(depth):
+        for p in range(colours.shape[1]):
+            used[guesses[h, p]] = True
+    free = ~used & present
+    ruled = ~present
+    free_list = _relabel_order(free, False)
+    ruled_list = _relabel_order(ruled, False)
+    relabel = np.empty(ncolours, dtype=np.int64)
+    keep = np.zeros(pool.shape[0], dtype=np.bool_)
+    for i in range(pool.shape[0]):
+        keep[i] = _is_extreme(colours[pool[i]], sperms, smaps, free, ruled, free_list, ruled_list, relabel, False)
+    return pool[keep]
+
+
+@njit(cache=True)
+def _spread(below, n, parts):  # type: ignore[no-untyped-def]
+    """The least ``sum(below[size])`` over ``n`` codes in at most ``parts`` parts: sizes as even as
+    can be, since ``below`` is convex."""
+    small, extra = divmod(n, parts)
+    return extra * below[small + 1] + (parts - extra) * below[small]
+
+
+@njit(cache=True)
+def _count_parts(ctx, pool, codes, counts):  # type: ignore[no-untyped-def]
+    """``counts[i, f]``: how many of ``codes`` give guess ``pool[i]`` feedback ``f``.
+
+    With a feedback table the loop runs code by code over table rows (the table is symmetric),
+    so memory is read in order."""
+    table, pos, cnt, stride = ctx[0], ctx[1], ctx[2], ctx[3]
+    counts[:] = 0
+    if table.shape[0] > 0:
+        for s in codes:
+            row = table[s]
+            for i in range(pool.shape[0]):
+                counts[i, row[pool[i]]] += 1
+    else:
+        for i in range(pool.shape[0]):
+            for s in codes:
+                counts[i, _score(pos[pool[i]], cnt[pool[i]], pos[s], cnt[s], stride)] += 1
+
+
+@njit(cache=True)
+def _guess_bounds(ctx, pool, codes, below):  # type: ignore[no-untyped-def]
+    """For each guess of ``pool``: ``n + sum(below[part size])`` over the parts it makes of ``codes``
+    (the win left out); whether it learns nothing (one part of everything); whether it is one of ``codes``."""
+    nfb = ctx[3] * ctx[3]
+    if codes.shape[0] < 256:  # part sizes fit a byte: a quarter of the memory to sweep
+        counts = np.empty((pool.shape[0], nfb), dtype=np.uint8)
+        _count_parts(ctx, pool, codes, counts)
+        return _bounds_of_counts(counts, codes.shape[0], below, ctx[7])
+    wide = np.empty((pool.shape[0], nfb), dtype=np.int32)
+    _count_parts(ctx, pool, codes, wide)
+    return _bounds_of_counts(wide, codes.shape[0], below, ctx[7])
+
+
+@njit(cache=True)
+def _bounds_of_counts(counts, n, below, win):  # type: ignore[no-untyped-def]
+    m = counts.shape[0]
+    bounds = np.empty(m, dtype=np.int64)
+    useless = np.empty(m, dtype=np.bool_)
+    fits = np.empty(m, dtype=np.bool_)
+    for i in range(m):
+        total = 0
+        largest = 0
+        for f in range(counts.shape[1]):
+            c = counts[i, f]
+            total += below[c]
+            largest = max(largest, c)
+        won = counts[i, win]
+        bounds[i] = n + total - below[won]
+        useless[i] = largest == n and won == 0
+        fits[i] = won > 0
+    return bounds, useless, fits
+
+
+@njit(cache=True)
+def _best_fitting(ctx, codes, rounds):  # type: ignore[no-untyped-def]
+    """The code of ``codes`` with the lowest bound as a guess on ``codes`` (the first of equals), and its bound."""
+    bounds, _, _ = _guess_bounds(ctx, codes, codes, ctx[6][rounds - 1])
+    best = np.argmin(bounds)
+    return codes[best], bounds[best]
+
+
+@njit(cache=True)
+def _candidates(ctx, codes, depth, rounds, budget):  # type: ignore[no-untyped-def]
+    """Guesses worth trying on ``codes``, best bound first (fitting guesses first among equals, then
+    lowest index), with their bounds; and the lowest bound of all guesses."""
+    table, pos = ctx[0], ctx[1]
+    colours, perms, bounds = ctx[4], ctx[5], ctx[6]
+    pool_all, sym_min, ncolours, hist = ctx[8], ctx[9], ctx[10], ctx[12]
+    n = codes.shape[0]
+    pool = np.arange(table.shape[0] if table.shape[0] > 0 else pos.shape[0]) if pool_all else codes.astype(np.int64)
+    if n >= sym_min:
+        pool = _representatives(colours, perms, hist, depth, pool, codes, ncolours)
+    guess_bounds, useless, fits = _guess_bounds(ctx, pool, codes, bounds[rounds - 1])
+    found = np.empty(pool.shape[0], dtype=np.int64)
+    keys = np.empty(pool.shape[0], dtype=np.int64)
+    lowest = UNBOUNDED
+    kept = 0
+    size = colours.shape[0]
+    limit = min(budget, BIG)
+    for i in range(pool.shape[0]):
+        if useless[i]:
+            continue
+        bound = guess_bounds[i]
+        lowest = min(lowest, bound)
+        if bound < limit:
+            found[kept] = pool[i]
+            keys[kept] = (bound * 2 + (0 if fits[i] else 1)) * size + pool[i]
+            kept += 1
+    order = np.argsort(keys[:kept])
+    guesses = found[:kept][order]
+    guess_bounds = keys[:kept][order] // size // 2
+    return guesses, guess_bounds, lowest
+
+
+@njit(cache=True)
+def _split(ctx, g, codes, arranged, counts, starts):  # type: ignore[no-untyped-def]
+    """Arrange ``codes`` by the feedback they give guess ``g``: part ``f`` is
+    ``arranged[starts[f] : starts[f] + counts[f]]``, in increasing order like ``codes``."""
+    table, pos, cnt, stride = ctx[0], ctx[1], ctx[2], ctx[3]
+    n = codes.shape[0]
+    feedbacks = np.empty(n, dtype=np.int64)
+    counts[:] = 0
+    for j in range(n):
+        f = _feedback(table, pos, cnt, stride, g, codes[j])
+        feedbacks[j] = f
+        counts[f] += 1
+    total = 0
+    for f in range(counts.shape[0]):
+        starts[f] = total
+        total += counts[f]
+    fill = starts.copy()
+    for j in range(n):
+        arranged[fill[feedbacks[j]]] = codes[j]
+        fill[feedbacks[j]] += 1
+
+
+@njit(cache=True, nogil=True)
+def solve(ctx, codes, depth, rounds, budget):  # type: ignore[no-untyped-def]
+    """The fewest total guesses for the sorted set ``codes`` within ``rounds``, exactly if below
+    ``budget`` (with an optimal guess), else a lower bound of at least ``budget`` (and guess -1).
+
+    ``ctx[12][:depth]`` holds the guesses played so far (for symmetry). When ``ctx[14][0]`` is set
+    the search unwinds at once with ``stats[ABORTED] = 1``; its results are then meaningless.
+    """
+    stride, colours, bounds, win = ctx[3], ctx[4], ctx[6], ctx[7]
+    hist, stats, stop, memo = ctx[12], ctx[13], ctx[14], ctx[15]
+    n = codes.shape[0]
+    if n <= 2:
+        return bounds[rounds, n], (codes[0] if n > 0 else -1)
+    if rounds <= 1:
+        return np.int64(BIG), np.int64(-1)
+    lower = bounds[rounds, n]
+    if lower >= budget:
+        return lower, np.int64(-1)
+    key = _set_key(codes, rounds)
+    if key in memo:
+        value, exact, guess = memo[key]
+        if exact == 1 or value >= budget:
+            return value, guess
+        lower = max(lower, value)
+    stats[NODES] += 1
+    if stop[0] != 0:
+        stats[ABORTED] = 1
+        return np.int64(BIG), np.int64(-1)
+    # every fitting guess costs at least quick_bound, every other one at least n + spread(n)
+    quick, quick_bound = _best_fitting(ctx, codes, rounds)
+    lower = max(lower, min(quick_bound, n + _spread(bounds[rounds - 1], n, ctx[11])))
+    nfb = stride * stride
+    counts = np.zeros(nfb, dtype=np.int64)
+    starts = np.zeros(nfb, dtype=np.int64)
+    arranged = np.empty_like(codes)
+    below = bounds[rounds - 1]
+    best = budget
+    chosen = np.int64(-1)
+    lowest = quick_bound
+    top = depth == stats[ROOT_DEPTH]
+    # first the best fitting guess if it may reach the lower bound (it often does), then every guess
+    for phase in range(2):
+        if phase == 0:
+            if quick_bound > lower or quick_bound >= budget:
+                quick = -1
+                continue
+            guesses = np.full(1, quick, dtype=np.int64)
+            guess_bounds = np.full(1, quick_bound, dtype=np.int64)
+        else:
+            if best <= lower:
+                break
+            guesses, guess_bounds, lowest = _candidates(ctx, codes, depth, rounds, best)
+            if top:
+                stats[ROOT_COUNT] = guesses.shape[0]
+                stats[ROOT_DONE] = 0
+        for i in range(guesses.shape[0]):
+            if guess_bounds[i] >= best:
+                break
+            g = guesses[i]
+            if phase == 1 and g == quick:
+                continue
+            _split(ctx, g, codes, arranged, counts, starts)
+            order = np.argsort(-counts, kind="mergesort")
+            rest = 0
+            parts = 0
+            for f in range(nfb):
+                if f != win:
+                    rest += below[counts[f]]
+                    parts += counts[f] > 0
+            hist[depth] = colours[g]
+            total = n
+            done = 0
+            for f in order:
+                if counts[f] == 0:
+                    break
+                if f == win:
+                    continue
+                if top:
+                    stats[PART_DONE], stats[PART_COUNT] = done, parts
+                done += 1
+                rest -= below[counts[f]]
+                allowed = best - total - rest
+                value, _ = solve(ctx, arranged[starts[f] : starts[f] + counts[f]], depth + 1, rounds - 1, allowed)
+                total += value
+                if value >= allowed:
+                    total = max(total + rest, best)
+                    break
+            if stats[ABORTED] != 0:
+                return np.int64(BIG), np.int64(-1)
+            if total < best:
+                best = total
+                chosen = g
+            if phase == 1 and top:
+                stats[ROOT_DONE] = i + 1
+                stats[ROOT_BEST] = min(stats[ROOT_BEST], best)
+                stats[ROOT_BOUND] = guess_bounds[i]
+            if best <= lower:
+                break
+    if chosen < 0:
+        value = max(budget, lowest, lower)
+        memo[key] = (value, np.int64(0), np.int64(-1))
+        return value, np.int64(-1)
+    memo[key] = (best, np.int64(1), chosen)
+    return best, chosen
+
+
+@njit(cache=True)
+def memo_arrays(memo):  # type: ignore[no-untyped-def]
+    """The memo as two arrays (keys, entries), to save it."""
+    keys = np.empty((len(memo), 2), dtype=np.int64)
+    entries = np.empty((len(memo), 3), dtype=np.int64)
+    for i, (key, entry) in enumerate(memo.items()):
+        keys[i, 0], keys[i, 1] = key
+        entries[i, 0], entries[i, 1], entries[i, 2] = entry
+    return keys, entries
+
+
+@njit(cache=True)
+def memo_load(memo, keys, entries):  # type: ignore[no-untyped-def]
+    """Put saved entries back into a memo."""
+    for i in range(keys.shape[0]):
+        memo[(keys[i, 0], keys[i, 1])] = (entries[i, 0], entries[i, 1], entries[i, 2])
