@@ -319,6 +319,7 @@ class CodeSpace:
 
 
 _NO_VALUES = np.zeros(1)
+_NO_INDICES = np.zeros(0, dtype=np.int64)
 
 
 @lru_cache(maxsize=64)
@@ -428,7 +429,7 @@ class ExactSearch:
         for slot in (_optimal.ROOT_DONE, _optimal.ROOT_COUNT, _optimal.PART_DONE, _optimal.PART_COUNT):
             self.stats[slot] = 0
         sorted_codes = np.ascontiguousarray(codes, dtype=np.int64)
-        value, guess = _optimal.solve(self._ctx, sorted_codes, depth, rounds, budget)
+        value, guess = _optimal.solve(self._ctx, sorted_codes, depth, rounds, budget, _NO_INDICES)
         return int(value), int(guess)
 
     @property

@@ -60,10 +60,15 @@ def _set_key(codes, rounds):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def _representatives(colours, perms, hist, depth, pool, codes, ncolours):  # type: ignore[no-untyped-def]
-    """The codes of ``pool`` that are the smallest of their symmetry class (see :mod:`keypeg.symmetry`)."""
+    """The codes of ``pool`` that are the smallest of their symmetry class (see :mod:`keypeg.symmetry`)
+    for ``codes``, the codes that fit the guesses ``hist[:depth]``. With no ``codes`` the classes
+    are those of every set that fits these guesses: colours in no guess stay interchangeable, but
+    colours in no code are not known."""
     guesses = hist[:depth]
     sperms, smaps = fixing_symmetries(perms, guesses, ncolours)
     present = np.zeros(ncolours, dtype=np.bool_)
+    if codes.shape[0] == 0:
+        present[:] = True
     for c in codes:
         for p in range(colours.shape[1]):
             present[colours[c, p]] = True
@@ -91,56 +96,55 @@ def _spread(below, n, parts):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _count_parts(ctx, pool, codes, counts):  # type: ignore[no-untyped-def]
-    """``counts[i, f]``: how many of ``codes`` give guess ``pool[i]`` feedback ``f``.
+def _count_parts(ctx, pool, codes, counts, below, sums):  # type: ignore[no-untyped-def]
+    """``counts[i, f]``: how many of ``codes`` give guess ``pool[i]`` feedback ``f``; and
+    ``sums[i]``: ``sum(below[counts[i, f]])`` over every ``f``, kept up as the parts grow.
 
     With a feedback table the loop runs code by code over table rows (the table is symmetric),
     so memory is read in order."""
     table, pos, cnt, stride = ctx[0], ctx[1], ctx[2], ctx[3]
     counts[:] = 0
+    sums[:] = 0
+    steps = below[1 : codes.shape[0] + 1] - below[: codes.shape[0]]
     if table.shape[0] > 0:
         for s in codes:
             row = table[s]
             for i in range(pool.shape[0]):
-                counts[i, row[pool[i]]] += 1
+                f = row[pool[i]]
+                c = counts[i, f]
+                counts[i, f] = c + 1
+                sums[i] += steps[c]
     else:
         for i in range(pool.shape[0]):
             for s in codes:
-                counts[i, _score(pos[pool[i]], cnt[pool[i]], pos[s], cnt[s], stride)] += 1
+                f = _score(pos[pool[i]], cnt[pool[i]], pos[s], cnt[s], stride)
+                sums[i] += steps[counts[i, f]]
+                counts[i, f] += 1
 
 
 @njit(cache=True)
 def _guess_bounds(ctx, pool, codes, below):  # type: ignore[no-untyped-def]
     """For each guess of ``pool``: ``n + sum(below[part size])`` over the parts it makes of ``codes``
     (the win left out); whether it learns nothing (one part of everything); whether it is one of ``codes``."""
-    nfb = ctx[3] * ctx[3]
-    if codes.shape[0] < 256:  # part sizes fit a byte: a quarter of the memory to sweep
-        counts = np.empty((pool.shape[0], nfb), dtype=np.uint8)
-        _count_parts(ctx, pool, codes, counts)
-        return _bounds_of_counts(counts, codes.shape[0], below, ctx[7])
-    wide = np.empty((pool.shape[0], nfb), dtype=np.int32)
-    _count_parts(ctx, pool, codes, wide)
-    return _bounds_of_counts(wide, codes.shape[0], below, ctx[7])
-
-
-@njit(cache=True)
-def _bounds_of_counts(counts, n, below, win):  # type: ignore[no-untyped-def]
-    m = counts.shape[0]
+    stride, win = ctx[3], ctx[7]
+    n = codes.shape[0]
+    m = pool.shape[0]
+    sums = np.empty(m, dtype=np.int64)
+    if n < 256:  # part sizes fit a byte: a quarter of the memory to sweep
+        counts = np.empty((m, stride * stride), dtype=np.uint8)
+        _count_parts(ctx, pool, codes, counts, below, sums)
+        won = counts[:, win].astype(np.int64)
+    else:
+        wide = np.empty((m, stride * stride), dtype=np.int32)
+        _count_parts(ctx, pool, codes, wide, below, sums)
+        won = wide[:, win].astype(np.int64)
     bounds = np.empty(m, dtype=np.int64)
     useless = np.empty(m, dtype=np.bool_)
-    fits = np.empty(m, dtype=np.bool_)
     for i in range(m):
-        total = 0
-        largest = 0
-        for f in range(counts.shape[1]):
-            c = counts[i, f]
-            total += below[c]
-            largest = max(largest, c)
-        won = counts[i, win]
-        bounds[i] = n + total - below[won]
-        useless[i] = largest == n and won == 0
-        fits[i] = won > 0
-    return bounds, useless, fits
+        bounds[i] = n + sums[i] - below[won[i]]
+        # one part of everything: below is strictly superadditive, so no other parts cost below[n]
+        useless[i] = won[i] == 0 and sums[i] == below[n]
+    return bounds, useless, won > 0
 
 
 @njit(cache=True)
@@ -152,16 +156,34 @@ def _best_fitting(ctx, codes, rounds):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _candidates(ctx, codes, depth, rounds, budget):  # type: ignore[no-untyped-def]
+def _sorted_members(values, within):  # type: ignore[no-untyped-def]
+    """Which of the increasing ``values`` are in the increasing array ``within``."""
+    found = np.zeros(values.shape[0], dtype=np.bool_)
+    j = 0
+    for i in range(values.shape[0]):
+        while j < within.shape[0] and within[j] < values[i]:
+            j += 1
+        found[i] = j < within.shape[0] and within[j] == values[i]
+    return found
+
+
+@njit(cache=True)
+def _candidates(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped-def]
     """Guesses worth trying on ``codes``, best bound first (fitting guesses first among equals, then
-    lowest index), with their bounds; and the lowest bound of all guesses."""
+    lowest index), with their bounds; and the lowest bound of all guesses. ``shared``, when not empty,
+    holds the class representatives of every set fitting the same guesses (see :func:`solve`)."""
     table, pos = ctx[0], ctx[1]
     colours, perms, bounds = ctx[4], ctx[5], ctx[6]
     pool_all, sym_min, ncolours, hist = ctx[8], ctx[9], ctx[10], ctx[12]
     n = codes.shape[0]
     pool = np.arange(table.shape[0] if table.shape[0] > 0 else pos.shape[0]) if pool_all else codes.astype(np.int64)
     if n >= sym_min:
-        pool = _representatives(colours, perms, hist, depth, pool, codes, ncolours)
+        if shared.shape[0] == 0:
+            pool = _representatives(colours, perms, hist, depth, pool, codes, ncolours)
+        elif pool_all:
+            pool = shared
+        else:
+            pool = pool[_sorted_members(pool, shared)]
     guess_bounds, useless, fits = _guess_bounds(ctx, pool, codes, bounds[rounds - 1])
     found = np.empty(pool.shape[0], dtype=np.int64)
     keys = np.empty(pool.shape[0], dtype=np.int64)
@@ -207,14 +229,18 @@ def _split(ctx, g, codes, arranged, counts, starts):  # type: ignore[no-untyped-
 
 
 @njit(cache=True, nogil=True)
-def solve(ctx, codes, depth, rounds, budget):  # type: ignore[no-untyped-def]
+def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped-def]
     """The fewest total guesses for the sorted set ``codes`` within ``rounds``, exactly if below
     ``budget`` (with an optimal guess), else a lower bound of at least ``budget`` (and guess -1).
+
+    ``shared`` is empty, or the symmetry class representatives valid for every set that fits the
+    guesses played: the parts of one guess share them, so they are found once per guess tried.
 
     ``ctx[12][:depth]`` holds the guesses played so far (for symmetry). When ``ctx[14][0]`` is set
     the search unwinds at once with ``stats[ABORTED] = 1``; its results are then meaningless.
     """
-    stride, colours, bounds, win = ctx[3], ctx[4], ctx[6], ctx[7]
+    stride, colours, perms, bounds, win = ctx[3], ctx[4], ctx[5], ctx[6], ctx[7]
+    sym_min, ncolours = ctx[9], ctx[10]
     hist, stats, stop, memo = ctx[12], ctx[13], ctx[14], ctx[15]
     n = codes.shape[0]
     if n <= 2:
@@ -257,7 +283,7 @@ def solve(ctx, codes, depth, rounds, budget):  # type: ignore[no-untyped-def]
         else:
             if best <= lower:
                 break
-            guesses, guess_bounds, lowest = _candidates(ctx, codes, depth, rounds, best)
+            guesses, guess_bounds, lowest = _candidates(ctx, codes, depth, rounds, best, shared)
             if top:
                 stats[ROOT_COUNT] = guesses.shape[0]
                 stats[ROOT_DONE] = 0
@@ -278,6 +304,7 @@ def solve(ctx, codes, depth, rounds, budget):  # type: ignore[no-untyped-def]
             hist[depth] = colours[g]
             total = n
             done = 0
+            child_shared = np.empty(0, dtype=np.int64)
             for f in order:
                 if counts[f] == 0:
                     break
@@ -288,7 +315,11 @@ def solve(ctx, codes, depth, rounds, budget):  # type: ignore[no-untyped-def]
                 done += 1
                 rest -= below[counts[f]]
                 allowed = best - total - rest
-                value, _ = solve(ctx, arranged[starts[f] : starts[f] + counts[f]], depth + 1, rounds - 1, allowed)
+                if counts[f] >= sym_min and child_shared.shape[0] == 0:
+                    every = np.arange(colours.shape[0])
+                    child_shared = _representatives(colours, perms, hist, depth + 1, every, every[:0], ncolours)
+                part = arranged[starts[f] : starts[f] + counts[f]]
+                value, _ = solve(ctx, part, depth + 1, rounds - 1, allowed, child_shared)
                 total += value
                 if value >= allowed:
                     total = max(total + rest, best)
