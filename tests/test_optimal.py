@@ -145,3 +145,53 @@ def test_cli_optimal_saves_and_next_uses_it(tmp_path: Path, monkeypatch: pytest.
     assert json.loads(result.stdout)["guess"] == first
     verified = runner.invoke(cli, ["verify", str(saved)])
     assert verified.exit_code == 0 and "verified" in verified.stdout
+
+
+def _interrupted(rules: Rules, monkeypatch: pytest.MonkeyPatch) -> OptimalSolver:
+    """A solver whose search was stopped by Ctrl-C (a real SIGINT) at its first progress report."""
+    import signal
+
+    import keypeg.strategies.optimal as optimal_module
+
+    monkeypatch.setattr(optimal_module, "POLL_SECONDS", 0.005)
+    solver = OptimalSolver(rules, progress=lambda _: signal.raise_signal(signal.SIGINT))
+    with pytest.raises(KeyboardInterrupt):
+        solver.solve()
+    return solver
+
+
+def test_ctrl_c_stops_and_the_search_resumes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))
+    rules = Rules(5, 4)
+    fresh = OptimalSolver(rules)
+    expected = fresh.solve()
+    stopped = _interrupted(rules, monkeypatch)
+    assert 0 < stopped.nodes < fresh.nodes
+    saved = stopped.checkpoint()
+    assert saved is not None and saved.is_file()
+    resumed = OptimalSolver(rules, resume=True)
+    assert resumed.resumed > 0
+    assert resumed.solve() == expected
+    assert resumed.nodes < fresh.nodes
+    assert resumed.tree().stats.total == expected
+    resumed.forget_checkpoint()
+    assert not saved.exists()
+
+
+def test_cli_resumes_and_refuses_a_corrupt_checkpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))
+    rules = Rules(5, 4)
+    path = _interrupted(rules, monkeypatch).checkpoint()
+    assert path is not None
+    runner = CliRunner()
+    result = runner.invoke(cli, ["optimal", "-p", "5", "-c", "4", "--no-save", "--json"])
+    assert result.exit_code == 0, result.output
+    assert "resuming" in result.stderr
+    assert json.loads(result.stdout)["total"] == OptimalSolver(rules).solve()
+    assert not path.exists()
+    path.write_bytes(b"not a saved search")
+    broken = runner.invoke(cli, ["optimal", "-p", "5", "-c", "4", "--no-save"])
+    assert broken.exit_code == 2
+    assert "unreadable" in broken.stderr and "Traceback" not in broken.output
+    restarted = runner.invoke(cli, ["optimal", "-p", "5", "-c", "4", "--no-save", "--restart", "--json"])
+    assert restarted.exit_code == 0

@@ -207,6 +207,18 @@ def _candidates(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-u
 
 
 @njit(cache=True)
+def _known_bound(memo, codes, rounds, below):  # type: ignore[no-untyped-def]
+    """The best lower bound known for ``codes`` within ``rounds``: the memo's, else ``below[n]``."""
+    n = codes.shape[0]
+    if n <= 2:
+        return below[n]
+    key = _set_key(codes, rounds)
+    if key in memo:
+        return max(below[n], memo[key][0])
+    return below[n]
+
+
+@njit(cache=True)
 def _split(ctx, g, codes, arranged, counts, starts):  # type: ignore[no-untyped-def]
     """Arrange ``codes`` by the feedback they give guess ``g``: part ``f`` is
     ``arranged[starts[f] : starts[f] + counts[f]]``, in increasing order like ``codes``."""
@@ -267,6 +279,7 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
     counts = np.zeros(nfb, dtype=np.int64)
     starts = np.zeros(nfb, dtype=np.int64)
     arranged = np.empty_like(codes)
+    known = np.zeros(nfb, dtype=np.int64)
     below = bounds[rounds - 1]
     best = budget
     chosen = np.int64(-1)
@@ -298,9 +311,12 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
             rest = 0
             parts = 0
             for f in range(nfb):
-                if f != win:
-                    rest += below[counts[f]]
-                    parts += counts[f] > 0
+                if f != win and counts[f] > 0:
+                    known[f] = _known_bound(memo, arranged[starts[f] : starts[f] + counts[f]], rounds - 1, below)
+                    rest += known[f]
+                    parts += 1
+            if n + rest >= best:
+                continue
             hist[depth] = colours[g]
             total = n
             done = 0
@@ -313,7 +329,7 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
                 if top:
                     stats[PART_DONE], stats[PART_COUNT] = done, parts
                 done += 1
-                rest -= below[counts[f]]
+                rest -= known[f]
                 allowed = best - total - rest
                 if counts[f] >= sym_min and child_shared.shape[0] == 0:
                     every = np.arange(colours.shape[0])
