@@ -16,7 +16,7 @@ from keypeg.cli import cli
 from keypeg.feedback import score_colors
 from keypeg.kernels import CodeSpace
 from keypeg.strategies import make_strategy
-from keypeg.strategies.optimal import BIG, OptimalSolver, lower_bounds, secret_set
+from keypeg.strategies.optimal import BIG, OptimalSolver, SearchProgress, lower_bounds, secret_set
 
 
 def brute_force(rules: Rules, consistent_only: bool = False) -> float:
@@ -148,13 +148,17 @@ def test_cli_optimal_saves_and_next_uses_it(tmp_path: Path, monkeypatch: pytest.
 
 
 def _interrupted(rules: Rules, monkeypatch: pytest.MonkeyPatch) -> OptimalSolver:
-    """A solver whose search was stopped by Ctrl-C (a real SIGINT) at its first progress report."""
+    """A solver whose search was stopped by Ctrl-C (a real SIGINT) once it had searched 1,000 sets."""
     import signal
 
     import keypeg.strategies.optimal as optimal_module
 
-    monkeypatch.setattr(optimal_module, "POLL_SECONDS", 0.005)
-    solver = OptimalSolver(rules, progress=lambda _: signal.raise_signal(signal.SIGINT))
+    def interrupt(progress: SearchProgress) -> None:
+        if progress.nodes >= 1000:
+            signal.raise_signal(signal.SIGINT)
+
+    monkeypatch.setattr(optimal_module, "POLL_SECONDS", 0.002)
+    solver = OptimalSolver(rules, progress=interrupt)
     with pytest.raises(KeyboardInterrupt):
         solver.solve()
     return solver
