@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import math
+import signal
 import sys
 from pathlib import Path
+from types import FrameType
 from typing import Any
 
 import click
@@ -15,6 +17,14 @@ from keypeg.cli.analysis import analysis_table, result_dict
 from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
+
+LOG_SECONDS = 60.0
+"""Without a terminal, the search's progress is written to stderr this often."""
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    """SIGTERM stops the search like Ctrl-C, so what it has proved is saved."""
+    raise KeyboardInterrupt
 
 
 @cli.command()
@@ -64,11 +74,16 @@ def optimal(
         )
         if live is not None:
             live.refresh()
+        elif progress.seconds >= logged[0] + LOG_SECONDS:
+            logged[0] = progress.seconds
+            err.print(status.plain, soft_wrap=True)
 
     solver = OptimalSolver(rules, pool=pool, secrets=chosen, progress=show, resume=resume)  # type: ignore[arg-type]
     if solver.resumed:
         err.print(f"resuming: {solver.resumed:,} sets were searched before ({solver.checkpoint_path()})")
     live: Live | None = None
+    logged = [0.0]
+    stop_on_term = signal.signal(signal.SIGTERM, _interrupt)
     try:
         if err.is_terminal:
             with Live(status, console=err, transient=True, refresh_per_second=4) as live:
@@ -82,6 +97,8 @@ def optimal(
         else:
             err.print(f"interrupted: the search so far is saved in {saved_to}; run the same command to resume")
         sys.exit(130)
+    finally:
+        signal.signal(signal.SIGTERM, stop_on_term)
     solver.forget_checkpoint()
     tree.conventions["nodes"] = solver.nodes
     saved = save_optimal(tree, pool, secrets) if save else None  # type: ignore[arg-type]
