@@ -78,9 +78,11 @@ def _representatives(colours, perms, hist, depth, pool, codes, ncolours):  # typ
             used[guesses[h, p]] = True
     free = ~used & present
     ruled = ~present
+    if sperms.shape[0] == 1 and free.sum() <= 1 and ruled.sum() <= 1:
+        return pool  # only the identity: every class has one code
     free_list = _relabel_order(free, False)
     ruled_list = _relabel_order(ruled, False)
-    relabel = np.empty(ncolours, dtype=np.int64)
+    relabel = np.full(ncolours, -1, dtype=np.int64)
     keep = np.zeros(pool.shape[0], dtype=np.bool_)
     for i in range(pool.shape[0]):
         keep[i] = _is_extreme(colours[pool[i]], sperms, smaps, free, ruled, free_list, ruled_list, relabel, False)

@@ -41,10 +41,10 @@ def fixing_symmetries(perms, guesses, colors):  # type: ignore[no-untyped-def]
 
 @njit(inline="always", cache=True)
 def _mapped_key(code, perm, cmap, free, ruled, free_list, ruled_list, relabel):  # type: ignore[no-untyped-def]
-    """Key of ``code`` under one symmetry, its free and ruled-out colours relabelled in order of appearance."""
+    """Key of ``code`` under one symmetry, its free and ruled-out colours relabelled in order of appearance.
+
+    ``relabel`` is scratch space, all -1 on entry and left so."""
     colors = relabel.shape[0]
-    for col in range(colors):
-        relabel[col] = -1
     next_free = 0
     next_ruled = 0
     key = np.int64(0)
@@ -63,6 +63,9 @@ def _mapped_key(code, perm, cmap, free, ruled, free_list, ruled_list, relabel): 
                     next_ruled += 1
             y = relabel[y]
         key = key * colors + y
+    for i in range(code.shape[0]):
+        x = code[perm[i]]
+        relabel[x if cmap[x] == -1 else cmap[x]] = -1
     return key
 
 
@@ -98,10 +101,10 @@ def canonical_keys(codes, perms, maps, free, ruled, colors, largest, parallel): 
     out = np.empty(n, dtype=np.int64)
     if parallel:
         for c in prange(n):
-            relabel = np.empty(colors, dtype=np.int64)
+            relabel = np.full(colors, -1, dtype=np.int64)
             out[c] = _canonical_key(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
     else:
-        relabel = np.empty(colors, dtype=np.int64)
+        relabel = np.full(colors, -1, dtype=np.int64)
         for c in range(n):
             out[c] = _canonical_key(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
     return out
@@ -135,10 +138,10 @@ def extreme_mask(codes, perms, maps, free, ruled, colors, largest, parallel):  #
     out = np.empty(n, dtype=np.bool_)
     if parallel:
         for c in prange(n):
-            relabel = np.empty(colors, dtype=np.int64)
+            relabel = np.full(colors, -1, dtype=np.int64)
             out[c] = _is_extreme(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
     else:
-        relabel = np.empty(colors, dtype=np.int64)
+        relabel = np.full(colors, -1, dtype=np.int64)
         for c in range(n):
             out[c] = _is_extreme(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
     return out
