@@ -437,6 +437,13 @@ class ExactSearch:
         """The largest set the bounds cover."""
         return int(self._ctx[6].shape[1]) - 1
 
+    def strategy(self, codes: Index, rounds: int) -> npt.NDArray[np.int64]:
+        """The optimal strategy for ``codes`` (solved by :meth:`solve` already) as rows
+        ``(parent row, feedback ordinal, guess, number of codes)``, parents first; a guess of -1
+        marks a set left unsolved."""
+        nodes: npt.NDArray[np.int64] = _optimal.strategy(self._ctx, np.ascontiguousarray(codes, dtype=np.int64), rounds)
+        return nodes
+
     def stop(self) -> None:
         """Ask a running :meth:`solve` (in another thread) to unwind at once."""
         self.halt[0] = 1

@@ -361,6 +361,40 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
     return best, chosen
 
 
+@njit(cache=True, nogil=True)
+def strategy(ctx, codes, rounds):  # type: ignore[no-untyped-def]
+    """The optimal strategy for ``codes`` as rows ``(parent row, feedback, guess, codes)``, parents
+    first (the root's parent is -1), read from the memo once :func:`solve` has solved ``codes``.
+    A guess of -1 marks a set the memo does not hold solved (it cannot happen after a full solve).
+
+    Numba cannot load from its cache a function that calls the recursive :func:`solve`, hence
+    this walk only reads the memo, and keeps its own stack."""
+    nfb = ctx[3] * ctx[3]
+    memo = ctx[15]
+    nodes = np.empty((2 * codes.shape[0] + 1, 4), dtype=np.int64)
+    count = 0
+    stack = [(codes, rounds, np.int64(-1), np.int64(-1))]
+    counts = np.zeros(nfb, dtype=np.int64)
+    starts = np.zeros(nfb, dtype=np.int64)
+    while len(stack) > 0:
+        part, left, parent, feedback = stack.pop()
+        guess = part[0]
+        if part.shape[0] > 2:
+            key = _set_key(part, left)
+            guess = memo[key][2] if key in memo and memo[key][1] == 1 else -1
+        nodes[count, 0], nodes[count, 1], nodes[count, 2], nodes[count, 3] = parent, feedback, guess, part.shape[0]
+        count += 1
+        if guess < 0:
+            break
+        arranged = np.empty_like(part)
+        _split(ctx, guess, part, arranged, counts, starts)
+        for f in range(nfb - 1, -1, -1):
+            if counts[f] > 0 and f != ctx[7]:
+                child = arranged[starts[f] : starts[f] + counts[f]]
+                stack.append((child, left - 1, np.int64(count - 1), np.int64(f)))
+    return nodes[:count]
+
+
 @njit(cache=True)
 def memo_arrays(memo):  # type: ignore[no-untyped-def]
     """The memo as two arrays (keys, entries), to save it."""

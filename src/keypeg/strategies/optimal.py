@@ -265,19 +265,21 @@ class OptimalSolver:
         if total >= BIG:
             raise KeypegError(f"no strategy solves every secret within {self.rules.rows} guesses")
         distribution: dict[int, int] = {}
-
-        def grow(codes: Index, guesses: list[int], rounds: int) -> Node:
-            guess = self._search.solve(codes, guesses, rounds, ExactSearch.UNBOUNDED)[1]
-            node = Node(self.space.code(guess), int(codes.size))
-            if guess in codes:
-                depth = len(guesses) + 1
+        made: list[Node] = []
+        depths: list[int] = []
+        for parent, ordinal, guess, size in self._search.strategy(self.root(), self.rules.rows).tolist():
+            if guess < 0:
+                raise KeypegError("internal error: the search left a set of the optimal strategy unsolved")
+            node = Node(self.space.code(guess), size)
+            depth = 1 if parent < 0 else depths[parent] + 1
+            if parent >= 0:
+                made[parent].children[ordinal_feedback(ordinal, self.rules.pegs)] = node
+            made.append(node)
+            depths.append(depth)
+        for node, depth in zip(made, depths, strict=True):
+            if node.size > sum(child.size for child in node.children.values()):  # its guess is a secret
                 distribution[depth] = distribution.get(depth, 0) + 1
-            for ordinal, part in self.split(guess, codes):
-                feedback = ordinal_feedback(ordinal, self.rules.pegs)
-                node.children[feedback] = grow(part, [*guesses, guess], rounds - 1)
-            return node
-
-        root = grow(self.root(), [], self.rules.rows)
+        root = made[0]
         stats = TreeStats.from_distribution(distribution)
         if stats.total != int(total):
             raise KeypegError(f"internal error: tree total {stats.total} differs from the search's {total}")
