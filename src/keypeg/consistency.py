@@ -181,13 +181,23 @@ def _decode(rules: Rules, solver: Any, x: list[list[Any]]) -> Code:
     return rules.code([next(c for c, var in enumerate(row) if solver.value(var)) for row in x])
 
 
+def _cp_solver() -> Any:
+    """A CP-SAT solver on one thread that leaves Ctrl-C to keypeg: by default CP-SAT takes over
+    SIGINT while it solves, which breaks a later search's clean stop in the same process."""
+    from ortools.sat.python import cp_model
+
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.catch_sigint_signal = False
+    return solver
+
+
 def _by_solver(rules: Rules, history: History, limit: int) -> Consistency:
     from ortools.sat.python import cp_model
 
     model, x, _ = _model(rules, history, relaxable=False)
-    solver = cp_model.CpSolver()
+    solver = _cp_solver()
     solver.parameters.enumerate_all_solutions = True
-    solver.parameters.num_workers = 1
     found: list[Code] = []
 
     class Collect(cp_model.CpSolverSolutionCallback):
@@ -205,12 +215,10 @@ def _by_solver(rules: Rules, history: History, limit: int) -> Consistency:
 
 
 def _corrections_by_solver(rules: Rules, history: History) -> Consistency:
-    from ortools.sat.python import cp_model
 
     model, x, relax = _model(rules, history, relaxable=True)
     model.minimize(sum(relax))
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
+    solver = _cp_solver()
     solver.solve(model)
     changes = round(solver.objective_value)
     code = _decode(rules, solver, x)
@@ -231,7 +239,6 @@ def _first_fit(rules: Rules, history: History) -> Code | None:
     from ortools.sat.python import cp_model
 
     model, x, _ = _model(rules, history, relaxable=False)
-    solver = cp_model.CpSolver()
-    solver.parameters.num_workers = 1
+    solver = _cp_solver()
     status = solver.solve(model)
     return _decode(rules, solver, x) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
