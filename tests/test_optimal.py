@@ -199,3 +199,27 @@ def test_cli_resumes_and_refuses_a_corrupt_checkpoint(tmp_path: Path, monkeypatc
     assert "unreadable" in broken.stderr and "Traceback" not in broken.output
     restarted = runner.invoke(cli, ["optimal", "-p", "5", "-c", "4", "--no-save", "--restart", "--json"])
     assert restarted.exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("variant", "total", "worst"),
+    [("classic", 5625, 6), ("bulls-and-cows", 26274, 7)],
+)
+def test_shipped_optimal_trees_verify(
+    variant: str, total: int, worst: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The optima keypeg ships (Koyama and Lai 5625; bulls-and-cows 26274, too long to search in
+    CI) replay against every secret, and perfect play uses them at once."""
+    from keypeg import find_variant
+    from keypeg.strategies.optimal import load_optimal
+
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))  # only the shipped trees
+    rules = find_variant(variant).rules
+    tree = load_optimal(rules, "all")
+    assert tree is not None
+    assert (tree.stats.total, tree.stats.max, tree.stats.secrets) == (total, worst, rules.size)
+    assert verify_tree(tree).ok
+    from keypeg.play.levels import strategy_for
+
+    strategy, note = strategy_for("optimal", rules)
+    assert note is None and strategy.name == "optimal"
