@@ -395,18 +395,19 @@ class ExactSearch:
         else:
             table = np.zeros((0, 0), dtype=np.uint8)
         rules = space.rules
-        self.stats = np.zeros(_optimal.STATS, dtype=np.int64)
+        self.stats = np.zeros(_optimal.STAT_SLOTS, dtype=np.int64)
         self.halt = np.zeros(1, dtype=np.int64)
         self.memo = _optimal.new_memo()
         self.hist = np.zeros((rules.rows + 1, space.pegs), dtype=np.int8)
-        self._ctx = (
+        self._bounds = np.ascontiguousarray(bounds, dtype=np.int64)
+        self._ctx = (  # in the order of the field constants of keypeg.kernels._optimal
             table,
             space.position_bits,
             space.count_bits,
             space.pegs + 1,
             space.codes,
             perms,
-            np.ascontiguousarray(bounds, dtype=np.int64),
+            self._bounds,
             feedback_ordinal(rules.win, rules.pegs),
             pool_all,
             symmetry_min,
@@ -435,7 +436,7 @@ class ExactSearch:
     @property
     def largest(self) -> int:
         """The largest set the bounds cover."""
-        return int(self._ctx[6].shape[1]) - 1
+        return int(self._bounds.shape[1]) - 1
 
     def strategy(self, codes: Index, rounds: int) -> npt.NDArray[np.int64]:
         """The optimal strategy for ``codes`` (solved by :meth:`solve` already) as rows

@@ -1,13 +1,20 @@
 """numba kernels for the exact optimal search: a depth-first branch and bound.
 
-The search state is one tuple, ``ctx`` (see :func:`context`):
+The search state is one tuple, ``ctx``, built by :class:`keypeg.kernels.ExactSearch` and
+indexed by the constants below:
 
-- ``table``: the ``N x N`` feedback table, or an empty one with ``pos``/``cnt`` bit encodings;
-- ``colours``: the codes as colour rows (for symmetry), ``perms`` the peg permutations;
-- ``bounds[r, n]``: the fewest total guesses ``n`` codes can need within ``r`` rounds (``BIG`` if none);
-- ``memo``: ``(hash, hash) -> (value, exact, guess)`` for the sets searched;
-- ``hist``: the guesses played so far (colour rows), a stack indexed by depth;
-- ``stats``: counters read by the caller's live view; ``stop[0] != 0`` asks the search to stop.
+- ``TABLE``: the ``N x N`` feedback table, or an empty one, and then ``POS``/``CNT``, the codes'
+  bit encodings, score pairs; ``STRIDE`` is ``pegs + 1`` and ``WIN`` the winning feedback;
+- ``COLOURS``: the codes as colour rows, ``PERMS`` the peg permutations symmetry may use,
+  ``NCOLOURS`` the number of colours;
+- ``BOUNDS[r, n]``: the fewest total guesses ``n`` codes can need within ``r`` rounds (``BIG`` if
+  none), with at most ``BRANCHING`` non-winning feedbacks per guess;
+- ``POOL_ALL``: guesses from every code, else from the codes still possible; sets of
+  ``SYMMETRY_MIN`` codes or more are searched one guess per symmetry class;
+- ``HIST``: the guesses played so far (colour rows), a stack indexed by depth;
+- ``STATS``: counters read by the caller's live view (slots below); ``HALT[0] != 0`` asks the
+  search to stop;
+- ``MEMO``: ``(hash, hash) -> (value, exact, guess)`` for the sets searched.
 
 Values are integers; ``BIG`` stands for "impossible within the rounds left" and sums of it
 stay exact and above any real total.
@@ -27,9 +34,12 @@ UNBOUNDED = 1 << 62
 KEY = types.UniTuple(types.int64, 2)
 ENTRY = types.UniTuple(types.int64, 3)
 
-# stats slots
+# the fields of ctx
+TABLE, POS, CNT, STRIDE, COLOURS, PERMS, BOUNDS, WIN, POOL_ALL, SYMMETRY_MIN = range(10)
+NCOLOURS, BRANCHING, HIST, STATS, HALT, MEMO = range(10, 16)
+# the slots of ctx[STATS]
 NODES, ROOT_DONE, ROOT_COUNT, ROOT_BEST, ROOT_BOUND, ROOT_DEPTH, ABORTED, PART_DONE, PART_COUNT = range(9)
-STATS = 9
+STAT_SLOTS = 9
 
 
 def new_memo() -> Dict:
@@ -104,7 +114,7 @@ def _count_parts(ctx, pool, codes, counts, below, sums):  # type: ignore[no-unty
 
     With a feedback table the loop runs code by code over table rows (the table is symmetric),
     so memory is read in order."""
-    table, pos, cnt, stride = ctx[0], ctx[1], ctx[2], ctx[3]
+    table, pos, cnt, stride = ctx[TABLE], ctx[POS], ctx[CNT], ctx[STRIDE]
     counts[:] = 0
     sums[:] = 0
     steps = below[1 : codes.shape[0] + 1] - below[: codes.shape[0]]
@@ -128,7 +138,7 @@ def _count_parts(ctx, pool, codes, counts, below, sums):  # type: ignore[no-unty
 def _guess_bounds(ctx, pool, codes, below):  # type: ignore[no-untyped-def]
     """For each guess of ``pool``: ``n + sum(below[part size])`` over the parts it makes of ``codes``
     (the win left out); whether it learns nothing (one part of everything); whether it is one of ``codes``."""
-    stride, win = ctx[3], ctx[7]
+    stride, win = ctx[STRIDE], ctx[WIN]
     n = codes.shape[0]
     m = pool.shape[0]
     sums = np.empty(m, dtype=np.int64)
@@ -152,7 +162,7 @@ def _guess_bounds(ctx, pool, codes, below):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def _best_fitting(ctx, codes, rounds):  # type: ignore[no-untyped-def]
     """The code of ``codes`` with the lowest bound as a guess on ``codes`` (the first of equals), and its bound."""
-    bounds, _, _ = _guess_bounds(ctx, codes, codes, ctx[6][rounds - 1])
+    bounds, _, _ = _guess_bounds(ctx, codes, codes, ctx[BOUNDS][rounds - 1])
     best = np.argmin(bounds)
     return codes[best], bounds[best]
 
@@ -174,9 +184,9 @@ def _candidates(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-u
     """Guesses worth trying on ``codes``, best bound first (fitting guesses first among equals, then
     lowest index), with their bounds; and the lowest bound of all guesses. ``shared``, when not empty,
     holds the class representatives of every set fitting the same guesses (see :func:`solve`)."""
-    table, pos = ctx[0], ctx[1]
-    colours, perms, bounds = ctx[4], ctx[5], ctx[6]
-    pool_all, sym_min, ncolours, hist = ctx[8], ctx[9], ctx[10], ctx[12]
+    table, pos = ctx[TABLE], ctx[POS]
+    colours, perms, bounds = ctx[COLOURS], ctx[PERMS], ctx[BOUNDS]
+    pool_all, sym_min, ncolours, hist = ctx[POOL_ALL], ctx[SYMMETRY_MIN], ctx[NCOLOURS], ctx[HIST]
     n = codes.shape[0]
     pool = np.arange(table.shape[0] if table.shape[0] > 0 else pos.shape[0]) if pool_all else codes.astype(np.int64)
     if n >= sym_min:
@@ -224,7 +234,7 @@ def _known_bound(memo, codes, rounds, below):  # type: ignore[no-untyped-def]
 def _split(ctx, g, codes, arranged, counts, starts):  # type: ignore[no-untyped-def]
     """Arrange ``codes`` by the feedback they give guess ``g``: part ``f`` is
     ``arranged[starts[f] : starts[f] + counts[f]]``, in increasing order like ``codes``."""
-    table, pos, cnt, stride = ctx[0], ctx[1], ctx[2], ctx[3]
+    table, pos, cnt, stride = ctx[TABLE], ctx[POS], ctx[CNT], ctx[STRIDE]
     n = codes.shape[0]
     feedbacks = np.empty(n, dtype=np.int64)
     counts[:] = 0
@@ -250,12 +260,12 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
     ``shared`` is empty, or the symmetry class representatives valid for every set that fits the
     guesses played: the parts of one guess share them, so they are found once per guess tried.
 
-    ``ctx[12][:depth]`` holds the guesses played so far (for symmetry). When ``ctx[14][0]`` is set
+    ``ctx[HIST][:depth]`` holds the guesses played so far (for symmetry). When ``ctx[HALT][0]`` is set
     the search unwinds at once with ``stats[ABORTED] = 1``; its results are then meaningless.
     """
-    stride, colours, perms, bounds, win = ctx[3], ctx[4], ctx[5], ctx[6], ctx[7]
-    sym_min, ncolours = ctx[9], ctx[10]
-    hist, stats, stop, memo = ctx[12], ctx[13], ctx[14], ctx[15]
+    stride, colours, perms, bounds, win = ctx[STRIDE], ctx[COLOURS], ctx[PERMS], ctx[BOUNDS], ctx[WIN]
+    sym_min, ncolours = ctx[SYMMETRY_MIN], ctx[NCOLOURS]
+    hist, stats, stop, memo = ctx[HIST], ctx[STATS], ctx[HALT], ctx[MEMO]
     n = codes.shape[0]
     if n <= 2:
         return bounds[rounds, n], (codes[0] if n > 0 else -1)
@@ -276,7 +286,7 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
         return np.int64(BIG), np.int64(-1)
     # every fitting guess costs at least quick_bound, every other one at least n + spread(n)
     quick, quick_bound = _best_fitting(ctx, codes, rounds)
-    lower = max(lower, min(quick_bound, n + _spread(bounds[rounds - 1], n, ctx[11])))
+    lower = max(lower, min(quick_bound, n + _spread(bounds[rounds - 1], n, ctx[BRANCHING])))
     nfb = stride * stride
     counts = np.zeros(nfb, dtype=np.int64)
     starts = np.zeros(nfb, dtype=np.int64)
@@ -369,8 +379,8 @@ def strategy(ctx, codes, rounds):  # type: ignore[no-untyped-def]
 
     Numba cannot load from its cache a function that calls the recursive :func:`solve`, hence
     this walk only reads the memo, and keeps its own stack."""
-    nfb = ctx[3] * ctx[3]
-    memo = ctx[15]
+    nfb = ctx[STRIDE] * ctx[STRIDE]
+    memo = ctx[MEMO]
     nodes = np.empty((2 * codes.shape[0] + 1, 4), dtype=np.int64)
     count = 0
     stack = [(codes, rounds, np.int64(-1), np.int64(-1))]
@@ -389,7 +399,7 @@ def strategy(ctx, codes, rounds):  # type: ignore[no-untyped-def]
         arranged = np.empty_like(part)
         _split(ctx, guess, part, arranged, counts, starts)
         for f in range(nfb - 1, -1, -1):
-            if counts[f] > 0 and f != ctx[7]:
+            if counts[f] > 0 and f != ctx[WIN]:
                 child = arranged[starts[f] : starts[f] + counts[f]]
                 stack.append((child, left - 1, np.int64(count - 1), np.int64(f)))
     return nodes[:count]
