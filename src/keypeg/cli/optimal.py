@@ -70,6 +70,7 @@ def optimal(
         status.plain = (
             f"first guesses {progress.first_guesses_done}/{progress.first_guesses} "
             f"(parts {progress.parts_done}/{progress.parts})  best total {best}  "
+            f"bound {int(progress.bound):,}  "
             f"sets {progress.nodes:,} ({progress.nodes_per_second:,.0f}/s)  {progress.seconds:.1f} s"
         )
         if live is not None:

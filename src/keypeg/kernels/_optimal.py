@@ -318,6 +318,8 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
             g = guesses[i]
             if phase == 1 and g == quick:
                 continue
+            if top:
+                stats[ROOT_BOUND] = guess_bounds[i]
             _split(ctx, g, codes, arranged, counts, starts)
             order = np.argsort(-counts, kind="mergesort")
             rest = 0
@@ -360,7 +362,6 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
             if phase == 1 and top:
                 stats[ROOT_DONE] = i + 1
                 stats[ROOT_BEST] = min(stats[ROOT_BEST], best)
-                stats[ROOT_BOUND] = guess_bounds[i]
             if best <= lower:
                 break
     if chosen < 0:
