@@ -203,13 +203,14 @@ def test_cli_resumes_and_refuses_a_corrupt_checkpoint(tmp_path: Path, monkeypatc
 
 @pytest.mark.parametrize(
     ("variant", "total", "worst"),
-    [("classic", 5625, 6), ("bulls-and-cows", 26274, 7)],
+    [("classic", 5625, 6), ("mini", 5625, 6), ("classic-blanks", 11228, 6), ("bulls-and-cows", 26274, 7)],
 )
 def test_shipped_optimal_trees_verify(
     variant: str, total: int, worst: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The optima keypeg ships (Koyama and Lai 5625; bulls-and-cows 26274, too long to search in
-    CI) replay against every secret, and perfect play uses them at once."""
+    """The optima keypeg ships (Koyama and Lai's 5625, also within Mini's 6 rows; with blanks, the
+    4x7 optimum 11228 of Ville; bulls-and-cows 26274), too long to search in CI, replay against
+    every secret, and perfect play uses them at once."""
     from keypeg import find_variant
     from keypeg.strategies.optimal import load_optimal
 
