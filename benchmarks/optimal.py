@@ -68,7 +68,7 @@ def main() -> None:
                 f"{published:,}" if published else "",
                 str(tree.stats.max),
                 f"{seconds:.2f}",
-                f"{seconds / baseline:,.0f}",
+                f"{seconds / baseline:,.1f}",
                 f"{solver.nodes:,}",
                 f"{solver.nodes / seconds:,.0f}",
             ]
