@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -287,7 +287,11 @@ def next_guess(
         return
     strategy = strategy_factory(name, rules)
     strategy.reset(rules)
-    explanation = explain_choice(strategy, knowledge, top=top)
+    thinking = (
+        err.status(f"{strategy.name}: thinking over {knowledge.count:,} codes") if err.is_terminal else nullcontext()
+    )
+    with thinking, interruptible():
+        explanation = explain_choice(strategy, knowledge, top=top)
     guess = explanation.guesses[0]
     if as_json:
         data: dict[str, Any] = {
