@@ -173,6 +173,8 @@ def test_ctrl_c_stops_and_the_search_resumes(tmp_path: Path, monkeypatch: pytest
     assert 0 < stopped.nodes < fresh.nodes
     saved = stopped.checkpoint()
     assert saved is not None and saved.is_file()
+    stopped.progress = None
+    assert stopped.solve() == expected  # the same solver goes on after Ctrl-C
     resumed = OptimalSolver(rules, resume=True)
     assert resumed.resumed > 0
     assert resumed.solve() == expected

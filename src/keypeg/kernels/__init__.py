@@ -446,8 +446,14 @@ class ExactSearch:
         return nodes
 
     def stop(self) -> None:
-        """Ask a running :meth:`solve` (in another thread) to unwind at once."""
+        """Ask a running :meth:`solve` (in another thread) to unwind at once; it then stays stopped
+        until :meth:`go_on`."""
         self.halt[0] = 1
+
+    def go_on(self) -> None:
+        """Let :meth:`solve` run again after :meth:`stop` (what it proved before stays)."""
+        self.halt[0] = 0
+        self.stats[_optimal.ABORTED] = 0
 
     @property
     def aborted(self) -> bool:

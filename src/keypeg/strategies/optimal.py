@@ -164,6 +164,7 @@ class OptimalSolver:
             self._search = self._new_search(codes.size)
         limit = ExactSearch.UNBOUNDED if budget == float("inf") else int(budget)
         guesses = [g for g, _ in history]
+        self._search.go_on()  # a search stopped earlier (Ctrl-C in play) may be asked again
         answer: list[tuple[int, int]] = []
         worker = threading.Thread(
             target=lambda: answer.append(self._search.solve(codes, guesses, rounds, limit)), daemon=True
