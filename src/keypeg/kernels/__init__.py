@@ -455,11 +455,6 @@ class ExactSearch:
         self.halt[0] = 0
         self.stats[_optimal.ABORTED] = 0
 
-    @property
-    def aborted(self) -> bool:
-        """Whether the last :meth:`solve` was stopped (its answer is then meaningless)."""
-        return bool(self.stats[_optimal.ABORTED])
-
     def counters(self) -> SearchCounters:
         """What the search has done so far (safe to read while it runs)."""
         s = self.stats
