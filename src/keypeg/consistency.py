@@ -20,14 +20,11 @@ from typing import Any
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError
 from keypeg.feedback import score
+from keypeg.limits import DEFAULT_COUNT_LIMIT, ENUMERATE_LIMIT
 from keypeg.rules import Rules
 
-__all__ = ["Consistency", "Suspect", "check", "ENUMERATE_LIMIT", "DEFAULT_COUNT_LIMIT"]
+__all__ = ["Consistency", "Suspect", "check"]
 
-ENUMERATE_LIMIT = 2_000_000
-"""Rule sets with up to this many codes are checked by enumeration; larger ones by CP-SAT."""
-DEFAULT_COUNT_LIMIT = 200
-"""The constraint solver counts fitting codes up to this many, then reports a lower bound."""
 
 History = Sequence[tuple[Code, Feedback]]
 

@@ -9,7 +9,8 @@ from functools import cached_property
 from keypeg.code import Code, Feedback
 from keypeg.consistency import Consistency, check
 from keypeg.errors import InvalidCodeError
-from keypeg.kernels import MAX_SPACE, CodeSpace, Index, feedback_ordinal
+from keypeg.kernels import CodeSpace, Index, feedback_ordinal
+from keypeg.limits import MAX_SPACE
 from keypeg.rules import Rules
 
 __all__ = ["Knowledge"]

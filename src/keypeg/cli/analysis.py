@@ -264,7 +264,8 @@ def next_guess(
     """The strategy's next guess after the scored guesses."""
     from keypeg.analysis.explain import explain as explain_choice
     from keypeg.knowledge import Knowledge
-    from keypeg.play.levels import LOOKAHEAD_LIMIT, strategy_for
+    from keypeg.limits import LOOKAHEAD_LIMIT
+    from keypeg.play.levels import strategy_for
 
     if len(strategies) > 1:
         raise KeypegError("name one strategy for 'next'")

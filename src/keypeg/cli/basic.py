@@ -81,7 +81,8 @@ def score(secret: str, guess: str, rules: Rules, as_json: bool) -> None:
 @json_option
 def candidates(scored: tuple[str, ...], rules: Rules, limit: int, as_json: bool) -> None:
     """Count the codes that fit the scored guesses, and list the first few (any size of game)."""
-    from keypeg.consistency import DEFAULT_COUNT_LIMIT, check
+    from keypeg.consistency import check
+    from keypeg.limits import DEFAULT_COUNT_LIMIT
 
     result = check(rules, parse_history(rules, scored), limit=max(limit, DEFAULT_COUNT_LIMIT))
     codes = [str(c) for c in result.codes[:limit]]

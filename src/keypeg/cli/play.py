@@ -148,8 +148,8 @@ def _hint(rules: Rules, history: list[tuple[Code, Feedback]]) -> str:
 def _coach(
     session: Session, rules: Rules, before: list[tuple[Code, Feedback]], guess: Code, feedback: Feedback
 ) -> None:
+    from keypeg.limits import LOOKAHEAD_LIMIT
     from keypeg.play.coach import review
-    from keypeg.play.levels import LOOKAHEAD_LIMIT
 
     if rules.size > LOOKAHEAD_LIMIT:
         session.warn(f"coach: {rules.size:,} codes are too many to review guesses")
@@ -215,7 +215,8 @@ def run_solve(
 ) -> Result:
     """The computer guesses; the person scores, with impossible or contradictory scores refused."""
     from keypeg.analysis.explain import explain as explain_choice
-    from keypeg.play.levels import LEVELS, LOOKAHEAD_LIMIT, strategy_for
+    from keypeg.limits import LOOKAHEAD_LIMIT
+    from keypeg.play.levels import LEVELS, strategy_for
 
     strategy, note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
     if note:

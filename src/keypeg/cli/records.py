@@ -304,8 +304,8 @@ def history(player: str | None, limit: int, db: str | None, as_json: bool) -> No
 def replay_game(game_id: int, db: str | None, coach: bool, as_json: bool) -> None:
     """Show a stored game again, with the coach's comment on each of the player's guesses."""
     from keypeg.knowledge import Knowledge
+    from keypeg.limits import LOOKAHEAD_LIMIT
     from keypeg.play.coach import review
-    from keypeg.play.levels import LOOKAHEAD_LIMIT
 
     game = open_store(db).game(game_id)
     rules = game.rules

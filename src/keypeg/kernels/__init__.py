@@ -19,6 +19,7 @@ from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
 from keypeg.kernels import _optimal, _score, _select, _symmetry
 from keypeg.kernels._space import code_keys, encode, enumerate_codes
+from keypeg.limits import EXACT_TABLE_LIMIT, MAX_SPACE, PARALLEL_MIN_PAIRS, TABLE_LIMIT
 from keypeg.rules import Rules
 
 __all__ = [
@@ -43,12 +44,6 @@ __all__ = [
 ]
 
 Index = npt.NDArray[np.intp]
-MAX_SPACE = 20_000_000
-"""The largest code space enumerated; larger rule sets need the sampling paths."""
-TABLE_LIMIT = 4096
-"""Code spaces up to this size keep an ``N x N`` feedback table (16 MiB at the limit)."""
-PARALLEL_MIN_PAIRS = 1 << 18
-"""Smaller partition jobs run on one thread: starting the others costs more than it saves."""
 
 
 def feedback_ordinal(feedback: Feedback, pegs: int) -> int:
@@ -376,8 +371,6 @@ class ExactSearch:
 
     IMPOSSIBLE = _optimal.BIG
     UNBOUNDED = _optimal.UNBOUNDED
-    TABLE_LIMIT = 8192
-    """Spaces up to this size get a feedback table for the search (64 MiB at the limit)."""
 
     def __init__(
         self,
@@ -390,7 +383,7 @@ class ExactSearch:
         self.space = space
         if space.table is not None:
             table = space.table
-        elif space.size <= self.TABLE_LIMIT:
+        elif space.size <= EXACT_TABLE_LIMIT:
             table = _score.score_table(space.position_bits, space.count_bits, space.pegs)
         else:
             table = np.zeros((0, 0), dtype=np.uint8)

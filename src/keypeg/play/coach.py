@@ -10,14 +10,12 @@ from keypeg.analysis.tree import build_tree
 from keypeg.code import Code, Feedback
 from keypeg.kernels import Index
 from keypeg.knowledge import Knowledge
+from keypeg.limits import COACH_EXACT_LIMIT
 from keypeg.strategies import make_strategy
 from keypeg.strategies.base import Position
 
-__all__ = ["Review", "review", "RATINGS", "EXACT_LIMIT"]
+__all__ = ["Review", "review", "RATINGS"]
 
-EXACT_LIMIT = 1500
-"""Up to this many fitting codes, expected guesses come from playing out the best heuristic;
-above it, from the expected size of the split."""
 
 RATINGS = ((0.0005, "best"), (0.05, "excellent"), (0.15, "good"), (0.35, "inaccuracy"), (0.75, "mistake"))
 """Rating by the extra expected guesses a move costs; worse than the last is a blunder."""
@@ -91,7 +89,7 @@ def review(before: Knowledge, guess: Code, feedback: Feedback) -> Review:
     strategy = make_strategy("most-parts")
     strategy.reset(before.rules)
     best = strategy.choose(Position.from_knowledge(before))
-    if candidates.size <= EXACT_LIMIT:
+    if candidates.size <= COACH_EXACT_LIMIT:
         mine = _expected_guesses(before, index, candidates)
         theirs = mine if best == index else _expected_guesses(before, best, candidates)
         measure = "guesses"

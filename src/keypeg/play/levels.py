@@ -5,15 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from keypeg.errors import KeypegError
+from keypeg.limits import LOOKAHEAD_LIMIT, OPTIMAL_ON_DEMAND
 from keypeg.rules import Rules
 from keypeg.strategies import Strategy, make_strategy
 
-__all__ = ["Level", "LEVELS", "level_strategy", "strategy_for", "OPTIMAL_ON_DEMAND", "LOOKAHEAD_LIMIT"]
-
-OPTIMAL_ON_DEMAND = 700
-"""Level 4 solves the optimum on the spot for code spaces up to this size (well under a second)."""
-LOOKAHEAD_LIMIT = 100_000
-"""Above this many codes, strategies that score every code fall back to the genetic codebreaker."""
+__all__ = ["Level", "LEVELS", "level_strategy", "strategy_for"]
 
 
 @dataclass(frozen=True)

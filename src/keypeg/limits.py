@@ -1,0 +1,39 @@
+"""Policy limits, named once: how large a game each path takes on, and where memory is guarded.
+
+Standard library only, so any layer may read them. A limit that is a property of an
+algorithm (a tolerance, a bound's formula) stays with its algorithm; what is here is a
+choice the project made about size, time or memory.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "MAX_SPACE",
+    "TABLE_LIMIT",
+    "EXACT_TABLE_LIMIT",
+    "PARALLEL_MIN_PAIRS",
+    "ENUMERATE_LIMIT",
+    "DEFAULT_COUNT_LIMIT",
+    "LOOKAHEAD_LIMIT",
+    "OPTIMAL_ON_DEMAND",
+    "COACH_EXACT_LIMIT",
+]
+
+MAX_SPACE = 20_000_000
+"""The largest code space keypeg enumerates; larger rule sets use the sampling and solver paths."""
+TABLE_LIMIT = 4096
+"""Code spaces up to this size keep an ``N x N`` feedback table for the heuristics (16 MiB at the limit)."""
+EXACT_TABLE_LIMIT = 8192
+"""Code spaces up to this size get a feedback table for the exact optimal search (64 MiB at the limit)."""
+PARALLEL_MIN_PAIRS = 1 << 18
+"""Smaller kernel jobs (guesses times codes) run on one thread: starting the others costs more than it saves."""
+ENUMERATE_LIMIT = 2_000_000
+"""Consistency checks enumerate rule sets up to this many codes; larger ones go to the constraint solver."""
+DEFAULT_COUNT_LIMIT = 200
+"""The constraint solver counts fitting codes up to this many, then reports a lower bound."""
+LOOKAHEAD_LIMIT = 100_000
+"""Above this many codes, strategies that score every code fall back to the genetic codebreaker."""
+OPTIMAL_ON_DEMAND = 700
+"""Level 4 solves the optimum on the spot for code spaces up to this size (well under a second)."""
+COACH_EXACT_LIMIT = 1500
+"""Up to this many fitting codes the coach plays out the best heuristic; above, it uses the expected size."""
