@@ -14,7 +14,7 @@ from keypeg.cli import cli
 from keypeg.errors import KeypegError
 from keypeg.game import Game, GameOverError, Match, Termination, random_code
 from keypeg.knowledge import Knowledge
-from keypeg.play.adversary import Adversary
+from keypeg.play.codemakers import AdversarialCodemaker
 from keypeg.play.levels import level_strategy
 
 CLASSIC = find_variant("classic").rules
@@ -109,7 +109,7 @@ def test_match_key_peg_scoring_and_bad_setups() -> None:
 
 
 def test_adversary_is_always_fair() -> None:
-    adversary = Adversary(LETTERS)
+    adversary = AdversarialCodemaker(LETTERS)
     rng = random.Random(1)
     for _ in range(8):
         guess = random_code(LETTERS, rng)
@@ -117,7 +117,7 @@ def test_adversary_is_always_fair() -> None:
         assert adversary.knowledge.is_consistent
         if feedback == LETTERS.win:
             break
-    secret = adversary.secret()
+    secret = adversary.reveal()
     assert all(score(secret, g) == f for g, f in adversary.knowledge.history)
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from keypeg.errors import InvalidFeedbackError
@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 __all__ = ["Code", "Feedback"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Code:
     """A code of a rule set: one colour number per peg, ``0`` being the first colour.
 
@@ -27,8 +27,17 @@ class Code:
     """
 
     colors: tuple[int, ...]
-    rules: Rules = field(compare=False)
-    """The rules the code was written under (how it prints); codes compare by their colours."""
+    rules: Rules
+    """The rules the code was written under (how it prints). Two codes are equal when they have the
+    same colours in the same game (:attr:`Rules.game`), whatever their symbols or rows."""
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Code):
+            return NotImplemented
+        return self.colors == other.colors and self.rules.game == other.rules.game
+
+    def __hash__(self) -> int:
+        return hash((self.colors, self.rules.game))
 
     def __str__(self) -> str:
         return self.rules.format(self.colors)

@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import InvalidCodeError
 from keypeg.feedback import score
 from keypeg.limits import DEFAULT_COUNT_LIMIT, ENUMERATE_LIMIT
 from keypeg.rules import Rules
@@ -60,6 +59,26 @@ class Consistency:
     codes: list[Code] = field(default_factory=list)
     """Fitting codes in order (up to the limit asked for)."""
 
+    def message(self) -> str:
+        """One line: whether any code fits, and if none does, which score is the likely mistake."""
+        if self.consistent:
+            count = f"at least {self.count:,}" if self.count_is_lower_bound else f"{self.count:,}"
+            return f"consistent: {count} fitting code{'s' if self.count != 1 else ''} (e.g. {self.example})"
+        text = "no code fits these scores: at least one of them is wrong"
+        if self.suspects:
+            if self.changes == 1:
+                hints = "; or ".join(
+                    f"guess {s.number} ({s.guess}) scored {s.given} would fit as {s.correction} (secret {s.example})"
+                    for s in self.suspects
+                )
+            else:
+                hints = f"{self.changes} scores must change: " + ", ".join(
+                    f"guess {s.number} ({s.guess}) {s.given} -> {s.correction}" for s in self.suspects
+                )
+                hints += f" (secret {self.example})"
+            text += f". Likely mistake: {hints}"
+        return text
+
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready answer."""
         return {
@@ -82,10 +101,7 @@ def check(
     """Whether some secret fits ``history``; how many (counted up to ``limit`` by the solver); the first
     ``limit`` fitting codes; and if none fits, the likely mistakes. ``method`` forces ``enumeration``
     or ``cp-sat``."""
-    for guess, feedback in history:
-        if (guess.rules.pegs, guess.rules.num_colors) != (rules.pegs, rules.num_colors):
-            raise InvalidCodeError(f"guess {str(guess)!r} does not follow {rules.describe()}")
-        rules.check_feedback(feedback)
+    history = [(rules.adopt(guess), rules.check_feedback(feedback)) for guess, feedback in history]
     chosen = method or ("enumeration" if rules.size <= ENUMERATE_LIMIT else "cp-sat")
     if chosen == "enumeration":
         return _by_enumeration(rules, history, limit)

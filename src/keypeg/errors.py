@@ -34,3 +34,20 @@ class InconsistentHistoryError(KeypegError, ValueError):
 
 class TooLargeError(KeypegError, ValueError):
     """A rule set whose code space is too large to enumerate."""
+
+
+class IllegalMoveError(KeypegError):
+    """A move a game in progress does not allow now (a guess after the end, an undo of nothing, ...)."""
+
+
+class GameOverError(IllegalMoveError):
+    """A move after the game has ended."""
+
+
+class InconsistentScoreError(InconsistentHistoryError):
+    """A score that no secret fits together with the scores before it; :attr:`consistency` names the
+    score most likely wrong."""
+
+    def __init__(self, message: str, consistency: object) -> None:
+        super().__init__(message)
+        self.consistency = consistency

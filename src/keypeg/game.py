@@ -3,21 +3,17 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import InvalidCodeError, KeypegError
+from keypeg.errors import GameOverError, IllegalMoveError, KeypegError
 from keypeg.feedback import score
 from keypeg.rules import Rules
 
-__all__ = ["Game", "GameOverError", "Match", "MatchGame", "Outcome", "Termination", "random_code"]
-
-
-class GameOverError(KeypegError):
-    """A guess after the game has ended."""
+__all__ = ["Game", "GameOverError", "Match", "MatchGame", "Outcome", "Termination", "outcome_of", "random_code"]
 
 
 class Termination(Enum):
@@ -25,6 +21,7 @@ class Termination(Enum):
 
     SOLVED = "solved"
     OUT_OF_ROWS = "out of rows"
+    RESIGNED = "resigned"
 
 
 @dataclass(frozen=True)
@@ -33,12 +30,22 @@ class Outcome:
 
     termination: Termination
     guesses: int
-    secret: Code
+    secret: Code | None
+    """The secret, when known: a person who kept their code in mind may never tell it."""
 
     @property
     def solved(self) -> bool:
         """Whether the codebreaker broke the code."""
         return self.termination is Termination.SOLVED
+
+
+class Played(Protocol):
+    """A game as a match records it: its scored guesses and how it ended."""
+
+    @property
+    def history(self) -> Sequence[tuple[Code, Feedback]]: ...
+
+    def outcome(self) -> Outcome | None: ...
 
 
 def random_code(rules: Rules, rng: random.Random) -> Code:
@@ -64,15 +71,8 @@ class Game:
         self.rules = rules
         if secret is None:
             secret = random_code(rules, rng if rng is not None else random.Random())
-        self.secret = self._code(secret)
+        self.secret = rules.adopt(secret)
         self.history: list[tuple[Code, Feedback]] = []
-
-    def _code(self, code: Code | str) -> Code:
-        if isinstance(code, str):
-            return self.rules.parse(code)
-        if (code.rules.pegs, code.rules.num_colors) != (self.rules.pegs, self.rules.num_colors):
-            raise InvalidCodeError(f"{str(code)!r} is not a code of {self.rules.describe()}")
-        return self.rules.code(code.colors)
 
     def __iter__(self) -> Iterator[tuple[Code, Feedback]]:
         return iter(self.history)
@@ -91,7 +91,7 @@ class Game:
         """Play a guess and return its score."""
         if self.is_over:
             raise GameOverError("the game is over: no more guesses")
-        guess = self._code(code)
+        guess = self.rules.adopt(code)
         feedback = score(self.secret, guess)
         self.history.append((guess, feedback))
         return feedback
@@ -99,7 +99,7 @@ class Game:
     def pop(self) -> tuple[Code, Feedback]:
         """Take back the last guess."""
         if not self.history:
-            raise KeypegError("no guess to take back")
+            raise IllegalMoveError("no guess to take back")
         return self.history.pop()
 
     def copy(self) -> Game:
@@ -110,11 +110,27 @@ class Game:
 
     def outcome(self) -> Outcome | None:
         """How the game ended, or ``None`` while it goes on."""
-        if self.history and self.history[-1][1] == self.rules.win:
-            return Outcome(Termination.SOLVED, len(self.history), self.secret)
-        if len(self.history) >= self.rules.rows:
-            return Outcome(Termination.OUT_OF_ROWS, len(self.history), self.secret)
+        return outcome_of(self.rules, self.history, lambda: self.secret)
+
+
+def outcome_of(
+    rules: Rules,
+    history: Sequence[tuple[Code, Feedback]],
+    secret: Callable[[], Code | None],
+    *,
+    resigned: bool = False,
+) -> Outcome | None:
+    """How a game with these scored guesses ended (``None`` while it goes on); ``secret`` is asked only
+    once the game is over."""
+    if history and history[-1][1] == rules.win:
+        termination = Termination.SOLVED
+    elif len(history) >= rules.rows:
+        termination = Termination.OUT_OF_ROWS
+    elif resigned:
+        termination = Termination.RESIGNED
+    else:
         return None
+    return Outcome(termination, len(history), secret())
 
 
 @dataclass(frozen=True)
@@ -177,8 +193,8 @@ class Match:
         maker, breaker = self.roles()
         self.played.append(MatchGame(maker, breaker, guesses, broken, key_pegs))
 
-    def record(self, game: Game) -> None:
-        """Record a finished :class:`Game`."""
+    def record(self, game: Played) -> None:
+        """Record a finished game (a :class:`Game` or a play session)."""
         outcome = game.outcome()
         if outcome is None:
             raise KeypegError("the game is not over yet")

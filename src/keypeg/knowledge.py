@@ -8,7 +8,6 @@ from functools import cached_property
 
 from keypeg.code import Code, Feedback
 from keypeg.consistency import Consistency, check
-from keypeg.errors import InvalidCodeError
 from keypeg.kernels import CodeSpace, Index, feedback_ordinal
 from keypeg.limits import MAX_SPACE
 from keypeg.rules import Rules
@@ -31,10 +30,10 @@ class Knowledge:
     history: tuple[tuple[Code, Feedback], ...] = ()
 
     def __post_init__(self) -> None:
-        for guess, feedback in self.history:
-            if guess.rules.pegs != self.rules.pegs or guess.rules.num_colors != self.rules.num_colors:
-                raise InvalidCodeError(f"guess {str(guess)!r} does not follow {self.rules.describe()}")
-            self.rules.check_feedback(feedback)
+        history = tuple(
+            (self.rules.adopt(guess), self.rules.check_feedback(feedback)) for guess, feedback in self.history
+        )
+        object.__setattr__(self, "history", history)
 
     @classmethod
     def from_text(cls, rules: Rules, scored: Iterable[str]) -> Knowledge:

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import math
 import string
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, InvalidFeedbackError, InvalidRulesError
@@ -139,6 +140,58 @@ class Rules:
     def win(self) -> Feedback:
         """The score of a guess that breaks the code."""
         return Feedback(self.pegs, 0)
+
+    @property
+    def game(self) -> tuple[int, int, bool, bool]:
+        """What makes two rule sets play the same codes: pegs, colours, repeats, blanks
+        (not the rows, the symbols or the name)."""
+        return (self.pegs, self.colors, self.repeats, self.blanks)
+
+    @property
+    def slug(self) -> str:
+        """The game in a few characters, for file names and grouping: ``4x6``, ``4x10-norepeats``, ``4x6-blanks``."""
+        return f"{self.pegs}x{self.colors}{'' if self.repeats else '-norepeats'}{'-blanks' if self.blanks else ''}"
+
+    def adopt(self, code: Code | str) -> Code:
+        """``code`` as a code of these rules: text is parsed; a :class:`Code` of another rule set of the
+        same game is relabelled; a code of another game raises :class:`InvalidCodeError`."""
+        if isinstance(code, str):
+            return self.parse(code)
+        if code.rules is self:
+            return code
+        if code.rules.game != self.game:
+            raise InvalidCodeError(f"{str(code)!r} is not a code of {self.describe()}")
+        return Code(code.colors, self)
+
+    def as_dict(self) -> dict[str, object]:
+        """The rules as JSON-ready data (:meth:`from_dict` reads it back)."""
+        return {
+            "pegs": self.pegs,
+            "colors": self.colors,
+            "repeats": self.repeats,
+            "blanks": self.blanks,
+            "rows": self.rows,
+            "symbols": "".join(self.symbols),
+            "names": list(self.names),
+            "name": self.name,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Rules:
+        """Rules from :meth:`as_dict` data; anything malformed raises :class:`InvalidRulesError`."""
+        try:
+            return cls(
+                pegs=data["pegs"],
+                colors=data["colors"],
+                repeats=bool(data.get("repeats", True)),
+                blanks=bool(data.get("blanks", False)),
+                rows=data.get("rows", 12),
+                symbols=tuple(str(data.get("symbols", ""))),
+                names=tuple(str(n) for n in data.get("names", ())),
+                name=str(data.get("name", "")),
+            )
+        except (KeyError, TypeError, AttributeError) as error:
+            raise InvalidRulesError(f"damaged rules: {error.__class__.__name__}: {error}") from None
 
     def describe(self) -> str:
         """One line for people: ``4 pegs, 6 colours, repeats, 12 rows``."""

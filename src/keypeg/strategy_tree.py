@@ -20,8 +20,6 @@ __all__ = [
     "Node",
     "StrategyTree",
     "TreeStats",
-    "rules_to_dict",
-    "rules_from_dict",
     "tree_to_json",
     "tree_from_json",
     "load_tree",
@@ -106,32 +104,6 @@ def _history_text(played: list[tuple[Code, Feedback]]) -> str:
     return " ".join(f"{g}={f}" for g, f in played)
 
 
-def rules_to_dict(rules: Rules) -> dict[str, Any]:
-    """The rules as JSON-ready data."""
-    return {
-        "pegs": rules.pegs,
-        "colors": rules.colors,
-        "repeats": rules.repeats,
-        "blanks": rules.blanks,
-        "rows": rules.rows,
-        "symbols": "".join(rules.symbols),
-        "name": rules.name,
-    }
-
-
-def rules_from_dict(data: dict[str, Any]) -> Rules:
-    """Rules from :func:`rules_to_dict` data."""
-    return Rules(
-        pegs=data["pegs"],
-        colors=data["colors"],
-        repeats=data.get("repeats", True),
-        blanks=data.get("blanks", False),
-        rows=data.get("rows", 12),
-        symbols=tuple(data.get("symbols", "")),
-        name=data.get("name", ""),
-    )
-
-
 def _node_to_dict(node: Node) -> dict[str, Any]:
     data: dict[str, Any] = {"guess": str(node.guess), "size": node.size}
     if node.children:
@@ -144,7 +116,7 @@ def tree_to_json(tree: StrategyTree) -> str:
     return json.dumps(
         {
             "keypeg_tree": FORMAT_VERSION,
-            "rules": rules_to_dict(tree.rules),
+            "rules": tree.rules.as_dict(),
             "conventions": tree.conventions,
             "stats": tree.stats.as_dict(),
             "tree": _node_to_dict(tree.root),
@@ -159,7 +131,7 @@ def tree_from_json(text: str) -> StrategyTree:
         data = json.loads(text)
         if not isinstance(data, dict) or "keypeg_tree" not in data:
             raise KeypegError("not a keypeg tree file (no 'keypeg_tree' key)")
-        rules = rules_from_dict(data["rules"])
+        rules = Rules.from_dict(data["rules"])
 
         def node(item: dict[str, Any]) -> Node:
             result = Node(rules.parse(item["guess"]), int(item["size"]))

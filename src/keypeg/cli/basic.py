@@ -7,7 +7,8 @@ import sys
 import click
 from rich.table import Table
 
-from keypeg.cli.common import cli, err, json_option, key_pegs, out, parse_history, print_json, rules_options
+from keypeg.cli.common import cli, err, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.render import key_pegs
 from keypeg.rules import Rules
 from keypeg.variants import VARIANTS
 
@@ -107,16 +108,12 @@ def candidates(scored: tuple[str, ...], rules: Rules, limit: int, as_json: bool)
 @json_option
 def check(scored: tuple[str, ...], rules: Rules, limit: int, as_json: bool) -> None:
     """Is there a secret that fits the scored guesses? If not, which score is the likely mistake."""
-    from keypeg.cli.analysis import inconsistency_message
     from keypeg.consistency import check as check_history
 
     result = check_history(rules, parse_history(rules, scored), limit=limit)
     if as_json:
         print_json(result.as_dict())
-    elif result.consistent:
-        count = f"at least {result.count:,}" if result.count_is_lower_bound else f"{result.count:,}"
-        out.print(f"consistent: {count} fitting code{'s' if result.count != 1 else ''} (e.g. {result.example})")
     else:
-        out.print(f"inconsistent: {inconsistency_message(result)}", soft_wrap=True)
+        out.print(result.message() if result.consistent else f"inconsistent: {result.message()}", soft_wrap=True)
     if not result.consistent:
         sys.exit(1)

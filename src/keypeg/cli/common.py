@@ -85,11 +85,6 @@ def print_json(data: object) -> None:
     click.echo(json.dumps(data, indent=2))
 
 
-def key_pegs(feedback: Feedback, pegs: int) -> str:
-    """Key pegs drawn as text: black, white, then empty holes."""
-    return "●" * feedback.black + "○" * feedback.white + "·" * (pegs - feedback.black - feedback.white)
-
-
 class KeypegGroup(click.Group):
     """A group that turns keypeg's errors into one clear line and a non-zero exit."""
 

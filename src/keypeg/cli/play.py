@@ -1,28 +1,35 @@
 """Play: ``play`` (you break the code), ``solve`` (the computer breaks yours), ``match``, ``hint``.
 
-Piped, each speaks a line protocol (see README): ``play`` reads a guess per line and
-prints ``B W``; ``solve`` prints a guess per line and reads ``B W``.
+The rules of the game live in :mod:`keypeg.play`; these commands read input, call the
+session and render what it says. Piped, each speaks a line protocol (see README):
+``play`` reads a guess per line and prints ``B W``; ``solve`` prints a guess per line and
+reads ``B W``.
 """
 
 from __future__ import annotations
 
 import json
-import random
+import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from keypeg.cli.analysis import explanation_table, inconsistency_message
 from keypeg.cli.common import cli, err, json_option, out, parse_history, print_json, rules_options
-from keypeg.cli.records import MatchKeeper, Recorder, db_option, player_option, record_option
-from keypeg.cli.session import Session, board, key_text, peg_text
-from keypeg.code import Code, Feedback
-from keypeg.errors import KeypegError
-from keypeg.game import Game, Match, random_code
-from keypeg.knowledge import Knowledge
+from keypeg.cli.records import db_option, default_player, open_store, player_option, record_option
+from keypeg.cli.render import board, peg_text
+from keypeg.cli.terminal import Terminal
+from keypeg.code import Code
+from keypeg.errors import InconsistentScoreError, KeypegError
+from keypeg.limits import LOOKAHEAD_LIMIT
 from keypeg.rules import Rules
+
+if TYPE_CHECKING:
+    from keypeg.play.matches import MatchSession
+    from keypeg.play.records import GameKeeper
+    from keypeg.play.sessions import BreakSession, Session, SolveSession
+    from keypeg.store import Store
 
 PLAY_HELP = "type a guess (e.g. {example}); commands: u = undo, h = hint, ? = help, q = quit"
 SOLVE_HELP = (
@@ -31,137 +38,136 @@ SOLVE_HELP = (
 )
 QUIT, UNDO, HELP, HINT = {"q", "quit", "exit"}, {"u", "undo"}, {"?", "help"}, {"h", "hint"}
 
-
-@dataclass
-class Result:
-    """How a game went, for the caller (and a match)."""
-
-    guesses: int
-    broken: bool
-    key_pegs: int
-    secret: Code | None
-    quit: bool = False
-
-
 level_option = click.option(
     "--level", "-l", type=click.IntRange(1, 4), default=3, show_default=True,
     help="1 not so smart, 2 pretty smart, 3 smarter than you, 4 perfect.",
 )  # fmt: skip
-seed_option = click.option("--seed", type=int, help="Seed for the computer's random choices (same seed, same game).")
+seed_option = click.option(
+    "--seed", type=click.IntRange(0), help="Seed for the computer's random choices (same seed, same game)."
+)
+resume_option = click.option(
+    "--resume", "resume_id", type=click.IntRange(1), metavar="GAME", help="Continue an unfinished game (see history)."
+)
+
+
+# -- recording ---------------------------------------------------------------------------------
+
+
+def _store(db: str | None, record: bool, what: str) -> Store | None:
+    """The store, or ``None`` (with a note) when not recording or when it cannot be opened."""
+    if not record:
+        return None
+    try:
+        return open_store(db)
+    except KeypegError as error:
+        err.print(f"note: this {what} is not recorded: {error}", soft_wrap=True)
+        return None
+
+
+def _keeper(
+    terminal: Terminal, store: Store | None, player: str, session: Session, match_id: int | None = None
+) -> GameKeeper:
+    """Check the player's password, then record the game as it is played."""
+    from keypeg.play.records import GameKeeper, WrongPasswordError, claim_player
+
+    if store is None:
+        return GameKeeper(None)
+
+    def ask() -> str:
+        if terminal.interactive:
+            return str(click.prompt(f"password for {player}", hide_input=True, default="", show_default=False))
+        return os.environ.get("KEYPEG_PASSWORD", "")
+
+    try:
+        claim_player(store, player, ask)
+        return GameKeeper.start(
+            store, player, session, match_id=match_id, on_error=lambda m: terminal.warn(f"note: {m}")
+        )
+    except WrongPasswordError:
+        raise
+    except KeypegError as error:
+        err.print(f"note: this game is not recorded: {error}", soft_wrap=True)
+        return GameKeeper(None)
+
+
+def _continued(store: Store | None, game_id: int, player: str, kind: str) -> tuple[Session, GameKeeper]:
+    from keypeg.play.records import continue_game
+
+    if store is None:
+        raise KeypegError("--resume needs the database (it cannot be used with --no-record)")
+    session, keeper = continue_game(store, game_id, player)
+    if session.kind != kind:
+        raise KeypegError(f"game {game_id} is not a '{'play' if kind == 'break' else 'solve'}' game")
+    return session, keeper
+
+
+def _kept_note(terminal: Terminal, keeper: GameKeeper, command: str) -> None:
+    if keeper.store is not None and keeper.game_id is not None:
+        terminal.warn(f"game {keeper.game_id} is kept: continue it with 'keypeg {command} --resume {keeper.game_id}'")
 
 
 # -- you break the code ------------------------------------------------------------------------
 
 
-def run_play(
-    session: Session,
-    rules: Rules,
-    *,
-    secret: Code | None = None,
-    adversarial: bool = False,
-    coach: bool = False,
-    rng: random.Random | None = None,
-    recorder: Recorder | None = None,
-) -> Result:
-    """The person guesses; keypeg scores. Returns when the code is broken, rows run out, or input ends."""
-    from keypeg.play.adversary import Adversary
-
-    adversary = Adversary(rules) if adversarial else None
-    game = Game(rules, secret if secret is not None else None, rng=rng) if adversary is None else None
-    history: list[tuple[Code, Feedback]] = []
-    if session.interactive:
-        maker = "an adversary that keeps its options open" if adversary else "a secret code"
-        session.show(f"[bold]{rules.describe()}[/]: break {maker}. {PLAY_HELP.format(example=rules.example())}")
-    while len(history) < rules.rows:
-        line = session.read(f"guess {len(history) + 1}/{rules.rows}")
-        if line is None:
-            return Result(len(history), False, _pegs(history), None, quit=True)
+def run_break(terminal: Terminal, session: BreakSession, keeper: GameKeeper, *, coach: bool = False) -> bool:
+    """The person guesses; the session scores. False when input ends or the person quits first."""
+    rules = session.rules
+    if terminal.interactive:
+        maker = (
+            "an adversary that keeps its options open" if session.codemaker.kind == "adversarial" else "a secret code"
+        )
+        terminal.show(f"[bold]{rules.describe()}[/]: break {maker}. {PLAY_HELP.format(example=rules.example())}")
+        if session.history:
+            terminal.show(board(rules, session.history, "your board"))
+    while not session.is_over:
+        line = terminal.read(f"guess {len(session.history) + 1}/{rules.rows}")
+        if line is None or line.lower() in QUIT:
+            return False
         word = line.lower()
-        if word in QUIT:
-            return Result(len(history), False, _pegs(history), None, quit=True)
         if word in HELP:
-            session.show(PLAY_HELP.format(example=rules.example()))
-            continue
-        if word in UNDO:
-            if adversary is not None:
-                session.warn("the adversary does not take guesses back")
-            elif history:
-                history.pop()
-                assert game is not None
-                game.pop()
-                if recorder is not None:
-                    recorder.undo(len(history) + 1)
-                if session.interactive:
-                    session.show(board(rules, history, "your board"))
-            else:
-                session.warn("nothing to undo")
-            continue
-        if word in HINT:
-            session.show(f"hint: {_hint(rules, history)}")
+            terminal.show(PLAY_HELP.format(example=rules.example()))
             continue
         try:
-            guess = rules.parse(line)
+            if word in HINT:
+                terminal.show(f"hint: {session.hint()}")
+                continue
+            if word in UNDO:
+                session.undo()
+            else:
+                feedback = session.guess(line)
         except KeypegError as error:
-            session.warn(str(error))
+            terminal.warn(str(error))
             continue
-        before = history.copy()
-        feedback = adversary.answer(guess) if adversary is not None else game.guess(guess)  # type: ignore[union-attr]
-        history.append((guess, feedback))
-        if recorder is not None:
-            recorder.guess(len(history), guess, feedback)
-        if session.interactive:
-            session.show(board(rules, history, "your board"))
-        else:
-            session.answer(f"{feedback.black} {feedback.white}")
-        if coach:
-            _coach(session, rules, before, guess, feedback)
-        if feedback == rules.win:
-            if recorder is not None:
-                recorder.finish(True, len(history), guess)
-            if session.interactive:
-                session.show(f"[bold green]Broken in {len(history)} guess{'es' if len(history) > 1 else ''}![/]")
-            return Result(len(history), True, _pegs(history), guess)
-    secret_code = adversary.secret() if adversary is not None else game.secret  # type: ignore[union-attr]
-    if recorder is not None:
-        recorder.finish(False, len(history), secret_code)
-    if session.interactive:
-        session.show(f"[bold red]Out of rows.[/] The secret was {secret_code}:")
-        session.show(peg_text(rules, secret_code))
+        keeper.sync(session)
+        if terminal.interactive:
+            terminal.show(board(rules, session.history, "your board"))
+        elif word not in UNDO:
+            terminal.answer(f"{feedback.black} {feedback.white}")
+        if coach and word not in UNDO:
+            _coach(terminal, session)
+    outcome = session.outcome()
+    assert outcome is not None and outcome.secret is not None
+    if outcome.solved:
+        if terminal.interactive:
+            terminal.show(f"[bold green]Broken in {outcome.guesses} guess{'es' if outcome.guesses > 1 else ''}![/]")
+    elif terminal.interactive:
+        terminal.show(f"[bold red]Out of rows.[/] The secret was {outcome.secret}:")
+        terminal.show(peg_text(rules, outcome.secret))
     else:
-        session.answer(str(secret_code))
-    return Result(len(history), False, _pegs(history), secret_code)
+        terminal.answer(str(outcome.secret))
+    return True
 
 
-def _pegs(history: list[tuple[Code, Feedback]]) -> int:
-    return sum(f.black + f.white for _, f in history)
-
-
-def _hint(rules: Rules, history: list[tuple[Code, Feedback]]) -> str:
-    from keypeg.play.levels import level_strategy
-
-    knowledge = Knowledge(rules, tuple(history))
-    if not knowledge.is_consistent:
-        return "no code fits these scores"
-    return str(level_strategy(3, rules).next_guess(knowledge))
-
-
-def _coach(
-    session: Session, rules: Rules, before: list[tuple[Code, Feedback]], guess: Code, feedback: Feedback
-) -> None:
-    from keypeg.limits import LOOKAHEAD_LIMIT
-    from keypeg.play.coach import review
-
-    if rules.size > LOOKAHEAD_LIMIT:
-        session.warn(f"coach: {rules.size:,} codes are too many to review guesses")
+def _coach(terminal: Terminal, session: BreakSession) -> None:
+    try:
+        line = session.review().line()
+    except KeypegError as error:
+        terminal.warn(f"coach: {error}")
         return
-    knowledge = Knowledge(rules, tuple(before))
-    if not knowledge.is_consistent:
-        return
-    line = review(knowledge, guess, feedback).line()
-    if session.interactive:
-        session.show(f"[cyan]coach:[/] {line}")
+    if terminal.interactive:
+        terminal.show(f"[cyan]coach:[/] {line}")
     else:
-        session.err.print(f"coach: {line}", soft_wrap=True)
+        terminal.err.print(f"coach: {line}", soft_wrap=True)
 
 
 @cli.command()
@@ -170,6 +176,7 @@ def _coach(
 @click.option("--adversarial", is_flag=True, help="The computer commits to no secret and dodges your guesses.")
 @click.option("--coach", is_flag=True, help="Review each guess: codes left, expected guesses, a rating.")
 @seed_option
+@resume_option
 @player_option
 @db_option
 @record_option
@@ -179,147 +186,118 @@ def play(
     adversarial: bool,
     coach: bool,
     seed: int | None,
+    resume_id: int | None,
     player: str | None,
     db: str | None,
     record: bool,
 ) -> None:
     """Break the computer's code. Piped: a guess per line in, 'B W' per line out; exit 0 when broken,
     1 when the rows run out (the secret is printed)."""
+    from keypeg.play.codemakers import AdversarialCodemaker, Codemaker, FixedCodemaker, RandomCodemaker
+    from keypeg.play.sessions import BreakSession
+
     if secret is not None and adversarial:
         raise KeypegError("--secret and --adversarial do not go together")
-    if adversarial and not Knowledge(rules).enumerable:
-        raise KeypegError(f"the adversary needs a game it can enumerate; {rules.size:,} codes are too many")
-    code = rules.parse(secret) if secret is not None else None
-    if code is None and not adversarial:
-        code = random_code(rules, random.Random(seed))
-    session = Session.detect()
-    recorder = Recorder.start(db, record, player, rules, role="breaker", secret=code, interactive=session.interactive)
-    result = run_play(session, rules, secret=code, adversarial=adversarial, coach=coach, recorder=recorder)
-    if result.quit and not session.interactive:
-        session.warn("input ended before the code was broken")
-        sys.exit(2)
-    sys.exit(0 if result.broken else (0 if result.quit else 1))
+    terminal = Terminal.detect()
+    name = player or default_player()
+    store = _store(db, record, "game")
+    if resume_id is not None:
+        resumed, keeper = _continued(store, resume_id, name, BreakSession.kind)
+        session: BreakSession = resumed  # type: ignore[assignment]
+    else:
+        codemaker: Codemaker
+        if adversarial:
+            codemaker = AdversarialCodemaker(rules)
+        elif secret is not None:
+            codemaker = FixedCodemaker(rules.parse(secret))
+        else:
+            codemaker = RandomCodemaker.draw(rules, seed)
+        session = BreakSession(rules, codemaker)
+        keeper = _keeper(terminal, store, name, session)
+    finished = run_break(terminal, session, keeper, coach=coach)
+    if not finished:
+        if not terminal.interactive:
+            terminal.warn("input ended before the code was broken")
+        _kept_note(terminal, keeper, "play")
+        sys.exit(0 if terminal.interactive else 2)
+    outcome = session.outcome()
+    sys.exit(0 if outcome is not None and outcome.solved else 1)
 
 
 # -- the computer breaks your code -------------------------------------------------------------
 
 
-def run_solve(
-    session: Session,
-    rules: Rules,
-    *,
-    level: int,
-    explain: bool,
-    seed: int | None,
-    recorder: Recorder | None = None,
-) -> Result:
-    """The computer guesses; the person scores, with impossible or contradictory scores refused."""
-    from keypeg.analysis.explain import explain as explain_choice
-    from keypeg.limits import LOOKAHEAD_LIMIT
-    from keypeg.play.levels import LEVELS, strategy_for
+def run_solve(terminal: Terminal, session: SolveSession, keeper: GameKeeper) -> bool:
+    """The computer guesses; the person scores, with impossible or contradictory scores refused.
+    False when input ends or the person quits first."""
+    from keypeg.play.levels import LEVELS
 
-    strategy, note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
-    if note:
-        session.warn(f"note: {note}")
-    explain = explain and rules.size <= LOOKAHEAD_LIMIT
-    knowledge = Knowledge(rules)
-    if session.interactive:
-        session.show(
-            f"[bold]{rules.describe()}[/]: think of a code; I play at level {level} "
-            f"({LEVELS[level].name}). {SOLVE_HELP}"
+    rules = session.rules
+    if session.note:
+        terminal.warn(f"note: {session.note}")
+    if terminal.interactive:
+        terminal.show(
+            f"[bold]{rules.describe()}[/]: think of a code; I play at level {session.level} "
+            f"({LEVELS[session.level].name}). {SOLVE_HELP}"
         )
-    guess: Code | None = None
-    while True:
-        if knowledge.solved:
-            if recorder is not None:
-                recorder.finish(True, len(knowledge.history), knowledge.history[-1][0])
-            if session.interactive:
-                session.show(f"[bold green]Got it in {len(knowledge.history)}![/]")
-            return Result(len(knowledge.history), True, _pegs(list(knowledge.history)), knowledge.history[-1][0])
-        if len(knowledge.history) >= rules.rows:
-            if recorder is not None:
-                recorder.finish(False, len(knowledge.history), None)
-            session.show("I am out of rows: you win this one.")
-            return Result(len(knowledge.history), False, _pegs(list(knowledge.history)), None)
-        if guess is None:
-            if explain:
-                shown = explain_choice(strategy, knowledge)
-                guess = shown.guesses[0].guess
-                session.show(f"{shown.candidates:,} codes fit; my guess first, then the runners-up")
-                session.show(explanation_table(rules, shown))
+    announced = False
+    while not session.is_over:
+        if not announced:
+            choice = session.choice()
+            guess = choice.guesses[0].guess
+            if session.top > 1:
+                from keypeg.cli.analysis import explanation_table
+
+                terminal.show(f"{choice.candidates:,} codes fit; my guess first, then the runners-up")
+                terminal.show(explanation_table(rules, choice))
+            if terminal.interactive:
+                terminal.show(peg_text(rules, guess))
             else:
-                guess = strategy.next_guess(knowledge)
-            if session.interactive:
-                session.show(peg_text(rules, guess))
-            else:
-                session.answer(str(guess))
-        line = session.read(f"score of {guess} (black white)")
+                terminal.answer(str(guess))
+            announced = True
+        line = terminal.read(f"score of {session.guess()} (black white)")
         if line is None or line.lower() in QUIT:
-            return Result(len(knowledge.history), False, _pegs(list(knowledge.history)), None, quit=True)
+            return False
         word = line.lower()
         if word in HELP:
-            session.show(SOLVE_HELP)
-            continue
-        if word in UNDO:
-            if knowledge.history:
-                if recorder is not None:
-                    recorder.undo(len(knowledge.history))
-                knowledge = Knowledge(rules, knowledge.history[:-1])
-                guess = None
-            else:
-                session.warn("no score to undo")
-            continue
-        if word.startswith("fix"):
-            fixed = _fix(session, rules, knowledge, line)
-            if fixed is not None:
-                if recorder is not None:
-                    recorder.rewrite(list(knowledge.history), list(fixed.history))
-                knowledge, guess = fixed, None
+            terminal.show(SOLVE_HELP)
             continue
         try:
-            feedback = rules.parse_feedback(line)
+            if word in UNDO:
+                session.undo()
+            elif word.startswith("fix"):
+                number, feedback = _fix_command(line)
+                session.fix(number, feedback)
+                terminal.show(f"guess {number} rescored {rules.parse_feedback(feedback)}")
+            else:
+                session.score(line)
+        except InconsistentScoreError as error:
+            terminal.warn(f"{error}; this score is refused. Re-enter it, or correct another with 'fix N B W'")
+            continue
         except KeypegError as error:
-            session.warn(str(error))
+            terminal.warn(str(error))
             continue
-        after = knowledge.add(guess, feedback)
-        if not after.is_consistent:
-            session.warn(_contradiction(after))
-            continue
-        knowledge, guess = after, None
-        if recorder is not None:
-            recorder.guess(len(knowledge.history), *knowledge.history[-1])
-        if session.interactive:
-            session.show(board(rules, list(knowledge.history), "my board"))
+        announced = False
+        keeper.sync(session)
+        if terminal.interactive and word not in UNDO and not word.startswith("fix"):
+            terminal.show(board(rules, session.history, "my board"))
+    outcome = session.outcome()
+    assert outcome is not None
+    if outcome.solved:
+        if terminal.interactive:
+            terminal.show(f"[bold green]Got it in {outcome.guesses}![/]")
+    else:
+        terminal.show("I am out of rows: you win this one.")
+    return True
 
 
-def _fix(session: Session, rules: Rules, knowledge: Knowledge, line: str) -> Knowledge | None:
-    """Apply a ``fix N B W`` command: rescore guess N, if the history then fits."""
+def _fix_command(line: str) -> tuple[int, str]:
+    """``fix N B W`` read as (N, 'B W')."""
     parts = line.split(maxsplit=2)
     try:
-        number = int(parts[1])
-        feedback = rules.parse_feedback(parts[2])
-        if not 1 <= number <= len(knowledge.history):
-            raise ValueError
-    except (IndexError, ValueError, KeypegError) as error:
-        message = str(error) if isinstance(error, KeypegError) else "write: fix N B W (N = the guess's number)"
-        session.warn(message)
-        return None
-    history = list(knowledge.history)
-    history[number - 1] = (history[number - 1][0], feedback)
-    fixed = Knowledge(rules, tuple(history))
-    if not fixed.is_consistent:
-        session.warn(_contradiction(fixed))
-        return None
-    session.show(f"guess {number} rescored {feedback}")
-    return fixed
-
-
-def _contradiction(knowledge: Knowledge) -> str:
-    """Why a history is refused, naming the score most likely wrong."""
-    return (
-        inconsistency_message(knowledge.check())
-        + "; this score is refused. Re-enter it, or correct another with 'fix N B W'"
-    )
+        return int(parts[1]), parts[2]
+    except (IndexError, ValueError):
+        raise KeypegError("write: fix N B W (N = the guess's number)") from None
 
 
 @cli.command()
@@ -327,21 +305,40 @@ def _contradiction(knowledge: Knowledge) -> str:
 @level_option
 @click.option("--explain", is_flag=True, help="After each guess, show why: codes left and the score-set table.")
 @seed_option
+@resume_option
 @player_option
 @db_option
 @record_option
 def solve(
-    rules: Rules, level: int, explain: bool, seed: int | None, player: str | None, db: str | None, record: bool
+    rules: Rules,
+    level: int,
+    explain: bool,
+    seed: int | None,
+    resume_id: int | None,
+    player: str | None,
+    db: str | None,
+    record: bool,
 ) -> None:
     """The computer breaks your code; you score each guess. Piped: a guess per line out, 'B W' per line in;
     impossible scores are refused on stderr and read again; exit 0 when broken."""
-    session = Session.detect()
-    recorder = Recorder.start(db, record, player, rules, role="maker", level=level, interactive=session.interactive)
-    result = run_solve(session, rules, level=level, explain=explain, seed=seed, recorder=recorder)
-    if result.quit and not session.interactive:
-        session.warn("input ended before the code was broken")
-        sys.exit(2)
-    sys.exit(0 if result.broken or result.quit else 1)
+    from keypeg.play.sessions import SolveSession
+
+    terminal = Terminal.detect()
+    name = player or default_player()
+    store = _store(db, record, "game")
+    if resume_id is not None:
+        resumed, keeper = _continued(store, resume_id, name, SolveSession.kind)
+        session: SolveSession = resumed  # type: ignore[assignment]
+    else:
+        top = 4 if explain and rules.size <= LOOKAHEAD_LIMIT else 1
+        session = SolveSession(rules, level=level, seed=seed, top=top)
+        keeper = _keeper(terminal, store, name, session)
+    if not run_solve(terminal, session, keeper):
+        if not terminal.interactive:
+            terminal.warn("input ended before the code was broken")
+        _kept_note(terminal, keeper, "solve")
+        sys.exit(0 if terminal.interactive else 2)
+    sys.exit(0)
 
 
 # -- hint and match ----------------------------------------------------------------------------
@@ -355,15 +352,16 @@ def solve(
 @json_option
 def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as_json: bool) -> None:
     """The next guess the chosen level would play after the scored guesses."""
-    from keypeg.play.levels import LEVELS, strategy_for
+    from keypeg.knowledge import Knowledge
+    from keypeg.play.levels import LEVELS, advise_with, strategy_for
 
     knowledge = Knowledge(rules, tuple(parse_history(rules, scored)))
     if not knowledge.is_consistent:
-        raise KeypegError(inconsistency_message(knowledge.check()))
+        raise KeypegError(knowledge.check().message())
     strategy, note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
     if note:
         err.print(f"note: {note}")
-    guess = strategy.next_guess(knowledge)
+    guess = advise_with(strategy, knowledge).guesses[0].guess
     if as_json:
         print_json({"guess": str(guess), "level": level, "candidates": knowledge.count})
     else:
@@ -376,7 +374,12 @@ def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as
 @click.option(
     "--vs", type=click.Choice(["computer", "human"]), default="computer", show_default=True, help="The opponent."
 )
-@click.option("--players", default=None, help="Names, comma-separated (default: you,computer or player1,player2).")
+@click.option(
+    "--players",
+    default=None,
+    help="Names, comma-separated; against the computer the first is the computer's "
+    "(default: computer,you or player1,player2).",
+)
 @click.option("--scoring", type=click.Choice(["guesses", "key-pegs"]), default="guesses", show_default=True)
 @level_option
 @click.option("--save", "save_path", type=click.Path(dir_okay=False, path_type=Path), help="Match file.")
@@ -399,100 +402,117 @@ def match(
 ) -> None:
     """A match of an even number of games; roles alternate; the codemaker scores a point per guess,
     plus one if the code holds. Saved after every game and on Ctrl-C."""
+    from keypeg.game import Match
+    from keypeg.play.matches import MatchSession
+    from keypeg.play.records import MatchKeeper
+    from keypeg.play.sessions import BreakSession
+
     if resume_path is not None:
         try:
-            the_match = Match.from_dict(json.loads(resume_path.read_text(encoding="utf-8")))
+            state = json.loads(resume_path.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as error:
             raise KeypegError(f"cannot resume from {str(resume_path)!r}: {error}") from None
+        session = MatchSession.from_state(state, rules)
         save_path = save_path or resume_path
     else:
-        names = (
-            [n.strip() for n in players.split(",")]
-            if players
-            else (["computer", "you"] if vs == "computer" else ["player1", "player2"])
-        )
+        default = ["computer", "you"] if vs == "computer" else ["player1", "player2"]
+        names = [n.strip() for n in players.split(",")] if players else default
         the_match = Match((names[0], names[1]) if len(names) == 2 else tuple(names), games, scoring)  # type: ignore[arg-type]
-    session = Session.detect()
-    rng = random.Random(seed)
-    computer = "computer" if vs == "computer" else None
-    keeper = MatchKeeper.open(db, record)
-
-    def recorder(person: str, role: str, secret: Code | None = None) -> Recorder:
-        match_id = keeper.save(the_match)
-        return Recorder.start(
-            db, record, person, rules, role=role, level=level if computer else None, secret=secret,
-            interactive=session.interactive, match_id=match_id,
-        )  # fmt: skip
-
+        session = MatchSession(
+            rules, the_match, computer=names[0] if vs == "computer" else None, level=level, seed=seed
+        )
+    terminal = Terminal.detect()
+    store = _store(db, record, "match")
+    keeper = MatchKeeper(store, on_error=lambda m: terminal.warn(f"note: {m}"))
+    game_keeper = _resume_match_game(terminal, store, session)
     try:
-        while not the_match.is_over:
-            maker, breaker = the_match.roles()
-            number = f"game {len(the_match.played) + 1} of {the_match.games}"
-            session.show(f"[bold]{number}[/]: {maker} is codemaker, {breaker} is codebreaker")
-            if maker == computer:
-                code = random_code(rules, rng)
-                result = run_play(session, rules, secret=code, recorder=recorder(breaker, "breaker", code))
-            elif breaker == computer:
-                seed_here = rng.randrange(2**31)
-                result = run_solve(
-                    session, rules, level=level, explain=False, seed=seed_here, recorder=recorder(maker, "maker")
-                )
+        while not session.is_over:
+            maker, breaker = session.roles()
+            number = f"game {len(session.match.played) + 1} of {session.match.games}"
+            terminal.show(f"[bold]{number}[/]: {maker} is codemaker, {breaker} is codebreaker")
+            if session.current is None:
+                secret = _secret_from(terminal, rules, maker) if session.needs_secret() else None
+                if session.needs_secret() and secret is None:
+                    break
+                game = session.start(secret)
+                person = breaker if isinstance(game, BreakSession) else maker
+                game_keeper = _keeper(terminal, store, person, game, keeper.save(session))
+                session.current_id = game_keeper.game_id
+                keeper.save(session)
+            current = session.current
+            assert current is not None and game_keeper is not None
+            if isinstance(current, BreakSession):
+                finished = run_break(terminal, current, game_keeper)
             else:
-                secret = _secret_from(session, rules, maker)
-                if secret is None:
-                    result = Result(0, False, 0, None, quit=True)
-                else:
-                    result = run_play(session, rules, secret=secret, recorder=recorder(breaker, "breaker", secret))
-            if result.quit:
+                finished = run_solve(terminal, current, game_keeper)
+            if not finished:
                 break
-            the_match.record_game(result.guesses, broken=result.broken, key_pegs=result.key_pegs)
-            _save(the_match, save_path)
-            keeper.save(the_match)
-            session.show(_score_line(the_match))
+            session.finish()
+            _save(session, save_path)
+            keeper.save(session)
+            terminal.show(_score_line(session))
     except KeyboardInterrupt:
-        path = _save(the_match, save_path or Path("keypeg-match.json"))
-        session.warn(f"interrupted: match saved to {path}; resume with: keypeg match --resume {path}")
+        path = _save(session, save_path or Path("keypeg-match.json"))
+        keeper.save(session)
+        terminal.warn(f"interrupted: match saved to {path}; resume with: keypeg match --resume {path}")
         sys.exit(130)
-    if not the_match.is_over:
-        path = _save(the_match, save_path or Path("keypeg-match.json"))
-        session.warn(f"match stopped after {len(the_match.played)} game(s); saved to {path}")
-        sys.exit(2 if not session.interactive else 0)
-    winner = the_match.winner()
-    session.show(f"[bold]match over:[/] {_score_line(the_match)}; " + (f"{winner} wins" if winner else "a draw"))
+    if not session.is_over:
+        path = _save(session, save_path or Path("keypeg-match.json"))
+        keeper.save(session)
+        terminal.warn(f"match stopped after {len(session.match.played)} game(s); saved to {path}")
+        sys.exit(2 if not terminal.interactive else 0)
+    winner = session.winner()
+    terminal.show(f"[bold]match over:[/] {_score_line(session)}; " + (f"{winner} wins" if winner else "a draw"))
 
 
-def _secret_from(session: Session, rules: Rules, maker: str) -> Code | None:
+def _resume_match_game(terminal: Terminal, store: Store | None, session: MatchSession) -> GameKeeper | None:
+    """Continue the game a saved match was playing, with the same secret, when the store has it."""
+    from keypeg.play.records import continue_game
+
+    if session.current_id is None or store is None:
+        return None
+    try:
+        game, keeper = continue_game(store, session.current_id)
+    except KeypegError as error:
+        terminal.warn(f"note: the game in progress cannot be continued ({error}); it starts again")
+        session.current_id = None
+        return None
+    session.resume(game, keeper.game_id)
+    return keeper
+
+
+def _secret_from(terminal: Terminal, rules: Rules, maker: str) -> Code | None:
     while True:
-        if session.interactive:
+        if terminal.interactive:
             try:
                 text = str(click.prompt(f"{maker}, set your secret (hidden)", hide_input=True)).strip()
             except click.exceptions.Abort:
                 return None
         else:
-            line = session.read("secret")
+            line = terminal.read("secret")
             if line is None:
                 return None
             text = line
         try:
             return rules.parse(text)
         except KeypegError as error:
-            session.warn(str(error))
+            terminal.warn(str(error))
 
 
-def _score_line(the_match: Match) -> str:
-    return ", ".join(f"{name} {points}" for name, points in the_match.scores().items())
+def _score_line(session: MatchSession) -> str:
+    return ", ".join(f"{name} {points}" for name, points in session.scores().items())
 
 
-def _save(the_match: Match, path: Path | None) -> Path | None:
+def _save(session: MatchSession, path: Path | None) -> Path | None:
     if path is None:
         return None
     try:
         tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(the_match.to_dict(), indent=1), encoding="utf-8")
+        tmp.write_text(json.dumps(session.to_state(), indent=1), encoding="utf-8")
         tmp.replace(path)
     except OSError as error:
         raise KeypegError(f"cannot save the match to {str(path)!r}: {error.strerror}") from None
     return path
 
 
-__all__ = ["play", "solve", "hint", "match", "run_play", "run_solve", "Result", "key_text"]
+__all__ = ["play", "solve", "hint", "match", "run_break", "run_solve"]

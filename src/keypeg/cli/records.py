@@ -7,8 +7,6 @@ import getpass
 import io
 import json
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,15 +15,13 @@ from rich.table import Table
 from rich.text import Text
 
 from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
+from keypeg.cli.render import sparkline
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
-from keypeg.game import Match
 from keypeg.rules import Rules
 
 if TYPE_CHECKING:
     from keypeg.store import Store
-
-SPARKS = "▁▂▃▄▅▆▇█"
 
 db_option = click.option(
     "--db", envvar="KEYPEG_DB", metavar="URL", help="Database URL (default: SQLite in your data folder)."
@@ -51,127 +47,6 @@ def default_player() -> str:
         return "player"
 
 
-@dataclass
-class Recorder:
-    """Writes one game to the store as it is played; database trouble warns once and play goes on."""
-
-    store: Store | None
-    game_id: int | None = None
-    letters: Rules | None = None
-    """The rules written in letters: the store keeps codes in letters, whatever the variant's symbols."""
-
-    @classmethod
-    def start(
-        cls,
-        db: str | None,
-        record: bool,
-        player: str | None,
-        rules: Rules,
-        *,
-        role: str,
-        level: int | None = None,
-        secret: Code | None = None,
-        interactive: bool = False,
-        match_id: int | None = None,
-    ) -> Recorder:
-        """Open the store, check the player's password if there is one, and record the game's start."""
-        if not record:
-            return cls(None)
-        name = player or default_player()
-        try:
-            store = open_store(db)
-            if store.has_password(name):
-                password = (
-                    click.prompt(f"password for {name}", hide_input=True, default="", show_default=False)
-                    if interactive
-                    else os.environ.get("KEYPEG_PASSWORD", "")
-                )
-                if not store.check_password(name, password):
-                    raise KeypegError(f"wrong password for {name!r}")
-            letters = Rules(rules.pegs, rules.colors, repeats=rules.repeats, blanks=rules.blanks, rows=rules.rows)
-            shown = letters.format(secret.colors) if secret is not None else None
-            game = store.start_game(name, rules, role=role, level=level, secret=shown, match_id=match_id)
-            return cls(store, game, letters)
-        except KeypegError as error:
-            if "password" in str(error):
-                raise
-            err.print(f"note: this game is not recorded: {error}", soft_wrap=True)
-            return cls(None)
-
-    def _safely(self, work: Callable[[Store, int], None]) -> None:
-        if self.store is None or self.game_id is None:
-            return
-        try:
-            work(self.store, self.game_id)
-        except KeypegError as error:
-            err.print(f"note: recording stopped: {error}", soft_wrap=True)
-            self.store = None
-
-    def _text(self, code: Code) -> str:
-        return self.letters.format(code.colors) if self.letters is not None else str(code)
-
-    def guess(self, number: int, guess: Code, feedback: Feedback) -> None:
-        """A scored guess, written at once."""
-        self._safely(lambda store, game: store.add_guess(game, number, self._text(guess), feedback))
-
-    def undo(self, number: int) -> None:
-        """A guess taken back."""
-        self._safely(lambda store, game: store.undo_guess(game, number))
-
-    def rewrite(self, old: list[tuple[Code, Feedback]], new: list[tuple[Code, Feedback]]) -> None:
-        """Scores corrected: rewrite the guesses from the first that changed."""
-        first = next((k for k, (a, b) in enumerate(zip(old, new, strict=True)) if a != b), len(old))
-        for number in range(len(old), first, -1):
-            self.undo(number)
-        for number in range(first + 1, len(new) + 1):
-            self.guess(number, *new[number - 1])
-
-    def finish(self, solved: bool, guesses: int, secret: Code | None) -> None:
-        """The end of the game, in one transaction."""
-        outcome = "solved" if solved else "out of rows"
-        shown = self._text(secret) if secret is not None else None
-        self._safely(lambda store, game: store.finish_game(game, outcome, guesses, shown))
-
-
-@dataclass
-class MatchKeeper:
-    """Keeps a match's state in the store (its games point at it); silent when not recording."""
-
-    store: Store | None
-    match_id: int | None = None
-
-    @classmethod
-    def open(cls, db: str | None, record: bool) -> MatchKeeper:
-        """The keeper for this run (without a store when not recording or when the store fails)."""
-        if not record:
-            return cls(None)
-        try:
-            return cls(open_store(db))
-        except KeypegError as error:
-            err.print(f"note: this match is not recorded: {error}", soft_wrap=True)
-            return cls(None)
-
-    def save(self, match: Match) -> int | None:
-        """Store the match's state now; returns its id."""
-        if self.store is None:
-            return None
-        try:
-            self.match_id = self.store.save_match(json.dumps(match.to_dict()), self.match_id)
-        except KeypegError as error:
-            err.print(f"note: match recording stopped: {error}", soft_wrap=True)
-            self.store = None
-        return self.match_id
-
-
-def sparkline(values: list[int]) -> str:
-    """Numbers as a one-line chart."""
-    if not values:
-        return ""
-    low, high = min(values), max(values)
-    span = max(high - low, 1)
-    return "".join(SPARKS[round((v - low) / span * (len(SPARKS) - 1))] for v in values)
-
-
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
@@ -187,11 +62,9 @@ def stats(
     player: str | None, rules: Rules, all_variants: bool, plot: Path | None, db: str | None, as_json: bool
 ) -> None:
     """A player's games as codebreaker: wins, average, best, worst, per variant and level, and the trend."""
-    from keypeg.store import variant_key
-
     name = player or default_player()
     store = open_store(db)
-    variant = None if all_variants or not _rules_given() else variant_key(rules)
+    variant = None if all_variants or not _rules_given() else rules.slug
     result = store.stats(name, variant=variant)
     if plot is not None:
         _plot(result.trend, plot, name)
@@ -261,9 +134,7 @@ def _plot(trend: list[int], path: Path, name: str) -> None:
 @json_option
 def top(rules: Rules, level: int | None, db: str | None, as_json: bool) -> None:
     """The top 10 of a variant: codes broken in the fewest guesses, then the fastest."""
-    from keypeg.store import variant_key
-
-    variant = variant_key(rules)
+    variant = rules.slug
     best = open_store(db).top(variant, level=level)
     if as_json:
         print_json({"variant": variant, "top": [g.as_dict() for g in best]})
@@ -395,4 +266,4 @@ def player(name: str, set_password: bool, db: str | None) -> None:
         out.print(f"player {name} is ready")
 
 
-__all__ = ["MatchKeeper", "Recorder", "stats", "top", "history", "export", "player", "replay_game", "open_store"]
+__all__ = ["stats", "top", "history", "export", "player", "replay_game", "open_store", "default_player"]

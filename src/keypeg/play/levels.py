@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from keypeg.errors import KeypegError
 from keypeg.limits import LOOKAHEAD_LIMIT, OPTIMAL_ON_DEMAND
 from keypeg.rules import Rules
-from keypeg.strategies import Strategy, make_strategy
 
-__all__ = ["Level", "LEVELS", "level_strategy", "strategy_for"]
+if TYPE_CHECKING:
+    from keypeg.analysis.explain import Explanation
+    from keypeg.knowledge import Knowledge
+    from keypeg.strategies import Strategy
+
+__all__ = ["Level", "LEVELS", "level_strategy", "strategy_for", "advise", "advise_with"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,8 @@ def strategy_for(name: str, rules: Rules, *, seed: int | None = None) -> tuple[S
     if name not in ("genetic",) and rules.size > LOOKAHEAD_LIMIT:
         note = f"{rules.size:,} codes are too many to score them all: playing the genetic codebreaker"
         name = "genetic"
+    from keypeg.strategies import make_strategy
+
     strategy = make_strategy(name, seed=seed)
     strategy.reset(rules)
     return strategy, note
@@ -51,3 +58,18 @@ def level_strategy(level: int, rules: Rules, *, seed: int | None = None) -> Stra
     if level not in LEVELS:
         raise KeypegError(f"level must be 1 to 4, not {level!r}")
     return strategy_for(LEVELS[level].strategy, rules, seed=seed)[0]
+
+
+def advise_with(strategy: Strategy, knowledge: Knowledge, *, top: int = 1) -> Explanation:
+    """What ``strategy`` plays after ``knowledge``, with the figures behind it for up to ``top`` guesses
+    (the guess alone on games too large to score every code)."""
+    from keypeg.analysis.explain import Explanation, GuessFigures, explain
+
+    if knowledge.enumerable and knowledge.rules.size <= LOOKAHEAD_LIMIT:
+        return explain(strategy, knowledge, top=top)
+    return Explanation(-1, [GuessFigures(strategy.next_guess(knowledge), {}, True, None)])
+
+
+def advise(knowledge: Knowledge, *, level: int = 3, top: int = 1) -> Explanation:
+    """The hint: what ``level`` would play after ``knowledge`` (which must fit some code)."""
+    return advise_with(level_strategy(level, knowledge.rules), knowledge, top=top)

@@ -6,6 +6,6 @@ SQLite in the user's data folder by default; any SQLAlchemy URL by ``--db`` or
 
 from __future__ import annotations
 
-from keypeg.store.database import GameRecord, Move, PlayerStats, Store, StoreError, default_url, variant_key
+from keypeg.store.database import GameRecord, Move, PlayerStats, SavedGame, Store, StoreError, default_url
 
-__all__ = ["GameRecord", "Move", "PlayerStats", "Store", "StoreError", "default_url", "variant_key"]
+__all__ = ["GameRecord", "Move", "PlayerStats", "SavedGame", "Store", "StoreError", "default_url"]

@@ -22,7 +22,7 @@ from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 from keypeg.store.models import GameRow, GuessRow, MatchRow, PlayerRow
 
-__all__ = ["Store", "StoreError", "GameRecord", "Move", "PlayerStats", "default_url", "variant_key"]
+__all__ = ["Store", "StoreError", "GameRecord", "Move", "PlayerStats", "SavedGame", "default_url"]
 
 T = TypeVar("T")
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -41,13 +41,6 @@ def default_url() -> str:
     folder = Path(user_data_dir("keypeg"))
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'keypeg.sqlite3'}"
-
-
-def variant_key(rules: Rules) -> str:
-    """The game a rule set plays, for grouping games: ``4x6``, ``4x10-norepeats``, ``4x6-blanks``."""
-    return (
-        f"{rules.pegs}x{rules.colors}" + ("" if rules.repeats else "-norepeats") + ("-blanks" if rules.blanks else "")
-    )
 
 
 def _now() -> datetime:
@@ -83,6 +76,7 @@ class GameRecord:
     started_at: datetime
     ended_at: datetime | None
     moves: list[Move] = field(default_factory=list)
+    rated: bool = False
 
     @property
     def seconds(self) -> float | None:
@@ -106,6 +100,7 @@ class GameRecord:
             "level": self.level,
             "secret": self.secret,
             "outcome": self.outcome,
+            "rated": self.rated,
             "guesses": self.guesses,
             "rows": self.rows,
             "started_at": self.started_at.isoformat(),
@@ -113,6 +108,16 @@ class GameRecord:
             "seconds": self.seconds,
             "moves": [{"guess": m.guess, "black": m.feedback.black, "white": m.feedback.white} for m in self.moves],
         }
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    """A stored game as the play layer continues it: the public record, the session state and the secret."""
+
+    record: GameRecord
+    state: str | None
+    secret: str | None
+    """The private side: for the play layer only, never for display."""
 
 
 def _aware(moment: datetime) -> datetime:
@@ -228,15 +233,6 @@ class Store:
 
         self._guarded(work)
 
-    def players(self) -> list[str]:
-        """Every player's name."""
-
-        def work() -> list[str]:
-            with self._session() as session:
-                return list(session.scalars(select(PlayerRow.name).order_by(PlayerRow.name)))
-
-        return self._guarded(work)
-
     def set_password(self, name: str, password: str) -> None:
         """Store an argon2 hash of the player's password (never the password)."""
         from argon2 import PasswordHasher
@@ -287,14 +283,16 @@ class Store:
         level: int | None = None,
         secret: str | None = None,
         match_id: int | None = None,
+        state: str | None = None,
     ) -> int:
-        """Record a game as it starts; returns its id."""
+        """Record a game as it starts; returns its id. ``secret`` is kept on the private side: no query
+        shows it before the game ends (:meth:`saved_game` gives it to the play layer)."""
 
         def work() -> int:
             with self._session() as session:
                 row = GameRow(
                     player=self._player(session, player, create=True),
-                    variant=variant_key(rules),
+                    variant=rules.slug,
                     pegs=rules.pegs,
                     colors=rules.colors,
                     repeats=rules.repeats,
@@ -306,6 +304,7 @@ class Store:
                     guesses=0,
                     started_at=_now(),
                     match_id=match_id,
+                    state=state,
                 )
                 session.add(row)
                 session.flush()
@@ -358,6 +357,61 @@ class Store:
 
         self._guarded(work)
 
+    def update_game(
+        self,
+        game_id: int,
+        *,
+        keep: int,
+        moves: list[tuple[str, Feedback]],
+        state: str | None,
+        outcome: str | None = None,
+        secret: str | None = None,
+        rated: bool = False,
+    ) -> None:
+        """Bring a game up to date in one transaction: keep its first ``keep`` guesses, add ``moves`` after
+        them, store the session's ``state``, and, with an ``outcome``, finish it."""
+
+        def work() -> None:
+            with self._session() as session:
+                row = session.get_one(GameRow, game_id)
+                for old in list(row.moves):
+                    if old.number > keep:
+                        session.delete(old)
+                session.flush()
+                for number, (guess, feedback) in enumerate(moves, keep + 1):
+                    session.add(
+                        GuessRow(
+                            game_id=game_id,
+                            number=number,
+                            guess=guess,
+                            black=feedback.black,
+                            white=feedback.white,
+                            made_at=_now(),
+                        )
+                    )
+                row.guesses = keep + len(moves)
+                row.state = state
+                if outcome is not None:
+                    row.outcome = outcome
+                    row.ended_at = _now()
+                    row.rated = rated
+                    if secret is not None:
+                        row.secret = secret
+
+        self._guarded(work)
+
+    def saved_game(self, game_id: int) -> SavedGame:
+        """A game with its session state and its secret, for the play layer to continue it."""
+
+        def work() -> SavedGame:
+            with self._session() as session:
+                row = session.get(GameRow, game_id)
+                if row is None:
+                    raise StoreError(f"no game {game_id!r} in the database")
+                return SavedGame(self._records(session, [row], with_moves=True)[0], row.state, row.secret)
+
+        return self._guarded(work)
+
     def save_match(self, state: str, match_id: int | None = None) -> int:
         """Store (or update) a match's state; returns its id."""
 
@@ -391,12 +445,13 @@ class Store:
                     rows=row.rows,
                     role=row.role,
                     level=row.level,
-                    secret=row.secret,
+                    secret=row.secret if row.outcome is not None else None,
                     outcome=row.outcome,
                     guesses=row.guesses,
                     started_at=row.started_at,
                     ended_at=row.ended_at,
                     moves=moves,
+                    rated=bool(row.rated),
                 )
             )
         return records

@@ -45,12 +45,17 @@ class GameRow(Base):
     """``breaker`` (the player guessed) or ``maker`` (the computer guessed the player's code)."""
     level: Mapped[int | None] = mapped_column(Integer, default=None)
     secret: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The private side: never shown while the game is played."""
     outcome: Mapped[str | None] = mapped_column(String(16), default=None, index=True)
     """``solved``, ``out of rows``, or None while the game is on (or was cut off)."""
     guesses: Mapped[int] = mapped_column(Integer, default=0)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     ended_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), default=None)
+    state: Mapped[str | None] = mapped_column(Text, default=None)
+    """The play session's public state (JSON), so that any process can continue the game."""
+    rated: Mapped[bool] = mapped_column(default=False)
+    """Whether the game may count on a leaderboard (an unpredictable secret, no help used, not resigned)."""
 
     player: Mapped[PlayerRow] = relationship(back_populates="games")
     moves: Mapped[list[GuessRow]] = relationship(back_populates="game", order_by="GuessRow.number")

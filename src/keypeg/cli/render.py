@@ -1,0 +1,85 @@
+"""Rendering shared by the commands: pegs, key pegs, the board, small charts in text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from rich.table import Table
+from rich.text import Text
+
+from keypeg.code import Code, Feedback
+from keypeg.rules import Rules
+
+__all__ = ["peg_text", "key_pegs", "key_text", "board", "sparkline"]
+
+SPARKS = "▁▂▃▄▅▆▇█"
+
+PALETTE = {
+    "red": "red",
+    "green": "green",
+    "blue": "blue",
+    "yellow": "yellow",
+    "white": "white",
+    "black": "grey30",
+    "orange": "dark_orange",
+    "purple": "purple",
+}
+FALLBACK = (
+    "red", "green", "blue", "yellow", "magenta", "cyan", "dark_orange", "purple", "white", "grey50",
+    "bright_red", "bright_green", "bright_blue", "bright_yellow", "bright_magenta", "bright_cyan",
+    "orange4", "pink1", "gold1", "turquoise2", "chartreuse1", "slate_blue1", "tan", "plum1", "wheat1", "khaki1",
+)  # fmt: skip
+
+
+def peg_text(rules: Rules, code: Code) -> Text:
+    """A code as coloured pegs, each showing its symbol."""
+    text = Text()
+    for color in code.colors:
+        symbol = rules.symbol(color)
+        if color == rules.blank:
+            text.append(f" {symbol} ", style="dim")
+            continue
+        name = rules.names[color] if rules.names else ""
+        style = PALETTE.get(name, FALLBACK[color % len(FALLBACK)])
+        text.append(f" {symbol} ", style=f"bold black on {style}")
+        text.append(" ")
+    return text
+
+
+def key_pegs(feedback: Feedback, pegs: int) -> str:
+    """Key pegs drawn as text: black (right place), white (wrong place), then empty holes."""
+    return "●" * feedback.black + "○" * feedback.white + "·" * (pegs - feedback.black - feedback.white)
+
+
+def key_text(feedback: Feedback, pegs: int) -> Text:
+    """Key pegs in colour, with the count beside them."""
+    drawn = key_pegs(feedback, pegs)
+    text = Text()
+    text.append(drawn[: feedback.black], style="bold")
+    text.append(drawn[feedback.black :][: feedback.white])
+    text.append(drawn[feedback.black + feedback.white :], style="dim")
+    text.append(f"  {feedback.black}b {feedback.white}w", style="dim")
+    return text
+
+
+def board(rules: Rules, history: Sequence[tuple[Code, Feedback]], title: str) -> Table:
+    """The decoding board so far, one row per scored guess, and the rows left."""
+    table = Table(title=title, show_header=False, box=None, padding=(0, 1))
+    table.add_column(justify="right", style="dim")
+    table.add_column()
+    table.add_column()
+    for k, (guess, feedback) in enumerate(history, 1):
+        table.add_row(str(k), peg_text(rules, guess), key_text(feedback, rules.pegs))
+    left = rules.rows - len(history)
+    if left > 0:
+        table.add_row("", Text(f"{left} row{'s' if left != 1 else ''} left", style="dim"), "")
+    return table
+
+
+def sparkline(values: list[int]) -> str:
+    """Numbers as a one-line chart."""
+    if not values:
+        return ""
+    low, high = min(values), max(values)
+    span = max(high - low, 1)
+    return "".join(SPARKS[round((v - low) / span * (len(SPARKS) - 1))] for v in values)

@@ -1,0 +1,148 @@
+"""What is recorded of a game, and how a game kept in the store is continued.
+
+:class:`GameKeeper` writes a session to the store as it is played: after every move the
+guesses and the session's public state, in one transaction; the secret only on the
+store's private side; the outcome, and whether the game is rated, when it ends.
+:func:`continue_game` loads a game in progress by id, in any process.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from keypeg.code import Code, Feedback
+from keypeg.errors import KeypegError
+from keypeg.play.sessions import Session, session_from_state
+from keypeg.rules import Rules
+
+if TYPE_CHECKING:
+    from keypeg.play.matches import MatchSession
+    from keypeg.store import Store
+
+__all__ = ["GameKeeper", "MatchKeeper", "claim_player", "continue_game", "WrongPasswordError"]
+
+
+class WrongPasswordError(KeypegError):
+    """A player's password did not match."""
+
+
+def claim_player(store: Store, name: str, ask_password: Callable[[], str]) -> None:
+    """Check that whoever plays as ``name`` knows the password, if the player has one."""
+    if store.has_password(name) and not store.check_password(name, ask_password()):
+        raise WrongPasswordError(f"wrong password for {name!r}")
+
+
+def _letters(rules: Rules) -> Rules:
+    """The rules written in letters: the store keeps codes in letters, whatever the variant's symbols."""
+    return Rules(rules.pegs, rules.colors, repeats=rules.repeats, blanks=rules.blanks, rows=rules.rows)
+
+
+@dataclass
+class GameKeeper:
+    """Keeps one session's game in the store; database trouble is reported once through ``on_error``
+    and play goes on unrecorded."""
+
+    store: Store | None
+    game_id: int | None = None
+    written: list[tuple[Code, Feedback]] = field(default_factory=list)
+    on_error: Callable[[str], None] | None = None
+
+    @classmethod
+    def start(
+        cls,
+        store: Store,
+        player: str,
+        session: Session,
+        *,
+        match_id: int | None = None,
+        on_error: Callable[[str], None] | None = None,
+    ) -> GameKeeper:
+        """Record a new game of ``player`` as it starts (the store's errors propagate)."""
+        state, secret = session.to_state()
+        level = getattr(session, "level", None)
+        game_id = store.start_game(
+            player,
+            session.rules,
+            role=session.role,
+            level=level,
+            secret=_letters(session.rules).format(secret.colors) if secret is not None else None,
+            match_id=match_id,
+            state=json.dumps(state),
+        )
+        keeper = cls(store, game_id, on_error=on_error)
+        keeper.sync(session)
+        return keeper
+
+    def sync(self, session: Session) -> None:
+        """Write what changed since the last call: guesses taken back or rescored, new guesses, the
+        state; the outcome once the game is over."""
+        if self.store is None or self.game_id is None:
+            return
+        history = list(session.history)
+        keep = next((k for k, (a, b) in enumerate(zip(self.written, history, strict=False)) if a != b), None)
+        keep = min(len(self.written), len(history)) if keep is None else keep
+        letters = _letters(session.rules)
+        moves = [(letters.format(g.colors), f) for g, f in history[keep:]]
+        state, _ = session.to_state()
+        outcome = session.outcome()
+        secret = outcome.secret if outcome is not None else None
+        try:
+            self.store.update_game(
+                self.game_id,
+                keep=keep,
+                moves=moves,
+                state=json.dumps(state),
+                outcome=outcome.termination.value if outcome is not None else None,
+                secret=letters.format(secret.colors) if secret is not None else None,
+                rated=bool(getattr(session, "rated", False)),
+            )
+            self.written = history
+        except KeypegError as error:
+            if self.on_error is not None:
+                self.on_error(f"recording stopped: {error}")
+            self.store = None
+
+
+def continue_game(store: Store, game_id: int, player: str | None = None) -> tuple[Session, GameKeeper]:
+    """A game in progress, loaded from the store to go on where it stopped (in this process or another)."""
+    saved = store.saved_game(game_id)
+    record = saved.record
+    if player is not None and record.player != player:
+        raise KeypegError(f"game {game_id} is {record.player}'s, not {player}'s")
+    if record.outcome is not None:
+        raise KeypegError(f"game {game_id} is over ({record.outcome}); there is nothing to continue")
+    if saved.state is None:
+        raise KeypegError(f"game {game_id} was recorded by an earlier keypeg and cannot be continued")
+    try:
+        state = json.loads(saved.state)
+    except json.JSONDecodeError:
+        raise KeypegError(f"game {game_id} has a damaged state") from None
+    rules = Rules.from_dict(state.get("rules", {}))
+    secret = _letters(rules).parse(saved.secret) if saved.secret else None
+    session = session_from_state(state, secret)
+    keeper = GameKeeper(store, game_id, written=list(session.history))
+    return session, keeper
+
+
+@dataclass
+class MatchKeeper:
+    """Keeps a match's state in the store (its games point at it)."""
+
+    store: Store | None
+    match_id: int | None = None
+    on_error: Callable[[str], None] | None = None
+
+    def save(self, match: MatchSession) -> int | None:
+        """Store the match's state now; returns its id."""
+        if self.store is None:
+            return None
+        try:
+            self.match_id = self.store.save_match(json.dumps(match.to_state()), self.match_id)
+        except KeypegError as error:
+            if self.on_error is not None:
+                self.on_error(f"match recording stopped: {error}")
+            self.store = None
+        return self.match_id

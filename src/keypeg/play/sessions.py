@@ -1,0 +1,421 @@
+"""Play sessions: the rules of a game in progress, as plain objects with no input or output.
+
+- :class:`BreakSession`: a person breaks the computer's code (any :mod:`codemaker <keypeg.play.codemakers>`).
+- :class:`SolveSession`: the computer breaks a person's code and the person scores each guess;
+  impossible and contradictory scores are refused with the likely mistake named.
+
+A front end asks a session what may happen next (:meth:`actions`), makes a move, and
+renders what the session says; an illegal move raises a typed error
+(:class:`~keypeg.errors.IllegalMoveError`, :class:`~keypeg.errors.InvalidCodeError`,
+:class:`~keypeg.errors.InvalidFeedbackError`, :class:`~keypeg.errors.InconsistentScoreError`).
+Every session turns into a public state and a private secret (:meth:`to_state`) and back
+(:func:`session_from_state`), so the store can keep a game between processes.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from keypeg.code import Code, Feedback
+from keypeg.errors import GameOverError, IllegalMoveError, InconsistentScoreError, KeypegError
+from keypeg.game import Outcome, outcome_of
+from keypeg.play.codemakers import Codemaker, codemaker_from_state
+from keypeg.play.levels import LEVELS
+from keypeg.rules import Rules
+
+if TYPE_CHECKING:
+    from keypeg.analysis.explain import Explanation
+    from keypeg.knowledge import Knowledge
+    from keypeg.play.coach import Review
+    from keypeg.strategies import Strategy
+
+__all__ = ["Action", "Help", "BreakSession", "SolveSession", "Session", "session_from_state", "STATE_VERSION"]
+
+STATE_VERSION = 1
+
+
+class Action(enum.Enum):
+    """What a front end may offer next."""
+
+    GUESS = "guess"
+    SCORE = "score"
+    UNDO = "undo"
+    FIX = "fix"
+    HINT = "hint"
+    EXPLAIN = "explain"
+    COACH = "coach"
+    RESIGN = "resign"
+
+
+class Help(enum.Enum):
+    """Help that makes a game unrated."""
+
+    HINT = "hint"
+    EXPLAIN = "explain"
+    COACH = "coach"
+    UNDO = "undo"
+    """A guess taken back after its score was shown."""
+
+
+def _codes(history: Sequence[tuple[Code, Feedback]]) -> list[list[int]]:
+    return [[*guess.colors, feedback.black, feedback.white] for guess, feedback in history]
+
+
+def _history(rules: Rules, rows: Any) -> list[tuple[Code, Feedback]]:
+    try:
+        return [(rules.code(row[:-2]), rules.check_feedback(Feedback(int(row[-2]), int(row[-1])))) for row in rows]
+    except (TypeError, ValueError, IndexError) as error:
+        raise KeypegError(f"damaged game state: {error}") from None
+
+
+class BreakSession:
+    """A person breaks the code of ``codemaker`` under ``rules``.
+
+    >>> from keypeg.play.codemakers import FixedCodemaker
+    >>> rules = Rules(4, 6)
+    >>> game = BreakSession(rules, FixedCodemaker(rules.parse("ABCD")))
+    >>> game.guess("AABB"), game.rows_left, game.secret
+    (Feedback(black=1, white=1), 11, None)
+    >>> game.guess("ABCD"), game.outcome().solved, str(game.secret)
+    (Feedback(black=4, white=0), True, 'ABCD')
+    """
+
+    kind: ClassVar[str] = "break"
+    role: ClassVar[str] = "breaker"
+    """The person's role, as the store records it."""
+
+    def __init__(self, rules: Rules, codemaker: Codemaker) -> None:
+        self.rules = rules
+        self.codemaker = codemaker
+        self.history: list[tuple[Code, Feedback]] = []
+        self.help_used: set[Help] = set()
+        self.resigned = False
+
+    # -- what a front end shows ---------------------------------------------------------------
+
+    @property
+    def rows_left(self) -> int:
+        """Guesses the person may still make."""
+        return self.rules.rows - len(self.history)
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended (with the secret), or ``None`` while it goes on."""
+        return outcome_of(self.rules, self.history, self.codemaker.reveal, resigned=self.resigned)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the code is broken, the rows are used up or the person resigned."""
+        return self.outcome() is not None
+
+    @property
+    def secret(self) -> Code | None:
+        """The secret once the game is over; ``None`` while it is played."""
+        outcome = self.outcome()
+        return outcome.secret if outcome is not None else None
+
+    @property
+    def rated(self) -> bool:
+        """Whether the game may count on a leaderboard: a random secret nobody could know in advance,
+        no help, not resigned."""
+        maker = self.codemaker
+        return maker.kind == "random" and maker.unpredictable and not self.help_used and not self.resigned
+
+    def actions(self) -> frozenset[Action]:
+        """What may happen next."""
+        if self.is_over:
+            return frozenset()
+        found = {Action.GUESS, Action.HINT, Action.EXPLAIN, Action.RESIGN}
+        if self.history:
+            found.add(Action.COACH)
+            if self.codemaker.kind != "adversarial":
+                found.add(Action.UNDO)
+        return frozenset(found)
+
+    # -- moves --------------------------------------------------------------------------------
+
+    def guess(self, code: Code | str) -> Feedback:
+        """Play a guess; its score."""
+        if self.is_over:
+            raise GameOverError("the game is over: no more guesses")
+        guess = self.rules.adopt(code)
+        feedback = self.codemaker.answer(guess)
+        self.history.append((guess, feedback))
+        return feedback
+
+    def undo(self) -> tuple[Code, Feedback]:
+        """Take back the last guess (its score was shown, so this counts as help)."""
+        if self.is_over:
+            raise GameOverError("the game is over: nothing to undo")
+        if not self.history:
+            raise IllegalMoveError("nothing to undo")
+        self.codemaker.take_back()
+        self.help_used.add(Help.UNDO)
+        return self.history.pop()
+
+    def resign(self) -> Outcome:
+        """Give up: the game ends, unsolved, and the secret is shown."""
+        if self.is_over:
+            raise GameOverError("the game is over already")
+        self.resigned = True
+        outcome = self.outcome()
+        assert outcome is not None
+        return outcome
+
+    # -- help (each use makes the game unrated) -------------------------------------------------
+
+    def knowledge(self) -> Knowledge:
+        """What the scores so far tell."""
+        from keypeg.knowledge import Knowledge
+
+        return Knowledge(self.rules, tuple(self.history))
+
+    def hint(self) -> Code:
+        """A good next guess (level 3's)."""
+        from keypeg.play.levels import advise
+
+        self._helped(Help.HINT)
+        return advise(self.knowledge()).guesses[0].guess
+
+    def explain(self, top: int = 4) -> Explanation:
+        """The best next guesses with the figures behind them."""
+        from keypeg.play.levels import advise
+
+        self._helped(Help.EXPLAIN)
+        return advise(self.knowledge(), top=top)
+
+    def review(self) -> Review:
+        """The coach's view of the last guess."""
+        from keypeg.play.coach import review
+
+        if not self.history:
+            raise IllegalMoveError("no guess to review yet")
+        self._helped(Help.COACH)
+        from keypeg.knowledge import Knowledge
+
+        guess, feedback = self.history[-1]
+        return review(Knowledge(self.rules, tuple(self.history[:-1])), guess, feedback)
+
+    def _helped(self, kind: Help) -> None:
+        if self.is_over:
+            raise GameOverError("the game is over")
+        self.help_used.add(kind)
+
+    # -- saving ---------------------------------------------------------------------------------
+
+    def to_state(self) -> tuple[dict[str, Any], Code | None]:
+        """The public state (never the secret of a game in progress) and the secret for the private side."""
+        state = {
+            "keypeg_session": STATE_VERSION,
+            "kind": self.kind,
+            "rules": self.rules.as_dict(),
+            "codemaker": self.codemaker.public_state(),
+            "history": _codes(self.history),
+            "help": sorted(h.value for h in self.help_used),
+            "resigned": self.resigned,
+        }
+        return state, self.codemaker.hidden()
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], secret: Code | None) -> BreakSession:
+        """A session from :meth:`to_state`."""
+        rules = Rules.from_dict(state["rules"])
+        history = _history(rules, state["history"])
+        session = cls(
+            rules, codemaker_from_state(rules, state["codemaker"], rules.adopt(secret) if secret else None, history)
+        )
+        session.history = history
+        session.help_used = {Help(h) for h in state.get("help", ())}
+        session.resigned = bool(state.get("resigned", False))
+        return session
+
+
+class SolveSession:
+    """The computer, at ``level``, breaks a code a person keeps in mind; the person scores each guess.
+
+    >>> from keypeg import score
+    >>> rules, secret = Rules(3, 3), Rules(3, 3).parse("CAB")
+    >>> game = SolveSession(rules, level=3)
+    >>> while not game.is_over:
+    ...     game.score(score(secret, game.guess()))
+    >>> game.outcome().solved, str(game.outcome().secret)
+    (True, 'CAB')
+    """
+
+    kind: ClassVar[str] = "solve"
+    role: ClassVar[str] = "maker"
+
+    def __init__(self, rules: Rules, *, level: int = 3, seed: int | None = None, top: int = 1) -> None:
+        from keypeg.play.levels import strategy_for
+
+        if level not in LEVELS:
+            raise KeypegError(f"level must be 1 to 4, not {level!r}")
+        self.rules = rules
+        self.level = level
+        self.seed = seed
+        self.top = top
+        """How many guesses :meth:`choice` explains (1: the computer's guess alone)."""
+        self.strategy: Strategy
+        self.strategy, self.note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
+        self.history: list[tuple[Code, Feedback]] = []
+        self.resigned = False
+        self._choice: Explanation | None = None
+        self._rng_before: dict[str, Any] | None = None
+
+    # -- what a front end shows ---------------------------------------------------------------
+
+    @property
+    def rows_left(self) -> int:
+        """Guesses the computer may still make."""
+        return self.rules.rows - len(self.history)
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or ``None`` while it goes on (the secret is known only if broken)."""
+
+        def broken() -> Code | None:
+            guess, feedback = self.history[-1] if self.history else (None, None)
+            return guess if feedback == self.rules.win else None
+
+        return outcome_of(self.rules, self.history, broken, resigned=self.resigned)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the code is broken, the rows are used up or the person stopped."""
+        return self.outcome() is not None
+
+    def actions(self) -> frozenset[Action]:
+        """What may happen next."""
+        if self.is_over:
+            return frozenset()
+        found = {Action.SCORE, Action.RESIGN}
+        if self.history:
+            found |= {Action.UNDO, Action.FIX}
+        return frozenset(found)
+
+    def knowledge(self) -> Knowledge:
+        """What the scores so far tell."""
+        from keypeg.knowledge import Knowledge
+
+        return Knowledge(self.rules, tuple(self.history))
+
+    def choice(self) -> Explanation:
+        """The computer's guess awaiting a score, with the figures behind it (:attr:`top` guesses)."""
+        if self.is_over:
+            raise GameOverError("the game is over: no more guesses")
+        if self._choice is None:
+            rng = getattr(self.strategy, "rng", None)
+            self._rng_before = rng.bit_generator.state if rng is not None else None
+            from keypeg.play.levels import advise_with
+
+            self._choice = advise_with(self.strategy, self.knowledge(), top=self.top)
+        return self._choice
+
+    def guess(self) -> Code:
+        """The computer's guess awaiting a score."""
+        return self.choice().guesses[0].guess
+
+    # -- moves ---------------------------------------------------------------------------------
+
+    def score(self, feedback: Feedback | str) -> None:
+        """Score the computer's guess; an impossible score raises :class:`InvalidFeedbackError`, one that
+        contradicts the scores before it :class:`InconsistentScoreError` (naming the likely mistake)."""
+        guess = self.guess()
+        given = self._feedback(feedback)
+        self._replace([*self.history, (guess, given)])
+
+    def undo(self) -> tuple[Code, Feedback]:
+        """Take back the last score."""
+        if self.is_over:
+            raise GameOverError("the game is over: nothing to undo")
+        if not self.history:
+            raise IllegalMoveError("no score to undo")
+        last = self.history[-1]
+        self._replace(self.history[:-1])
+        return last
+
+    def fix(self, number: int, feedback: Feedback | str) -> None:
+        """Correct the score of guess ``number`` (from 1), if the scores then fit some code."""
+        if self.is_over:
+            raise GameOverError("the game is over")
+        if not 1 <= number <= len(self.history):
+            raise IllegalMoveError(f"there is no guess {number!r}: guesses are numbered 1 to {len(self.history)}")
+        given = self._feedback(feedback)
+        history = list(self.history)
+        history[number - 1] = (history[number - 1][0], given)
+        self._replace(history)
+
+    def resign(self) -> None:
+        """Stop: the person wins this one."""
+        if self.is_over:
+            raise GameOverError("the game is over already")
+        self.resigned = True
+
+    def _feedback(self, value: Feedback | str) -> Feedback:
+        return self.rules.parse_feedback(value) if isinstance(value, str) else self.rules.check_feedback(value)
+
+    def _replace(self, history: list[tuple[Code, Feedback]]) -> None:
+        from keypeg.knowledge import Knowledge
+
+        knowledge = Knowledge(self.rules, tuple(history))
+        if not knowledge.is_consistent:
+            result = knowledge.check()
+            raise InconsistentScoreError(result.message(), result)
+        self.history = history
+        self._choice = None
+
+    # -- saving ---------------------------------------------------------------------------------
+
+    def to_state(self) -> tuple[dict[str, Any], Code | None]:
+        """The public state; there is no secret (the person keeps it)."""
+        if not self.is_over:
+            self.choice()  # fixes the guess awaiting a score, and the generator's state before it
+        state = {
+            "keypeg_session": STATE_VERSION,
+            "kind": self.kind,
+            "rules": self.rules.as_dict(),
+            "level": self.level,
+            "seed": self.seed,
+            "top": self.top,
+            "history": _codes(self.history),
+            "resigned": self.resigned,
+            "generator": self._rng_before,
+        }
+        return state, None
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], secret: Code | None = None) -> SolveSession:
+        """A session from :meth:`to_state`: the same guess awaits a score."""
+        rules = Rules.from_dict(state["rules"])
+        session = cls(rules, level=int(state["level"]), seed=state.get("seed"), top=int(state.get("top", 1)))
+        session.history = _history(rules, state["history"])
+        session.resigned = bool(state.get("resigned", False))
+        generator = state.get("generator")
+        rng = getattr(session.strategy, "rng", None)
+        if generator is not None and rng is not None:
+            try:
+                rng.bit_generator.state = generator
+            except (TypeError, ValueError, KeyError) as error:
+                raise KeypegError(f"damaged game state: {error}") from None
+        return session
+
+
+Session = BreakSession | SolveSession
+"""Any single-game session."""
+
+
+def session_from_state(state: dict[str, Any], secret: Code | None) -> Session:
+    """The session a saved state describes; a damaged state raises :class:`KeypegError`."""
+    try:
+        if state.get("keypeg_session") != STATE_VERSION:
+            raise KeypegError("not a keypeg game state")
+        kind = state.get("kind")
+        if kind == BreakSession.kind:
+            return BreakSession.from_state(state, secret)
+        if kind == SolveSession.kind:
+            return SolveSession.from_state(state, secret)
+        raise KeypegError(f"damaged game state: unknown kind {kind!r}")
+    except KeypegError:
+        raise
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise KeypegError(f"damaged game state: {error.__class__.__name__}: {error}") from None
