@@ -1,0 +1,302 @@
+"""The play layer driven with no terminal: sessions, codemakers, matches, and games kept in the store."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from keypeg import Code, Feedback, Rules, find_variant, score
+from keypeg.cli import cli
+from keypeg.errors import (
+    GameOverError,
+    IllegalMoveError,
+    InconsistentScoreError,
+    InvalidCodeError,
+    InvalidFeedbackError,
+    KeypegError,
+)
+from keypeg.game import Match, Termination, random_code
+from keypeg.knowledge import Knowledge
+from keypeg.play.codemakers import AdversarialCodemaker, FixedCodemaker, RandomCodemaker
+from keypeg.play.matches import MatchSession
+from keypeg.play.records import GameKeeper, continue_game
+from keypeg.play.sessions import Action, BreakSession, Help, SolveSession, session_from_state
+from keypeg.store import Store
+
+LETTERS = Rules(4, 6)
+SMALL = Rules(3, 4, rows=8)
+
+
+def fixed(rules: Rules, secret: str) -> BreakSession:
+    return BreakSession(rules, FixedCodemaker(rules.parse(secret)))
+
+
+# -- a person breaks the code ---------------------------------------------------------------------
+
+
+def test_break_session_scores_hides_the_secret_and_ends() -> None:
+    game = fixed(LETTERS, "ABCD")
+    assert game.actions() == {Action.GUESS, Action.HINT, Action.EXPLAIN, Action.RESIGN}
+    assert game.guess("AABB") == Feedback(1, 1)
+    assert game.secret is None and game.outcome() is None and game.rows_left == 11
+    assert Action.UNDO in game.actions() and Action.COACH in game.actions()
+    assert game.guess(LETTERS.parse("ABCD")) == LETTERS.win
+    outcome = game.outcome()
+    assert outcome is not None and outcome.termination is Termination.SOLVED and outcome.guesses == 2
+    assert game.secret == LETTERS.parse("ABCD") and game.actions() == frozenset()
+    with pytest.raises(GameOverError):
+        game.guess("ABCD")
+    with pytest.raises(GameOverError):
+        game.undo()
+
+
+def test_break_session_refuses_illegal_moves_with_typed_errors() -> None:
+    game = fixed(find_variant("bulls-and-cows").rules, "0123")
+    with pytest.raises(IllegalMoveError, match="nothing to undo"):
+        game.undo()
+    with pytest.raises(InvalidCodeError, match="repeats"):
+        game.guess("1123")
+    with pytest.raises(InvalidCodeError):
+        game.guess(LETTERS.parse("ABCD"))  # a code of another game
+    assert game.history == []
+
+
+def test_out_of_rows_and_resigning_show_the_secret() -> None:
+    game = fixed(Rules(4, 6, rows=2), "ABCD")
+    game.guess("AAAA")
+    game.guess("BBBB")
+    outcome = game.outcome()
+    assert outcome is not None and outcome.termination is Termination.OUT_OF_ROWS
+    assert outcome.secret == LETTERS.parse("ABCD")
+    other = fixed(LETTERS, "FFFF")
+    other.guess("AAAA")
+    ended = other.resign()
+    assert ended.termination is Termination.RESIGNED and ended.secret == LETTERS.parse("FFFF") and not other.rated
+
+
+def test_rated_needs_an_unpredictable_secret_and_no_help() -> None:
+    assert BreakSession(LETTERS, RandomCodemaker.draw(LETTERS)).rated
+    assert not BreakSession(LETTERS, RandomCodemaker.draw(LETTERS, 3)).rated  # a seed fixes the secret
+    assert not fixed(LETTERS, "ABCD").rated
+    assert not BreakSession(LETTERS, AdversarialCodemaker(LETTERS)).rated
+    for use in ("hint", "explain", "undo", "review"):
+        game = BreakSession(LETTERS, RandomCodemaker.draw(LETTERS))
+        game.guess("AABB")
+        getattr(game, use)()
+        assert not game.rated and len(game.help_used) == 1
+
+
+def test_hint_and_explain_read_the_same_choice() -> None:
+    game = fixed(LETTERS, "CDEF")
+    game.guess("AABB")
+    shown = game.explain(top=3)
+    assert game.hint() == shown.guesses[0].guess
+    assert game.help_used == {Help.HINT, Help.EXPLAIN}
+    assert sum(shown.guesses[0].parts.values()) == game.knowledge().count
+
+
+def test_seeded_secrets_repeat_and_unseeded_ones_vary() -> None:
+    assert RandomCodemaker.draw(LETTERS, 7).reveal() == random_code(LETTERS, random.Random(7))
+    assert len({RandomCodemaker.draw(LETTERS).reveal() for _ in range(40)}) > 1
+    with pytest.raises(KeypegError, match="seed"):
+        RandomCodemaker.draw(LETTERS, -1)
+
+
+@given(st.lists(st.integers(0, LETTERS.size - 1), min_size=1, max_size=5), st.integers(0, LETTERS.size - 1))
+def test_the_public_state_never_holds_the_secret(guesses: list[int], secret_number: int) -> None:
+    """Two games with the same guesses and scores but different secrets have the same public state."""
+    secret = LETTERS.code([(secret_number // 6**k) % 6 for k in range(4)])
+    codes = [LETTERS.code([(n // 6**k) % 6 for k in range(4)]) for n in guesses]
+    game = BreakSession(LETTERS, FixedCodemaker(secret))
+    for code in codes:
+        if not game.is_over:
+            game.guess(code)
+    if game.is_over:
+        return
+    state, hidden = game.to_state()
+    assert hidden == secret
+    twins = [
+        c
+        for c in (LETTERS.code([(n // 6**k) % 6 for k in range(4)]) for n in range(0, LETTERS.size, 37))
+        if all(score(c, g) == f for g, f in game.history)
+    ]
+    for twin in twins:
+        other = BreakSession(LETTERS, FixedCodemaker(twin))
+        for g, _ in game.history:
+            other.guess(g)
+        assert json.dumps(other.to_state()[0], sort_keys=True) == json.dumps(state, sort_keys=True)
+    restored = session_from_state(json.loads(json.dumps(state)), secret)
+    assert isinstance(restored, BreakSession) and restored.history == game.history
+    assert restored.codemaker.reveal() == secret
+
+
+# -- the computer breaks a person's code ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", [1, 2, 3, 4])
+def test_solve_session_breaks_every_secret_of_a_small_game(level: int) -> None:
+    for number in range(0, SMALL.size, 5):
+        secret = SMALL.code([(number // 4**k) % 4 for k in range(3)])
+        game = SolveSession(SMALL, level=level, seed=number)
+        while not game.is_over:
+            game.score(score(secret, game.guess()))
+        outcome = game.outcome()
+        assert outcome is not None and outcome.solved and outcome.secret == secret, (level, secret)
+
+
+def test_solve_session_refuses_impossible_and_contradictory_scores() -> None:
+    secret = LETTERS.parse("CDEF")
+    game = SolveSession(LETTERS)
+    first = game.guess()
+    with pytest.raises(InvalidFeedbackError):
+        game.score("3 1")
+    truth = score(secret, first)
+    game.score(truth)
+    while True:  # score truthfully until some score of the next guess contradicts the ones before
+        pending = game.guess()
+        contradictions = [f for f in LETTERS.feedbacks() if not game.knowledge().add(pending, f).is_consistent]
+        if contradictions:
+            break
+        game.score(score(secret, pending))
+    before = list(game.history)
+    with pytest.raises(InconsistentScoreError) as refused:
+        game.score(contradictions[0])
+    assert refused.value.consistency.suspects  # type: ignore[attr-defined]
+    assert game.history == before and game.guess() == pending
+    wrong = next(f for f in LETTERS.feedbacks() if f not in (truth, LETTERS.win) and _fits(((first, f),)))
+    if _fits(((first, wrong), *before[1:])):
+        game.fix(1, wrong)
+        assert game.history[0] == (first, wrong)
+    with pytest.raises(IllegalMoveError):
+        game.fix(len(before) + 1, truth)
+    while game.history:
+        game.undo()
+    with pytest.raises(IllegalMoveError):
+        game.undo()
+
+
+def _fits(history: tuple[tuple[Code, Feedback], ...]) -> bool:
+    return Knowledge(LETTERS, history).is_consistent
+
+
+def test_a_saved_solve_session_asks_for_the_same_guess() -> None:
+    secret = LETTERS.parse("BFAE")
+    game = SolveSession(LETTERS, level=1, seed=11)
+    for _ in range(2):
+        game.score(score(secret, game.guess()))
+    pending = game.guess()
+    state, hidden = game.to_state()
+    assert hidden is None
+    restored = session_from_state(json.loads(json.dumps(state)), None)
+    assert isinstance(restored, SolveSession) and restored.guess() == pending
+    while not restored.is_over:
+        restored.score(score(secret, restored.guess()))
+    assert restored.outcome().secret == secret  # type: ignore[union-attr]
+
+
+def test_damaged_states_are_refused() -> None:
+    for state in ({}, {"keypeg_session": 1, "kind": "chess"}, {"keypeg_session": 1, "kind": "break", "rules": 3}):
+        with pytest.raises(KeypegError):
+            session_from_state(state, None)  # type: ignore[arg-type]
+
+
+# -- matches ---------------------------------------------------------------------------------------
+
+
+def test_match_against_the_computer_alternates_and_scores() -> None:
+    session = MatchSession(LETTERS, Match(("computer", "ann")), computer="computer", seed=5)
+    first = session.start()
+    assert isinstance(first, BreakSession) and session.roles() == ("computer", "ann")
+    assert first.codemaker.reveal() == random_code(LETTERS, random.Random(5))
+    with pytest.raises(IllegalMoveError):
+        session.start()
+    with pytest.raises(IllegalMoveError):
+        session.finish()
+    first.guess(first.codemaker.reveal())
+    assert session.finish().guesses == 1
+    second = session.start()
+    assert isinstance(second, SolveSession)
+    secret = LETTERS.parse("FFEA")
+    while not second.is_over:
+        second.score(score(secret, second.guess()))
+    session.finish()
+    assert session.is_over and session.scores() == {"computer": 1, "ann": len(second.history)}
+    restored = MatchSession.from_state(json.loads(json.dumps(session.to_state())))
+    assert restored.scores() == session.scores() and restored.is_over
+
+
+def test_match_between_people_needs_the_makers_secret() -> None:
+    session = MatchSession(LETTERS, Match(("ann", "bob"), games=2))
+    assert session.needs_secret()
+    with pytest.raises(IllegalMoveError, match="ann must set the secret"):
+        session.start()
+    game = session.start("ABCD")
+    assert isinstance(game, BreakSession) and not session.needs_secret()
+    with pytest.raises(KeypegError):
+        MatchSession(LETTERS, Match(("ann", "bob")), computer="carl")
+
+
+# -- the store ------------------------------------------------------------------------------------
+
+
+def test_a_kept_game_is_continued_by_another_store_with_its_secret(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    rules = find_variant("classic").rules
+    game = BreakSession(rules, RandomCodemaker.draw(rules))
+    keeper = GameKeeper.start(Store(url), "ann", game)
+    game.guess("RRGG")
+    game.guess("BBYY")
+    game.undo()
+    keeper.sync(game)
+    assert keeper.game_id is not None
+    record = Store(url).game(keeper.game_id)
+    assert record.secret is None and record.outcome is None and [m.guess for m in record.moves] == ["AABB"]
+    assert Store(url).history("ann")[0].secret is None
+    again, again_keeper = continue_game(Store(url), keeper.game_id, "ann")
+    assert isinstance(again, BreakSession) and again.history == game.history
+    assert again.codemaker.reveal() == game.codemaker.reveal() and again.help_used == {Help.UNDO}
+    with pytest.raises(KeypegError, match="ann's"):
+        continue_game(Store(url), keeper.game_id, "bob")
+    again.guess(again.codemaker.reveal())
+    again_keeper.sync(again)
+    done = Store(url).game(keeper.game_id)
+    assert done.outcome == "solved" and done.guesses == 2 and not done.rated
+    assert done.secret is not None and rules.parse(done.secret) == game.codemaker.reveal()
+    with pytest.raises(KeypegError, match="over"):
+        continue_game(Store(url), keeper.game_id)
+
+
+def test_play_resume_continues_the_same_game(tmp_path: Path) -> None:
+    runner = CliRunner()
+    db = ["--db", f"sqlite:///{tmp_path / 'k.sqlite3'}", "--player", "kim"]
+    stopped = runner.invoke(cli, ["play", "-p", "4", "-c", "6", *db], input="AABB\nCCDD\n")
+    assert stopped.exit_code == 2 and "--resume" in stopped.stderr
+    game_id = Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").history("kim")[0].id
+    saved = Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").saved_game(game_id)
+    assert saved.secret is not None
+    resumed = runner.invoke(
+        cli, ["play", "--resume", str(game_id), "-p", "4", "-c", "6", *db], input=f"{saved.secret}\n"
+    )
+    assert resumed.exit_code == 0, resumed.stderr
+    assert resumed.stdout.splitlines() == ["4 0"]
+    record = Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").game(game_id)
+    assert record.outcome == "solved" and [m.guess for m in record.moves][:2] == ["AABB", "CCDD"] and record.rated
+    other = runner.invoke(cli, ["solve", "--resume", str(game_id), *db], input="")
+    assert other.exit_code == 2 and "over" in other.stderr
+
+
+# -- codes of different games ---------------------------------------------------------------------
+
+
+def test_codes_compare_within_their_game() -> None:
+    assert Rules(4, 6).parse("AABB") != Rules(4, 8).parse("AABB")
+    assert len({Rules(4, 6).parse("AABB"), Rules(4, 8).parse("AABB"), Rules(4, 6, rows=3).parse("AABB")}) == 2
+    assert find_variant("classic").rules.parse("RRGG") == Rules(4, 6).parse("AABB")
+    assert Rules(4, 6, rows=8).parse("ABCD") == Rules(4, 6).parse("ABCD")
+    assert Rules(4, 6).parse("ABCD") != Rules(4, 6, repeats=False).parse("ABCD")
