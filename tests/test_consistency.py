@@ -115,3 +115,20 @@ def test_cli_check_json() -> None:
     assert result.exit_code == 0 and json.loads(result.stdout)["count"] == 256
     big = CliRunner().invoke(cli, ["check", "AABBCCDDEE=2,1", "-p", "10", "-c", "20", "--limit", "5"])
     assert big.exit_code == 0 and "at least 5" in big.stdout
+
+
+@settings(max_examples=40)
+@given(histories())
+def test_plain_and_kernel_enumeration_agree(case: tuple[Rules, list]) -> None:  # type: ignore[type-arg]
+    """Small games are checked by the plain scorer (no kernel to load); the kernels give the same answer."""
+    import keypeg.consistency as consistency
+
+    rules, history = case
+    plain = check(rules, history, method="enumeration", limit=50)
+    saved = consistency.PLAIN_SCORING_PAIRS
+    consistency.PLAIN_SCORING_PAIRS = 0
+    try:
+        fast = check(rules, history, method="enumeration", limit=50)
+    finally:
+        consistency.PLAIN_SCORING_PAIRS = saved
+    assert plain == fast and plain.count == fits(rules, history)

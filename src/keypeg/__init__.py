@@ -22,12 +22,17 @@ from keypeg.errors import (
     UnknownVariantError,
 )
 from keypeg.feedback import score
+from keypeg.game import Game, Match, Outcome, Termination
 from keypeg.rules import Rules
 from keypeg.variants import VARIANTS, Variant, find_variant
 
 __all__ = [
     "Code",
     "Feedback",
+    "Game",
+    "Match",
+    "Outcome",
+    "Termination",
     "Rules",
     "Variant",
     "VARIANTS",

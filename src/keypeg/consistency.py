@@ -13,13 +13,14 @@ corrected history.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import itertools
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from keypeg.code import Code, Feedback
 from keypeg.feedback import score
-from keypeg.limits import DEFAULT_COUNT_LIMIT, ENUMERATE_LIMIT
+from keypeg.limits import DEFAULT_COUNT_LIMIT, ENUMERATE_LIMIT, PLAIN_SCORING_PAIRS
 from keypeg.rules import Rules
 
 __all__ = ["Consistency", "Suspect", "check"]
@@ -114,39 +115,63 @@ def check(
 
 
 def _by_enumeration(rules: Rules, history: History, limit: int) -> Consistency:
-    from keypeg.kernels import CodeSpace, feedback_ordinal
-
-    space = CodeSpace.of(rules)
-    indexed = [(space.index(g), feedback_ordinal(f, rules.pegs)) for g, f in history]
-    fits = space.consistent(indexed)
-    if fits.size:
-        codes = [space.code(int(i)) for i in fits[:limit]]
-        return Consistency(True, int(fits.size), False, codes[0] if codes else space.code(int(fits[0])), codes=codes)
+    fitting = _fitting_codes(rules, history)
+    count, codes = fitting(range(len(history)), limit)
+    if count:
+        return Consistency(
+            True, count, False, codes[0] if codes else fitting(range(len(history)), 1)[1][0], codes=codes
+        )
     for changes in range(1, len(history) + 1):
-        suspects, example = _fewest_changes(rules, history, indexed, changes)
+        suspects, example = _fewest_changes(history, fitting, changes)
         if suspects:
             return Consistency(False, 0, False, example, suspects, changes)
     raise AssertionError("dropping every score always fits")  # pragma: no cover
 
 
+def _fitting_codes(rules: Rules, history: History) -> Callable[[Iterable[int], int], tuple[int, list[Code]]]:
+    """Counting fitting codes: by the plain scorer when the game is small (no kernel to load), else by
+    the kernels."""
+    if rules.size * max(len(history), 1) <= PLAIN_SCORING_PAIRS:
+        every = [rules.code(c) for c in _all_colors(rules)]
+
+        def plain(kept: Iterable[int], limit: int) -> tuple[int, list[Code]]:
+            scored = [history[k] for k in kept]
+            fits = [c for c in every if all(score(c, g) == f for g, f in scored)]
+            return len(fits), fits[:limit]
+
+        return plain
+    from keypeg.kernels import CodeSpace, feedback_ordinal
+
+    space = CodeSpace.of(rules)
+    indexed = [(space.index(g), feedback_ordinal(f, rules.pegs)) for g, f in history]
+
+    def fast(kept: Iterable[int], limit: int) -> tuple[int, list[Code]]:
+        fits = space.consistent([indexed[k] for k in kept])
+        return int(fits.size), [space.code(int(i)) for i in fits[:limit]]
+
+    return fast
+
+
+def _all_colors(rules: Rules) -> Iterable[tuple[int, ...]]:
+    """Every code's colours in order (the kernels' order)."""
+    colors = range(rules.num_colors)
+    if rules.repeats:
+        return itertools.product(colors, repeat=rules.pegs)
+    return itertools.permutations(colors, rules.pegs)
+
+
 def _fewest_changes(
-    rules: Rules, history: History, indexed: list[tuple[int, int]], changes: int
+    history: History, fitting: Callable[[Iterable[int], int], tuple[int, list[Code]]], changes: int
 ) -> tuple[list[Suspect], Code | None]:
     """Suspects when ``changes`` scores must change: with one, every score that alone can be fixed;
     with more, the first set that works."""
-    from itertools import combinations
-
-    from keypeg.kernels import CodeSpace
-
-    space = CodeSpace.of(rules)
     found: list[Suspect] = []
     example: Code | None = None
-    for dropped in combinations(range(len(history)), changes):
-        keep = [h for k, h in enumerate(indexed) if k not in dropped]
-        fits = space.consistent(keep)
-        if not fits.size:
+    for dropped in itertools.combinations(range(len(history)), changes):
+        count, codes = fitting((k for k in range(len(history)) if k not in dropped), 1)
+        if not count:
             continue
-        code = space.code(int(fits[0]))
+        code = codes[0]
         suspects = [Suspect(k + 1, history[k][0], history[k][1], score(code, history[k][0]), code) for k in dropped]
         if changes > 1:
             return suspects, code

@@ -14,6 +14,7 @@ __all__ = [
     "PARALLEL_MIN_PAIRS",
     "ENUMERATE_LIMIT",
     "DEFAULT_COUNT_LIMIT",
+    "PLAIN_SCORING_PAIRS",
     "LOOKAHEAD_LIMIT",
     "OPTIMAL_ON_DEMAND",
     "COACH_EXACT_LIMIT",
@@ -31,6 +32,9 @@ ENUMERATE_LIMIT = 2_000_000
 """Consistency checks enumerate rule sets up to this many codes; larger ones go to the constraint solver."""
 DEFAULT_COUNT_LIMIT = 200
 """The constraint solver counts fitting codes up to this many, then reports a lower bound."""
+PLAIN_SCORING_PAIRS = 20_000
+"""Consistency checks on games this small (codes times scored guesses) use the plain scorer: quicker
+than loading the kernels."""
 LOOKAHEAD_LIMIT = 100_000
 """Above this many codes, strategies that score every code fall back to the genetic codebreaker."""
 OPTIMAL_ON_DEMAND = 700

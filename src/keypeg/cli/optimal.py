@@ -15,7 +15,6 @@ from rich.text import Text
 
 from keypeg.cli.analysis import analysis_table, result_dict
 from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
-from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 
 LOG_SECONDS = 60.0
@@ -121,4 +120,4 @@ def optimal(
         out.print(f"tree saved to {export} ({fmt})")
 
 
-__all__ = ["optimal", "KeypegError"]
+__all__ = ["optimal"]
