@@ -250,3 +250,35 @@ def test_match_games_are_recorded(tmp_path: Path) -> None:
     assert len(rows) == 1 and rows[0][0] is not None
     state = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT state FROM matches").fetchone()[0]
     assert len(json.loads(state)["played"]) == 2
+
+
+def test_revision_files_are_named_by_their_id() -> None:
+    """The store skips Alembic when the database is at the newest revision, found by file name."""
+    import importlib
+
+    from keypeg.store.database import MIGRATIONS, _head_revision
+
+    files = sorted((MIGRATIONS / "versions").glob("[0-9]*_*.py"))
+    for path in files:
+        module = importlib.import_module(f"keypeg.store.migrations.versions.{path.stem}")
+        assert module.revision == path.name.split("_")[0]
+    assert _head_revision() == files[-1].name.split("_")[0]
+
+
+def test_an_old_database_is_upgraded(tmp_path: Path) -> None:
+    """A database at the first schema gains the session state when keypeg opens it."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    from keypeg.store.database import MIGRATIONS
+
+    url = sqlite_url(tmp_path)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with create_engine(url).begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0001")
+    store = Store(url)
+    game = record(store, "ann", [("ABCD", Feedback(4, 0))])
+    assert store.game(game).outcome == "solved" and store.saved_game(game).state is None

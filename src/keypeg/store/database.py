@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -13,7 +14,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from platformdirs import user_data_dir
-from sqlalchemy import Engine, create_engine, event, func, select
+from sqlalchemy import Engine, create_engine, event, func, select, text
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -192,6 +193,8 @@ class Store:
             yield session
 
     def _upgrade(self) -> None:
+        if self._schema_version() == _head_revision():
+            return  # the usual case, without loading Alembic
         from alembic import command
         from alembic.config import Config
         from alembic.runtime.migration import MigrationContext
@@ -208,6 +211,14 @@ class Store:
                 )
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
+
+    def _schema_version(self) -> str | None:
+        """The schema revision the database is at (``None`` for a new database)."""
+        try:
+            with self.engine.connect() as connection:
+                return connection.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        except DatabaseError:
+            return None
 
     # -- players ----------------------------------------------------------------------------------
 
@@ -536,6 +547,12 @@ class Store:
             by_level={k: summary(v) for k, v in sorted(by_level.items())},
             trend=[g.guesses for g in games],
         )
+
+
+@functools.cache
+def _head_revision() -> str:
+    """The newest schema revision keypeg knows: revision files are named by their id (``0002_...``)."""
+    return max(path.name.split("_")[0] for path in (MIGRATIONS / "versions").glob("[0-9]*_*.py"))
 
 
 def _engine_options(url: str) -> dict[str, Any]:
