@@ -435,8 +435,7 @@ def match(
                 if session.needs_secret() and secret is None:
                     break
                 game = session.start(secret)
-                person = breaker if isinstance(game, BreakSession) else maker
-                game_keeper = _keeper(terminal, store, person, game, keeper.save(session))
+                game_keeper = _keeper(terminal, store, session.person(), game, keeper.save(session))
                 session.current_id = game_keeper.game_id
                 keeper.save(session)
             current = session.current

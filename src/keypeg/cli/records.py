@@ -16,7 +16,6 @@ from rich.text import Text
 
 from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
 from keypeg.cli.render import sparkline
-from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 
@@ -174,23 +173,13 @@ def history(player: str | None, limit: int, db: str | None, as_json: bool) -> No
 
 def replay_game(game_id: int, db: str | None, coach: bool, as_json: bool) -> None:
     """Show a stored game again, with the coach's comment on each of the player's guesses."""
-    from keypeg.knowledge import Knowledge
-    from keypeg.limits import LOOKAHEAD_LIMIT
-    from keypeg.play.coach import review
+    from keypeg.play.coach import review_history
 
     game = open_store(db).game(game_id)
     rules = game.rules
-    history: list[tuple[Code, Feedback]] = []
-    lines = []
-    for move in game.moves:
-        guess = rules.parse(move.guess)
-        comment = None
-        if coach and game.role == "breaker" and rules.size <= LOOKAHEAD_LIMIT:
-            before = Knowledge(rules, tuple(history))
-            if before.is_consistent:
-                comment = review(before, guess, move.feedback).line()
-        history.append((guess, move.feedback))
-        lines.append((move, comment))
+    history = [(rules.parse(move.guess), move.feedback) for move in game.moves]
+    reviews = review_history(rules, history) if coach and game.role == "breaker" else [None] * len(history)
+    lines = [(move, r.line() if r is not None else None) for move, r in zip(game.moves, reviews, strict=True)]
     if as_json:
         data = game.as_dict()
         data["coach"] = [c for _, c in lines]

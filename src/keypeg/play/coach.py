@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -10,11 +11,12 @@ from keypeg.analysis.tree import build_tree
 from keypeg.code import Code, Feedback
 from keypeg.kernels import Index
 from keypeg.knowledge import Knowledge
-from keypeg.limits import COACH_EXACT_LIMIT
+from keypeg.limits import COACH_EXACT_LIMIT, LOOKAHEAD_LIMIT
+from keypeg.rules import Rules
 from keypeg.strategies import make_strategy
 from keypeg.strategies.base import Position
 
-__all__ = ["Review", "review", "RATINGS"]
+__all__ = ["Review", "review", "review_history", "RATINGS"]
 
 
 RATINGS = ((0.0005, "best"), (0.05, "excellent"), (0.15, "good"), (0.35, "inaccuracy"), (0.75, "mistake"))
@@ -98,3 +100,14 @@ def review(before: Knowledge, guess: Code, feedback: Feedback) -> Review:
         mine, theirs = (float(v) / candidates.size for v in sizes)
         measure = "expected size"
     return Review(guess, int(candidates.size), after, could_win, mine, space.code(best), theirs, measure)
+
+
+def review_history(rules: Rules, history: Sequence[tuple[Code, Feedback]]) -> list[Review | None]:
+    """The coach's view of each guess of a game played as codebreaker (``None`` where no review can be
+    made: a game too large to review, or scores that no code fits)."""
+    reviews: list[Review | None] = []
+    for k, (guess, feedback) in enumerate(history):
+        before = Knowledge(rules, tuple(history[:k]))
+        reviewable = rules.size <= LOOKAHEAD_LIMIT and before.is_consistent
+        reviews.append(review(before, guess, feedback) if reviewable else None)
+    return reviews

@@ -55,6 +55,14 @@ class MatchSession:
         """(codemaker, codebreaker) of the game being played, or of the next one."""
         return self.match.roles()
 
+    def person(self) -> str:
+        """Whose game the one being played is, for the records: the person who breaks the code, or who
+        scores the computer's guesses."""
+        if self.current is None:
+            raise IllegalMoveError("no game is being played")
+        maker, breaker = self.roles()
+        return maker if isinstance(self.current, SolveSession) else breaker
+
     def needs_secret(self) -> bool:
         """Whether the next game waits for a person to set the secret."""
         return self.current is None and not self.is_over and self.computer not in self.roles()
