@@ -10,10 +10,7 @@ from types import FrameType
 from typing import Any
 
 import click
-from rich.live import Live
-from rich.text import Text
 
-from keypeg.cli.analysis import analysis_table, result_dict
 from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
 from keypeg.rules import Rules
 
@@ -56,7 +53,11 @@ def optimal(
     The rules' rows limit the guesses (--rows 5: the best strategy that never needs more than 5).
     Ctrl-C stops the search and keeps what it has proved; the same command then resumes it.
     """
+    from rich.live import Live
+    from rich.text import Text
+
     from keypeg.analysis.export import save_tree
+    from keypeg.cli.analysis import analysis_table, result_dict
     from keypeg.kernels import CodeSpace
     from keypeg.strategies.optimal import OptimalSolver, SearchProgress, save_optimal, secret_set
 
