@@ -102,7 +102,11 @@ def _rules_id(rules: Rules) -> str:
     return f"{rules.pegs}x{rules.colors}" + ("" if rules.repeats else "-norep") + ("-blanks" if rules.blanks else "")
 
 
-@pytest.mark.parametrize("rules", SMALL_RULES, ids=_rules_id)
+@pytest.mark.parametrize(
+    "rules",
+    [pytest.param(r, marks=pytest.mark.slow) if r.size > 300 else r for r in SMALL_RULES],
+    ids=_rules_id,
+)
 def test_feedbacks_closed_form_matches_every_pair(rules: Rules) -> None:
     """The closed form behind ``Rules.feedbacks`` against the scores of all pairs of codes (plain Python)."""
     table = reference_table(rules.pegs, rules.num_colors, rules.repeats)

@@ -203,6 +203,7 @@ def test_killing_a_game_loses_at_most_the_guess_being_typed(tmp_path: Path) -> N
     assert [m.guess for m in Store(url).game(game_id).moves] == ["AABB", "CCDD"]
 
 
+@pytest.mark.slow
 def test_two_processes_playing_at_once_keep_all_their_games(tmp_path: Path) -> None:
     url = sqlite_url(tmp_path)
     Store(url)
