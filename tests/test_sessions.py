@@ -300,3 +300,22 @@ def test_codes_compare_within_their_game() -> None:
     assert find_variant("classic").rules.parse("RRGG") == Rules(4, 6).parse("AABB")
     assert Rules(4, 6, rows=8).parse("ABCD") == Rules(4, 6).parse("ABCD")
     assert Rules(4, 6).parse("ABCD") != Rules(4, 6, repeats=False).parse("ABCD")
+
+
+def test_match_resume_goes_on_with_the_same_game_and_secret(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    save = tmp_path / "m.json"
+    runner = CliRunner()
+    stopped = runner.invoke(cli, ["match", "--db", url, "--save", str(save)], input="RRGG\nBBYY\n")
+    assert stopped.exit_code == 2 and "saved" in stopped.stderr
+    state = json.loads(save.read_text())
+    game_id = state["current_game"]
+    assert isinstance(game_id, int) and state["played"] == []
+    assert "secret" not in json.dumps(state).lower()
+    saved = Store(url).saved_game(game_id)
+    assert saved.secret is not None and len(saved.record.moves) == 2
+    secret = find_variant("classic").rules.format(LETTERS.parse(saved.secret).colors)
+    resumed = runner.invoke(cli, ["match", "--resume", str(save), "--db", url], input=f"{secret}\n")
+    assert resumed.stdout.splitlines()[0] == "4 0"  # the same game, broken at its third guess
+    assert json.loads(save.read_text())["played"][0]["guesses"] == 3
+    assert Store(url).game(game_id).outcome == "solved"

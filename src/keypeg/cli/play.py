@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,6 +65,17 @@ def _store(db: str | None, record: bool, what: str) -> Store | None:
         return None
 
 
+def _password(terminal: Terminal, player: str) -> Callable[[], str]:
+    """How to ask for ``player``'s password: a hidden prompt in a terminal, ``$KEYPEG_PASSWORD`` on pipes."""
+
+    def ask() -> str:
+        if terminal.interactive:
+            return str(click.prompt(f"password for {player}", hide_input=True, default="", show_default=False))
+        return os.environ.get("KEYPEG_PASSWORD", "")
+
+    return ask
+
+
 def _keeper(
     terminal: Terminal, store: Store | None, player: str, session: Session, match_id: int | None = None
 ) -> GameKeeper:
@@ -72,17 +84,9 @@ def _keeper(
 
     if store is None:
         return GameKeeper(None)
-
-    def ask() -> str:
-        if terminal.interactive:
-            return str(click.prompt(f"password for {player}", hide_input=True, default="", show_default=False))
-        return os.environ.get("KEYPEG_PASSWORD", "")
-
     try:
-        claim_player(store, player, ask)
-        return GameKeeper.start(
-            store, player, session, match_id=match_id, on_error=lambda m: terminal.warn(f"note: {m}")
-        )
+        claim_player(store, player, _password(terminal, player))
+        return GameKeeper.start(store, player, session, match_id=match_id, on_error=terminal.note)
     except WrongPasswordError:
         raise
     except KeypegError as error:
@@ -90,12 +94,17 @@ def _keeper(
         return GameKeeper(None)
 
 
-def _continued(store: Store | None, game_id: int, player: str, kind: str) -> tuple[Session, GameKeeper]:
-    from keypeg.play.records import continue_game
+def _continued(
+    terminal: Terminal, store: Store | None, game_id: int, player: str, kind: str
+) -> tuple[Session, GameKeeper]:
+    """The player's unfinished game ``game_id``, once their password is checked."""
+    from keypeg.play.records import claim_player, continue_game
 
     if store is None:
         raise KeypegError("--resume needs the database (it cannot be used with --no-record)")
+    claim_player(store, player, _password(terminal, player))
     session, keeper = continue_game(store, game_id, player)
+    keeper.on_error = terminal.note
     if session.kind != kind:
         raise KeypegError(f"game {game_id} is not a '{'play' if kind == 'break' else 'solve'}' game")
     return session, keeper
@@ -202,7 +211,7 @@ def play(
     name = player or default_player()
     store = _store(db, record, "game")
     if resume_id is not None:
-        resumed, keeper = _continued(store, resume_id, name, BreakSession.kind)
+        resumed, keeper = _continued(terminal, store, resume_id, name, BreakSession.kind)
         session: BreakSession = resumed  # type: ignore[assignment]
     else:
         codemaker: Codemaker
@@ -327,7 +336,7 @@ def solve(
     name = player or default_player()
     store = _store(db, record, "game")
     if resume_id is not None:
-        resumed, keeper = _continued(store, resume_id, name, SolveSession.kind)
+        resumed, keeper = _continued(terminal, store, resume_id, name, SolveSession.kind)
         session: SolveSession = resumed  # type: ignore[assignment]
     else:
         top = 4 if explain and rules.size <= LOOKAHEAD_LIMIT else 1
@@ -423,7 +432,7 @@ def match(
         )
     terminal = Terminal.detect()
     store = _store(db, record, "match")
-    keeper = MatchKeeper(store, on_error=lambda m: terminal.warn(f"note: {m}"))
+    keeper = MatchKeeper(store, on_error=terminal.note)
     game_keeper = _resume_match_game(terminal, store, session)
     try:
         while not session.is_over:
@@ -466,17 +475,22 @@ def match(
 
 def _resume_match_game(terminal: Terminal, store: Store | None, session: MatchSession) -> GameKeeper | None:
     """Continue the game a saved match was playing, with the same secret, when the store has it."""
-    from keypeg.play.records import continue_game
+    from keypeg.play.records import claim_player, continue_game
 
     if session.current_id is None or store is None:
         return None
     try:
         game, keeper = continue_game(store, session.current_id)
+        session.resume(game, keeper.game_id)
+        person = session.person()
+        if store.game(session.current_id).player != person:
+            raise KeypegError(f"game {session.current_id} is not {person}'s")
     except KeypegError as error:
         terminal.warn(f"note: the game in progress cannot be continued ({error}); it starts again")
-        session.current_id = None
+        session.current, session.current_id = None, None
         return None
-    session.resume(game, keeper.game_id)
+    claim_player(store, person, _password(terminal, person))
+    keeper.on_error = terminal.note
     return keeper
 
 

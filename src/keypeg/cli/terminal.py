@@ -55,3 +55,7 @@ class Terminal:
     def warn(self, text: str) -> None:
         """A message about bad input: always stderr, so the protocol stays clean."""
         self.err.print(f"[red]{text}[/]" if self.interactive else text, soft_wrap=True)
+
+    def note(self, text: str) -> None:
+        """A side remark (recording trouble, a fallback): stderr, marked ``note:``."""
+        self.warn(f"note: {text}")

@@ -89,7 +89,11 @@ class MatchSession:
 
     def resume(self, session: Session, game_id: int | None) -> None:
         """Continue the game in progress (loaded from the store)."""
-        if session.rules.game != self.rules.game:
+        if self.is_over:
+            raise GameOverError("the match is over")
+        maker, _ = self.roles()
+        expected = SolveSession if self.computer is not None and maker != self.computer else BreakSession
+        if session.rules.game != self.rules.game or not isinstance(session, expected):
             raise KeypegError("the saved game does not belong to this match")
         self.current, self.current_id = session, game_id
 
