@@ -29,9 +29,9 @@ def record(store: Store, player: str, guesses: list[tuple[str, Feedback]], *, ru
     rules = rules or Rules(4, 6)
     game = store.start_game(player, rules, role="breaker", secret=guesses[-1][0])
     for number, (guess, feedback) in enumerate(guesses, 1):
-        store.add_guess(game, number, guess, feedback)
+        store.update_game(game, keep=number - 1, moves=[(guess, feedback)])  # a guess at a time, as played
     solved = guesses[-1][1] == rules.win
-    store.finish_game(game, "solved" if solved else "out of rows", len(guesses))
+    store.update_game(game, keep=len(guesses), moves=[], outcome="solved" if solved else "out of rows")
     return game
 
 

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -110,9 +110,26 @@ def _continued(
     return session, keeper
 
 
-def _kept_note(terminal: Terminal, keeper: GameKeeper, command: str) -> None:
+def _open_game(
+    db: str | None, record: bool, player: str | None, resume_id: int | None, kind: str, new: Callable[[], Session]
+) -> tuple[Terminal, Session, GameKeeper]:
+    """The game to play: game ``resume_id`` of the player, continued, or a ``new`` one, recorded as it goes."""
+    terminal = Terminal.detect()
+    name = player or default_player()
+    store = _store(db, record, "game")
+    if resume_id is not None:
+        return terminal, *_continued(terminal, store, resume_id, name, kind)
+    session = new()
+    return terminal, session, _keeper(terminal, store, name, session)
+
+
+def _left(terminal: Terminal, keeper: GameKeeper, command: str) -> NoReturn:
+    """The person left before the end: say how to go on, and exit (2 on pipes: input ended early)."""
+    if not terminal.interactive:
+        terminal.warn("input ended before the code was broken")
     if keeper.store is not None and keeper.game_id is not None:
         terminal.warn(f"game {keeper.game_id} is kept: continue it with 'keypeg {command} --resume {keeper.game_id}'")
+    sys.exit(0 if terminal.interactive else 2)
 
 
 # -- you break the code ------------------------------------------------------------------------
@@ -207,13 +224,8 @@ def play(
 
     if secret is not None and adversarial:
         raise KeypegError("--secret and --adversarial do not go together")
-    terminal = Terminal.detect()
-    name = player or default_player()
-    store = _store(db, record, "game")
-    if resume_id is not None:
-        resumed, keeper = _continued(terminal, store, resume_id, name, BreakSession.kind)
-        session: BreakSession = resumed  # type: ignore[assignment]
-    else:
+
+    def new() -> BreakSession:
         codemaker: Codemaker
         if adversarial:
             codemaker = AdversarialCodemaker(rules)
@@ -221,14 +233,12 @@ def play(
             codemaker = FixedCodemaker(rules.parse(secret))
         else:
             codemaker = RandomCodemaker.draw(rules, seed)
-        session = BreakSession(rules, codemaker)
-        keeper = _keeper(terminal, store, name, session)
-    finished = run_break(terminal, session, keeper, coach=coach)
-    if not finished:
-        if not terminal.interactive:
-            terminal.warn("input ended before the code was broken")
-        _kept_note(terminal, keeper, "play")
-        sys.exit(0 if terminal.interactive else 2)
+        return BreakSession(rules, codemaker)
+
+    terminal, session, keeper = _open_game(db, record, player, resume_id, BreakSession.kind, new)
+    assert isinstance(session, BreakSession)
+    if not run_break(terminal, session, keeper, coach=coach):
+        _left(terminal, keeper, "play")
     outcome = session.outcome()
     sys.exit(0 if outcome is not None and outcome.solved else 1)
 
@@ -332,21 +342,13 @@ def solve(
     impossible scores are refused on stderr and read again; exit 0 when broken."""
     from keypeg.play.sessions import SolveSession
 
-    terminal = Terminal.detect()
-    name = player or default_player()
-    store = _store(db, record, "game")
-    if resume_id is not None:
-        resumed, keeper = _continued(terminal, store, resume_id, name, SolveSession.kind)
-        session: SolveSession = resumed  # type: ignore[assignment]
-    else:
-        top = 4 if explain and rules.size <= LOOKAHEAD_LIMIT else 1
-        session = SolveSession(rules, level=level, seed=seed, top=top)
-        keeper = _keeper(terminal, store, name, session)
+    top = 4 if explain and rules.size <= LOOKAHEAD_LIMIT else 1
+    terminal, session, keeper = _open_game(
+        db, record, player, resume_id, SolveSession.kind, lambda: SolveSession(rules, level=level, seed=seed, top=top)
+    )
+    assert isinstance(session, SolveSession)
     if not run_solve(terminal, session, keeper):
-        if not terminal.interactive:
-            terminal.warn("input ended before the code was broken")
-        _kept_note(terminal, keeper, "solve")
-        sys.exit(0 if terminal.interactive else 2)
+        _left(terminal, keeper, "solve")
     sys.exit(0)
 
 

@@ -146,8 +146,7 @@ class Store:
 
     >>> store = Store("sqlite://")
     >>> game = store.start_game("ann", Rules(4, 6), role="breaker", secret="ABCD")
-    >>> store.add_guess(game, 1, "ABCD", Feedback(4, 0))
-    >>> store.finish_game(game, "solved", 1)
+    >>> store.update_game(game, keep=0, moves=[("ABCD", Feedback(4, 0))], outcome="solved")
     >>> store.top("4x6")[0].guesses
     1
     """
@@ -323,64 +322,19 @@ class Store:
 
         return self._guarded(work)
 
-    def add_guess(self, game_id: int, number: int, guess: str, feedback: Feedback) -> None:
-        """Record a scored guess the moment it is made (its own transaction)."""
-
-        def work() -> None:
-            with self._session() as session:
-                session.add(
-                    GuessRow(
-                        game_id=game_id,
-                        number=number,
-                        guess=guess,
-                        black=feedback.black,
-                        white=feedback.white,
-                        made_at=_now(),
-                    )
-                )
-                session.get_one(GameRow, game_id).guesses = number
-
-        self._guarded(work)
-
-    def undo_guess(self, game_id: int, number: int) -> None:
-        """Forget a guess taken back."""
-
-        def work() -> None:
-            with self._session() as session:
-                row = session.scalar(select(GuessRow).where(GuessRow.game_id == game_id, GuessRow.number == number))
-                if row is not None:
-                    session.delete(row)
-                session.get_one(GameRow, game_id).guesses = number - 1
-
-        self._guarded(work)
-
-    def finish_game(self, game_id: int, outcome: str, guesses: int, secret: str | None = None) -> None:
-        """Record how the game ended, in one transaction."""
-
-        def work() -> None:
-            with self._session() as session:
-                row = session.get_one(GameRow, game_id)
-                row.outcome = outcome
-                row.guesses = guesses
-                row.ended_at = _now()
-                if secret is not None:
-                    row.secret = secret
-
-        self._guarded(work)
-
     def update_game(
         self,
         game_id: int,
         *,
         keep: int,
         moves: list[tuple[str, Feedback]],
-        state: str | None,
+        state: str | None = None,
         outcome: str | None = None,
         secret: str | None = None,
         rated: bool = False,
     ) -> None:
         """Bring a game up to date in one transaction: keep its first ``keep`` guesses, add ``moves`` after
-        them, store the session's ``state``, and, with an ``outcome``, finish it."""
+        them, store the session's ``state`` (when given), and, with an ``outcome``, finish it."""
 
         def work() -> None:
             with self._session() as session:
@@ -401,7 +355,8 @@ class Store:
                         )
                     )
                 row.guesses = keep + len(moves)
-                row.state = state
+                if state is not None:
+                    row.state = state
                 if outcome is not None:
                     row.outcome = outcome
                     row.ended_at = _now()
