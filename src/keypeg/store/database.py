@@ -423,16 +423,8 @@ class Store:
         return records
 
     def game(self, game_id: int) -> GameRecord:
-        """One game with its guesses."""
-
-        def work() -> GameRecord:
-            with self._session() as session:
-                row = session.get(GameRow, game_id)
-                if row is None:
-                    raise StoreError(f"no game {game_id!r} in the database")
-                return self._records(session, [row], with_moves=True)[0]
-
-        return self._guarded(work)
+        """One game with its guesses (its secret only once it is over)."""
+        return self.saved_game(game_id).record
 
     def history(
         self, player: str | None = None, *, limit: int | None = 20, variant: str | None = None, with_moves: bool = False
