@@ -1,93 +1,47 @@
-"""Why a strategy chose its guess: the score-set table of its guess beside the runners-up."""
+"""Why a strategy chose its guess: a thin adapter over :meth:`Strategy.rank`, kept for callers
+that still read the old names (``explanation.guesses``, ``explanation.candidates``).
+
+New code calls ``strategy.rank(Position.from_knowledge(knowledge), top=top)`` and reads the
+:class:`~keypeg.strategies.Choice` (``choice.ranked``, ``choice.fitting``).
+"""
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Any
 
-import numpy as np
-
-from keypeg.code import Code, Feedback
-from keypeg.kernels import ordinal_feedback
 from keypeg.knowledge import Knowledge
 from keypeg.strategies.base import Position, Strategy
-from keypeg.strategies.lookahead import PartitionStrategy
+from keypeg.strategies.choice import Choice, Ranked
 
-__all__ = ["Explanation", "GuessFigures", "explain"]
-
-
-@dataclass(frozen=True)
-class GuessFigures:
-    """How one guess splits the codes that fit: codes per feedback and the usual figures."""
-
-    guess: Code
-    parts: dict[Feedback, int]
-    fits: bool
-    score: float | None
-
-    @property
-    def largest(self) -> int:
-        """The largest part."""
-        return max(self.parts.values())
-
-    @property
-    def expected_size(self) -> float:
-        """Expected size of the part the answer leaves."""
-        total = sum(self.parts.values())
-        return sum(n * n for n in self.parts.values()) / total
-
-    @property
-    def entropy(self) -> float:
-        """Entropy of the split, in bits."""
-        total = sum(self.parts.values())
-        return -sum(n / total * math.log2(n / total) for n in self.parts.values())
-
-    def as_dict(self) -> dict[str, Any]:
-        """JSON-ready figures."""
-        return {
-            "guess": str(self.guess),
-            "fits": self.fits,
-            "parts": {str(f): n for f, n in sorted(self.parts.items())},
-            "largest": self.largest,
-            "expected_size": round(self.expected_size, 4),
-            "entropy": round(self.entropy, 4),
-            "number_of_parts": len(self.parts),
-        }
+__all__ = ["Explanation", "explain"]
 
 
 @dataclass(frozen=True)
-class Explanation:
-    """The chosen guess first, then the best other guesses by the strategy's own ranking."""
+class Explanation(Choice):
+    """A :class:`Choice` with the old names: ``guesses`` for ``ranked``, ``candidates`` for ``fitting``."""
 
-    candidates: int
-    guesses: list[GuessFigures]
+    @property
+    def guesses(self) -> tuple[Ranked, ...]:
+        """The chosen guess first, then the runners-up (:attr:`Choice.ranked`)."""
+        return self.ranked
+
+    @property
+    def candidates(self) -> int:
+        """How many codes fit (:attr:`Choice.fitting`)."""
+        return self.fitting if self.fitting is not None else 0
 
 
 def explain(strategy: Strategy, knowledge: Knowledge, *, top: int = 4) -> Explanation:
     """The strategy's choice after ``knowledge`` and up to ``top - 1`` runners-up, with their splits."""
-    position = Position.from_knowledge(knowledge)
-    chosen = strategy.choose(position)
-    if isinstance(strategy, PartitionStrategy) and position.candidates.size > 2:
-        pool = strategy.pool_of(position)
-        scores = strategy.scores(position, pool)
-        fits = np.isin(pool, position.candidates)
-        order = np.lexsort((pool, ~fits, scores))
-        ranked = [int(pool[i]) for i in order if pool[i] != chosen][: top - 1]
-        score_of = {int(g): float(s) for g, s in zip(pool, scores, strict=True)}
-    else:
-        ranked = [int(c) for c in position.candidates if c != chosen][: top - 1]
-        score_of = {}
-    space = position.space
-    counts = space.partition(np.array([chosen, *ranked], dtype=np.intp), position.candidates)
-    candidates = set(position.candidates.tolist())
-    figures = [
-        GuessFigures(
-            guess=space.code(g),
-            parts={ordinal_feedback(int(o), space.pegs): int(row[o]) for o in np.nonzero(row)[0]},
-            fits=g in candidates,
-            score=score_of.get(g),
-        )
-        for g, row in zip([chosen, *ranked], counts, strict=True)
-    ]
-    return Explanation(int(position.candidates.size), figures)
+    choice = strategy.rank(Position.from_knowledge(knowledge), top=top)
+    ranked = choice.ranked
+    return Explanation(
+        choice.guess,
+        choice.index,
+        choice.fitting,
+        choice.strategy,
+        choice.measure,
+        choice.over,
+        choice.top,
+        lambda: ranked,
+    )

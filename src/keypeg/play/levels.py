@@ -34,9 +34,10 @@ def strategy_for(name: str, rules: Rules, *, seed: int | None = None) -> tuple[S
     """The strategy ``name`` ready for ``rules``, or the one it falls back to, with a note saying so."""
     note = None
     if name == "optimal":
-        from keypeg.strategies.optimal import load_optimal
+        from keypeg.storage import cache_dir
+        from keypeg.strategies.optimal import saved_optimal
 
-        if rules.size > OPTIMAL_ON_DEMAND and load_optimal(rules, "all") is None:
+        if rules.size > OPTIMAL_ON_DEMAND and saved_optimal(rules, "all", cache_dir()) is None:
             name, note = "most-parts", "the optimum is not solved for these rules: playing most parts instead"
     if name not in ("genetic",) and rules.size > LOOKAHEAD_LIMIT:
         note = f"{rules.size:,} codes are too many to score them all: playing the genetic codebreaker"
