@@ -96,9 +96,9 @@ def test_hint_and_explain_read_the_same_choice() -> None:
     game = fixed(LETTERS, "CDEF")
     game.guess("AABB")
     shown = game.explain(top=3)
-    assert game.hint() == shown.guesses[0].guess
+    assert game.hint() == shown.guess == shown.chosen.guess and len(shown.ranked) == 3
     assert game.help_used == {Help.HINT, Help.EXPLAIN}
-    assert sum(shown.guesses[0].parts.values()) == game.knowledge().count
+    assert sum(shown.chosen.parts.values()) == game.knowledge().count == shown.fitting
 
 
 def test_seeded_secrets_repeat_and_unseeded_ones_vary() -> None:

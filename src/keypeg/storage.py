@@ -1,16 +1,215 @@
-"""Where keypeg keeps files between runs: solved strategies (cache) and, later, the database (data)."""
+"""Where keypeg keeps files between runs, and the one way it writes them.
+
+Every file keypeg writes goes through :func:`atomic_write` (or :func:`atomic_writer` for
+data streamed to a file): a temporary file in the same folder, flushed to disk, then put in
+place at once, so a reader never sees half a file and a failure leaves the old one as it was.
+
+The cache holds solved optimal trees and the checkpoint of an interrupted optimal search.
+"""
 
 from __future__ import annotations
 
+import io
 import os
+import tempfile
+import zipfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import lru_cache
+from importlib import resources
 from pathlib import Path
+from typing import BinaryIO
 
+import numpy as np
+import numpy.typing as npt
 from platformdirs import user_cache_dir
 
-__all__ = ["cache_dir"]
+from keypeg.errors import KeypegError
+from keypeg.rules import Rules
+from keypeg.strategy_tree import StrategyTree, load_tree, tree_to_json
+
+__all__ = [
+    "cache_dir",
+    "atomic_write",
+    "atomic_writer",
+    "optimal_tree_path",
+    "save_optimal_tree",
+    "load_optimal_tree",
+    "checkpoint_path",
+    "save_checkpoint",
+    "load_checkpoint",
+    "forget_checkpoint",
+]
 
 
 def cache_dir() -> Path:
     """The folder for solved strategies: ``$KEYPEG_CACHE`` if set, else the user's cache folder."""
     override = os.environ.get("KEYPEG_CACHE")
     return Path(override) if override else Path(user_cache_dir("keypeg"))
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=1)
+def _file_mode() -> int:
+    """The mode a plain new file gets (0o666 less the umask), read once."""
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+def _cannot(path: Path, error: OSError) -> KeypegError:
+    return KeypegError(f"cannot write {str(path)!r}: {error.strerror or error}")
+
+
+@contextmanager
+def atomic_writer(path: Path) -> Iterator[BinaryIO]:
+    """A binary file whose content replaces ``path`` at once when the block ends without error.
+
+    The data go to a temporary file in the same folder, flushed to disk, then renamed over
+    ``path``; on any failure the temporary file is removed and ``path`` is left as it was.
+    An :class:`OSError` becomes a :class:`~keypeg.errors.KeypegError` naming the path.
+    """
+    path = Path(path)
+    try:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as error:
+        raise _cannot(path, error) from None
+    tmp = Path(name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(tmp, _file_mode())
+        os.replace(tmp, path)
+    except BaseException as error:
+        tmp.unlink(missing_ok=True)
+        if isinstance(error, OSError):
+            raise _cannot(path, error) from None
+        raise
+    _sync_folder(path.parent)
+
+
+def _sync_folder(folder: Path) -> None:
+    """Flush the folder's entry for the renamed file (where the system allows it)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: str | bytes) -> None:
+    """Write ``data`` (text as UTF-8) to ``path`` atomically: the whole new file or the old one, never part.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> atomic_write(folder / "a.txt", "hello")
+    >>> (folder / "a.txt").read_text(), sorted(p.name for p in folder.iterdir())
+    ('hello', ['a.txt'])
+    """
+    content = data.encode("utf-8") if isinstance(data, str) else data
+    with atomic_writer(path) as handle:
+        handle.write(content)
+
+
+def _cache_folder() -> Path:
+    folder = cache_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise KeypegError(f"cannot make the cache folder {str(folder)!r}: {error.strerror or error}") from None
+    return folder
+
+
+# -- solved optimal trees -----------------------------------------------------------------------
+
+
+def _stem(rules: Rules, pool: str, secrets: str) -> str:
+    game = f"{rules.pegs}x{rules.colors}{'-norepeats' if not rules.repeats else ''}{'-blanks' if rules.blanks else ''}"
+    return f"optimal-{game}-{pool}-{secrets}"
+
+
+def optimal_tree_path(rules: Rules, pool: str, secrets: str = "all") -> Path:
+    """Where the optimal tree for these rules and options is saved."""
+    return cache_dir() / f"{_stem(rules, pool, secrets)}-rows{rules.rows}.json"
+
+
+def save_optimal_tree(tree: StrategyTree, pool: str, secrets: str = "all") -> Path:
+    """Save a solved tree where play and ``keypeg next`` look for it; returns the path."""
+    _cache_folder()
+    path = optimal_tree_path(tree.rules, pool, secrets)
+    try:
+        atomic_write(path, tree_to_json(tree))
+    except KeypegError as error:
+        raise KeypegError(f"cannot save the solved strategy: {error}") from None
+    return path
+
+
+def load_optimal_tree(rules: Rules, pool: str, secrets: str = "all", cache: Path | None = None) -> StrategyTree | None:
+    """A saved optimal tree that is optimal for these rules and options, if there is one.
+
+    Looks in the cache (``cache``, by default :func:`cache_dir`, where ``keypeg optimal``
+    saves) and in the trees shipped with keypeg. A tree solved with ``R`` rows is optimal
+    for ``r`` rows when it never needs more than ``r`` guesses and ``r <= R``.
+    """
+    stem = _stem(rules, pool, secrets)
+    folders = [cache if cache is not None else cache_dir(), Path(str(resources.files("keypeg") / "data"))]
+    for folder in folders:
+        for path in sorted(folder.glob(f"{stem}-rows*.json")) if folder.is_dir() else []:
+            try:
+                solved_rows = int(path.stem.rsplit("-rows", 1)[1])
+                tree = load_tree(path)
+            except (ValueError, KeypegError):
+                continue
+            game = (tree.rules.pegs, tree.rules.num_colors, tree.rules.repeats)
+            if game == (rules.pegs, rules.num_colors, rules.repeats) and tree.stats.max <= rules.rows <= solved_rows:
+                return tree
+    return None
+
+
+# -- the checkpoint of an interrupted optimal search --------------------------------------------
+
+Memo = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
+
+
+def checkpoint_path(rules: Rules, pool: str) -> Path:
+    """Where an interrupted optimal search leaves its memo (it does not depend on the secret set)."""
+    return cache_dir() / f"{_stem(rules, pool, 'any')}-rows{rules.rows}.partial.npz"
+
+
+def save_checkpoint(rules: Rules, pool: str, keys: npt.NDArray[np.int64], entries: npt.NDArray[np.int64]) -> Path:
+    """Save the memo of an interrupted search (``keys``: N x 2, ``entries``: N x 3); returns the path."""
+    _cache_folder()
+    path = checkpoint_path(rules, pool)
+    with atomic_writer(path) as handle:
+        np.savez(handle, keys=keys, entries=entries)
+    return path
+
+
+def load_checkpoint(rules: Rules, pool: str) -> Memo | None:
+    """The memo an interrupted search left, if any (:class:`KeypegError` if the file is damaged)."""
+    path = checkpoint_path(rules, pool)
+    if not path.is_file():
+        return None
+    unreadable = KeypegError(f"the saved search {str(path)!r} is unreadable; delete it to start afresh")
+    try:
+        with np.load(path) as saved:
+            keys, entries = saved["keys"], saved["entries"]
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile, io.UnsupportedOperation):
+        raise unreadable from None
+    if keys.ndim != 2 or keys.shape[1:] != (2,) or entries.shape != (keys.shape[0], 3):
+        raise unreadable
+    return keys, entries
+
+
+def forget_checkpoint(rules: Rules, pool: str) -> None:
+    """Delete the saved memo of an interrupted search (once the search has finished)."""
+    checkpoint_path(rules, pool).unlink(missing_ok=True)

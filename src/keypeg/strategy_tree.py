@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import KeypegError
+from keypeg.errors import InvalidRulesError, KeypegError
 from keypeg.feedback import score
 from keypeg.rules import Rules
 
@@ -131,7 +131,10 @@ def tree_from_json(text: str) -> StrategyTree:
         data = json.loads(text)
         if not isinstance(data, dict) or "keypeg_tree" not in data:
             raise KeypegError("not a keypeg tree file (no 'keypeg_tree' key)")
-        rules = Rules.from_dict(data["rules"])
+        try:
+            rules = Rules.from_dict(data["rules"])
+        except InvalidRulesError as error:
+            raise KeypegError(f"damaged tree file: {error}") from None
 
         def node(item: dict[str, Any]) -> Node:
             result = Node(rules.parse(item["guess"]), int(item["size"]))

@@ -15,6 +15,7 @@ from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
 from keypeg.feedback import score
 from keypeg.kernels import CodeSpace
+from keypeg.storage import atomic_write
 from keypeg.strategy_tree import Node, StrategyTree, TreeStats, load_tree, tree_from_json, tree_to_json
 
 __all__ = [
@@ -75,7 +76,7 @@ def save_tree(tree: StrategyTree, path: Path, fmt: str = "json") -> None:
     """Write the tree in format ``json``, ``text`` or ``lookup``."""
     if fmt not in FORMATS:
         raise KeypegError(f"unknown tree format {fmt!r}; choose from {', '.join(FORMATS)}")
-    path.write_text(FORMATS[fmt](tree), encoding="utf-8")
+    atomic_write(path, FORMATS[fmt](tree))
 
 
 @dataclass

@@ -10,7 +10,6 @@ part (12).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +19,7 @@ import numpy as np
 from keypeg.code import Code, Feedback
 from keypeg.kernels import CodeSpace, Index, feedback_ordinal, ordinal_feedback
 from keypeg.rules import Rules
+from keypeg.strategies.choice import row_parts, split_figures
 from keypeg.symmetry import representatives
 
 __all__ = ["FirstGuess", "first_guess_classes", "first_guess_table", "distinct_partitions", "most_parts_of"]
@@ -101,8 +101,7 @@ def first_guess_table(
     feedbacks = rules.feedbacks()
     rows = []
     for guess, row in zip(guesses, counts, strict=True):
-        sizes = [int(n) for n in row if n]
-        total = sum(sizes)
+        split = split_figures(row_parts(row, rules.pegs))
         partition = {f: int(row[feedback_ordinal(f, rules.pegs)]) for f in feedbacks}
         after = None
         if answer is not None:
@@ -116,10 +115,10 @@ def first_guess_table(
             FirstGuess(
                 guess=guess,
                 partition=partition,
-                largest=max(sizes),
-                expected_size=sum(n * n for n in sizes) / total,
-                entropy=-sum(n / total * math.log2(n / total) for n in sizes),
-                parts=len(sizes),
+                largest=split.largest,
+                expected_size=split.expected_size,
+                entropy=split.entropy,
+                parts=split.number_of_parts,
                 partitions_after=after,
                 second_round=second,
             )

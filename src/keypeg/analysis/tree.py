@@ -58,8 +58,11 @@ def build_tree(
         depth = len(history) + 1 - start
         if depth > MAX_DEPTH:
             raise KeypegError(f"strategy {strategy.name!r} makes no progress after {MAX_DEPTH} guesses")
-        guess = strategy.choose(Position(space, history, candidates))
-        node = Node(space.code(guess), int(candidates.size))
+        choice = strategy.rank(Position(space, history, candidates))
+        guess = choice.index
+        if guess is None:  # pragma: no cover - a Position is always enumerated
+            raise KeypegError(f"strategy {strategy.name!r} chose a guess outside the code space")
+        node = Node(choice.guess, int(candidates.size))
         for value, part in space.split(guess, candidates):
             if value == win:
                 solved(depth)

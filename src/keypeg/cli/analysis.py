@@ -18,12 +18,10 @@ from keypeg.cli.common import err, json_option, out, parse_history, print_json, 
 from keypeg.code import Feedback
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
-from keypeg.strategies import STRATEGIES, Strategy, make_strategy
+from keypeg.strategies import STRATEGIES, Choice, Position, Strategy, make_strategy
 
 if TYPE_CHECKING:
-    from keypeg.analysis.explain import Explanation
     from keypeg.analysis.tree import StrategyTree
-    from keypeg.consistency import Consistency
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -262,7 +260,6 @@ def next_guess(
     as_json: bool,
 ) -> None:
     """The strategy's next guess after the scored guesses."""
-    from keypeg.analysis.explain import explain as explain_choice
     from keypeg.knowledge import Knowledge
     from keypeg.limits import LOOKAHEAD_LIMIT
     from keypeg.play.levels import strategy_for
@@ -271,7 +268,7 @@ def next_guess(
         raise KeypegError("name one strategy for 'next'")
     knowledge = Knowledge(rules, tuple(parse_history(rules, scored)))
     if not knowledge.is_consistent:
-        raise KeypegError(inconsistency_message(knowledge.check()))
+        raise KeypegError(knowledge.check().message())
     if knowledge.solved:
         raise KeypegError(f"the code is already broken: {knowledge.history[-1][0]}")
     name = strategies[0] if strategies else "worst-case"
@@ -292,56 +289,38 @@ def next_guess(
         err.status(f"{strategy.name}: thinking over {knowledge.count:,} codes") if err.is_terminal else nullcontext()
     )
     with thinking, interruptible():
-        explanation = explain_choice(strategy, knowledge, top=top)
-    guess = explanation.guesses[0]
+        choice = strategy.rank(Position.from_knowledge(knowledge), top=top if explain else 1)
     if as_json:
         data: dict[str, Any] = {
-            "guess": str(guess.guess),
-            "candidates": explanation.candidates,
+            "guess": str(choice.guess),
+            "candidates": choice.fitting,
             "conventions": strategy.conventions(),
         }
         if explain:
-            data["explain"] = [g.as_dict() for g in explanation.guesses]
+            data["explain"] = [g.as_dict() for g in choice.ranked]
         print_json(data)
         return
-    out.print(f"{guess.guess}")
+    out.print(f"{choice.guess}")
     if not explain:
         return
-    out.print(f"{explanation.candidates:,} codes fit; {strategy.name} plays {guess.guess}")
-    out.print(explanation_table(rules, explanation))
+    out.print(f"{choice.fitting:,} codes fit; {strategy.name} plays {choice.guess}")
+    out.print(explanation_table(rules, choice))
 
 
-def explanation_table(rules: Rules, explanation: Explanation) -> Table:
+def explanation_table(rules: Rules, choice: Choice) -> Table:
     """The score-set table: codes left after each answer, the chosen guess first, then the runners-up."""
-    table = _table("codes left after each answer", "answer", [str(g.guess) for g in explanation.guesses])
+    ranked = choice.ranked
+    table = _table("codes left after each answer", "answer", [str(g.guess) for g in ranked])
     for feedback in rules.feedbacks():
-        if any(feedback in g.parts for g in explanation.guesses):
-            table.add_row(str(feedback), *[_blank_zero(g.parts.get(feedback, 0)) for g in explanation.guesses])
+        if any(feedback in g.parts for g in ranked):
+            table.add_row(str(feedback), *[_blank_zero(g.parts.get(feedback, 0)) for g in ranked])
     table.add_section()
-    table.add_row("largest part", *[str(g.largest) for g in explanation.guesses])
-    table.add_row("expected size", *[f"{g.expected_size:.2f}" for g in explanation.guesses])
-    table.add_row("entropy (bits)", *[f"{g.entropy:.3f}" for g in explanation.guesses])
-    table.add_row("parts", *[str(len(g.parts)) for g in explanation.guesses])
-    table.add_row("could be the secret", *["yes" if g.fits else "no" for g in explanation.guesses])
+    table.add_row("largest part", *[str(g.largest) for g in ranked])
+    table.add_row("expected size", *[f"{g.expected_size:.2f}" for g in ranked])
+    table.add_row("entropy (bits)", *[f"{g.entropy:.3f}" for g in ranked])
+    table.add_row("parts", *[str(g.number_of_parts) for g in ranked])
+    table.add_row("could be the secret", *["yes" if g.fits else "no" for g in ranked])
     return table
-
-
-def inconsistency_message(result: Consistency) -> str:
-    """One line: no code fits, and which score is the likely mistake."""
-    text = "no code fits these scores: at least one of them is wrong"
-    if result.suspects:
-        if result.changes == 1:
-            hints = "; or ".join(
-                f"guess {s.number} ({s.guess}) scored {s.given} would fit as {s.correction} (secret {s.example})"
-                for s in result.suspects
-            )
-        else:
-            hints = f"{result.changes} scores must change: " + ", ".join(
-                f"guess {s.number} ({s.guess}) {s.given} -> {s.correction}" for s in result.suspects
-            )
-            hints += f" (secret {result.example})"
-        text += f". Likely mistake: {hints}"
-    return text
 
 
 @app.command()

@@ -263,11 +263,11 @@ def run_solve(terminal: Terminal, session: SolveSession, keeper: GameKeeper) -> 
     while not session.is_over:
         if not announced:
             choice = session.choice()
-            guess = choice.guesses[0].guess
+            guess = choice.guess
             if session.top > 1:
                 from keypeg.cli.analysis import explanation_table
 
-                terminal.show(f"{choice.candidates:,} codes fit; my guess first, then the runners-up")
+                terminal.show(f"{choice.fitting:,} codes fit; my guess first, then the runners-up")
                 terminal.show(explanation_table(rules, choice))
             if terminal.interactive:
                 terminal.show(peg_text(rules, guess))
@@ -372,7 +372,7 @@ def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as
     strategy, note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
     if note:
         err.print(f"note: {note}")
-    guess = advise_with(strategy, knowledge).guesses[0].guess
+    guess = advise_with(strategy, knowledge).guess
     if as_json:
         print_json({"guess": str(guess), "level": level, "candidates": knowledge.count})
     else:

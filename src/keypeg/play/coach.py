@@ -13,7 +13,7 @@ from keypeg.kernels import Index
 from keypeg.knowledge import Knowledge
 from keypeg.limits import COACH_EXACT_LIMIT, LOOKAHEAD_LIMIT
 from keypeg.rules import Rules
-from keypeg.strategies import make_strategy
+from keypeg.strategies import make_strategy, partition_figures
 from keypeg.strategies.base import Position
 
 __all__ = ["Review", "review", "review_history", "RATINGS"]
@@ -90,16 +90,17 @@ def review(before: Knowledge, guess: Code, feedback: Feedback) -> Review:
     could_win = bool(np.isin(index, candidates))
     strategy = make_strategy("most-parts")
     strategy.reset(before.rules)
-    best = strategy.choose(Position.from_knowledge(before))
+    choice = strategy.rank(Position.from_knowledge(before))
+    best = choice.index if choice.index is not None else space.index(choice.guess)
     if candidates.size <= COACH_EXACT_LIMIT:
         mine = _expected_guesses(before, index, candidates)
         theirs = mine if best == index else _expected_guesses(before, best, candidates)
         measure = "guesses"
     else:
-        sizes = space.partition_costs(np.array([index, best], dtype=np.intp), candidates, "sum-of-squares")
-        mine, theirs = (float(v) / candidates.size for v in sizes)
+        theirs = choice.chosen.expected_size
+        mine = theirs if best == index else partition_figures(space, [index], candidates)[0].expected_size
         measure = "expected size"
-    return Review(guess, int(candidates.size), after, could_win, mine, space.code(best), theirs, measure)
+    return Review(guess, int(candidates.size), after, could_win, mine, choice.guess, theirs, measure)
 
 
 def review_history(rules: Rules, history: Sequence[tuple[Code, Feedback]]) -> list[Review | None]:

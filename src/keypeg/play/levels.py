@@ -10,9 +10,8 @@ from keypeg.limits import LOOKAHEAD_LIMIT, OPTIMAL_ON_DEMAND
 from keypeg.rules import Rules
 
 if TYPE_CHECKING:
-    from keypeg.analysis.explain import Explanation
     from keypeg.knowledge import Knowledge
-    from keypeg.strategies import Strategy
+    from keypeg.strategies import Choice, Strategy
 
 __all__ = ["Level", "LEVELS", "level_strategy", "strategy_for", "advise", "advise_with"]
 
@@ -39,9 +38,10 @@ def strategy_for(name: str, rules: Rules, *, seed: int | None = None) -> tuple[S
     """The strategy ``name`` ready for ``rules``, or the one it falls back to, with a note saying so."""
     note = None
     if name == "optimal":
-        from keypeg.strategies.optimal import load_optimal
+        from keypeg.storage import cache_dir
+        from keypeg.strategies.optimal import saved_optimal
 
-        if rules.size > OPTIMAL_ON_DEMAND and load_optimal(rules, "all") is None:
+        if rules.size > OPTIMAL_ON_DEMAND and saved_optimal(rules, "all", cache_dir()) is None:
             name, note = "most-parts", "the optimum is not solved for these rules: playing most parts instead"
     if name not in ("genetic",) and rules.size > LOOKAHEAD_LIMIT:
         note = f"{rules.size:,} codes are too many to score them all: playing the genetic codebreaker"
@@ -60,16 +60,11 @@ def level_strategy(level: int, rules: Rules, *, seed: int | None = None) -> Stra
     return strategy_for(LEVELS[level].strategy, rules, seed=seed)[0]
 
 
-def advise_with(strategy: Strategy, knowledge: Knowledge, *, top: int = 1) -> Explanation:
-    """What ``strategy`` plays after ``knowledge``, with the figures behind it for up to ``top`` guesses
-    (the guess alone on games too large to score every code)."""
-    from keypeg.analysis.explain import Explanation, GuessFigures, explain
-
-    if knowledge.enumerable and knowledge.rules.size <= LOOKAHEAD_LIMIT:
-        return explain(strategy, knowledge, top=top)
-    return Explanation(-1, [GuessFigures(strategy.next_guess(knowledge), {}, True, None)])
+def advise_with(strategy: Strategy, knowledge: Knowledge, *, top: int = 1) -> Choice:
+    """What ``strategy`` plays after ``knowledge``, with the figures behind up to ``top`` guesses."""
+    return strategy.rank(knowledge, top=top)
 
 
-def advise(knowledge: Knowledge, *, level: int = 3, top: int = 1) -> Explanation:
+def advise(knowledge: Knowledge, *, level: int = 3, top: int = 1) -> Choice:
     """The hint: what ``level`` would play after ``knowledge`` (which must fit some code)."""
     return advise_with(level_strategy(level, knowledge.rules), knowledge, top=top)

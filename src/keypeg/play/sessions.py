@@ -26,10 +26,9 @@ from keypeg.play.levels import LEVELS
 from keypeg.rules import Rules
 
 if TYPE_CHECKING:
-    from keypeg.analysis.explain import Explanation
     from keypeg.knowledge import Knowledge
     from keypeg.play.coach import Review
-    from keypeg.strategies import Strategy
+    from keypeg.strategies import Choice, Strategy
 
 __all__ = ["Action", "Help", "BreakSession", "SolveSession", "Session", "session_from_state", "STATE_VERSION"]
 
@@ -176,9 +175,9 @@ class BreakSession:
         from keypeg.play.levels import advise
 
         self._helped(Help.HINT)
-        return advise(self.knowledge()).guesses[0].guess
+        return advise(self.knowledge()).guess
 
-    def explain(self, top: int = 4) -> Explanation:
+    def explain(self, top: int = 4) -> Choice:
         """The best next guesses with the figures behind them."""
         from keypeg.play.levels import advise
 
@@ -260,7 +259,7 @@ class SolveSession:
         self.strategy, self.note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
         self.history: list[tuple[Code, Feedback]] = []
         self.resigned = False
-        self._choice: Explanation | None = None
+        self._choice: Choice | None = None
         self._rng_before: dict[str, Any] | None = None
 
     # -- what a front end shows ---------------------------------------------------------------
@@ -299,7 +298,7 @@ class SolveSession:
 
         return Knowledge(self.rules, tuple(self.history))
 
-    def choice(self) -> Explanation:
+    def choice(self) -> Choice:
         """The computer's guess awaiting a score, with the figures behind it (:attr:`top` guesses)."""
         if self.is_over:
             raise GameOverError("the game is over: no more guesses")
@@ -313,7 +312,7 @@ class SolveSession:
 
     def guess(self) -> Code:
         """The computer's guess awaiting a score."""
-        return self.choice().guesses[0].guess
+        return self.choice().guess
 
     # -- moves ---------------------------------------------------------------------------------
 

@@ -7,15 +7,20 @@
 from __future__ import annotations
 
 from keypeg.errors import KeypegError
-from keypeg.strategies.base import Codebreaker, Pool, Position, Strategy, Tie
+from keypeg.strategies.base import Pool, Position, Strategy, Tie
 from keypeg.strategies.careless import Careless
+from keypeg.strategies.choice import Choice, Figures, Ranked, partition_figures, split_figures
 from keypeg.strategies.genetic import Genetic
 from keypeg.strategies.lookahead import Entropy, ExpectedSize, MostParts, TwoStepMostParts, WorstCase
 from keypeg.strategies.optimal import Optimal
 from keypeg.strategies.simple import RandomConsistent, Simple
 
 __all__ = [
-    "Codebreaker",
+    "Choice",
+    "Figures",
+    "Ranked",
+    "split_figures",
+    "partition_figures",
     "Pool",
     "Position",
     "Strategy",

@@ -1,10 +1,16 @@
-"""The codebreaker interface, the position it decides from, and the conventions that change totals."""
+"""The codebreaker interface, the position it decides from, and the conventions that change totals.
+
+Every strategy answers one question, :meth:`Strategy.rank`: from a position, the
+:class:`~keypeg.strategies.choice.Choice` of its guess, with the runners-up and the
+figures behind them when asked for.
+"""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal, Protocol
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -14,24 +20,20 @@ from keypeg.errors import InvalidCodeError, KeypegError
 from keypeg.kernels import CodeSpace, Index
 from keypeg.knowledge import Knowledge
 from keypeg.rules import Rules
+from keypeg.strategies.choice import Choice, Ranked, rank_guesses
 from keypeg.symmetry import representatives
 
-__all__ = ["Codebreaker", "Position", "Strategy", "Pool", "Tie", "SYMMETRY_MIN_CANDIDATES", "members"]
+__all__ = ["Position", "Strategy", "Pool", "Tie", "SYMMETRY_MIN_CANDIDATES", "members"]
 
 Pool = Literal["all", "consistent"]
 Tie = Literal["first", "last", "random"]
 SYMMETRY_MIN_CANDIDATES = 32
 """Below this many fitting codes, scoring every guess is cheaper than finding classes."""
 
-
-class Codebreaker(Protocol):
-    """Anything that can play the codebreaker."""
-
-    def reset(self, rules: Rules, *, rng: np.random.Generator | None = None) -> None:
-        """Start a new game under ``rules``."""
-
-    def next_guess(self, knowledge: Knowledge) -> Code:
-        """The guess to play after the scored guesses in ``knowledge``."""
+Scored = list[tuple[int, float | None]]
+"""Guesses as (code index, score), in the strategy's order."""
+Ranking = Callable[[int], Scored]
+"""Given ``n``, the chosen guess then up to ``n`` runners-up."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,6 +71,8 @@ class Strategy(ABC):
     name: ClassVar[str]
     aliases: ClassVar[tuple[str, ...]] = ()
     about: ClassVar[str] = ""
+    measure: ClassVar[str] = "code order"
+    """What :attr:`Ranked.score` measures (smaller is better), or how the guesses are ordered."""
     default_pool: ClassVar[Pool] = "all"
 
     def __init__(
@@ -105,7 +109,7 @@ class Strategy(ABC):
             "seed": self.seed,
         }
 
-    # -- the Codebreaker protocol -------------------------------------------------------
+    # -- deciding -------------------------------------------------------------------------
 
     def reset(self, rules: Rules, *, rng: np.random.Generator | None = None) -> None:
         """Start again: a fresh random generator (the given one, or one from the seed)."""
@@ -113,14 +117,31 @@ class Strategy(ABC):
         if self.first is not None:
             rules.code(self.first.colors)
 
+    def rank(self, position: Position | Knowledge, *, top: int = 1) -> Choice:
+        """The guess to play from ``position`` (which must have fitting codes), and up to ``top - 1``
+        runners-up in the strategy's order; the figures are computed only when read, or at once
+        when ``top > 1``.
+
+        A :class:`Knowledge` stands for its position; the genetic codebreaker, given one, decides
+        without enumerating the codes (any size of game; figures over its eligible set), as
+        :meth:`next_guess` does.
+        """
+        if top < 1:
+            raise KeypegError(f"top must be 1 or more, not {top!r}")
+        at = Position.from_knowledge(position) if isinstance(position, Knowledge) else position
+        chosen = self._choose(at)
+
+        def ranking(n: int) -> Scored:
+            return [(chosen, self._score(at, chosen)), *(self._runners_up(at, chosen, n) if n else [])]
+
+        return self._choice(at, chosen, top, ranking)
+
     def next_guess(self, knowledge: Knowledge) -> Code:
-        """The guess to play after ``knowledge``."""
-        return knowledge.space.code(self.choose(Position.from_knowledge(knowledge)))
+        """The guess to play after ``knowledge`` (:meth:`rank`'s guess)."""
+        return self.rank(knowledge).guess
 
-    # -- deciding -------------------------------------------------------------------------
-
-    def choose(self, position: Position) -> int:
-        """Index of the guess to play from ``position`` (which must have fitting codes)."""
+    def _choose(self, position: Position) -> int:
+        """Index of the guess to play: the conventions first (first guess, two codes left), then :meth:`_decide`."""
         if position.candidates.size == 0:
             raise KeypegError("no code fits the scores given: at least one of them is wrong")
         if position.depth == 0 and self.first is not None:
@@ -130,11 +151,63 @@ class Strategy(ABC):
                 raise InvalidCodeError(f"first guess: {error}") from None
         if position.candidates.size <= 2:
             return self._break_tie(position, position.candidates)
-        return self.decide(position)
+        return self._decide(position)
 
     @abstractmethod
-    def decide(self, position: Position) -> int:
+    def _decide(self, position: Position) -> int:
         """Choose among the guesses when more than two codes fit."""
+
+    def _score(self, position: Position, guess: int) -> float | None:
+        """The strategy's own score of ``guess`` (smaller is better), if it has one."""
+        return None
+
+    def _runners_up(self, position: Position, chosen: int, n: int) -> Scored:
+        """Up to ``n`` other guesses in the strategy's order; by default the other fitting codes in order."""
+        others: Scored = [(int(g), None) for g in position.candidates[: n + 1] if g != chosen]
+        return others[:n]
+
+    def _choice(self, position: Position, chosen: int, top: int, ranking: Ranking) -> Choice:
+        """The :class:`Choice` of ``chosen``, its figures over the fitting codes computed when read
+        (``ranking`` is asked for runners-up only when ``top > 1``)."""
+
+        def ranked() -> tuple[Ranked, ...]:
+            entries = ranking(top - 1)[:top]
+            guesses, scores = [g for g, _ in entries], [s for _, s in entries]
+            return rank_guesses(position.space, position.candidates, guesses, scores)
+
+        choice = Choice(
+            guess=position.space.code(chosen),
+            index=chosen,
+            fitting=int(position.candidates.size),
+            strategy=self.name,
+            measure=self.measure,
+            over="fitting codes",
+            top=top,
+            _ranker=ranked,
+        )
+        if top > 1:
+            _ = choice.ranked  # what the caller asked for is worked out now (under its spinner, its Ctrl-C)
+        return choice
+
+    def _scored_runners_up(
+        self,
+        position: Position,
+        chosen: int,
+        n: int,
+        scorer: Callable[[Position, Index], npt.NDArray[np.float64]],
+    ) -> Scored:
+        """Up to ``n`` guesses of the pool other than ``chosen``, best ``scorer`` score first, then
+        fitting guesses first, then code order."""
+        if n <= 0:
+            return []
+        if position.candidates.size <= 2:
+            return Strategy._runners_up(self, position, chosen, n)
+        pool = self.pool_of(position)
+        scores = scorer(position, pool)
+        fits = members(pool, position.candidates)
+        order = np.lexsort((pool, ~fits, scores))
+        ranked: Scored = [(int(pool[i]), float(scores[i])) for i in order if pool[i] != chosen]
+        return ranked[:n]
 
     def pool_of(self, position: Position) -> Index:
         """The guesses worth scoring: the pool, one per symmetry class where that pays."""

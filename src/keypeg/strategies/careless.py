@@ -18,10 +18,11 @@ class Careless(Strategy):
     name = "careless"
     aliases = ("beatable",)
     about = "a random code fitting the scores it remembers; forgets each score with probability 1/3"
+    measure = "a random code fitting the scores it remembers (runners-up: the fitting codes in order)"
     default_pool: ClassVar[Pool] = "consistent"
     forget: ClassVar[float] = 1 / 3
 
-    def decide(self, position: Position) -> int:
+    def _decide(self, position: Position) -> int:
         remembered = tuple(h for h in position.history[:-1] if self.rng.random() >= self.forget)
         if position.history:
             remembered = (*remembered, position.history[-1])  # the last score is always in mind

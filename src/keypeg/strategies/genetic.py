@@ -23,7 +23,8 @@ from keypeg.errors import KeypegError
 from keypeg.kernels import Scorer
 from keypeg.knowledge import Knowledge
 from keypeg.rules import Rules
-from keypeg.strategies.base import Pool, Position, Strategy
+from keypeg.strategies.base import Pool, Position, Scored, Strategy
+from keypeg.strategies.choice import Choice, Ranked, row_parts, split_figures
 
 __all__ = ["Genetic", "GeneticParams", "first_guess"]
 
@@ -63,6 +64,7 @@ class Genetic(Strategy):
     name = "genetic"
     aliases = ("berghman", "ga")
     about = "evolves codes that fit the scores and plays the one that best splits them (Berghman et al. 2009)"
+    measure = "minus the parts it splits its eligible set into (ties: smaller sum of squares, found first)"
     default_pool: ClassVar[Pool] = "consistent"
 
     def __init__(self, *, params: GeneticParams | None = None, **options: object) -> None:
@@ -70,29 +72,70 @@ class Genetic(Strategy):
         self.params = params or GeneticParams()
         self.last_source = "genetic"
 
-    # -- the Strategy interface, for games small enough to enumerate -------------------------------
+    # -- deciding ------------------------------------------------------------------------------------
 
-    def decide(self, position: Position) -> int:
+    def rank(self, position: Position | Knowledge, *, top: int = 1) -> Choice:
+        """The guess from a :class:`Position` (figures over the fitting codes; runners-up from the
+        eligible set), or from a :class:`Knowledge` of any size, nothing enumerated (figures over the
+        eligible set; index and count of fitting codes unknown)."""
+        if top < 1:
+            raise KeypegError(f"top must be 1 or more, not {top!r}")
+        if isinstance(position, Knowledge):
+            return self._rank_unenumerated(position, top)
+        if position.depth == 0 or position.candidates.size <= 2:
+            return super().rank(position, top=top)
+        ranking = self._ranking(position, top)
+        return self._choice(position, ranking[0][0], top, lambda n: ranking[: n + 1])
+
+    def _choose(self, position: Position) -> int:
+        if position.depth == 0 and self.first is None and position.candidates.size:
+            return position.space.index(first_guess(position.space.rules))
+        return super()._choose(position)
+
+    def _decide(self, position: Position) -> int:
+        return self._ranking(position, 1)[0][0]
+
+    def _ranking(self, position: Position, top: int) -> Scored:
+        """The ``top`` best of a new eligible set after ``position``, with minus the parts each makes of the set."""
         space = position.space
         history = [(space.code(g), _feedback(o, space.pegs)) for g, o in position.history]
-        return space.index(self.guess_after(space.rules, history))
+        eligible = self._eligible(space.rules, history)
+        order, counts = self._split_ranking(space.rules, eligible)
+        indices = space.indices([space.rules.code(eligible[int(k)]) for k in order[:top]])
+        parts = (counts[order[:top]] > 0).sum(axis=1)
+        return [(int(i), -float(n)) for i, n in zip(indices.tolist(), parts.tolist(), strict=True)]
 
-    def choose(self, position: Position) -> int:
-        if position.depth == 0 and self.first is None:
-            return position.space.index(first_guess(position.space.rules))
-        return super().choose(position)
-
-    def next_guess(self, knowledge: Knowledge) -> Code:
-        """The next guess; works on any size of game (nothing is enumerated)."""
+    def _rank_unenumerated(self, knowledge: Knowledge, top: int) -> Choice:
+        """The choice after ``knowledge`` without enumerating the codes (any size of game)."""
+        rules = knowledge.rules
         if not knowledge.history:
-            return self.first if self.first is not None else first_guess(knowledge.rules)
-        return self.guess_after(knowledge.rules, list(knowledge.history))
+            guess = self.first if self.first is not None else first_guess(rules)
+            alone = (Ranked(guess, None, True, None, None),)
+            return Choice(guess, None, rules.size, self.name, self.measure, "unavailable", top, lambda: alone)
+        eligible = self._eligible(rules, list(knowledge.history))
+        order, counts = self._split_ranking(rules, eligible)
+        chosen = order[:top]
+
+        def ranked() -> tuple[Ranked, ...]:
+            return tuple(
+                Ranked(
+                    rules.code(eligible[int(k)]),
+                    None,
+                    True,
+                    -float(np.count_nonzero(counts[k])),
+                    split_figures(row_parts(counts[k], rules.pegs)),
+                )
+                for k in chosen
+            )
+
+        guess = rules.code(eligible[int(chosen[0])])
+        return Choice(guess, None, None, self.name, self.measure, "eligible set", top, ranked)
 
     # -- the algorithm -------------------------------------------------------------------------------
 
-    def guess_after(self, rules: Rules, history: Sequence[tuple[Code, Feedback]]) -> Code:
+    def _eligible(self, rules: Rules, history: Sequence[tuple[Code, Feedback]]) -> list[tuple[int, ...]]:
         """Evolve and collect the eligible set; when the population finds too few fitting codes, the
-        constraint solver tops the set up (or fills it, when it found none); pick the best splitter."""
+        constraint solver tops the set up (or fills it, when it found none)."""
         eligible = self.evolve(rules, history)
         self.last_source = "genetic"
         if len(eligible) < self.params.eligible:
@@ -106,7 +149,7 @@ class Genetic(Strategy):
             eligible += extra[: self.params.eligible - len(eligible)]
             if extra:
                 self.last_source = "constraint solver" if len(eligible) == len(extra) else "genetic + constraint solver"
-        return rules.code(self.best_split(rules, eligible))
+        return eligible
 
     def evolve(self, rules: Rules, history: Sequence[tuple[Code, Feedback]]) -> list[tuple[int, ...]]:
         """The eligible set: distinct fitting codes found over the generations, never one already played."""
@@ -186,17 +229,26 @@ class Genetic(Strategy):
         return children
 
     @staticmethod
-    def best_split(rules: Rules, eligible: list[tuple[int, ...]]) -> tuple[int, ...]:
-        """The eligible code that splits the eligible set into the most parts (then the smallest
-        sum of squared parts, then the first found)."""
+    def _split_ranking(
+        rules: Rules, eligible: list[tuple[int, ...]]
+    ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.int64]]:
+        """The eligible codes best first (most parts of the eligible set, then the smallest sum of
+        squared parts, then the first found), and each one's partition counts of the set."""
         codes = np.array(eligible, dtype=np.int8)
         scorer = Scorer.of(rules)
         encoded = scorer.encode(codes)
         counts = scorer.partition(encoded, encoded).astype(np.int64)
         parts = (counts > 0).sum(axis=1)
         squares = (counts * counts).sum(axis=1)
-        best = np.lexsort((np.arange(len(eligible)), squares, -parts))[0]
-        return eligible[int(best)]
+        order: npt.NDArray[np.intp] = np.lexsort((np.arange(len(eligible)), squares, -parts))
+        return order, counts
+
+    @staticmethod
+    def best_split(rules: Rules, eligible: list[tuple[int, ...]]) -> tuple[int, ...]:
+        """The eligible code that splits the eligible set into the most parts (then the smallest
+        sum of squared parts, then the first found)."""
+        order, _ = Genetic._split_ranking(rules, eligible)
+        return eligible[int(order[0])]
 
 
 def _feedback(ordinal: int, pegs: int) -> Feedback:

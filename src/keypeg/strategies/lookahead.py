@@ -7,7 +7,7 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from keypeg.strategies.base import Position, Strategy
+from keypeg.strategies.base import Position, Scored, Strategy
 
 __all__ = ["PartitionStrategy", "WorstCase", "ExpectedSize", "Entropy", "MostParts", "TwoStepMostParts"]
 
@@ -24,26 +24,32 @@ class PartitionStrategy(Strategy):
     """The partition cost minimised (see :data:`keypeg.kernels.COSTS`)."""
     tolerance: ClassVar[float] = 0.0
 
-    def scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+    def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         """Each guess's score, smaller is better."""
         return position.space.partition_costs(guesses, position.candidates, self.cost)
 
-    def perfect(self, position: Position) -> float:
+    def _score(self, position: Position, guess: int) -> float | None:
+        return float(self._scores(position, np.array([guess], dtype=np.intp))[0])
+
+    def _runners_up(self, position: Position, chosen: int, n: int) -> Scored:
+        return self._scored_runners_up(position, chosen, n, self._scores)
+
+    def _perfect(self, position: Position) -> float:
         """The score of a guess that splits the fitting codes into single codes."""
         n = position.candidates.size
         return {"largest-part": 1.0, "sum-of-squares": float(n), "fewest-parts": -float(n), "sum-n-log-n": 0.0}[
             self.cost
         ]
 
-    def decide(self, position: Position) -> int:
+    def _decide(self, position: Position) -> int:
         fitting = position.candidates
         few = fitting.size < position.space.num_feedbacks  # only then can one guess split them all apart
         if self.pool == "consistent" or (few and self.prefer_consistent):
             # A fitting guess that splits the fitting codes into single codes cannot be
             # beaten and wins ties, so look among the fitting codes first.
-            scores = self.scores(position, fitting)
+            scores = self._scores(position, fitting)
             if self.prefer_consistent:
-                perfect = fitting[scores <= self.perfect(position)]
+                perfect = fitting[scores <= self._perfect(position)]
                 if perfect.size:
                     return self._break_tie(position, perfect)
             if self.pool == "consistent":
@@ -54,7 +60,7 @@ class PartitionStrategy(Strategy):
             found = position.space.first_perfect_split(guesses, fitting, backwards=self.tie == "last")
             if found is not None:
                 return found
-        return self._pick(position, guesses, self.scores(position, guesses))
+        return self._pick(position, guesses, self._scores(position, guesses))
 
     def _pick(self, position: Position, guesses: npt.NDArray[np.intp], scores: npt.NDArray[np.float64]) -> int:
         best = scores.min()
@@ -69,6 +75,7 @@ class WorstCase(PartitionStrategy):
     aliases = ("knuth", "minimax")
     about = "smallest largest part (Knuth 1977)"
     cost = "largest-part"
+    measure = "largest part"
 
 
 class ExpectedSize(PartitionStrategy):
@@ -78,6 +85,7 @@ class ExpectedSize(PartitionStrategy):
     aliases = ("irving",)
     about = "smallest expected part size (Irving 1979)"
     cost = "sum-of-squares"
+    measure = "sum of squared part sizes"
 
 
 class Entropy(PartitionStrategy):
@@ -87,6 +95,7 @@ class Entropy(PartitionStrategy):
     aliases = ("neuwirth",)
     about = "largest entropy of the split (Neuwirth 1982)"
     cost = "sum-n-log-n"
+    measure = "sum of n log2 n over the parts (less is more entropy)"
     tolerance = ENTROPY_TOLERANCE
 
 
@@ -97,6 +106,7 @@ class MostParts(PartitionStrategy):
     aliases = ("kooi",)
     about = "most possible answers (Kooi 2005)"
     cost = "fewest-parts"
+    measure = "minus the number of parts"
 
 
 class TwoStepMostParts(PartitionStrategy):
@@ -107,8 +117,9 @@ class TwoStepMostParts(PartitionStrategy):
     aliases = ("two-step-most-parts",)
     about = "most parts after two guesses (Kooi 2005, Table 12)"
     cost = "fewest-parts"
+    measure = "minus the parts after the best second guesses"
 
-    def scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+    def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         space = position.space
         second = space.all if self.pool == "all" else position.candidates
         totals = space.two_step_parts(guesses, position.candidates, second)

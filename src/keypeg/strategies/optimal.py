@@ -23,28 +23,28 @@ from __future__ import annotations
 
 import threading
 import time
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import resources
+from functools import lru_cache
 from pathlib import Path
-from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
 
+from keypeg import storage
 from keypeg.errors import KeypegError
 from keypeg.kernels import CodeSpace, ExactSearch, Index, feedback_ordinal, ordinal_feedback
 from keypeg.rules import Rules
-from keypeg.storage import cache_dir
-from keypeg.strategies.base import Pool, Position, Strategy
-from keypeg.strategy_tree import Node, StrategyTree, TreeStats, load_tree, tree_to_json
+from keypeg.strategies.base import Pool, Position, Scored, Strategy
+from keypeg.strategy_tree import Node, StrategyTree, TreeStats
 from keypeg.symmetry import peg_permutations
 
 __all__ = [
     "OptimalSolver",
     "Optimal",
     "SearchProgress",
+    "optimal_solver",
+    "saved_optimal",
     "lower_bounds",
     "SECRET_SETS",
     "secret_set",
@@ -201,40 +201,29 @@ class OptimalSolver:
 
     def checkpoint_path(self) -> Path:
         """Where an interrupted search leaves its memo (it does not depend on the secret set)."""
-        return cache_dir() / f"{_stem(self.rules, self.pool, 'any')}-rows{self.rules.rows}.partial.npz"
+        return storage.checkpoint_path(self.rules, self.pool)
 
     def checkpoint(self) -> Path | None:
         """Save the memo (every set proven so far) for a later :attr:`resume`; ``None`` if unsaved."""
         if len(self._search) == 0:
             return None
-        path = self.checkpoint_path()
         keys, entries = self._search.memo_arrays()
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, keys=keys, entries=entries)
-            tmp.replace(path)
-        except OSError:
+            return storage.save_checkpoint(self.rules, self.pool, keys, entries)
+        except KeypegError:
             return None
-        return path
 
     def _load_checkpoint(self) -> None:
-        path = self.checkpoint_path()
-        if not path.is_file():
+        saved = storage.load_checkpoint(self.rules, self.pool)
+        if saved is None:
             return
-        try:
-            with np.load(path) as saved:
-                keys, entries = saved["keys"], saved["entries"]
-        except (OSError, ValueError, KeyError, zipfile.BadZipFile):
-            raise KeypegError(f"the saved search {str(path)!r} is unreadable; delete it to start afresh") from None
-        if keys.ndim != 2 or keys.shape[1:] != (2,) or entries.shape != (keys.shape[0], 3):
-            raise KeypegError(f"the saved search {str(path)!r} is unreadable; delete it to start afresh")
+        keys, entries = saved
         self._search.load_memo(keys, entries)
         self.resumed = int(keys.shape[0])
 
     def forget_checkpoint(self) -> None:
         """Delete the saved memo of an interrupted search (once the search has finished)."""
-        self.checkpoint_path().unlink(missing_ok=True)
+        storage.forget_checkpoint(self.rules, self.pool)
 
     # -- the answer -----------------------------------------------------------------------
 
@@ -283,43 +272,52 @@ class OptimalSolver:
 
 
 class Optimal(Strategy):
-    """The exact optimum (fewest total guesses over all secrets), searched on demand and remembered."""
+    """The exact optimum (fewest total guesses over all secrets): the saved or shipped optimal tree
+    while the game follows it, else searched on demand (the solver and its memo are shared)."""
 
     name = "optimal"
     aliases = ("koyama-lai", "perfect")
     about = "fewest total guesses over all secrets (exact search; Koyama and Lai 1993)"
-    solvers: ClassVar[dict[tuple[Rules, str], OptimalSolver]] = {}
-    trees: ClassVar[dict[tuple[Rules, str], StrategyTree | None]] = {}
+    measure = "minus the number of parts (the optimal guess is played whatever its score)"
 
-    def solver(self, rules: Rules) -> OptimalSolver:
-        """The (shared) solver for these rules and pool."""
-        key = (rules, self.pool)
-        if key not in self.solvers:
-            self.solvers[key] = OptimalSolver(rules, pool=self.pool)
-        return self.solvers[key]
-
-    def choose(self, position: Position) -> int:
+    def _choose(self, position: Position) -> int:
         if (position.depth == 0 and self.first is not None) or position.candidates.size == 0:
-            return super().choose(position)
+            return super()._choose(position)
+        return self._decide(position)
+
+    def _decide(self, position: Position) -> int:
         rules = position.space.rules
         if self.first is None:
-            saved = self.saved(rules)
+            saved = saved_optimal(rules, self.pool, storage.cache_dir())
             if saved is not None:
                 found = _follow(saved, position)
                 if found is not None:
                     return found
         rounds = max(rules.rows - position.depth, 1)
-        return self.solver(rules).guess(position.candidates, position.history, rounds)
+        return optimal_solver(rules, self.pool).guess(position.candidates, position.history, rounds)
 
-    def saved(self, rules: Rules) -> StrategyTree | None:
-        """The saved optimal tree for these rules, if ``keypeg optimal`` has solved them."""
-        key = (rules, self.pool)
-        if key not in self.trees:
-            self.trees[key] = load_optimal(rules, self.pool)
-        return self.trees[key]
+    def _score(self, position: Position, guess: int) -> float | None:
+        return float(_minus_parts(position, np.array([guess], dtype=np.intp))[0])
 
-    def decide(self, position: Position) -> int:  # pragma: no cover - choose() never calls it
-        return self.choose(position)
+    def _runners_up(self, position: Position, chosen: int, n: int) -> Scored:
+        return self._scored_runners_up(position, chosen, n, _minus_parts)
+
+
+def _minus_parts(position: Position, guesses: Index) -> npt.NDArray[np.float64]:
+    return position.space.partition_costs(guesses, position.candidates, "fewest-parts")
+
+
+@lru_cache(maxsize=16)
+def optimal_solver(rules: Rules, pool: Pool = "all") -> OptimalSolver:
+    """The solver shared by every optimal player of these rules and pool, with its memo; a search
+    stopped by Ctrl-C goes on when asked again."""
+    return OptimalSolver(rules, pool=pool)
+
+
+@lru_cache(maxsize=32)
+def saved_optimal(rules: Rules, pool: Pool, cache: Path) -> StrategyTree | None:
+    """The optimal tree for these rules saved in the ``cache`` folder or shipped, read once per folder."""
+    return storage.load_optimal_tree(rules, pool, cache=cache)
 
 
 def _follow(tree: StrategyTree, position: Position) -> int | None:
@@ -350,46 +348,19 @@ def secret_set(space: CodeSpace, name: str) -> Index | None:
     raise KeypegError(f"unknown secret set {name!r}; choose from {', '.join(SECRET_SETS)}")
 
 
-def _stem(rules: Rules, pool: Pool, secrets: str) -> str:
-    game = f"{rules.pegs}x{rules.colors}{'-norepeats' if not rules.repeats else ''}{'-blanks' if rules.blanks else ''}"
-    return f"optimal-{game}-{pool}-{secrets}"
-
-
 def saved_tree_path(rules: Rules, pool: Pool, secrets: str = "all") -> Path:
     """Where the optimal tree for these rules and options is saved."""
-    return cache_dir() / f"{_stem(rules, pool, secrets)}-rows{rules.rows}.json"
+    return storage.optimal_tree_path(rules, pool, secrets)
 
 
 def save_optimal(tree: StrategyTree, pool: Pool, secrets: str = "all") -> Path:
     """Save a solved tree where play and ``keypeg next`` look for it; returns the path."""
-    path = saved_tree_path(tree.rules, pool, secrets)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(tree_to_json(tree), encoding="utf-8")
-        tmp.replace(path)
-    except OSError as error:
-        raise KeypegError(f"cannot save the solved strategy to {str(path)!r}: {error.strerror}") from None
+    path = storage.save_optimal_tree(tree, pool, secrets)
+    saved_optimal.cache_clear()
     return path
 
 
 def load_optimal(rules: Rules, pool: Pool, secrets: str = "all") -> StrategyTree | None:
-    """A saved optimal tree that is optimal for these rules and options, if there is one.
-
-    Looks in the cache (``keypeg optimal`` saves there) and in the trees shipped with
-    keypeg. A tree solved with ``R`` rows is optimal for ``r`` rows when it never needs
-    more than ``r`` guesses and ``r <= R``.
-    """
-    stem = _stem(rules, pool, secrets)
-    folders = [cache_dir(), Path(str(resources.files("keypeg") / "data"))]
-    for folder in folders:
-        for path in sorted(folder.glob(f"{stem}-rows*.json")) if folder.is_dir() else []:
-            try:
-                solved_rows = int(path.stem.rsplit("-rows", 1)[1])
-                tree = load_tree(path)
-            except (ValueError, KeypegError):
-                continue
-            game = (tree.rules.pegs, tree.rules.num_colors, tree.rules.repeats)
-            if game == (rules.pegs, rules.num_colors, rules.repeats) and tree.stats.max <= rules.rows <= solved_rows:
-                return tree
-    return None
+    """A saved or shipped tree that is optimal for these rules and options, if there is one
+    (see :func:`keypeg.storage.load_optimal_tree`)."""
+    return storage.load_optimal_tree(rules, pool, secrets)

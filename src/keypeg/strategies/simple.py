@@ -18,9 +18,10 @@ class Simple(Strategy):
     name = "simple"
     aliases = ("shapiro",)
     about = "the first code in order that fits every score (Shapiro)"
+    measure = "code order"
     default_pool: ClassVar[Pool] = "consistent"
 
-    def decide(self, position: Position) -> int:
+    def _decide(self, position: Position) -> int:
         return self._break_tie(position, position.candidates)
 
 
@@ -30,11 +31,12 @@ class RandomConsistent(Strategy):
     name = "random"
     aliases = ("random-consistent",)
     about = "a random code that fits every score (seeded)"
+    measure = "a random fitting code (runners-up: the other fitting codes in order)"
     default_pool: ClassVar[Pool] = "consistent"
 
     def __init__(self, **options: object) -> None:
         options["tie"] = "random"
         super().__init__(**options)  # type: ignore[arg-type]
 
-    def decide(self, position: Position) -> int:
+    def _decide(self, position: Position) -> int:
         return self._break_tie(position, position.candidates)
