@@ -147,3 +147,13 @@ def test_next_guess_speaks_codes() -> None:
     guess = strategy.next_guess(knowledge)
     assert len(guess.colors) == 4
     assert str(guess) == str(CLASSIC.parse(str(guess)))
+
+
+def test_the_registry_names_each_class_by_its_own_name() -> None:
+    """The light registry (names, modules, aliases) and the classes agree."""
+    from keypeg.strategies import NAMES, REGISTRY
+
+    for name in NAMES:
+        assert find_strategy(name).name == name
+        for alias in REGISTRY[name][2]:
+            assert find_strategy(alias.upper()).name == name

@@ -10,18 +10,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-from rich.table import Table
 
 from keypeg.cli.common import cli as app
 from keypeg.cli.common import err, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.render import new_table
 from keypeg.code import Feedback
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
-from keypeg.strategies import STRATEGIES, Choice, Position, Strategy, make_strategy
+from keypeg.strategies import NAMES, make_strategy
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from keypeg.analysis.tree import StrategyTree
+    from keypeg.strategies import Choice, Strategy
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -59,13 +61,15 @@ strategy_option = click.option(
     "strategies",
     multiple=True,
     metavar="NAME",
-    help=f"Strategy: {', '.join(STRATEGIES)} (aliases knuth, irving, neuwirth, kooi, shapiro).",
+    help=f"Strategy: {', '.join(NAMES)} (aliases knuth, irving, neuwirth, kooi, shapiro).",
 )
 
 
 @contextmanager
 def progress_bar(label: str, total: int) -> Iterator[Callable[[int], None]]:
     """A Rich progress bar on stderr; yields the function that advances it."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
@@ -155,7 +159,7 @@ def analyze(
 
 def analysis_table(built: list[StrategyTree]) -> Table:
     """Secrets solved per round, totals, averages and worst cases, one column per tree."""
-    table = Table(show_edge=False)
+    table = new_table(show_edge=False)
     table.add_column("round", justify="right")
     rounds = range(1, max(tree.stats.max for tree in built) + 1)
     for tree in built:
@@ -231,7 +235,7 @@ def tables(rules: Rules, answer: str | None, second_round: bool, as_json: bool) 
 
 
 def _table(title: str, first: str, heads: list[str]) -> Table:
-    table = Table(title=title, title_justify="left", show_edge=False)
+    table = new_table(title=title, title_justify="left", show_edge=False)
     table.add_column(first)
     for head in heads:
         table.add_column(head, justify="right")
@@ -289,7 +293,7 @@ def next_guess(
         err.status(f"{strategy.name}: thinking over {knowledge.count:,} codes") if err.is_terminal else nullcontext()
     )
     with thinking, interruptible():
-        choice = strategy.rank(Position.from_knowledge(knowledge), top=top if explain else 1)
+        choice = strategy.rank(knowledge, top=top if explain else 1)
     if as_json:
         data: dict[str, Any] = {
             "guess": str(choice.guess),

@@ -5,10 +5,9 @@ from __future__ import annotations
 import sys
 
 import click
-from rich.table import Table
 
 from keypeg.cli.common import cli, err, json_option, out, parse_history, print_json, rules_options
-from keypeg.cli.render import key_pegs
+from keypeg.cli.render import key_pegs, new_table
 from keypeg.rules import Rules
 from keypeg.variants import VARIANTS
 
@@ -36,7 +35,7 @@ def variants(as_json: bool) -> None:
             ]
         )
         return
-    table = Table(title="keypeg variants")
+    table = new_table(title="keypeg variants")
     wide = out.width >= 120
     for column in ("name", "game", "rows", "symbols", "codes", "also known as"):
         table.add_column(

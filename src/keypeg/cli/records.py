@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.table import Table
 from rich.text import Text
 
 from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
-from keypeg.cli.render import sparkline
+from keypeg.cli.render import new_table, sparkline
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 
@@ -94,7 +93,7 @@ def stats(
         f"best {result.best}, worst {result.worst}"
     )
     for title, groups in (("variant", result.by_variant), ("level", result.by_level)):
-        table = Table(show_edge=False)
+        table = new_table(show_edge=False)
         for column in (title, "games", "wins", "average"):
             table.add_column(column, justify="left" if column == title else "right")
         for key, (games, wins, average) in groups.items():
@@ -138,7 +137,7 @@ def top(rules: Rules, level: int | None, db: str | None, as_json: bool) -> None:
     if as_json:
         print_json({"variant": variant, "top": [g.as_dict() for g in best]})
         return
-    table = Table(title=f"top 10: {variant}" + (f", level {level}" if level else ""), show_edge=False)
+    table = new_table(title=f"top 10: {variant}" + (f", level {level}" if level else ""), show_edge=False)
     for column in ("#", "player", "guesses", "seconds", "date", "game"):
         table.add_column(column, justify="right" if column in ("#", "guesses", "seconds", "game") else "left")
     for rank, game in enumerate(best, 1):
@@ -160,7 +159,7 @@ def history(player: str | None, limit: int, db: str | None, as_json: bool) -> No
     if as_json:
         print_json([g.as_dict() for g in games])
         return
-    table = Table(show_edge=False)
+    table = new_table(show_edge=False)
     for column in ("game", "date", "player", "variant", "role", "level", "guesses", "outcome"):
         table.add_column(column, justify="right" if column in ("game", "guesses", "level") else "left")
     for g in games:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
 from rich.text import Text
 
 from keypeg.code import Code, Feedback
 from keypeg.rules import Rules
 
-__all__ = ["peg_text", "key_pegs", "key_text", "board", "sparkline"]
+if TYPE_CHECKING:
+    from rich.table import Table
+
+__all__ = ["new_table", "peg_text", "key_pegs", "key_text", "board", "sparkline"]
 
 SPARKS = "▁▂▃▄▅▆▇█"
 
@@ -64,7 +67,7 @@ def key_text(feedback: Feedback, pegs: int) -> Text:
 
 def board(rules: Rules, history: Sequence[tuple[Code, Feedback]], title: str) -> Table:
     """The decoding board so far, one row per scored guess, and the rows left."""
-    table = Table(title=title, show_header=False, box=None, padding=(0, 1))
+    table = new_table(title=title, show_header=False, box=None, padding=(0, 1))
     table.add_column(justify="right", style="dim")
     table.add_column()
     table.add_column()
@@ -83,3 +86,10 @@ def sparkline(values: list[int]) -> str:
     low, high = min(values), max(values)
     span = max(high - low, 1)
     return "".join(SPARKS[round((v - low) / span * (len(SPARKS) - 1))] for v in values)
+
+
+def new_table(**options: Any) -> Table:
+    """A Rich table (Rich's table module loads only when a command prints one)."""
+    from rich.table import Table
+
+    return Table(**options)

@@ -1,19 +1,22 @@
 """Codebreakers, found by name in a registry.
 
+The registry is light: a strategy's module (and the kernels) load only when the strategy
+is asked for, so the command line can list the names without loading numba.
+
 >>> find_strategy("knuth").name
 'worst-case'
 """
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from keypeg.errors import KeypegError
-from keypeg.strategies.base import Pool, Position, Strategy, Tie
-from keypeg.strategies.careless import Careless
-from keypeg.strategies.choice import Choice, Figures, Ranked, partition_figures, split_figures
-from keypeg.strategies.genetic import Genetic
-from keypeg.strategies.lookahead import Entropy, ExpectedSize, MostParts, TwoStepMostParts, WorstCase
-from keypeg.strategies.optimal import Optimal
-from keypeg.strategies.simple import RandomConsistent, Simple
+
+if TYPE_CHECKING:
+    from keypeg.strategies.base import Pool, Position, Strategy, Tie
+    from keypeg.strategies.choice import Choice, Figures, Ranked, partition_figures, split_figures
 
 __all__ = [
     "Choice",
@@ -25,26 +28,39 @@ __all__ = [
     "Position",
     "Strategy",
     "Tie",
+    "REGISTRY",
+    "NAMES",
     "STRATEGIES",
     "UnknownStrategyError",
     "find_strategy",
     "make_strategy",
 ]
 
-STRATEGIES: dict[str, type[Strategy]] = {
-    cls.name: cls
-    for cls in (
-        Simple,
-        RandomConsistent,
-        Careless,
-        WorstCase,
-        ExpectedSize,
-        Entropy,
-        MostParts,
-        TwoStepMostParts,
-        Optimal,
-        Genetic,
-    )
+REGISTRY: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "simple": ("simple", "Simple", ("shapiro",)),
+    "random": ("simple", "RandomConsistent", ("random-consistent",)),
+    "careless": ("careless", "Careless", ("beatable",)),
+    "worst-case": ("lookahead", "WorstCase", ("knuth", "minimax")),
+    "expected-size": ("lookahead", "ExpectedSize", ("irving",)),
+    "entropy": ("lookahead", "Entropy", ("neuwirth",)),
+    "most-parts": ("lookahead", "MostParts", ("kooi",)),
+    "two-step": ("lookahead", "TwoStepMostParts", ("two-step-most-parts",)),
+    "optimal": ("optimal", "Optimal", ("koyama-lai", "perfect")),
+    "genetic": ("genetic", "Genetic", ("berghman", "ga")),
+}
+"""Each strategy's name: its module in this package, its class, and its aliases."""
+NAMES = tuple(REGISTRY)
+
+_LAZY = {
+    "Pool": "base",
+    "Position": "base",
+    "Strategy": "base",
+    "Tie": "base",
+    "Choice": "choice",
+    "Figures": "choice",
+    "Ranked": "choice",
+    "partition_figures": "choice",
+    "split_figures": "choice",
 }
 
 
@@ -55,12 +71,22 @@ class UnknownStrategyError(KeypegError, ValueError):
 def find_strategy(name: str) -> type[Strategy]:
     """The strategy class called ``name`` or one of its aliases (any case)."""
     key = name.strip().lower().replace("_", "-")
-    for cls in STRATEGIES.values():
-        if key == cls.name or key in cls.aliases:
-            return cls
-    raise UnknownStrategyError(f"unknown strategy {name!r}; known: {', '.join(STRATEGIES)}")
+    for known, (module, cls, aliases) in REGISTRY.items():
+        if key == known or key in aliases:
+            found: type[Strategy] = getattr(importlib.import_module(f"keypeg.strategies.{module}"), cls)
+            return found
+    raise UnknownStrategyError(f"unknown strategy {name!r}; known: {', '.join(NAMES)}")
 
 
 def make_strategy(name: str, **options: object) -> Strategy:
     """A configured strategy by name (options as for :class:`Strategy`)."""
     return find_strategy(name)(**options)  # type: ignore[arg-type]
+
+
+def __getattr__(name: str) -> Any:
+    """The strategy types, loaded with the kernels on first use; ``STRATEGIES`` maps every name to its class."""
+    if name == "STRATEGIES":
+        return {known: find_strategy(known) for known in NAMES}
+    if name in _LAZY:
+        return getattr(importlib.import_module(f"keypeg.strategies.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -69,7 +69,6 @@ class Strategy(ABC):
     """
 
     name: ClassVar[str]
-    aliases: ClassVar[tuple[str, ...]] = ()
     about: ClassVar[str] = ""
     measure: ClassVar[str] = "code order"
     """What :attr:`Ranked.score` measures (smaller is better), or how the guesses are ordered."""

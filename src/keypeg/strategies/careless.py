@@ -16,7 +16,6 @@ class Careless(Strategy):
     with probability ``forget`` (seeded), so it sometimes wastes guesses, as a person might."""
 
     name = "careless"
-    aliases = ("beatable",)
     about = "a random code fitting the scores it remembers; forgets each score with probability 1/3"
     measure = "a random code fitting the scores it remembers (runners-up: the fitting codes in order)"
     default_pool: ClassVar[Pool] = "consistent"

@@ -62,7 +62,6 @@ class Genetic(Strategy):
     """Berghman, Goossens and Leus (2009); seeded runs repeat exactly."""
 
     name = "genetic"
-    aliases = ("berghman", "ga")
     about = "evolves codes that fit the scores and plays the one that best splits them (Berghman et al. 2009)"
     measure = "minus the parts it splits its eligible set into (ties: smaller sum of squares, found first)"
     default_pool: ClassVar[Pool] = "consistent"

@@ -72,7 +72,6 @@ class WorstCase(PartitionStrategy):
     """Knuth's minimax: the guess whose largest part is smallest."""
 
     name = "worst-case"
-    aliases = ("knuth", "minimax")
     about = "smallest largest part (Knuth 1977)"
     cost = "largest-part"
     measure = "largest part"
@@ -82,7 +81,6 @@ class ExpectedSize(PartitionStrategy):
     """Irving's expected size: the smallest sum of squared part sizes."""
 
     name = "expected-size"
-    aliases = ("irving",)
     about = "smallest expected part size (Irving 1979)"
     cost = "sum-of-squares"
     measure = "sum of squared part sizes"
@@ -92,7 +90,6 @@ class Entropy(PartitionStrategy):
     """Neuwirth's entropy: the most informative split (smallest sum of n log n)."""
 
     name = "entropy"
-    aliases = ("neuwirth",)
     about = "largest entropy of the split (Neuwirth 1982)"
     cost = "sum-n-log-n"
     measure = "sum of n log2 n over the parts (less is more entropy)"
@@ -103,7 +100,6 @@ class MostParts(PartitionStrategy):
     """Kooi's most parts: the guess with the most possible answers."""
 
     name = "most-parts"
-    aliases = ("kooi",)
     about = "most possible answers (Kooi 2005)"
     cost = "fewest-parts"
     measure = "minus the number of parts"
@@ -114,7 +110,6 @@ class TwoStepMostParts(PartitionStrategy):
     second guesses split into the most parts in all."""
 
     name = "two-step"
-    aliases = ("two-step-most-parts",)
     about = "most parts after two guesses (Kooi 2005, Table 12)"
     cost = "fewest-parts"
     measure = "minus the parts after the best second guesses"

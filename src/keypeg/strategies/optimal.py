@@ -276,7 +276,6 @@ class Optimal(Strategy):
     while the game follows it, else searched on demand (the solver and its memo are shared)."""
 
     name = "optimal"
-    aliases = ("koyama-lai", "perfect")
     about = "fewest total guesses over all secrets (exact search; Koyama and Lai 1993)"
     measure = "minus the number of parts (the optimal guess is played whatever its score)"
 

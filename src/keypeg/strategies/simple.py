@@ -16,7 +16,6 @@ class Simple(Strategy):
     """
 
     name = "simple"
-    aliases = ("shapiro",)
     about = "the first code in order that fits every score (Shapiro)"
     measure = "code order"
     default_pool: ClassVar[Pool] = "consistent"
@@ -29,7 +28,6 @@ class RandomConsistent(Strategy):
     """A random code among those that fit (seeded)."""
 
     name = "random"
-    aliases = ("random-consistent",)
     about = "a random code that fits every score (seeded)"
     measure = "a random fitting code (runners-up: the other fitting codes in order)"
     default_pool: ClassVar[Pool] = "consistent"
