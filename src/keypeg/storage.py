@@ -18,15 +18,17 @@ from contextlib import contextmanager
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
-import numpy as np
-import numpy.typing as npt
 from platformdirs import user_cache_dir
 
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 from keypeg.strategy_tree import StrategyTree, load_tree, tree_to_json
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
 __all__ = [
     "cache_dir",
@@ -133,8 +135,7 @@ def _cache_folder() -> Path:
 
 
 def _stem(rules: Rules, pool: str, secrets: str) -> str:
-    game = f"{rules.pegs}x{rules.colors}{'-norepeats' if not rules.repeats else ''}{'-blanks' if rules.blanks else ''}"
-    return f"optimal-{game}-{pool}-{secrets}"
+    return f"optimal-{rules.slug}-{pool}-{secrets}"
 
 
 def optimal_tree_path(rules: Rules, pool: str, secrets: str = "all") -> Path:
@@ -169,15 +170,14 @@ def load_optimal_tree(rules: Rules, pool: str, secrets: str = "all", cache: Path
                 tree = load_tree(path)
             except (ValueError, KeypegError):
                 continue
-            game = (tree.rules.pegs, tree.rules.num_colors, tree.rules.repeats)
-            if game == (rules.pegs, rules.num_colors, rules.repeats) and tree.stats.max <= rules.rows <= solved_rows:
+            if tree.rules.game == rules.game and tree.stats.max <= rules.rows <= solved_rows:
                 return tree
     return None
 
 
 # -- the checkpoint of an interrupted optimal search --------------------------------------------
 
-Memo = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
+Memo = tuple["npt.NDArray[np.int64]", "npt.NDArray[np.int64]"]
 
 
 def checkpoint_path(rules: Rules, pool: str) -> Path:
@@ -187,6 +187,8 @@ def checkpoint_path(rules: Rules, pool: str) -> Path:
 
 def save_checkpoint(rules: Rules, pool: str, keys: npt.NDArray[np.int64], entries: npt.NDArray[np.int64]) -> Path:
     """Save the memo of an interrupted search (``keys``: N x 2, ``entries``: N x 3); returns the path."""
+    import numpy as np
+
     _cache_folder()
     path = checkpoint_path(rules, pool)
     with atomic_writer(path) as handle:
@@ -196,6 +198,8 @@ def save_checkpoint(rules: Rules, pool: str, keys: npt.NDArray[np.int64], entrie
 
 def load_checkpoint(rules: Rules, pool: str) -> Memo | None:
     """The memo an interrupted search left, if any (:class:`KeypegError` if the file is damaged)."""
+    import numpy as np
+
     path = checkpoint_path(rules, pool)
     if not path.is_file():
         return None

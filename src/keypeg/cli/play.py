@@ -519,14 +519,14 @@ def _score_line(session: MatchSession) -> str:
 
 
 def _save(session: MatchSession, path: Path | None) -> Path | None:
+    from keypeg.storage import atomic_write
+
     if path is None:
         return None
     try:
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(json.dumps(session.to_state(), indent=1), encoding="utf-8")
-        tmp.replace(path)
-    except OSError as error:
-        raise KeypegError(f"cannot save the match to {str(path)!r}: {error.strerror}") from None
+        atomic_write(path, json.dumps(session.to_state(), indent=1))
+    except KeypegError as error:
+        raise KeypegError(f"cannot save the match: {error}") from None
     return path
 
 

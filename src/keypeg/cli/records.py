@@ -15,7 +15,6 @@ from rich.text import Text
 
 from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
 from keypeg.cli.render import new_table, sparkline
-from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 
 if TYPE_CHECKING:
@@ -231,10 +230,9 @@ def export(player: str | None, fmt: str, output: Path | None, db: str | None) ->
     if output is None:
         click.echo(text, nl=False)
         return
-    try:
-        output.write_text(text, encoding="utf-8")
-    except OSError as error:
-        raise KeypegError(f"cannot write {str(output)!r}: {error.strerror}") from None
+    from keypeg.storage import atomic_write
+
+    atomic_write(output, text)
     err.print(f"{len(games)} games written to {output}")
 
 
