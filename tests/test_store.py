@@ -280,6 +280,17 @@ def test_an_old_database_is_upgraded(tmp_path: Path) -> None:
     with create_engine(url).begin() as connection:
         config.attributes["connection"] = connection
         command.upgrade(config, "0001")
+        connection.exec_driver_sql("INSERT INTO players (id, name, created_at) VALUES (1, 'old', '2026-01-01')")
+        connection.exec_driver_sql(
+            "INSERT INTO games (id, player_id, variant, pegs, colors, repeats, blanks, rows, role, guesses, started_at)"
+            " VALUES (1, 1, '4x6', 4, 6, 1, 0, 12, 'breaker', 1, '2026-01-01')"
+        )
+        connection.exec_driver_sql(
+            "INSERT INTO guesses (game_id, number, guess, black, white, made_at)"
+            " VALUES (1, 1, 'AABB', 1, 0, '2026-01-01')"
+        )
     store = Store(url)
+    old = store.game(1)
+    assert [m.guess for m in old.moves] == ["AABB"] and not old.rated and store.saved_game(1).state is None
     game = record(store, "ann", [("ABCD", Feedback(4, 0))])
-    assert store.game(game).outcome == "solved" and store.saved_game(game).state is None
+    assert store.game(game).outcome == "solved"

@@ -16,9 +16,10 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("games") as batch:
-        batch.add_column(sa.Column("state", sa.Text, nullable=True))
-        batch.add_column(sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()))
+    # Plain ALTER TABLE ... ADD COLUMN (no table rebuild), which every database does in place: a rebuild
+    # of ``games`` on SQLite would break the guesses' foreign keys.
+    op.add_column("games", sa.Column("state", sa.Text, nullable=True))
+    op.add_column("games", sa.Column("rated", sa.Boolean, nullable=False, server_default=sa.false()))
 
 
 def downgrade() -> None:
