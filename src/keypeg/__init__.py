@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import (
+    GameOverError,
+    IllegalMoveError,
     InconsistentHistoryError,
+    InconsistentScoreError,
     InvalidCodeError,
     InvalidFeedbackError,
     InvalidRulesError,
@@ -43,6 +46,9 @@ __all__ = [
     "InvalidCodeError",
     "InvalidFeedbackError",
     "InconsistentHistoryError",
+    "InconsistentScoreError",
+    "IllegalMoveError",
+    "GameOverError",
     "TooLargeError",
     "UnknownVariantError",
 ]

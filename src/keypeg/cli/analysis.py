@@ -14,7 +14,6 @@ import click
 from keypeg.cli.common import cli as app
 from keypeg.cli.common import err, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.render import new_table
-from keypeg.code import Feedback
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 from keypeg.strategies import NAMES, make_strategy
@@ -377,4 +376,4 @@ def replay(what: tuple[str, ...], coach: bool, db: str | None, as_json: bool) ->
         out.print(f"{k:>2}. {guess}  {feedback}")
 
 
-__all__ = ["analyze", "tables", "next_guess", "verify", "replay", "Feedback"]
+__all__ = ["analyze", "tables", "next_guess", "verify", "replay"]
