@@ -42,6 +42,5 @@ def explain(strategy: Strategy, knowledge: Knowledge, *, top: int = 4) -> Explan
         choice.strategy,
         choice.measure,
         choice.over,
-        choice.top,
         lambda: ranked,
     )
