@@ -43,8 +43,14 @@ def fresh(name: str, rules: Rules) -> Strategy:
 # -- the choice is what the strategy plays ------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", sorted(STRATEGIES))
-@pytest.mark.parametrize("rules", SMALL, ids=str)
+@pytest.mark.parametrize(
+    ("name", "rules"),
+    [
+        pytest.param(name, rules, id=f"{name}-{rules}", marks=[pytest.mark.slow] if name == "genetic" else [])
+        for name in sorted(STRATEGIES)
+        for rules in SMALL
+    ],
+)
 def test_rank_plays_what_the_tree_plays(name: str, rules: Rules) -> None:
     """Replaying the tree's positions in the order build_tree met them (so seeded strategies draw
     the same numbers), rank chooses every node's guess."""
@@ -91,7 +97,7 @@ def reference_figures(rules: Rules, history: list[tuple[str, str]], guess: tuple
 HISTORIES = {
     Rules(4, 6): [("AABB", "1,0")],
     Rules(3, 5): [("ABC", "0,1")],
-    Rules(4, 5, repeats=False): [("ABCD", "1,2"), ("BCDE", "1,2")],
+    Rules(4, 5, repeats=False): [("ABCD", "2,1"), ("BCDE", "0,3")],
 }
 
 
@@ -306,3 +312,30 @@ def test_atomic_write_keeps_the_old_file_on_failure(tmp_path: Path, monkeypatch:
         raise RuntimeError("stopped midway")
     assert path.read_text() == "old"
     assert [p.name for p in tmp_path.iterdir()] == ["kept.txt"]
+
+
+def test_optimal_goes_on_after_ctrl_c(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C stops the shared solver mid-search; the next rank asks the same solver, which goes on."""
+    import signal
+
+    import keypeg.strategies.optimal as optimal_module
+
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))
+    monkeypatch.setattr(optimal_module, "POLL_SECONDS", 0.002)
+    rules = Rules(5, 4)
+    optimal_module.optimal_solver.cache_clear()  # a solver of its own, not one another test left
+    solver = optimal_module.optimal_solver(rules, "all")
+
+    def interrupt(progress: optimal_module.SearchProgress) -> None:
+        if progress.nodes >= 1000:
+            signal.raise_signal(signal.SIGINT)
+
+    solver.progress = interrupt
+    strategy = fresh("optimal", rules)
+    with pytest.raises(KeyboardInterrupt):
+        strategy.rank(Knowledge(rules))
+    assert solver.nodes > 0
+    solver.progress = None
+    choice = strategy.rank(Knowledge(rules))
+    assert optimal_module.optimal_solver(rules, "all") is solver
+    assert choice.index == optimal_module.OptimalSolver(rules).value(CodeSpace.of(rules).all, (), rules.rows)[1]

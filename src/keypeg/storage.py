@@ -9,7 +9,6 @@ The cache holds solved optimal trees and the checkpoint of an interrupted optima
 
 from __future__ import annotations
 
-import io
 import os
 import tempfile
 import zipfile
@@ -207,7 +206,7 @@ def load_checkpoint(rules: Rules, pool: str) -> Memo | None:
     try:
         with np.load(path) as saved:
             keys, entries = saved["keys"], saved["entries"]
-    except (OSError, ValueError, KeyError, zipfile.BadZipFile, io.UnsupportedOperation):
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):
         raise unreadable from None
     if keys.ndim != 2 or keys.shape[1:] != (2,) or entries.shape != (keys.shape[0], 3):
         raise unreadable

@@ -59,9 +59,7 @@ def build_tree(
         if depth > MAX_DEPTH:
             raise KeypegError(f"strategy {strategy.name!r} makes no progress after {MAX_DEPTH} guesses")
         choice = strategy.rank(Position(space, history, candidates))
-        guess = choice.index
-        if guess is None:  # pragma: no cover - a Position is always enumerated
-            raise KeypegError(f"strategy {strategy.name!r} chose a guess outside the code space")
+        guess = choice.index if choice.index is not None else space.index(choice.guess)
         node = Node(choice.guess, int(candidates.size))
         for value, part in space.split(guess, candidates):
             if value == win:

@@ -1,10 +1,17 @@
-"""Codebreakers, found by name in a registry.
+"""Codebreakers, found by name in a registry; each answers :meth:`Strategy.rank` with a :class:`Choice`.
 
 The registry is light: a strategy's module (and the kernels) load only when the strategy
 is asked for, so the command line can list the names without loading numba.
 
 >>> find_strategy("knuth").name
 'worst-case'
+>>> from keypeg import Rules
+>>> from keypeg.knowledge import Knowledge
+>>> choice = make_strategy("knuth").rank(Knowledge(Rules(4, 6)), top=2)
+>>> str(choice.guess), choice.fitting, choice.measure
+('AABB', 1296, 'largest part')
+>>> [(str(r.guess), r.largest, r.number_of_parts, r.fits) for r in choice.ranked]
+[('AABB', 256, 13, True), ('AABC', 276, 14, True)]
 """
 
 from __future__ import annotations

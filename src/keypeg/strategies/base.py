@@ -174,16 +174,8 @@ class Strategy(ABC):
             guesses, scores = [g for g, _ in entries], [s for _, s in entries]
             return rank_guesses(position.space, position.candidates, guesses, scores)
 
-        choice = Choice(
-            guess=position.space.code(chosen),
-            index=chosen,
-            fitting=int(position.candidates.size),
-            strategy=self.name,
-            measure=self.measure,
-            over="fitting codes",
-            top=top,
-            _ranker=ranked,
-        )
+        space, fitting = position.space, position.candidates.size
+        choice = Choice(space.code(chosen), chosen, fitting, self.name, self.measure, "fitting codes", ranked)
         if top > 1:
             _ = choice.ranked  # what the caller asked for is worked out now (under its spinner, its Ctrl-C)
         return choice

@@ -162,7 +162,6 @@ class Choice:
     over: Over
     """What the figures split: the codes that fit; on games too large to enumerate, the genetic
     codebreaker's eligible set (codes that fit, found by its search), or nothing before the first score."""
-    top: int
     _ranker: Callable[[], tuple[Ranked, ...]] = field(repr=False, compare=False)
 
     @cached_property

@@ -110,7 +110,7 @@ class Genetic(Strategy):
         if not knowledge.history:
             guess = self.first if self.first is not None else first_guess(rules)
             alone = (Ranked(guess, None, True, None, None),)
-            return Choice(guess, None, rules.size, self.name, self.measure, "unavailable", top, lambda: alone)
+            return Choice(guess, None, rules.size, self.name, self.measure, "unavailable", lambda: alone)
         eligible = self._eligible(rules, list(knowledge.history))
         order, counts = self._split_ranking(rules, eligible)
         chosen = order[:top]
@@ -128,7 +128,7 @@ class Genetic(Strategy):
             )
 
         guess = rules.code(eligible[int(chosen[0])])
-        return Choice(guess, None, None, self.name, self.measure, "eligible set", top, ranked)
+        return Choice(guess, None, None, self.name, self.measure, "eligible set", ranked)
 
     # -- the algorithm -------------------------------------------------------------------------------
 
