@@ -25,7 +25,8 @@ from rich.console import Console
 from rich.table import Table
 
 from keypeg import Rules
-from keypeg.kernels import TABLE_LIMIT, CodeSpace, partition_counts
+from keypeg.kernels import CodeSpace, Encoded
+from keypeg.limits import TABLE_LIMIT
 
 RESULTS = Path(__file__).resolve().parent / "results" / "kernels.md"
 TARGET_RULES = "5x8"
@@ -36,8 +37,6 @@ NUMBA_SECONDS = 0.25
 NUMPY_SECONDS = 0.4
 NUMPY_CHUNK = 1 << 22
 """Pairs the numpy baseline materialises at once (its temporaries are 8 bytes a pair)."""
-
-Encoded = tuple[np.ndarray, np.ndarray]
 
 
 @dataclass
@@ -137,10 +136,10 @@ def bench(rules: Rules, label: str) -> list[Row]:
         if g not in encoded_cache:
             idx = guesses_of(g)
             encoded_cache.clear()
-            encoded_cache[g] = (space.position_bits[idx], space.count_bits[idx])
+            encoded_cache[g] = space.encoded(idx)
         return encoded_cache[g]
 
-    codes: Encoded = (space.position_bits, space.count_bits)
+    codes = space.encoded()
 
     def baseline(g: int) -> np.ndarray:
         return numpy_partition(encoded(g), codes, pegs)
@@ -153,7 +152,7 @@ def bench(rules: Rules, label: str) -> list[Row]:
         ),
     ]
     if n <= TABLE_LIMIT:
-        kernels.append(("bits", "partition_counts", lambda g: partition_counts(encoded(g), codes, pegs)))
+        kernels.append(("bits", "Scorer.partition", lambda g: space.scorer.partition(encoded(g), codes)))
 
     check = baseline(64)
     numpy_rate, _ = measure(baseline, n, NUMPY_SECONDS, most)

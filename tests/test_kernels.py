@@ -2,25 +2,39 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keypeg import Code, Feedback, Rules
+from keypeg import Code, Feedback, Rules, kernels
 from keypeg.errors import InvalidCodeError, TooLargeError
-from keypeg.kernels import (
-    MAX_SPACE,
-    TABLE_LIMIT,
-    CodeSpace,
-    encode_codes,
-    feedback_many,
-    feedback_ordinal,
-    ordinal_feedback,
-    partition_counts,
-)
+from keypeg.kernels import CodeSpace, Encoded, Scorer, _score, _select, _symmetry, feedback_ordinal, ordinal_feedback
+from keypeg.kernels._jit import Twins
+from keypeg.limits import MAX_SPACE, TABLE_LIMIT
 from keypeg.rules import MAX_PEGS
-from reference import colors_st, legal_codes, ordinal, reference_partition, reference_table, rules_codes, rules_st
+from reference import (
+    colors_st,
+    legal_codes,
+    ordinal,
+    reference_cost,
+    reference_distance,
+    reference_first_perfect_split,
+    reference_partition,
+    reference_split,
+    reference_table,
+    reference_two_step_parts,
+    rules_codes,
+    rules_st,
+)
 
 EXHAUSTIVE = [
     Rules(3, 3),
@@ -48,8 +62,8 @@ def _histograms(table: np.ndarray, pegs: int) -> np.ndarray:
     return np.array([np.bincount(row, minlength=width) for row in table], dtype=np.int64).reshape(-1, width)
 
 
-def _encode(codes: list[tuple[int, ...]], rules: Rules) -> tuple[np.ndarray, np.ndarray]:
-    return encode_codes(np.array(codes, dtype=np.int8).reshape(-1, rules.pegs), rules)
+def _encode(codes: list[tuple[int, ...]], rules: Rules) -> Encoded:
+    return Scorer.of(rules).encode(np.array(codes, dtype=np.int8).reshape(-1, rules.pegs))
 
 
 # -- (1) exhaustive checks on small rule sets --------------------------------------------------------
@@ -88,14 +102,14 @@ def test_feedbacks_of_each_guess_is_the_reference(rules: Rules) -> None:
 
 @pytest.mark.parametrize("rules", EXHAUSTIVE, ids=_id)
 def test_bit_path_scores_every_pair_like_the_reference(rules: Rules) -> None:
-    """``feedback_many`` and ``partition_counts`` on encodings of the test's own code list."""
+    """``Scorer.feedbacks`` and ``Scorer.partition`` on encodings of the test's own code list."""
     codes = rules_codes(rules)
+    scorer = Scorer.of(rules)
     encoded = _encode(codes, rules)
     expected = _reference(rules)
     for g in range(len(codes)):
-        guess = (encoded[0][g], encoded[1][g])
-        np.testing.assert_array_equal(feedback_many(guess, encoded, rules.pegs), expected[g])
-    np.testing.assert_array_equal(partition_counts(encoded, encoded, rules.pegs), _histograms(expected, rules.pegs))
+        np.testing.assert_array_equal(scorer.feedbacks(encoded.take(g), encoded), expected[g])
+    np.testing.assert_array_equal(scorer.partition(encoded, encoded), _histograms(expected, rules.pegs))
 
 
 @pytest.mark.parametrize("rules", EXHAUSTIVE, ids=_id)
@@ -130,8 +144,8 @@ def test_partition_counts_of_random_subsets(case: tuple[Rules, list[int], list[i
     assert counts.shape == (len(guesses), width)
     np.testing.assert_array_equal(counts, expected)
     if guesses and secrets:
-        bits = partition_counts(
-            _encode([codes[g] for g in guesses], rules), _encode([codes[s] for s in secrets], rules), rules.pegs
+        bits = Scorer.of(rules).partition(
+            _encode([codes[g] for g in guesses], rules), _encode([codes[s] for s in secrets], rules)
         )
         np.testing.assert_array_equal(bits, expected)
 
@@ -242,15 +256,13 @@ LARGE = [
 def test_encoded_random_codes_score_like_the_reference(rules: Rules) -> None:
     codes = _random_codes(rules, 400, seed=rules.pegs * 100 + rules.colors)
     tuples = [tuple(int(c) for c in row) for row in codes]
-    encoded = encode_codes(codes, rules)
+    scorer = Scorer.of(rules)
+    encoded = scorer.encode(codes)
     for g in range(0, 400, 40):
-        guess = (encoded[0][g], encoded[1][g])
         expected = [ordinal(secret, tuples[g]) for secret in tuples]
-        assert feedback_many(guess, encoded, rules.pegs).tolist() == expected
-    guesses = (encoded[0][:25], encoded[1][:25])
-    np.testing.assert_array_equal(
-        partition_counts(guesses, encoded, rules.pegs), reference_partition(tuples, tuples[:25], tuples)
-    )
+        assert scorer.feedbacks(encoded.take(g), encoded).tolist() == expected
+    guesses = encoded.take(np.arange(25))
+    np.testing.assert_array_equal(scorer.partition(guesses, encoded), reference_partition(tuples, tuples[:25], tuples))
 
 
 def test_large_rule_sets_include_multi_word_encodings() -> None:
@@ -265,21 +277,20 @@ def test_large_rule_sets_include_multi_word_encodings() -> None:
 )
 def test_random_rules_score_like_the_reference(case: tuple[Rules, list[tuple[int, ...]]]) -> None:
     rules, tuples = case
+    scorer = Scorer.of(rules)
     encoded = _encode(tuples, rules)
     for g, guess_colors in enumerate(tuples[:5]):
-        guess = (encoded[0][g], encoded[1][g])
-        assert feedback_many(guess, encoded, rules.pegs).tolist() == [ordinal(s, guess_colors) for s in tuples]
-    np.testing.assert_array_equal(
-        partition_counts(encoded, encoded, rules.pegs), reference_partition(tuples, tuples, tuples)
-    )
+        assert scorer.feedbacks(encoded.take(g), encoded).tolist() == [ordinal(s, guess_colors) for s in tuples]
+    np.testing.assert_array_equal(scorer.partition(encoded, encoded), reference_partition(tuples, tuples, tuples))
 
 
 def test_most_pegs_win_ordinal() -> None:
     rules = Rules(MAX_PEGS, 2)
     codes = np.zeros((2, MAX_PEGS), dtype=np.int8)
     codes[1, 0] = 1
-    encoded = encode_codes(codes, rules)
-    found = feedback_many((encoded[0][0], encoded[1][0]), encoded, rules.pegs).tolist()
+    scorer = Scorer.of(rules)
+    encoded = scorer.encode(codes)
+    found = scorer.feedbacks(encoded.take(0), encoded).tolist()
     assert found == [ordinal(tuple(codes[0]), tuple(c)) for c in codes.tolist()]
 
 
@@ -393,3 +404,235 @@ def test_feedback_ordinals_round_trip(pegs: int) -> None:
             assert ordinal_feedback(number, pegs) == Feedback(black, white)
             seen.add(number)
     assert len(seen) == (pegs + 1) * (pegs + 2) // 2
+
+
+# -- (7) the helpers behind the strategies, each against its plain-Python definition ---------------------
+
+SMALL = [Rules(3, 3), Rules(2, 5), Rules(1, 3), Rules(3, 3, repeats=False, blanks=True), Rules(2, 2, repeats=False)]
+COST_NAMES = ["largest-part", "sum-of-squares", "fewest-parts", "sum-n-log-n", "table-sum"]
+
+
+@contextmanager
+def threads(parallel: bool) -> Iterator[None]:
+    """Every kernel job on all threads (``parallel``) or on one, whatever its size."""
+    saved = kernels.PARALLEL_MIN_PAIRS
+    kernels.PARALLEL_MIN_PAIRS = 0 if parallel else 1 << 62
+    try:
+        yield
+    finally:
+        kernels.PARALLEL_MIN_PAIRS = saved
+
+
+@st.composite
+def cost_case(draw: st.DrawFn) -> tuple[Rules, list[int], list[int], str, list[float]]:
+    rules = draw(st.sampled_from(EXHAUSTIVE))
+    index = st.integers(0, rules.size - 1)
+    guesses = draw(st.lists(index, max_size=10))
+    secrets = draw(st.lists(index, max_size=40))
+    cost = draw(st.sampled_from(COST_NAMES))
+    values = draw(st.lists(st.integers(-50, 50).map(float), min_size=len(secrets) + 1, max_size=len(secrets) + 1))
+    return rules, guesses, secrets, cost, values
+
+
+@settings(max_examples=80)
+@given(cost_case(), st.booleans())
+def test_partition_costs_are_their_definitions(
+    case: tuple[Rules, list[int], list[int], str, list[float]], parallel: bool
+) -> None:
+    """Every cost, on the table path (``CodeSpace``) and the bit path (``Scorer``), serial and parallel."""
+    rules, guesses, secrets, cost, values = case
+    space = CodeSpace.of(rules)
+    codes = rules_codes(rules)
+    table_values = np.array(values) if cost == "table-sum" else None
+    expected = [reference_cost(codes[g], [codes[s] for s in secrets], cost, values) for g in guesses]
+    g, s = np.array(guesses, dtype=np.intp), np.array(secrets, dtype=np.intp)
+    with threads(parallel):
+        assert space.table is not None
+        from_table = space.partition_costs(g, s, cost, table_values)
+        from_bits = space.scorer.partition_costs(space.encoded(g), space.encoded(s), cost, table_values)
+    np.testing.assert_allclose(from_table, expected, rtol=1e-12, atol=1e-9)
+    np.testing.assert_allclose(from_bits, expected, rtol=1e-12, atol=1e-9)
+
+
+def test_partition_costs_above_the_table_limit() -> None:
+    rules = Rules(5, 8)
+    space = CodeSpace.of(rules)
+    assert space.table is None
+    rng = np.random.default_rng(5)
+    guesses = rng.integers(0, space.size, size=30)
+    secrets = np.sort(rng.choice(space.size, size=200, replace=False))
+    codes = [tuple(int(c) for c in space.codes[i]) for i in range(space.size)]
+    for cost in COST_NAMES[:4]:
+        expected = [reference_cost(codes[g], [codes[s] for s in secrets], cost) for g in guesses]
+        np.testing.assert_allclose(space.partition_costs(guesses, secrets, cost), expected, rtol=1e-12)
+
+
+def test_table_sum_needs_a_value_per_part_size() -> None:
+    space = CodeSpace.of(Rules(3, 3))
+    with pytest.raises(ValueError, match="table-sum"):
+        space.partition_costs(space.all, space.all[:5], "table-sum", np.zeros(5))
+    with pytest.raises(ValueError, match="table-sum"):
+        space.partition_costs(space.all, space.all[:5], "table-sum")
+
+
+@settings(max_examples=80)
+@given(data=st.data())
+def test_first_perfect_split_forwards_and_backwards(data: st.DataObject) -> None:
+    rules = data.draw(st.sampled_from(EXHAUSTIVE))
+    space = CodeSpace.of(rules)
+    codes = rules_codes(rules)
+    index = st.integers(0, rules.size - 1)
+    secrets = sorted(data.draw(st.sets(index, min_size=1, max_size=5)))
+    guesses = data.draw(st.lists(index, max_size=30))
+    backwards = data.draw(st.booleans())
+    found = space.first_perfect_split(np.array(guesses, dtype=np.intp), np.array(secrets), backwards=backwards)
+    position = reference_first_perfect_split([codes[g] for g in guesses], [codes[s] for s in secrets], backwards)
+    assert found == (None if position is None else guesses[position])
+
+
+def test_first_perfect_split_finds_the_first_and_the_last() -> None:
+    """Two secrets that only some guesses tell apart: the first and the last of those are found."""
+    rules = Rules(3, 3)
+    space = CodeSpace.of(rules)
+    codes = rules_codes(rules)
+    secrets = [space.index(rules.parse("AAB")), space.index(rules.parse("ABA"))]
+    splits = [
+        g for g in range(space.size) if ordinal(codes[secrets[0]], codes[g]) != ordinal(codes[secrets[1]], codes[g])
+    ]
+    assert 2 <= len(splits) < space.size
+    assert space.first_perfect_split(space.all, np.array(secrets)) == splits[0]
+    assert space.first_perfect_split(space.all, np.array(secrets), backwards=True) == splits[-1]
+
+
+@settings(max_examples=40)
+@given(data=st.data())
+def test_two_step_parts_is_its_definition(data: st.DataObject) -> None:
+    rules = data.draw(st.sampled_from(SMALL))
+    space = CodeSpace.of(rules)
+    codes = rules_codes(rules)
+    index = st.integers(0, rules.size - 1)
+    guesses = data.draw(st.lists(index, min_size=1, max_size=6))
+    secrets = sorted(data.draw(st.sets(index, max_size=20)))
+    second = data.draw(st.lists(index, max_size=rules.size))
+    found = space.two_step_parts(np.array(guesses, np.intp), np.array(secrets, np.intp), np.array(second, np.intp))
+    expected = [
+        reference_two_step_parts(codes[g], [codes[s] for s in secrets], [codes[h] for h in second]) for g in guesses
+    ]
+    assert found.tolist() == expected
+
+
+@settings(max_examples=60)
+@given(
+    rules_st(max_pegs=12, max_colors=20).flatmap(
+        lambda r: st.tuples(
+            st.just(r),
+            st.lists(colors_st(r), min_size=1, max_size=20),
+            st.lists(st.tuples(colors_st(r), st.integers(0, r.pegs), st.integers(0, r.pegs)), max_size=5),
+            st.integers(1, 3),
+        )
+    )
+)
+def test_history_distance_is_its_definition(
+    case: tuple[Rules, list[tuple[int, ...]], list[tuple[tuple[int, ...], int, int]], int],
+) -> None:
+    """Any scores, fitting or not, and any black-peg weight."""
+    rules, codes, history, weight = case
+    scorer = Scorer.of(rules)
+    guesses = scorer.encode(np.array([g for g, _, _ in history], dtype=np.int8).reshape(-1, rules.pegs))
+    blacks = np.array([b for _, b, _ in history], dtype=np.int64)
+    whites = np.array([w for _, _, w in history], dtype=np.int64)
+    found = scorer.distance(scorer.encode(np.array(codes)), guesses, blacks, whites, weight)
+    assert found.tolist() == [reference_distance(code, history, weight) for code in codes]
+
+
+def test_history_distance_is_zero_exactly_for_the_fitting_codes() -> None:
+    rules = Rules(4, 6)
+    space = CodeSpace.of(rules)
+    history = [
+        (space.index(rules.parse(g)), ordinal(rules.parse("CAFE").colors, rules.parse(g).colors))
+        for g in ("AABB", "CDEF")
+    ]
+    scorer = Scorer.of(rules)
+    blacks = np.array([divmod(f, 5)[0] for _, f in history])
+    whites = np.array([divmod(f, 5)[1] for _, f in history])
+    distance = scorer.distance(space.encoded(), space.encoded(np.array([g for g, _ in history])), blacks, whites, 2)
+    assert np.flatnonzero(distance == 0).tolist() == space.consistent(history).tolist()
+
+
+@settings(max_examples=80)
+@given(data=st.data())
+def test_split_is_the_reference_partition(data: st.DataObject) -> None:
+    rules = data.draw(st.sampled_from([*EXHAUSTIVE, Rules(5, 8)]))
+    space = CodeSpace.of(rules)
+    index = st.integers(0, rules.size - 1)
+    guess = data.draw(index)
+    indices = data.draw(st.lists(index, max_size=60, unique=True))
+    keep_win = data.draw(st.booleans())
+    members = [(i, tuple(int(c) for c in space.codes[i])) for i in indices]
+    guess_colours = tuple(int(c) for c in space.codes[guess])
+    expected = reference_split(guess_colours, members, None if keep_win else space.win)
+    found = space.split(guess, np.array(indices, dtype=np.intp), keep_win=keep_win)
+    assert [(f, part.tolist()) for f, part in found] == expected
+    assert all(part.dtype == np.intp for _, part in found)
+
+
+def test_split_of_every_code_by_a_first_guess() -> None:
+    """Kooi's AABB split of classic Mastermind: 13 parts, the largest 256, the win one code."""
+    rules = Rules(4, 6)
+    space = CodeSpace.of(rules)
+    guess = space.index(rules.parse("AABB"))
+    parts = space.split(guess, space.all)
+    assert len(parts) == 13
+    assert max(part.size for _, part in parts) == 256
+    assert (space.win, [guess]) in [(f, part.tolist()) for f, part in parts]
+    assert len(space.split(guess, space.all, keep_win=False)) == 12
+
+
+@pytest.mark.parametrize("parallel", [False, True], ids=["serial", "parallel"])
+def test_serial_and_parallel_kernels_agree(parallel: bool) -> None:
+    """Each kernel compiled twice gives the reference on one thread and on all, table and bit paths."""
+    rules = Rules(4, 5)
+    space = CodeSpace.of(rules)
+    codes = rules_codes(rules)
+    rng = np.random.default_rng(45)
+    guesses = rng.permutation(space.size)[:200]
+    secrets = np.sort(rng.choice(space.size, size=300, replace=False))
+    expected = reference_partition(codes, [codes[g] for g in guesses], [codes[s] for s in secrets])
+    history = [(int(g), ordinal(codes[int(secrets[0])], codes[int(g)])) for g in guesses[:3]]
+    fitting = [i for i in range(space.size) if all(ordinal(codes[i], codes[g]) == f for g, f in history)]
+    with threads(parallel):
+        np.testing.assert_array_equal(space.partition(guesses, secrets), expected)
+        np.testing.assert_array_equal(space.scorer.partition(space.encoded(guesses), space.encoded(secrets)), expected)
+        costs = space.scorer.partition_costs(space.encoded(guesses), space.encoded(secrets), "sum-of-squares")
+        assert costs.tolist() == (expected.astype(np.int64) ** 2).sum(axis=1).tolist()
+        assert space.partition_costs(guesses, secrets, "largest-part").tolist() == expected.max(axis=1).tolist()
+        assert space.consistent(history).tolist() == fitting
+
+
+def test_each_twin_is_compiled_apart() -> None:
+    """The serial twin has its own name (and so its own cache files) and no parallel option."""
+    found = [v for module in (_score, _select, _symmetry) for v in vars(module).values() if isinstance(v, Twins)]
+    assert len(found) >= 5
+    for twins in found:
+        assert twins.parallel.targetoptions.get("parallel")
+        assert not twins.serial.targetoptions.get("parallel")
+        assert twins.serial.py_func.__qualname__ == twins.parallel.py_func.__qualname__ + "_serial"
+        assert twins.serial.py_func.__code__ is twins.parallel.py_func.__code__
+
+
+@pytest.mark.slow
+def test_a_second_process_loads_both_twins_from_the_cache() -> None:
+    script = textwrap.dedent(
+        """
+        import numpy as np
+        from keypeg.kernels import _score
+        bits = np.ones((3, 1), dtype=np.uint64)
+        for kernel in _score.partition_counts:
+            kernel(bits, bits, bits, bits, 4)
+            print(sum(kernel.stats.cache_misses.values()), sum(kernel.stats.cache_hits.values()))
+        """
+    )
+    env = {**os.environ, "PYTHONPATH": str(Path(kernels.__file__).parents[2])}
+    for _ in range(2):  # the first run may compile (if nothing is cached yet), the second must not
+        run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert run.stdout.split() == ["0", "1", "0", "1"]

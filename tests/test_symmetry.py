@@ -7,14 +7,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keypeg import Rules
+from keypeg import Rules, kernels
 from keypeg.analysis.export import tree_to_lookup
 from keypeg.analysis.tree import build_tree
 from keypeg.feedback import score_colors
 from keypeg.kernels import CodeSpace, feedback_ordinal
 from keypeg.knowledge import Knowledge
 from keypeg.strategies import make_strategy
-from keypeg.symmetry import _keys, representatives
+from keypeg.symmetry import peg_permutations, representatives
+from reference import reference_extreme, reference_symmetries
 
 RULE_SETS = [Rules(4, 6), Rules(3, 4), Rules(4, 5, repeats=False), Rules(3, 3, blanks=True), Rules(5, 3)]
 
@@ -28,28 +29,76 @@ def profile(colors: tuple[int, ...], fitting: list[tuple[int, ...]]) -> list[int
     return sorted(parts.values())
 
 
-@settings(max_examples=12)
-@given(data=st.data())
-def test_a_class_splits_alike(data: st.DataObject) -> None:
-    rules = data.draw(st.sampled_from(RULE_SETS))
+@st.composite
+def position(draw: st.DrawFn) -> tuple[CodeSpace, list[tuple[int, int]], np.ndarray]:
+    """A rule set, one to three guesses scored against a secret, and the codes that fit them."""
+    rules = draw(st.sampled_from(RULE_SETS))
     space = CodeSpace.of(rules)
+    secret = draw(st.integers(0, space.size - 1))
     history = []
-    secret = data.draw(st.integers(0, space.size - 1))
-    for _ in range(data.draw(st.integers(0, 2))):
-        guess = data.draw(st.integers(0, space.size - 1))
+    for guess in draw(st.lists(st.integers(0, space.size - 1), min_size=1, max_size=3)):
         history.append((guess, int(space.feedbacks(guess, np.array([secret]))[0])))
+    return space, history, space.consistent(history)
+
+
+def _colours(space: CodeSpace, i: int) -> tuple[int, ...]:
+    return tuple(int(c) for c in space.codes[i])
+
+
+def _symmetries(space: CodeSpace, history: list[tuple[int, int]], candidates: np.ndarray) -> list:
+    perms = [tuple(int(p) for p in row) for row in peg_permutations(space.pegs)]
+    guesses = [_colours(space, g) for g, _ in history]
+    fitting = [_colours(space, int(i)) for i in candidates]
+    return reference_symmetries(perms, guesses, fitting, space.rules.num_colors)
+
+
+@settings(max_examples=15)
+@given(position(), st.data())
+def test_a_class_splits_alike(case: tuple[CodeSpace, list[tuple[int, int]], np.ndarray], data: st.DataObject) -> None:
+    """Every image of a code under the symmetries (built by brute force) splits the fitting codes as it
+    does, and fits or not as it does: what lets a class stand for all its codes."""
+    space, history, candidates = case
+    symmetries = _symmetries(space, history, candidates)
+    fitting = [_colours(space, int(i)) for i in candidates]
+    for code in data.draw(st.lists(st.integers(0, space.size - 1), min_size=1, max_size=5)):
+        colours = _colours(space, code)
+        for sigma, pi in symmetries[:: max(1, len(symmetries) // 40)]:
+            image = tuple(pi[colours[sigma[i]]] for i in range(len(colours)))
+            assert profile(image, fitting) == profile(colours, fitting)
+            assert (image in fitting) == (colours in fitting)
+
+
+@settings(max_examples=25)
+@given(position(), st.booleans(), st.data())
+def test_extreme_mask_is_the_brute_force_one(
+    case: tuple[CodeSpace, list[tuple[int, int]], np.ndarray], largest: bool, data: st.DataObject
+) -> None:
+    """A code is extreme iff no symmetry (brute force over every colour permutation) maps it to a smaller
+    (``largest``: larger) code; the pool is any codes, in any order."""
+    space, history, candidates = case
+    pool = np.array(data.draw(st.lists(st.integers(0, space.size - 1), max_size=40)), dtype=np.intp)
+    symmetries = _symmetries(space, history, candidates)
+    mask = space.extreme_mask(pool, [g for g, _ in history], candidates, peg_permutations(space.pegs), largest=largest)
+    assert mask.tolist() == [reference_extreme(_colours(space, int(i)), symmetries, largest) for i in pool.tolist()]
+
+
+def test_extreme_mask_serial_and_parallel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every code of 5x6 after one guess, on one thread and in blocks over all threads."""
+    rules = Rules(5, 6)
+    space = CodeSpace.of(rules)
+    guess = space.index(rules.parse("AABCD"))
+    history = [(guess, int(space.feedbacks(guess, np.array([space.index(rules.parse("EFABA"))]))[0]))]
     candidates = space.consistent(history)
-    fitting = [tuple(int(c) for c in space.codes[i]) for i in candidates]
-    keys = _keys(space, space.all, history, candidates, False)
-    by_class: dict[int, list[int]] = {}
-    for index, key in enumerate(keys.tolist()):
-        by_class.setdefault(key, []).append(index)
-    for members in list(by_class.values())[:25]:
-        profiles = {tuple(profile(tuple(int(c) for c in space.codes[m]), fitting)) for m in members}
-        assert len(profiles) == 1
-        fits = {m in set(candidates.tolist()) for m in members}
-        assert len(fits) == 1  # a class is all fitting or all not
-        assert min(members) == np.searchsorted(space.keys, keys[members[0]])  # the key is the smallest member
+    masks = []
+    for threshold in (1 << 62, 0):
+        monkeypatch.setattr(kernels, "PARALLEL_MIN_PAIRS", threshold)
+        masks.append(space.extreme_mask(space.all, [guess], candidates, peg_permutations(5)))
+    np.testing.assert_array_equal(masks[0], masks[1])
+    symmetries = _symmetries(space, history, candidates)
+    rng = np.random.default_rng(56)
+    for i in [*rng.integers(0, space.size, 60).tolist(), *np.flatnonzero(masks[1])[:20].tolist()]:
+        assert masks[1][i] == reference_extreme(_colours(space, i), symmetries, False)
+    assert 0 < masks[1].sum() < space.size / 4
 
 
 def test_first_guess_classes_are_integer_partitions() -> None:

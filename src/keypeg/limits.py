@@ -21,10 +21,17 @@ __all__ = [
 
 MAX_SPACE = 20_000_000
 """The largest code space keypeg enumerates; larger rule sets use the sampling and solver paths."""
-TABLE_LIMIT = 4096
-"""Code spaces up to this size keep an ``N x N`` feedback table for the heuristics (16 MiB at the limit)."""
+TABLE_LIMIT = 2048
+"""Code spaces up to this size keep an ``N x N`` feedback table in their :class:`~keypeg.kernels.CodeSpace`
+(4 MiB at the limit), which the heuristics and the analyses read. Above it the bit encodings are
+faster for them: a heuristic scores every guess against a few fitting codes at a time, and reading
+those few columns of every row of a table that no longer fits the caches costs more than scoring
+the pairs (whole heuristic trees twice as fast at 4x8 without the table, a quarter slower at 4x7)."""
 EXACT_TABLE_LIMIT = 8192
-"""Code spaces up to this size get a feedback table for the exact optimal search (64 MiB at the limit)."""
+"""Code spaces up to this size get a feedback table for the exact optimal search (64 MiB at the limit),
+held by the search while it runs. It differs from :data:`TABLE_LIMIT` because the search reads the
+table row after row, in memory order, over every guess: three to four times faster than the bit
+encodings at 5,040 to 7,776 codes, where the heuristics are twice as slow with a table."""
 PARALLEL_MIN_PAIRS = 1 << 18
 """Smaller kernel jobs (guesses times codes) run on one thread: starting the others costs more than it saves."""
 ENUMERATE_LIMIT = 2_000_000

@@ -18,7 +18,7 @@ from functools import lru_cache
 import numpy as np
 import numpy.typing as npt
 
-from keypeg.kernels import CodeSpace, Index, canonical_keys, extreme_mask, fixing_symmetries
+from keypeg.kernels import CodeSpace, Index
 
 __all__ = ["representatives", "peg_permutations", "MAX_PEG_PERMUTATION_PEGS"]
 
@@ -32,19 +32,6 @@ def peg_permutations(pegs: int) -> npt.NDArray[np.int64]:
     if pegs > MAX_PEG_PERMUTATION_PEGS:
         return np.arange(pegs, dtype=np.int64)[None, :]
     return np.array(list(itertools.permutations(range(pegs))), dtype=np.int64)
-
-
-def _group(
-    space: CodeSpace, history: Sequence[tuple[int, int]], candidates: Index
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.bool_], npt.NDArray[np.bool_]]:
-    colors = space.rules.num_colors
-    guesses = space.codes[[g for g, _ in history]].astype(np.int64).reshape(len(history), space.pegs)
-    symmetries = fixing_symmetries(peg_permutations(space.pegs), guesses, colors)
-    present = np.zeros(colors, dtype=np.bool_)
-    present[np.unique(space.codes[candidates])] = True
-    used = np.zeros(colors, dtype=np.bool_)
-    used[np.unique(guesses)] = True
-    return symmetries[0], symmetries[1], ~used & present, ~present
 
 
 def _partitions(total: int, most: int, parts: int) -> list[list[int]]:
@@ -72,14 +59,6 @@ def _first_guess_classes(space: CodeSpace, largest: bool) -> Index:
     return np.sort(space.indices(codes))
 
 
-def _keys(
-    space: CodeSpace, codes: Index, history: Sequence[tuple[int, int]], candidates: Index, largest: bool
-) -> npt.NDArray[np.int64]:
-    perms, maps, free, ruled = _group(space, history, candidates)
-    keys = canonical_keys(space.codes[codes], (perms, maps), free, ruled, space.rules.num_colors, largest)
-    return keys
-
-
 def representatives(
     space: CodeSpace, pool: Index, history: Sequence[tuple[int, int]], candidates: Index, *, largest: bool = False
 ) -> Index:
@@ -94,7 +73,7 @@ def representatives(
         found = _first_guess_classes(space, largest)
         result_: Index = found[np.isin(found, pool)]
         return result_
-    perms, maps, free, ruled = _group(space, history, candidates)
-    mask = extreme_mask(space.codes[pool], (perms, maps), free, ruled, space.rules.num_colors, largest)
+    guesses = [g for g, _ in history]
+    mask = space.extreme_mask(pool, guesses, candidates, peg_permutations(space.pegs), largest=largest)
     result: Index = pool[mask]
     return result

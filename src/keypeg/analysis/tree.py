@@ -60,12 +60,7 @@ def build_tree(
             raise KeypegError(f"strategy {strategy.name!r} makes no progress after {MAX_DEPTH} guesses")
         guess = strategy.choose(Position(space, history, candidates))
         node = Node(space.code(guess), int(candidates.size))
-        feedbacks = space.feedbacks(guess, candidates)
-        order = np.argsort(feedbacks, kind="stable")
-        values, starts = np.unique(feedbacks[order], return_index=True)
-        bounds = [*starts.tolist(), int(candidates.size)]
-        for k, value in enumerate(values.tolist()):
-            part = candidates[order[bounds[k] : bounds[k + 1]]]
+        for value, part in space.split(guess, candidates):
             if value == win:
                 solved(depth)
             elif part.size == 1:  # the strategy guesses a lone fitting code

@@ -1,7 +1,13 @@
-"""The fast path: a typed facade over the numba kernels.
+"""The fast path: one typed door to the numba kernels.
 
-The rest of keypeg calls this module only; the JIT functions stay private. Codes
-are identified by their index in the lexicographic enumeration of the code space
+:class:`CodeSpace` (every code of a rule set, enumerated once) owns the codes, their bit
+encodings and, for small games, the feedback table; it offers feedbacks, partition counts
+and costs, consistent filtering, splits and symmetry classes over code indices.
+:class:`Scorer` does the scoring for codes given as colour rows, in games too large to
+enumerate. :class:`ExactSearch` is the kernel side of the optimal search. The numba
+modules (``_score``, ``_select``, ``_symmetry``, ``_optimal``) are private to this package.
+
+Codes are identified by their index in the lexicographic enumeration of the code space
 (index order is numeric order), feedback by the ordinal ``black * (pegs + 1) + white``.
 """
 
@@ -17,33 +23,26 @@ import numpy.typing as npt
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
-from keypeg.kernels import _optimal, _score, _select, _symmetry
+from keypeg.kernels import _score, _select, _symmetry
 from keypeg.kernels._space import code_keys, encode, enumerate_codes
-from keypeg.limits import EXACT_TABLE_LIMIT, MAX_SPACE, PARALLEL_MIN_PAIRS, TABLE_LIMIT
+from keypeg.kernels.exact import ExactSearch, SearchCounters
+from keypeg.limits import MAX_SPACE, PARALLEL_MIN_PAIRS, TABLE_LIMIT
 from keypeg.rules import Rules
 
 __all__ = [
     "CodeSpace",
+    "Scorer",
+    "Encoded",
     "Index",
-    "MAX_SPACE",
-    "TABLE_LIMIT",
-    "feedback_ordinal",
-    "ordinal_feedback",
-    "encode_codes",
-    "feedback_many",
-    "partition_counts",
-    "consistent_mask",
-    "fixing_symmetries",
-    "canonical_keys",
-    "extreme_mask",
     "COSTS",
-    "two_step_parts",
-    "history_distance",
     "ExactSearch",
     "SearchCounters",
+    "feedback_ordinal",
+    "ordinal_feedback",
 ]
 
 Index = npt.NDArray[np.intp]
+Words = npt.NDArray[np.uint64]
 
 
 def feedback_ordinal(feedback: Feedback, pegs: int) -> int:
@@ -55,71 +54,6 @@ def ordinal_feedback(ordinal: int, pegs: int) -> Feedback:
     """The feedback a kernel ordinal stands for."""
     black, white = divmod(int(ordinal), pegs + 1)
     return Feedback(black, white)
-
-
-def encode_codes(codes: npt.NDArray[np.int8], rules: Rules) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
-    """Bit encodings of arbitrary codes (rows of colour numbers), for the kernels below."""
-    return encode(np.ascontiguousarray(codes, dtype=np.int8), rules.num_colors, rules.repeats)
-
-
-def feedback_many(
-    guess: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
-    codes: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
-    pegs: int,
-) -> npt.NDArray[np.uint8]:
-    """Ordinal feedback of one encoded guess (1-D words) against each encoded code."""
-    result: npt.NDArray[np.uint8] = _score.feedback_many(guess[0], guess[1], codes[0], codes[1], pegs)
-    return result
-
-
-def partition_counts(
-    guesses: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
-    codes: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
-    pegs: int,
-) -> npt.NDArray[np.int32]:
-    """``G x F`` counts of codes per feedback ordinal for each encoded guess, parallel over guesses."""
-    kernel = (
-        _score.partition_counts_1w
-        if guesses[0].shape[1] == 1 and guesses[1].shape[1] == 1
-        else (_score.partition_counts)
-    )
-    result: npt.NDArray[np.int32] = kernel(guesses[0], guesses[1], codes[0], codes[1], pegs)
-    return result
-
-
-def consistent_mask(
-    codes: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
-    guesses: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
-    ordinals: npt.NDArray[np.uint8],
-    pegs: int,
-) -> npt.NDArray[np.bool_]:
-    """Which encoded codes give every encoded guess its recorded feedback ordinal."""
-    result: npt.NDArray[np.bool_] = _score.consistent_mask(codes[0], codes[1], guesses[0], guesses[1], ordinals, pegs)
-    return result
-
-
-def fixing_symmetries(
-    perms: npt.NDArray[np.int64], guesses: npt.NDArray[np.int64], colors: int
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """The peg permutations (rows of ``perms``) that fix every guess, with the colour maps they force."""
-    kept: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] = _symmetry.fixing_symmetries(perms, guesses, colors)
-    return kept
-
-
-def canonical_keys(
-    codes: npt.NDArray[np.int8],
-    symmetries: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]],
-    free: npt.NDArray[np.bool_],
-    ruled: npt.NDArray[np.bool_],
-    colors: int,
-    largest: bool,
-) -> npt.NDArray[np.int64]:
-    """Key of the smallest (``largest``) code each code maps to; see :mod:`keypeg.symmetry`."""
-    parallel = codes.shape[0] * symmetries[0].shape[0] >= PARALLEL_MIN_PAIRS
-    keys: npt.NDArray[np.int64] = _symmetry.canonical_keys(
-        codes, symmetries[0], symmetries[1], free, ruled, colors, largest, parallel
-    )
-    return keys
 
 
 COSTS = {
@@ -134,49 +68,174 @@ part sizes (expected size), minus the number of parts (most parts), sum of n log
 sum over parts of ``values[size]`` for given values (``table-sum``)."""
 
 
-def extreme_mask(
-    codes: npt.NDArray[np.int8],
-    symmetries: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]],
-    free: npt.NDArray[np.bool_],
-    ruled: npt.NDArray[np.bool_],
-    colors: int,
-    largest: bool,
-) -> npt.NDArray[np.bool_]:
-    """Which codes are the smallest (``largest``) of their class; see :mod:`keypeg.symmetry`."""
-    parallel = codes.shape[0] >= PARALLEL_MIN_PAIRS // 8
-    mask: npt.NDArray[np.bool_] = _symmetry.extreme_mask(
-        codes, symmetries[0], symmetries[1], free, ruled, colors, largest, parallel
-    )
-    return mask
+class Encoded(NamedTuple):
+    """Codes as bit sets (see :mod:`keypeg.kernels._space`): ``N x W`` words each of position
+    bits (their common bits count the black pegs) and count bits (black plus white)."""
+
+    position_bits: Words
+    count_bits: Words
+
+    @property
+    def size(self) -> int:
+        """How many codes."""
+        return int(self.position_bits.shape[0])
+
+    def take(self, rows: Index | int) -> Encoded:
+        """The codes at ``rows`` (one row gives a set of one code)."""
+        picked = np.atleast_1d(np.asarray(rows, dtype=np.intp))
+        return Encoded(self.position_bits[picked], self.count_bits[picked])
 
 
-def two_step_parts(
-    guesses: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
-    codes: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
-    second: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
-    pegs: int,
-) -> npt.NDArray[np.int64]:
-    """For each guess, the sum over its parts of ``codes`` of the most parts one ``second`` guess makes."""
-    totals: npt.NDArray[np.int64] = _select.two_step_parts(
-        guesses[0], guesses[1], codes[0], codes[1], second[0], second[1], pegs
-    )
-    return totals
+def _parallel(jobs: int) -> bool:
+    """Whether a kernel job of ``jobs`` code pairs is worth the other threads."""
+    return jobs >= PARALLEL_MIN_PAIRS
 
 
-def history_distance(
-    codes: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
-    guesses: tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]],
-    blacks: npt.NDArray[np.int64],
-    whites: npt.NDArray[np.int64],
-    pegs: int,
-    weight: int = 1,
-) -> npt.NDArray[np.int64]:
-    """For each encoded code, ``weight * sum |black' - black| + sum |white' - white|`` over the
-    encoded scored guesses: 0 exactly for the codes that fit."""
-    distance: npt.NDArray[np.int64] = _score.history_distance(
-        codes[0], codes[1], guesses[0], guesses[1], blacks, whites, weight, pegs
-    )
-    return distance
+def _blocks(n: int, parallel: bool) -> npt.NDArray[np.int64]:
+    """Bounds of the blocks of ``n`` jobs that threads take (a single block when serial)."""
+    if not parallel:
+        return np.array([0, n], dtype=np.int64)
+    blocks = min(n, 8 * numba.get_num_threads())
+    return np.linspace(0, n, blocks + 1).astype(np.int64)
+
+
+@lru_cache(maxsize=64)
+def _n_log2_n(n: int) -> npt.NDArray[np.float64]:
+    """``k log2 k`` for every ``k`` from 0 to ``n``."""
+    k = np.arange(n + 1, dtype=np.float64)
+    values: npt.NDArray[np.float64] = k * np.log2(np.maximum(k, 1.0))
+    return values
+
+
+_NO_VALUES = np.zeros(1)
+
+
+def _cost_values(cost: str, n: int, values: npt.NDArray[np.float64] | None) -> tuple[int, npt.NDArray[np.float64]]:
+    """The kernel's number for ``cost`` and the values it reads, for partitions of ``n`` codes."""
+    if cost == "sum-n-log-n":
+        values = _n_log2_n(n)
+    elif cost == "table-sum":
+        if values is None or values.size <= n:
+            raise ValueError("table-sum needs a value for every part size up to the number of codes")
+        values = np.ascontiguousarray(values, dtype=np.float64)
+    else:
+        values = _NO_VALUES
+    return COSTS[cost], values
+
+
+class Scorer:
+    """Scoring for the codes of one rule set given as colour rows, at any size (nothing is enumerated).
+
+    >>> scorer = Scorer.of(Rules(4, 6))
+    >>> codes = scorer.encode(np.array([[0, 0, 1, 1], [1, 0, 2, 1], [2, 2, 2, 2]]))
+    >>> [str(ordinal_feedback(f, 4)) for f in scorer.feedbacks(codes.take(0), codes)]
+    ['4,0', '2,1', '0,0']
+    """
+
+    def __init__(self, rules: Rules) -> None:
+        self.rules = rules
+        self.pegs = rules.pegs
+
+    @staticmethod
+    @lru_cache(maxsize=32)
+    def of(rules: Rules) -> Scorer:
+        """The (cached) scorer of ``rules``."""
+        return Scorer(rules)
+
+    @property
+    def num_feedbacks(self) -> int:
+        """Width of a partition table: one column per feedback ordinal."""
+        return (self.pegs + 1) ** 2
+
+    def encode(self, codes: npt.NDArray[np.integer]) -> Encoded:
+        """The bit encodings of codes given as rows of colour numbers."""
+        rows = np.ascontiguousarray(codes, dtype=np.int8).reshape(-1, self.pegs)
+        return Encoded(*encode(rows, self.rules.num_colors, self.rules.repeats))
+
+    def feedbacks(self, guess: Encoded, codes: Encoded) -> npt.NDArray[np.uint8]:
+        """Feedback ordinals of the one code of ``guess`` against each of ``codes``."""
+        result: npt.NDArray[np.uint8] = _score.feedback_many(
+            guess.position_bits[0], guess.count_bits[0], codes.position_bits, codes.count_bits, self.pegs
+        )
+        return result
+
+    def partition(self, guesses: Encoded, codes: Encoded) -> npt.NDArray[np.int32]:
+        """``G x F`` counts of ``codes`` per feedback ordinal, for each of ``guesses``."""
+        kernel = _score.partition_counts.on(_parallel(guesses.size * codes.size))
+        result: npt.NDArray[np.int32] = kernel(
+            guesses.position_bits, guesses.count_bits, codes.position_bits, codes.count_bits, self.pegs
+        )
+        return result
+
+    def partition_costs(
+        self, guesses: Encoded, codes: Encoded, cost: str, values: npt.NDArray[np.float64] | None = None
+    ) -> npt.NDArray[np.float64]:
+        """The cost (see :data:`COSTS`, smaller is better) of each guess's partition of ``codes``;
+        ``table-sum`` needs ``values``, one per part size from 0 to ``codes.size``."""
+        number, values = _cost_values(cost, codes.size, values)
+        parallel = _parallel(guesses.size * codes.size)
+        kernel = _select.partition_costs.on(parallel)
+        g, s = guesses, codes
+        result: npt.NDArray[np.float64] = kernel(
+            g.position_bits,
+            g.count_bits,
+            s.position_bits,
+            s.count_bits,
+            self.pegs,
+            number,
+            _blocks(g.size, parallel),
+            values,
+        )
+        return result
+
+    def first_perfect_split(self, guesses: Encoded, codes: Encoded, *, backwards: bool = False) -> int | None:
+        """The position of the first of ``guesses`` (last if ``backwards``) that gives each of ``codes`` a
+        different feedback, if any."""
+        g, s = guesses, codes
+        found = int(
+            _select.first_perfect_split(
+                g.position_bits, g.count_bits, s.position_bits, s.count_bits, self.pegs, backwards
+            )
+        )
+        return None if found < 0 else found
+
+    def two_step_parts(self, guesses: Encoded, codes: Encoded, second: Encoded) -> npt.NDArray[np.int64]:
+        """For each guess, the sum over the parts it makes of ``codes`` of the most parts one of ``second``
+        splits that part into (a part of one or two codes counts its size)."""
+        g, s, h = guesses, codes, second
+        totals: npt.NDArray[np.int64] = _select.two_step_parts(
+            g.position_bits, g.count_bits, s.position_bits, s.count_bits, h.position_bits, h.count_bits, self.pegs
+        )
+        return totals
+
+    def consistent_mask(
+        self, codes: Encoded, guesses: Encoded, ordinals: npt.NDArray[np.integer]
+    ) -> npt.NDArray[np.bool_]:
+        """Which of ``codes`` give each of ``guesses`` its feedback ordinal from ``ordinals``."""
+        kernel = _score.consistent_mask.on(_parallel(codes.size * guesses.size))
+        fb = np.ascontiguousarray(ordinals, dtype=np.uint8)
+        mask: npt.NDArray[np.bool_] = kernel(
+            codes.position_bits, codes.count_bits, guesses.position_bits, guesses.count_bits, fb, self.pegs
+        )
+        return mask
+
+    def distance(
+        self,
+        codes: Encoded,
+        guesses: Encoded,
+        blacks: npt.NDArray[np.integer],
+        whites: npt.NDArray[np.integer],
+        weight: int = 1,
+    ) -> npt.NDArray[np.int64]:
+        """For each code, ``weight * sum |black' - black| + sum |white' - white|`` over the guesses
+        scored ``(black, white)``, ``(black', white')`` being what the code would score: 0 exactly for
+        the codes that fit."""
+        b = np.ascontiguousarray(blacks, dtype=np.int64)
+        w = np.ascontiguousarray(whites, dtype=np.int64)
+        result: npt.NDArray[np.int64] = _score.history_distance(
+            codes.position_bits, codes.count_bits, guesses.position_bits, guesses.count_bits, b, w, weight, self.pegs
+        )
+        return result
 
 
 class CodeSpace:
@@ -194,11 +253,13 @@ class CodeSpace:
             )
         self.rules = rules
         self.pegs = rules.pegs
-        self.codes, self.position_bits, self.count_bits, self.keys = _game_arrays(
-            rules.pegs, rules.num_colors, rules.repeats
-        )
+        self.scorer = Scorer.of(rules)
+        self.codes, position, count, self.keys = _game_arrays(rules.pegs, rules.num_colors, rules.repeats)
+        self._bits = Encoded(position, count)
         self.size = int(self.codes.shape[0])
         self.all: Index = np.arange(self.size, dtype=np.intp)
+        self.win = feedback_ordinal(rules.win, rules.pegs)
+        """The ordinal of the winning feedback."""
 
     @staticmethod
     @lru_cache(maxsize=32)
@@ -213,10 +274,10 @@ class CodeSpace:
 
     @cached_property
     def table(self) -> npt.NDArray[np.uint8] | None:
-        """The ``N x N`` feedback table, for spaces up to :data:`TABLE_LIMIT` codes."""
+        """The ``N x N`` feedback table, for spaces up to :data:`keypeg.limits.TABLE_LIMIT` codes."""
         if self.size > TABLE_LIMIT:
             return None
-        result: npt.NDArray[np.uint8] = _score.score_table(self.position_bits, self.count_bits, self.pegs)
+        result: npt.NDArray[np.uint8] = _score.score_table(self._bits.position_bits, self._bits.count_bits, self.pegs)
         return result
 
     # -- codes and indices ---------------------------------------------------------------
@@ -245,11 +306,11 @@ class CodeSpace:
             raise InvalidCodeError(f"{self.rules.format(colors)!r} is not a code of {self.rules.describe()}")
         return found.astype(np.intp)
 
-    def encoded(self, indices: Index) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
-        """The bit encodings of the codes at ``indices`` (increasing, or a single index)."""
-        if indices is self.all:
-            return self.position_bits, self.count_bits
-        return self.position_bits[indices], self.count_bits[indices]
+    def encoded(self, indices: Index | None = None) -> Encoded:
+        """The bit encodings of the codes at ``indices`` (all codes by default), for :attr:`scorer`."""
+        if indices is None or indices is self.all:
+            return self._bits
+        return self._bits.take(indices)
 
     # -- scoring -------------------------------------------------------------------------
 
@@ -258,19 +319,30 @@ class CodeSpace:
         if self.table is not None:
             row: npt.NDArray[np.uint8] = self.table[guess]
             return row if secrets is None else row[secrets]
-        codes = (self.position_bits, self.count_bits) if secrets is None else self.encoded(secrets)
-        return feedback_many((self.position_bits[guess], self.count_bits[guess]), codes, self.pegs)
+        return self.scorer.feedbacks(self._bits.take(guess), self.encoded(secrets))
+
+    def split(self, guess: int, codes: Index, *, keep_win: bool = True) -> list[tuple[int, Index]]:
+        """The parts ``guess`` makes of ``codes``: ``(feedback ordinal, the codes giving it)`` by increasing
+        ordinal, each part in the order of ``codes``; the winning part left out unless ``keep_win``."""
+        feedbacks = self.feedbacks(guess, codes)
+        order = np.argsort(feedbacks, kind="stable")
+        counts = np.bincount(feedbacks, minlength=self.num_feedbacks)
+        ends = np.cumsum(counts).tolist()
+        return [
+            (f, codes[order[ends[f] - int(counts[f]) : ends[f]]])
+            for f in np.flatnonzero(counts).tolist()
+            if keep_win or f != self.win
+        ]
 
     def partition(self, guesses: Index, secrets: Index) -> npt.NDArray[np.int32]:
         """``G x F`` counts of ``secrets`` per feedback ordinal, for each of ``guesses``."""
         guesses = np.ascontiguousarray(guesses, dtype=np.intp)
         secrets = np.ascontiguousarray(secrets, dtype=np.intp)
         if self.table is not None:
-            parallel = guesses.size * secrets.size >= PARALLEL_MIN_PAIRS
-            kernel = _score.partition_counts_table if parallel else _score.partition_counts_table_serial
+            kernel = _score.partition_counts_table.on(_parallel(guesses.size * secrets.size))
             result: npt.NDArray[np.int32] = kernel(self.table, guesses, secrets, self.pegs)
             return result
-        return partition_counts(self.encoded(guesses), self.encoded(secrets), self.pegs)
+        return self.scorer.partition(self.encoded(guesses), self.encoded(secrets))
 
     def partition_costs(
         self, guesses: Index, secrets: Index, cost: str, values: npt.NDArray[np.float64] | None = None
@@ -279,28 +351,25 @@ class CodeSpace:
         ``table-sum`` needs ``values``, one per part size from 0 to ``len(secrets)``."""
         guesses = np.ascontiguousarray(guesses, dtype=np.intp)
         secrets = np.ascontiguousarray(secrets, dtype=np.intp)
-        if cost == "sum-n-log-n":
-            values = n_log2_n(secrets.size)
-        elif cost == "table-sum":
-            if values is None or values.size <= secrets.size:
-                raise ValueError("table-sum needs a value for every part size up to the number of codes")
-        else:
-            values = _NO_VALUES
-        chunks = _blocks(guesses.size, guesses.size * secrets.size >= PARALLEL_MIN_PAIRS)
-        code = COSTS[cost]
-        result: npt.NDArray[np.float64]
-        if self.table is not None:
-            result = _select.partition_costs_table(self.table, guesses, secrets, self.pegs, code, chunks, values)
-        else:
-            g, s = self.encoded(guesses), self.encoded(secrets)
-            result = _select.partition_costs(g[0], g[1], s[0], s[1], self.pegs, code, chunks, values)
+        if self.table is None:
+            return self.scorer.partition_costs(self.encoded(guesses), self.encoded(secrets), cost, values)
+        number, values = _cost_values(cost, secrets.size, values)
+        parallel = _parallel(guesses.size * secrets.size)
+        kernel = _select.partition_costs_table.on(parallel)
+        chunks = _blocks(guesses.size, parallel)
+        result: npt.NDArray[np.float64] = kernel(self.table, guesses, secrets, self.pegs, number, chunks, values)
         return result
 
     def first_perfect_split(self, guesses: Index, secrets: Index, *, backwards: bool = False) -> int | None:
         """The first of ``guesses`` (last if ``backwards``) that gives each of ``secrets`` a different feedback."""
-        g, s = self.encoded(np.asarray(guesses, dtype=np.intp)), self.encoded(np.asarray(secrets, dtype=np.intp))
-        found = int(_select.first_perfect_split(g[0], g[1], s[0], s[1], self.pegs, backwards))
-        return None if found < 0 else int(guesses[found])
+        guesses = np.asarray(guesses, dtype=np.intp)
+        found = self.scorer.first_perfect_split(self.encoded(guesses), self.encoded(secrets), backwards=backwards)
+        return None if found is None else int(guesses[found])
+
+    def two_step_parts(self, guesses: Index, secrets: Index, second: Index) -> npt.NDArray[np.int64]:
+        """For each guess, the sum over its parts of ``secrets`` of the most parts one of ``second``
+        splits that part into (see :meth:`Scorer.two_step_parts`)."""
+        return self.scorer.two_step_parts(self.encoded(guesses), self.encoded(secrets), self.encoded(second))
 
     def consistent(self, history: Sequence[tuple[int, int]], within: Index | None = None) -> Index:
         """Indices of the codes (among ``within``, all by default) that fit every ``(guess, ordinal)``."""
@@ -309,166 +378,47 @@ class CodeSpace:
             return candidates.copy()
         guesses = np.array([g for g, _ in history], dtype=np.intp)
         ordinals = np.array([f for _, f in history], dtype=np.uint8)
-        mask = consistent_mask(self.encoded(candidates), self.encoded(guesses), ordinals, self.pegs)
+        mask = self.scorer.consistent_mask(self.encoded(candidates), self.encoded(guesses), ordinals)
         return candidates[mask]
 
+    # -- symmetry ------------------------------------------------------------------------
 
-_NO_VALUES = np.zeros(1)
-_NO_INDICES = np.zeros(0, dtype=np.int64)
+    def extreme_mask(
+        self,
+        pool: Index,
+        guesses: Sequence[int] | Index,
+        candidates: Index,
+        perms: npt.NDArray[np.int64],
+        *,
+        largest: bool = False,
+    ) -> npt.NDArray[np.bool_]:
+        """Which codes of ``pool`` are the smallest (``largest``) of their symmetry class, for the
+        fitting codes ``candidates`` after ``guesses`` (see :mod:`keypeg.symmetry`).
 
-
-@lru_cache(maxsize=64)
-def n_log2_n(n: int) -> npt.NDArray[np.float64]:
-    """``k log2 k`` for every ``k`` from 0 to ``n``."""
-    k = np.arange(n + 1, dtype=np.float64)
-    values: npt.NDArray[np.float64] = k * np.log2(np.maximum(k, 1.0))
-    return values
-
-
-def _blocks(n: int, parallel: bool) -> npt.NDArray[np.int64]:
-    """Bounds of the blocks of ``n`` jobs that threads take (a single block when serial)."""
-    if not parallel:
-        return np.array([0, n], dtype=np.int64)
-    blocks = min(n, 8 * numba.get_num_threads())
-    return np.linspace(0, n, blocks + 1).astype(np.int64)
+        The symmetries: the peg permutations (rows of ``perms``) that fix every guess, with the
+        colour maps they force; colours in no guess but in some candidate are interchangeable, and
+        so are colours in no candidate.
+        """
+        colors = self.rules.num_colors
+        played = self.codes[np.asarray(guesses, dtype=np.intp)].astype(np.int64).reshape(-1, self.pegs)
+        kept, maps = _symmetry.fixing_symmetries(np.ascontiguousarray(perms, dtype=np.int64), played, colors)
+        present = np.zeros(colors, dtype=np.bool_)
+        present[np.unique(self.codes[candidates])] = True
+        used = np.zeros(colors, dtype=np.bool_)
+        used[np.unique(played)] = True
+        pool = np.asarray(pool, dtype=np.intp)
+        parallel = _parallel(8 * pool.size)
+        kernel = _symmetry.extreme_mask.on(parallel)
+        mask: npt.NDArray[np.bool_] = kernel(
+            self.codes[pool], kept, maps, ~used & present, ~present, largest, _blocks(pool.size, parallel)
+        )
+        return mask
 
 
 @lru_cache(maxsize=8)
 def _game_arrays(
     pegs: int, colors: int, repeats: bool
-) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.uint64], npt.NDArray[np.uint64], npt.NDArray[np.int64]]:
+) -> tuple[npt.NDArray[np.int8], Words, Words, npt.NDArray[np.int64]]:
     codes = enumerate_codes(pegs, colors, repeats)
     position, count = encode(codes, colors, repeats)
     return codes, position, count, code_keys(codes, colors)
-
-
-class SearchCounters(NamedTuple):
-    """Counters of a running :class:`ExactSearch`: sets searched; first guesses done and to try;
-    the best total so far and the bound of the first guess being tried; parts of that first
-    guess solved, and in all."""
-
-    nodes: int
-    first_done: int
-    first_count: int
-    best: int
-    bound: int
-    parts_done: int
-    parts: int
-
-
-class ExactSearch:
-    """The kernel side of the exact optimal search (:mod:`keypeg.strategies.optimal`): the feedback
-    table, the lower bounds, the memo of searched sets and the counters a live view reads.
-
-    Args:
-        space: the code space.
-        bounds: ``bounds[r, n]``, the fewest total guesses ``n`` codes can need within ``r`` rounds,
-            :data:`IMPOSSIBLE` or more where no strategy fits in ``r`` rounds.
-        pool_all: guesses from every code (else only from the codes still possible).
-        perms: the peg permutations that symmetry may use.
-        symmetry_min: sets this large or larger are searched one guess per symmetry class.
-    """
-
-    IMPOSSIBLE = _optimal.BIG
-    UNBOUNDED = _optimal.UNBOUNDED
-
-    def __init__(
-        self,
-        space: CodeSpace,
-        bounds: npt.NDArray[np.int64],
-        pool_all: bool,
-        perms: npt.NDArray[np.int64],
-        symmetry_min: int,
-    ) -> None:
-        self.space = space
-        if space.table is not None:
-            table = space.table
-        elif space.size <= EXACT_TABLE_LIMIT:
-            table = _score.score_table(space.position_bits, space.count_bits, space.pegs)
-        else:
-            table = np.zeros((0, 0), dtype=np.uint8)
-        rules = space.rules
-        self.stats = np.zeros(_optimal.STAT_SLOTS, dtype=np.int64)
-        self.halt = np.zeros(1, dtype=np.int64)
-        self.memo = _optimal.new_memo()
-        self.hist = np.zeros((rules.rows + 1, space.pegs), dtype=np.int8)
-        self._bounds = np.ascontiguousarray(bounds, dtype=np.int64)
-        self._ctx = (  # in the order of the field constants of keypeg.kernels._optimal
-            table,
-            space.position_bits,
-            space.count_bits,
-            space.pegs + 1,
-            space.codes,
-            perms,
-            self._bounds,
-            feedback_ordinal(rules.win, rules.pegs),
-            pool_all,
-            symmetry_min,
-            rules.num_colors,
-            len(rules.feedbacks()) - 1,
-            self.hist,
-            self.stats,
-            self.halt,
-            self.memo,
-        )
-
-    def solve(self, codes: Index, guesses: Sequence[int], rounds: int, budget: int) -> tuple[int, int]:
-        """The fewest total guesses for ``codes`` (increasing indices) after ``guesses`` within
-        ``rounds``, exactly if below ``budget`` (with an optimal guess), else a lower bound of at
-        least ``budget`` (and guess -1)."""
-        depth = len(guesses)
-        self.hist[:depth] = self.space.codes[list(guesses)]
-        self.stats[_optimal.ROOT_DEPTH] = depth
-        self.stats[_optimal.ROOT_BEST] = self.UNBOUNDED
-        for slot in (_optimal.ROOT_DONE, _optimal.ROOT_COUNT, _optimal.PART_DONE, _optimal.PART_COUNT):
-            self.stats[slot] = 0
-        sorted_codes = np.ascontiguousarray(codes, dtype=np.int64)
-        value, guess = _optimal.solve(self._ctx, sorted_codes, depth, rounds, budget, _NO_INDICES)
-        return int(value), int(guess)
-
-    @property
-    def largest(self) -> int:
-        """The largest set the bounds cover."""
-        return int(self._bounds.shape[1]) - 1
-
-    def strategy(self, codes: Index, rounds: int) -> npt.NDArray[np.int64]:
-        """The optimal strategy for ``codes`` (solved by :meth:`solve` already) as rows
-        ``(parent row, feedback ordinal, guess, number of codes)``, parents first; a guess of -1
-        marks a set left unsolved."""
-        nodes: npt.NDArray[np.int64] = _optimal.strategy(self._ctx, np.ascontiguousarray(codes, dtype=np.int64), rounds)
-        return nodes
-
-    def stop(self) -> None:
-        """Ask a running :meth:`solve` (in another thread) to unwind at once; it then stays stopped
-        until :meth:`go_on`."""
-        self.halt[0] = 1
-
-    def go_on(self) -> None:
-        """Let :meth:`solve` run again after :meth:`stop` (what it proved before stays)."""
-        self.halt[0] = 0
-        self.stats[_optimal.ABORTED] = 0
-
-    def counters(self) -> SearchCounters:
-        """What the search has done so far (safe to read while it runs)."""
-        s = self.stats
-        return SearchCounters(
-            nodes=int(s[_optimal.NODES]),
-            first_done=int(s[_optimal.ROOT_DONE]),
-            first_count=int(s[_optimal.ROOT_COUNT]),
-            best=int(s[_optimal.ROOT_BEST]),
-            bound=int(s[_optimal.ROOT_BOUND]),
-            parts_done=int(s[_optimal.PART_DONE]),
-            parts=int(s[_optimal.PART_COUNT]),
-        )
-
-    def memo_arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """The memo as (keys, entries) arrays, to save it."""
-        arrays: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] = _optimal.memo_arrays(self.memo)
-        return arrays
-
-    def load_memo(self, keys: npt.NDArray[np.int64], entries: npt.NDArray[np.int64]) -> None:
-        """Add saved memo entries (from :meth:`memo_arrays`)."""
-        _optimal.memo_load(self.memo, np.ascontiguousarray(keys, np.int64), np.ascontiguousarray(entries, np.int64))
-
-    def __len__(self) -> int:
-        return len(self.memo)

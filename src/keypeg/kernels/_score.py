@@ -1,5 +1,7 @@
 """numba kernels: integer arrays in, integer arrays out, no validation inside.
 
+Kernels that small jobs want on one thread are :class:`~keypeg.kernels._jit.Twins` of one body.
+
 Feedback is the ordinal ``black * (pegs + 1) + white``.
 """
 
@@ -9,6 +11,7 @@ import numpy as np
 from numba import njit, prange
 
 from keypeg.kernels._bits import popcount
+from keypeg.kernels._jit import twins
 
 
 @njit(inline="always", cache=True)
@@ -39,55 +42,30 @@ def _count_row(row, pg, cg, pos_s, cnt_s, stride):  # type: ignore[no-untyped-de
         row[_score(pg, cg, pos_s[s], cnt_s[s], stride)] += 1
 
 
-@njit(parallel=True, cache=True)
-def partition_counts(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
-    """``G x F`` counts: how many of the codes give each feedback to each guess (parallel over guesses)."""
-    stride = pegs + 1
-    counts = np.zeros((pos_g.shape[0], stride * stride), dtype=np.int32)
-    for g in prange(pos_g.shape[0]):
-        _count_row(counts[g], pos_g[g], cnt_g[g], pos_s, cnt_s, stride)
-    return counts
-
-
-@njit(cache=True)
-def partition_counts_serial(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
-    """:func:`partition_counts` on one thread, for small jobs."""
-    stride = pegs + 1
-    counts = np.zeros((pos_g.shape[0], stride * stride), dtype=np.int32)
-    for g in range(pos_g.shape[0]):
-        _count_row(counts[g], pos_g[g], cnt_g[g], pos_s, cnt_s, stride)
-    return counts
-
-
 @njit(cache=True)
 def _count_row_1w(row, pg, cg, ps, cs, pegs):  # type: ignore[no-untyped-def]
+    """:func:`_count_row` for encodings of one word each (up to 64 peg-colour bits): the ordinal
+    ``black * (pegs + 1) + white`` equals ``black * pegs + (black + white)``."""
     for s in range(ps.shape[0]):
         row[popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])] += 1
 
 
-@njit(parallel=True, cache=True)
-def partition_counts_1w(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
-    """:func:`partition_counts` for encodings of one word each (up to 64 peg-colour bits).
-
-    The ordinal ``black * (pegs + 1) + white`` equals ``black * pegs + (black + white)``.
-    """
-    counts = np.zeros((pos_g.shape[0], (pegs + 1) * (pegs + 1)), dtype=np.int32)
-    ps = pos_s[:, 0].copy()
-    cs = cnt_s[:, 0].copy()
-    for g in prange(pos_g.shape[0]):
-        _count_row_1w(counts[g], pos_g[g, 0], cnt_g[g, 0], ps, cs, pegs)
+def _partition_counts(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
+    """``G x F`` counts: how many of the codes give each feedback to each guess."""
+    stride = pegs + 1
+    counts = np.zeros((pos_g.shape[0], stride * stride), dtype=np.int32)
+    if pos_g.shape[1] == 1 and cnt_g.shape[1] == 1:
+        ps = pos_s[:, 0].copy()
+        cs = cnt_s[:, 0].copy()
+        for g in prange(pos_g.shape[0]):
+            _count_row_1w(counts[g], pos_g[g, 0], cnt_g[g, 0], ps, cs, pegs)
+    else:
+        for g in prange(pos_g.shape[0]):
+            _count_row(counts[g], pos_g[g], cnt_g[g], pos_s, cnt_s, stride)
     return counts
 
 
-@njit(cache=True)
-def partition_counts_1w_serial(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
-    """:func:`partition_counts_1w` on one thread, for small jobs."""
-    counts = np.zeros((pos_g.shape[0], (pegs + 1) * (pegs + 1)), dtype=np.int32)
-    ps = pos_s[:, 0].copy()
-    cs = cnt_s[:, 0].copy()
-    for g in range(pos_g.shape[0]):
-        _count_row_1w(counts[g], pos_g[g, 0], cnt_g[g, 0], ps, cs, pegs)
-    return counts
+partition_counts = twins(_partition_counts)
 
 
 @njit(cache=True)
@@ -96,22 +74,15 @@ def _count_row_table(row, trow, secrets):  # type: ignore[no-untyped-def]
         row[trow[secrets[s]]] += 1
 
 
-@njit(parallel=True, cache=True)
-def partition_counts_table(table, guesses, secrets, pegs):  # type: ignore[no-untyped-def]
-    """:func:`partition_counts` from a precomputed ``N x N`` feedback table and index arrays."""
+def _partition_counts_table(table, guesses, secrets, pegs):  # type: ignore[no-untyped-def]
+    """The partition counts from a precomputed ``N x N`` feedback table and index arrays."""
     counts = np.zeros((guesses.shape[0], (pegs + 1) * (pegs + 1)), dtype=np.int32)
     for g in prange(guesses.shape[0]):
         _count_row_table(counts[g], table[guesses[g]], secrets)
     return counts
 
 
-@njit(cache=True)
-def partition_counts_table_serial(table, guesses, secrets, pegs):  # type: ignore[no-untyped-def]
-    """:func:`partition_counts_table` on one thread, for small jobs."""
-    counts = np.zeros((guesses.shape[0], (pegs + 1) * (pegs + 1)), dtype=np.int32)
-    for g in range(guesses.shape[0]):
-        _count_row_table(counts[g], table[guesses[g]], secrets)
-    return counts
+partition_counts_table = twins(_partition_counts_table)
 
 
 @njit(parallel=True, cache=True)
@@ -126,8 +97,7 @@ def score_table(pos, cnt, pegs):  # type: ignore[no-untyped-def]
     return table
 
 
-@njit(parallel=True, cache=True)
-def consistent_mask(pos_s, cnt_s, pos_h, cnt_h, fb_h, pegs):  # type: ignore[no-untyped-def]
+def _consistent_mask(pos_s, cnt_s, pos_h, cnt_h, fb_h, pegs):  # type: ignore[no-untyped-def]
     """Whether each code gives every past guess (``pos_h``, ``cnt_h``) its recorded feedback ``fb_h``."""
     n = pos_s.shape[0]
     stride = pegs + 1
@@ -138,6 +108,9 @@ def consistent_mask(pos_s, cnt_s, pos_h, cnt_h, fb_h, pegs):  # type: ignore[no-
                 mask[s] = False
                 break
     return mask
+
+
+consistent_mask = twins(_consistent_mask)
 
 
 @njit(cache=True)

@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit, prange
 
 from keypeg.kernels._bits import popcount as _popcount
+from keypeg.kernels._jit import twins
 from keypeg.kernels._score import _score as _ordinal
 
 
@@ -123,20 +124,19 @@ def _costs_block(out, lo, hi, pos_g, cnt_g, pos_s, cnt_s, pegs, cost, values):  
             out[g] = _guess_cost(row, labels, pos_g[g], cnt_g[g], pos_s, cnt_s, pegs, cost, values)
 
 
-@njit(parallel=True, cache=True)
-def partition_costs(pos_g, cnt_g, pos_s, cnt_s, pegs, cost, chunks, values):  # type: ignore[no-untyped-def]
+def _partition_costs(pos_g, cnt_g, pos_s, cnt_s, pegs, cost, chunks, values):  # type: ignore[no-untyped-def]
     """The cost of each guess's partition of the codes, without keeping the partition table.
 
-    Threads take the blocks of guesses between consecutive ``chunks`` bounds; with a
-    single block no thread is started.
+    Each iteration takes the block of guesses between consecutive ``chunks`` bounds (one block
+    for the serial twin, a few per thread for the parallel one).
     """
     out = np.empty(pos_g.shape[0], dtype=np.float64)
-    if chunks.shape[0] <= 2:
-        _costs_block(out, 0, pos_g.shape[0], pos_g, cnt_g, pos_s, cnt_s, pegs, cost, values)
-    else:
-        for c in prange(chunks.shape[0] - 1):
-            _costs_block(out, chunks[c], chunks[c + 1], pos_g, cnt_g, pos_s, cnt_s, pegs, cost, values)
+    for c in prange(chunks.shape[0] - 1):
+        _costs_block(out, chunks[c], chunks[c + 1], pos_g, cnt_g, pos_s, cnt_s, pegs, cost, values)
     return out
+
+
+partition_costs = twins(_partition_costs)
 
 
 @njit(cache=True)
@@ -153,16 +153,15 @@ def _table_costs_block(out, lo, hi, table, guesses, secrets, pegs, cost, values)
         out[g] = _row_cost(row, labels, m, cost, values)
 
 
-@njit(parallel=True, cache=True)
-def partition_costs_table(table, guesses, secrets, pegs, cost, chunks, values):  # type: ignore[no-untyped-def]
+def _partition_costs_table(table, guesses, secrets, pegs, cost, chunks, values):  # type: ignore[no-untyped-def]
     """:func:`partition_costs` from a precomputed feedback table."""
     out = np.empty(guesses.shape[0], dtype=np.float64)
-    if chunks.shape[0] <= 2:
-        _table_costs_block(out, 0, guesses.shape[0], table, guesses, secrets, pegs, cost, values)
-    else:
-        for c in prange(chunks.shape[0] - 1):
-            _table_costs_block(out, chunks[c], chunks[c + 1], table, guesses, secrets, pegs, cost, values)
+    for c in prange(chunks.shape[0] - 1):
+        _table_costs_block(out, chunks[c], chunks[c + 1], table, guesses, secrets, pegs, cost, values)
     return out
+
+
+partition_costs_table = twins(_partition_costs_table)
 
 
 @njit(cache=True)

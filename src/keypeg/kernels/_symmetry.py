@@ -1,4 +1,4 @@
-"""numba kernels for symmetry: the group that fixes past guesses, and canonical codes under it.
+"""numba kernels for symmetry: the group that fixes past guesses, and the extreme codes of its classes.
 
 A symmetry is a peg permutation ``perm`` with a colour map ``cmap``, acting on a
 code ``x`` as ``y[i] = cmap[x[perm[i]]]``; ``cmap`` is ``-1`` on colours it leaves
@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+
+from keypeg.kernels._jit import twins
 
 
 @njit(cache=True)
@@ -77,40 +79,6 @@ def _relabel_order(mask, largest):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _canonical_key(code, perms, maps, free, ruled, free_list, ruled_list, relabel, largest):  # type: ignore[no-untyped-def]
-    best = np.int64(-1)
-    for k in range(perms.shape[0]):
-        key = _mapped_key(code, perms[k], maps[k], free, ruled, free_list, ruled_list, relabel)
-        if best == -1 or (key > best if largest else key < best):
-            best = key
-    return best
-
-
-@njit(parallel=True, cache=True)
-def canonical_keys(codes, perms, maps, free, ruled, colors, largest, parallel):  # type: ignore[no-untyped-def]
-    """The key of the smallest (or ``largest``) code each code maps to under the symmetries.
-
-    Colours in ``free`` (in no past guess) are interchangeable, as are colours in
-    ``ruled`` (in no fitting code): each such group is relabelled in order of first
-    appearance, from its smallest colour up (or largest down). ``parallel`` spreads
-    the codes over threads (worth it for large jobs only).
-    """
-    free_list = _relabel_order(free, largest)
-    ruled_list = _relabel_order(ruled, largest)
-    n = codes.shape[0]
-    out = np.empty(n, dtype=np.int64)
-    if parallel:
-        for c in prange(n):
-            relabel = np.full(colors, -1, dtype=np.int64)
-            out[c] = _canonical_key(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
-    else:
-        relabel = np.full(colors, -1, dtype=np.int64)
-        for c in range(n):
-            out[c] = _canonical_key(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
-    return out
-
-
-@njit(cache=True)
 def _own_key(code, colors):  # type: ignore[no-untyped-def]
     key = np.int64(0)
     for i in range(code.shape[0]):
@@ -129,19 +97,20 @@ def _is_extreme(code, perms, maps, free, ruled, free_list, ruled_list, relabel, 
     return True
 
 
-@njit(parallel=True, cache=True)
-def extreme_mask(codes, perms, maps, free, ruled, colors, largest, parallel):  # type: ignore[no-untyped-def]
-    """Which codes are the smallest (``largest``) of their class: :func:`canonical_keys` equals their own key."""
+def _extreme_mask(codes, perms, maps, free, ruled, largest, chunks):  # type: ignore[no-untyped-def]
+    """Which codes are the smallest (``largest``) of their class under the symmetries ``perms`` with
+    colour maps ``maps``, the colours in ``free`` (in no past guess) being interchangeable, and so
+    those in ``ruled`` (in no fitting code). Each iteration takes the block of codes between
+    consecutive ``chunks`` bounds (one block for the serial twin)."""
+    colors = free.shape[0]
     free_list = _relabel_order(free, largest)
     ruled_list = _relabel_order(ruled, largest)
-    n = codes.shape[0]
-    out = np.empty(n, dtype=np.bool_)
-    if parallel:
-        for c in prange(n):
-            relabel = np.full(colors, -1, dtype=np.int64)
-            out[c] = _is_extreme(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
-    else:
+    out = np.empty(codes.shape[0], dtype=np.bool_)
+    for c in prange(chunks.shape[0] - 1):
         relabel = np.full(colors, -1, dtype=np.int64)
-        for c in range(n):
-            out[c] = _is_extreme(codes[c], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
+        for i in range(chunks[c], chunks[c + 1]):
+            out[i] = _is_extreme(codes[i], perms, maps, free, ruled, free_list, ruled_list, relabel, largest)
     return out
+
+
+extreme_mask = twins(_extreme_mask)

@@ -20,7 +20,7 @@ import numpy.typing as npt
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
-from keypeg.kernels import encode_codes, history_distance, partition_counts
+from keypeg.kernels import Scorer
 from keypeg.knowledge import Knowledge
 from keypeg.rules import Rules
 from keypeg.strategies.base import Pool, Position, Strategy
@@ -112,15 +112,14 @@ class Genetic(Strategy):
         """The eligible set: distinct fitting codes found over the generations, never one already played."""
         p = self.params
         played = {g.colors for g, _ in history}
-        guesses = encode_codes(np.array([g.colors for g, _ in history], dtype=np.int8), rules)
+        scorer = Scorer.of(rules)
+        guesses = scorer.encode(np.array([g.colors for g, _ in history], dtype=np.int8))
         blacks = np.array([f.black for _, f in history], dtype=np.int64)
         whites = np.array([f.white for _, f in history], dtype=np.int64)
         population = self._random_codes(rules, p.population)
         eligible: dict[tuple[int, ...], None] = {}
         for _ in range(p.generations):
-            fitness = history_distance(
-                encode_codes(population, rules), guesses, blacks, whites, rules.pegs, p.black_weight
-            )
+            fitness = scorer.distance(scorer.encode(population), guesses, blacks, whites, p.black_weight)
             for row in population[fitness == 0]:
                 code = tuple(int(c) for c in row)
                 if code not in played:
@@ -191,8 +190,9 @@ class Genetic(Strategy):
         """The eligible code that splits the eligible set into the most parts (then the smallest
         sum of squared parts, then the first found)."""
         codes = np.array(eligible, dtype=np.int8)
-        encoded = encode_codes(codes, rules)
-        counts = partition_counts(encoded, encoded, rules.pegs).astype(np.int64)
+        scorer = Scorer.of(rules)
+        encoded = scorer.encode(codes)
+        counts = scorer.partition(encoded, encoded).astype(np.int64)
         parts = (counts > 0).sum(axis=1)
         squares = (counts * counts).sum(axis=1)
         best = np.lexsort((np.arange(len(eligible)), squares, -parts))[0]

@@ -7,7 +7,6 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from keypeg.kernels import two_step_parts
 from keypeg.strategies.base import Position, Strategy
 
 __all__ = ["PartitionStrategy", "WorstCase", "ExpectedSize", "Entropy", "MostParts", "TwoStepMostParts"]
@@ -112,7 +111,5 @@ class TwoStepMostParts(PartitionStrategy):
     def scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         space = position.space
         second = space.all if self.pool == "all" else position.candidates
-        totals = two_step_parts(
-            space.encoded(guesses), space.encoded(position.candidates), space.encoded(second), space.pegs
-        )
+        totals = space.two_step_parts(guesses, position.candidates, second)
         return -totals.astype(np.float64)

@@ -249,15 +249,7 @@ class OptimalSolver:
 
     def split(self, guess: int, codes: Index) -> list[tuple[int, Index]]:
         """The parts (feedback ordinal, codes) a guess makes of ``codes``, the win left out."""
-        feedbacks = self.space.feedbacks(guess, codes)
-        order = np.argsort(feedbacks, kind="stable")
-        values, starts = np.unique(feedbacks[order], return_index=True)
-        ends = [*starts[1:].tolist(), codes.size]
-        return [
-            (int(v), codes[order[s:e]])
-            for v, s, e in zip(values.tolist(), starts.tolist(), ends, strict=True)
-            if v != self.win
-        ]
+        return self.space.split(guess, codes, keep_win=False)
 
     def tree(self) -> StrategyTree:
         """The optimal strategy as a tree (solving first if needed)."""
