@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keypeg import Code, Feedback, Rules, kernels
+from keypeg import Code, Feedback, Rules, kernels, limits
 from keypeg.errors import InvalidCodeError, TooLargeError
 from keypeg.kernels import CodeSpace, Encoded, Scorer, _score, _select, _symmetry, feedback_ordinal, ordinal_feedback
 from keypeg.kernels._jit import Twins
@@ -415,12 +415,12 @@ COST_NAMES = ["largest-part", "sum-of-squares", "fewest-parts", "sum-n-log-n", "
 @contextmanager
 def threads(parallel: bool) -> Iterator[None]:
     """Every kernel job on all threads (``parallel``) or on one, whatever its size."""
-    saved = kernels.PARALLEL_MIN_PAIRS
-    kernels.PARALLEL_MIN_PAIRS = 0 if parallel else 1 << 62
+    saved = limits.PARALLEL_MIN_PAIRS
+    limits.PARALLEL_MIN_PAIRS = 0 if parallel else 1 << 62
     try:
         yield
     finally:
-        kernels.PARALLEL_MIN_PAIRS = saved
+        limits.PARALLEL_MIN_PAIRS = saved
 
 
 @st.composite
