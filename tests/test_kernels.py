@@ -607,6 +607,16 @@ def test_serial_and_parallel_kernels_agree(parallel: bool) -> None:
         assert costs.tolist() == (expected.astype(np.int64) ** 2).sum(axis=1).tolist()
         assert space.partition_costs(guesses, secrets, "largest-part").tolist() == expected.max(axis=1).tolist()
         assert space.consistent(history).tolist() == fitting
+    wide = Rules(8, 12)  # 96 peg-colour bits: two words a code
+    rows = _random_codes(wide, 120, seed=812)
+    tuples = [tuple(int(c) for c in row) for row in rows]
+    scorer = Scorer.of(wide)
+    encoded = scorer.encode(rows)
+    assert encoded.position_bits.shape[1] == 2
+    with threads(parallel):
+        np.testing.assert_array_equal(scorer.partition(encoded, encoded), reference_partition(tuples, tuples, tuples))
+        costs = scorer.partition_costs(encoded, encoded, "fewest-parts")
+        assert costs.tolist() == [-float(len(set(ordinal(s, g) for s in tuples))) for g in tuples]
 
 
 def test_each_twin_is_compiled_apart() -> None:

@@ -161,7 +161,9 @@ class Scorer:
 
     def partition(self, guesses: Encoded, codes: Encoded) -> npt.NDArray[np.int32]:
         """``G x F`` counts of ``codes`` per feedback ordinal, for each of ``guesses``."""
-        kernel = _score.partition_counts.on(_parallel(guesses.size * codes.size))
+        one_word = guesses.position_bits.shape[1] == 1 and guesses.count_bits.shape[1] == 1
+        twins = _score.partition_counts_1w if one_word else _score.partition_counts
+        kernel = twins.on(_parallel(guesses.size * codes.size))
         result: npt.NDArray[np.int32] = kernel(
             guesses.position_bits, guesses.count_bits, codes.position_bits, codes.count_bits, self.pegs
         )
