@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keypeg import Code, Feedback, Rules, kernels
+from keypeg import Code, Feedback, Rules, kernels, limits
 from keypeg.errors import InvalidCodeError, TooLargeError
 from keypeg.kernels import CodeSpace, Encoded, Scorer, _score, _select, _symmetry, feedback_ordinal, ordinal_feedback
 from keypeg.kernels._jit import Twins
@@ -415,12 +415,12 @@ COST_NAMES = ["largest-part", "sum-of-squares", "fewest-parts", "sum-n-log-n", "
 @contextmanager
 def threads(parallel: bool) -> Iterator[None]:
     """Every kernel job on all threads (``parallel``) or on one, whatever its size."""
-    saved = kernels.PARALLEL_MIN_PAIRS
-    kernels.PARALLEL_MIN_PAIRS = 0 if parallel else 1 << 62
+    saved = limits.PARALLEL_MIN_PAIRS
+    limits.PARALLEL_MIN_PAIRS = 0 if parallel else 1 << 62
     try:
         yield
     finally:
-        kernels.PARALLEL_MIN_PAIRS = saved
+        limits.PARALLEL_MIN_PAIRS = saved
 
 
 @st.composite
@@ -607,6 +607,16 @@ def test_serial_and_parallel_kernels_agree(parallel: bool) -> None:
         assert costs.tolist() == (expected.astype(np.int64) ** 2).sum(axis=1).tolist()
         assert space.partition_costs(guesses, secrets, "largest-part").tolist() == expected.max(axis=1).tolist()
         assert space.consistent(history).tolist() == fitting
+    wide = Rules(8, 12)  # 96 peg-colour bits: two words a code
+    rows = _random_codes(wide, 120, seed=812)
+    tuples = [tuple(int(c) for c in row) for row in rows]
+    scorer = Scorer.of(wide)
+    encoded = scorer.encode(rows)
+    assert encoded.position_bits.shape[1] == 2
+    with threads(parallel):
+        np.testing.assert_array_equal(scorer.partition(encoded, encoded), reference_partition(tuples, tuples, tuples))
+        costs = scorer.partition_costs(encoded, encoded, "fewest-parts")
+        assert costs.tolist() == [-float(len(set(ordinal(s, g) for s in tuples))) for g in tuples]
 
 
 def test_each_twin_is_compiled_apart() -> None:

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from keypeg import Rules, kernels
+from keypeg import Rules, limits
 from keypeg.analysis.export import tree_to_lookup
 from keypeg.analysis.tree import build_tree
 from keypeg.feedback import score_colors
@@ -91,7 +91,7 @@ def test_extreme_mask_serial_and_parallel(monkeypatch: pytest.MonkeyPatch) -> No
     candidates = space.consistent(history)
     masks = []
     for threshold in (1 << 62, 0):
-        monkeypatch.setattr(kernels, "PARALLEL_MIN_PAIRS", threshold)
+        monkeypatch.setattr(limits, "PARALLEL_MIN_PAIRS", threshold)
         masks.append(space.extreme_mask(space.all, [guess], candidates, peg_permutations(5)))
     np.testing.assert_array_equal(masks[0], masks[1])
     symmetries = _symmetries(space, history, candidates)

@@ -24,10 +24,12 @@ MAX_SPACE = 20_000_000
 """The largest code space keypeg enumerates; larger rule sets use the sampling and solver paths."""
 TABLE_LIMIT = 2048
 """Code spaces up to this size keep an ``N x N`` feedback table in their :class:`~keypeg.kernels.CodeSpace`
-(4 MiB at the limit), which the heuristics and the analyses read. Above it the bit encodings are
-faster for them: a heuristic scores every guess against a few fitting codes at a time, and reading
-those few columns of every row of a table that no longer fits the caches costs more than scoring
-the pairs (whole heuristic trees twice as fast at 4x8 without the table, a quarter slower at 4x7)."""
+(4 MiB at the limit), which the heuristics and the analyses read. Above it the bit encodings serve
+them better: a heuristic scores every guess against a few fitting codes at a time, and once the table
+outgrows the caches, gathering those few columns from every row costs more than scoring the pairs.
+Measured on whole heuristic trees (``benchmarks/trees.py`` games, one core): with the table they took
+about twice as long at 4x8 (4,096 codes) and a quarter longer at 4x7 (2,401), and half as long at
+4x5 (625), a quarter less at 4x6 (1,296)."""
 EXACT_TABLE_LIMIT = 8192
 """Code spaces up to this size get a feedback table for the exact optimal search (64 MiB at the limit),
 held by the search while it runs. It differs from :data:`TABLE_LIMIT` because the search reads the

@@ -21,12 +21,12 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
+from keypeg import limits
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
 from keypeg.kernels import _score, _select, _symmetry
 from keypeg.kernels._space import code_keys, encode, enumerate_codes
 from keypeg.kernels.exact import ExactSearch, SearchCounters
-from keypeg.limits import MAX_SPACE, PARALLEL_MIN_PAIRS, TABLE_LIMIT
 from keypeg.rules import Rules
 
 __all__ = [
@@ -88,7 +88,7 @@ class Encoded(NamedTuple):
 
 def _parallel(jobs: int) -> bool:
     """Whether a kernel job of ``jobs`` code pairs is worth the other threads."""
-    return jobs >= PARALLEL_MIN_PAIRS
+    return jobs >= limits.PARALLEL_MIN_PAIRS
 
 
 def _blocks(n: int, parallel: bool) -> npt.NDArray[np.int64]:
@@ -161,7 +161,9 @@ class Scorer:
 
     def partition(self, guesses: Encoded, codes: Encoded) -> npt.NDArray[np.int32]:
         """``G x F`` counts of ``codes`` per feedback ordinal, for each of ``guesses``."""
-        kernel = _score.partition_counts.on(_parallel(guesses.size * codes.size))
+        one_word = guesses.position_bits.shape[1] == 1 and guesses.count_bits.shape[1] == 1
+        twins = _score.partition_counts_1w if one_word else _score.partition_counts
+        kernel = twins.on(_parallel(guesses.size * codes.size))
         result: npt.NDArray[np.int32] = kernel(
             guesses.position_bits, guesses.count_bits, codes.position_bits, codes.count_bits, self.pegs
         )
@@ -247,9 +249,9 @@ class CodeSpace:
     """
 
     def __init__(self, rules: Rules) -> None:
-        if rules.size > MAX_SPACE:
+        if rules.size > limits.MAX_SPACE:
             raise TooLargeError(
-                f"{rules.describe()} has {rules.size:,} codes, more than the {MAX_SPACE:,} keypeg enumerates"
+                f"{rules.describe()} has {rules.size:,} codes, more than the {limits.MAX_SPACE:,} keypeg enumerates"
             )
         self.rules = rules
         self.pegs = rules.pegs
@@ -275,7 +277,7 @@ class CodeSpace:
     @cached_property
     def table(self) -> npt.NDArray[np.uint8] | None:
         """The ``N x N`` feedback table, for spaces up to :data:`keypeg.limits.TABLE_LIMIT` codes."""
-        if self.size > TABLE_LIMIT:
+        if self.size > limits.TABLE_LIMIT:
             return None
         result: npt.NDArray[np.uint8] = _score.score_table(self._bits.position_bits, self._bits.count_bits, self.pegs)
         return result

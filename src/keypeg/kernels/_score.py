@@ -54,18 +54,25 @@ def _partition_counts(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-unty
     """``G x F`` counts: how many of the codes give each feedback to each guess."""
     stride = pegs + 1
     counts = np.zeros((pos_g.shape[0], stride * stride), dtype=np.int32)
-    if pos_g.shape[1] == 1 and cnt_g.shape[1] == 1:
-        ps = pos_s[:, 0].copy()
-        cs = cnt_s[:, 0].copy()
-        for g in prange(pos_g.shape[0]):
-            _count_row_1w(counts[g], pos_g[g, 0], cnt_g[g, 0], ps, cs, pegs)
-    else:
-        for g in prange(pos_g.shape[0]):
-            _count_row(counts[g], pos_g[g], cnt_g[g], pos_s, cnt_s, stride)
+    for g in prange(pos_g.shape[0]):
+        _count_row(counts[g], pos_g[g], cnt_g[g], pos_s, cnt_s, stride)
     return counts
 
 
 partition_counts = twins(_partition_counts)
+
+
+def _partition_counts_1w(pos_g, cnt_g, pos_s, cnt_s, pegs):  # type: ignore[no-untyped-def]
+    """:func:`partition_counts` for encodings of one word each (up to 64 peg-colour bits)."""
+    counts = np.zeros((pos_g.shape[0], (pegs + 1) * (pegs + 1)), dtype=np.int32)
+    ps = pos_s[:, 0].copy()
+    cs = cnt_s[:, 0].copy()
+    for g in prange(pos_g.shape[0]):
+        _count_row_1w(counts[g], pos_g[g, 0], cnt_g[g, 0], ps, cs, pegs)
+    return counts
+
+
+partition_counts_1w = twins(_partition_counts_1w)
 
 
 @njit(cache=True)

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from keypeg import limits
 from keypeg.kernels import _optimal, _score
-from keypeg.limits import EXACT_TABLE_LIMIT
 
 if TYPE_CHECKING:
     from keypeg.kernels import CodeSpace, Index
@@ -61,7 +61,7 @@ class ExactSearch:
         bits = space.encoded()
         if space.table is not None:
             table = space.table
-        elif space.size <= EXACT_TABLE_LIMIT:
+        elif space.size <= limits.EXACT_TABLE_LIMIT:
             table = _score.score_table(bits.position_bits, bits.count_bits, space.pegs)
         else:
             table = np.zeros((0, 0), dtype=np.uint8)

@@ -25,7 +25,7 @@ class MatchSession:
     """A match under ``rules``; ``computer`` names the computer's seat (``None`` between two people).
 
     >>> from keypeg.game import Match
-    >>> match = MatchSession(Rules(4, 6), Match(("computer", "ann")), seed=1)
+    >>> match = MatchSession(Rules(4, 6), Match(("computer", "ann")), computer="computer", seed=1)
     >>> game = match.start()  # the computer makes a code; ann breaks it
     >>> isinstance(game, BreakSession), match.roles()
     (True, ('computer', 'ann'))
