@@ -30,7 +30,11 @@ def play_out(rules: Rules, secret_seed: int, seed: int, limit: int = 25) -> list
     return list(knowledge.history)
 
 
-@pytest.mark.parametrize(("rules", "seed"), [(Rules(5, 8), 1), (Rules(6, 9), 2), (Rules(8, 12), 3)], ids=str)
+@pytest.mark.parametrize(
+    ("rules", "seed"),
+    [(Rules(5, 8), 1), (Rules(6, 9), 2), pytest.param(Rules(8, 12), 3, marks=pytest.mark.slow)],
+    ids=str,
+)
 def test_genetic_breaks_codes_with_fitting_guesses(rules: Rules, seed: int) -> None:
     history = play_out(rules, seed, seed)
     assert history[-1][1] == rules.win
@@ -81,6 +85,7 @@ def test_first_guess_shapes() -> None:
     assert str(first_guess(Rules(4, 10, repeats=False))) == "ABCD"
 
 
+@pytest.mark.slow
 def test_solve_protocol_on_8x12() -> None:
     rules = Rules(8, 12)
     secret = random_code(rules, random.Random(21))
@@ -100,6 +105,7 @@ def test_solve_protocol_on_8x12() -> None:
     assert "genetic codebreaker" in result.stderr
 
 
+@pytest.mark.slow
 def test_solve_on_8x12_refuses_a_contradiction() -> None:
     from keypeg.consistency import check
 

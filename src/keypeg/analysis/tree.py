@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from keypeg.errors import KeypegError
-from keypeg.kernels import CodeSpace, Index, feedback_ordinal, ordinal_feedback
+from keypeg.kernels import CodeSpace, Index, ordinal_feedback
 from keypeg.rules import Rules
 from keypeg.strategies.base import Position, Strategy
 from keypeg.strategy_tree import Node, StrategyTree, TreeStats
@@ -43,7 +43,7 @@ def build_tree(
     """
     space = CodeSpace.of(rules)
     strategy.reset(rules)
-    win = feedback_ordinal(rules.win, rules.pegs)
+    win = space.win
     distribution: dict[int, int] = {}
     started = time.perf_counter()
 

@@ -136,13 +136,13 @@ class AdversarialCodemaker:
     def answer(self, guess: Code) -> Feedback:
         import numpy as np
 
-        from keypeg.kernels import feedback_ordinal, ordinal_feedback
+        from keypeg.kernels import ordinal_feedback
 
         space = self.knowledge.space
         feedbacks = space.feedbacks(space.index(guess), self.knowledge.candidates)
         counts = np.bincount(feedbacks, minlength=space.num_feedbacks)
         if self.knowledge.count > 1:
-            counts[feedback_ordinal(self.knowledge.rules.win, space.pegs)] = 0  # never concede while another fits
+            counts[space.win] = 0  # never concede while another code fits
         feedback = ordinal_feedback(int(np.argmax(counts)), space.pegs)
         self.knowledge = self.knowledge.add(guess, feedback)
         return feedback

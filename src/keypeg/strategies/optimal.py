@@ -33,7 +33,7 @@ import numpy.typing as npt
 
 from keypeg import storage
 from keypeg.errors import KeypegError
-from keypeg.kernels import CodeSpace, ExactSearch, Index, feedback_ordinal, ordinal_feedback
+from keypeg.kernels import CodeSpace, ExactSearch, Index, ordinal_feedback
 from keypeg.rules import Rules
 from keypeg.strategies.base import Pool, Position, Scored, Strategy
 from keypeg.strategy_tree import Node, StrategyTree, TreeStats
@@ -127,7 +127,6 @@ class OptimalSolver:
     def __post_init__(self) -> None:
         self.space = CodeSpace.of(self.rules)
         self.branching = len(self.rules.feedbacks()) - 1
-        self.win = feedback_ordinal(self.rules.win, self.rules.pegs)
         self._search = self._new_search(self.space.size if self.space.size <= FULL_BOUNDS else self.root().size)
         self._started = time.perf_counter()
         if self.resume:
@@ -235,10 +234,6 @@ class OptimalSolver:
         if value >= BIG:
             raise KeypegError(f"no strategy solves these {codes.size} codes within {rounds} more guesses")
         return guess
-
-    def split(self, guess: int, codes: Index) -> list[tuple[int, Index]]:
-        """The parts (feedback ordinal, codes) a guess makes of ``codes``, the win left out."""
-        return self.space.split(guess, codes, keep_win=False)
 
     def tree(self) -> StrategyTree:
         """The optimal strategy as a tree (solving first if needed)."""
