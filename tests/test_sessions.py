@@ -80,16 +80,37 @@ def test_out_of_rows_and_resigning_show_the_secret() -> None:
     assert ended.termination is Termination.RESIGNED and ended.secret == LETTERS.parse("FFFF") and not other.rated
 
 
-def test_rated_needs_an_unpredictable_secret_and_no_help() -> None:
-    assert BreakSession(LETTERS, RandomCodemaker.draw(LETTERS)).rated
-    assert not BreakSession(LETTERS, RandomCodemaker.draw(LETTERS, 3)).rated  # a seed fixes the secret
-    assert not fixed(LETTERS, "ABCD").rated
+def finished(game: BreakSession) -> BreakSession:
+    """The game played to its end: the secret guessed."""
+    if not game.is_over:
+        game.guess(game.codemaker.reveal())
+    return game
+
+
+def test_rated_needs_an_unpredictable_secret_no_help_and_the_end() -> None:
+    fair = BreakSession(LETTERS, RandomCodemaker.draw(LETTERS))
+    assert not fair.rated  # not before the end
+    assert finished(fair).rated
+    assert not finished(BreakSession(LETTERS, RandomCodemaker.draw(LETTERS, 3))).rated  # a seed fixes the secret
+    assert not finished(fixed(LETTERS, "ABCD")).rated
     assert not BreakSession(LETTERS, AdversarialCodemaker(LETTERS)).rated
     for use in ("hint", "explain", "undo", "review"):
         game = BreakSession(LETTERS, RandomCodemaker.draw(LETTERS))
+        while game.codemaker.reveal() == LETTERS.parse("AABB"):
+            game = BreakSession(LETTERS, RandomCodemaker.draw(LETTERS))
         game.guess("AABB")
         getattr(game, use)()
-        assert not game.rated and len(game.help_used) == 1
+        assert not finished(game).rated and len(game.help_used) == 1
+
+
+def test_a_match_game_allows_no_help() -> None:
+    game = BreakSession(LETTERS, RandomCodemaker.draw(LETTERS, 1), helps=False)
+    game.guess("AABB") if game.codemaker.reveal() != LETTERS.parse("AABB") else game.guess("CCDD")
+    assert game.actions() == {Action.GUESS, Action.RESIGN}
+    for use in ("hint", "explain", "undo", "review"):
+        with pytest.raises(IllegalMoveError, match="match"):
+            getattr(game, use)()
+    assert not game.help_used and len(game.history) == 1
 
 
 def test_hint_and_explain_read_the_same_choice() -> None:
@@ -326,3 +347,85 @@ def test_match_resume_goes_on_with_the_same_game_and_secret(tmp_path: Path) -> N
     assert resumed.stdout.splitlines()[0] == "4 0"  # the same game, broken at its third guess
     assert json.loads(save.read_text())["played"][0]["guesses"] == 3
     assert Store(url).game(game_id).outcome == "solved"
+
+
+# -- what a hostile or careless user tries -----------------------------------------------------------
+
+
+def test_one_game_resumed_twice_keeps_only_the_first_writer(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    game = fixed(LETTERS, "FFFF")
+    GameKeeper.start(Store(url), "ann", game).sync(game)
+    game_id = Store(url).history("ann")[0].id
+    first, first_keeper = continue_game(Store(url), game_id, "ann")
+    second, second_keeper = continue_game(Store(url), game_id, "ann")
+    problems: list[str] = []
+    second_keeper.on_error = problems.append
+    assert isinstance(first, BreakSession) and isinstance(second, BreakSession)
+    first.guess("AABB")
+    first_keeper.sync(first)
+    second.guess("FFFF")  # the second copy does not know of the first's guess
+    second_keeper.sync(second)
+    assert problems and "elsewhere" in problems[0] and second_keeper.store is None
+    record = Store(url).game(game_id)
+    assert [m.guess for m in record.moves] == ["AABB"] and record.outcome is None
+
+
+def test_help_is_kept_at_once_and_a_match_game_refuses_help(tmp_path: Path) -> None:
+    runner = CliRunner()
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    for _ in range(5):
+        runner.invoke(cli, ["play", "-p", "4", "-c", "6", "--db", url, "--player", "hal"], input="AABB\nh\n")
+        saved = Store(url).saved_game(Store(url).history("hal")[0].id)
+        if saved.record.outcome is None:
+            break
+    assert saved.state is not None and json.loads(saved.state)["help"] == ["hint"]
+    played = runner.invoke(
+        cli, ["match", "-p", "4", "-c", "6", "--vs", "human", "--no-record", "--save", str(tmp_path / "m.json")],
+        input="ABCD\nAABB\nu\nh\nABCD\n",
+    )  # fmt: skip
+    assert "no undo in a match game" in played.stderr and "no hint in a match game" in played.stderr
+    assert json.loads((tmp_path / "m.json").read_text())["played"][0]["guesses"] == 2
+
+
+def test_a_match_game_continues_only_in_its_match(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    runner = CliRunner()
+    runner.invoke(cli, ["match", "--seed", "5", "--db", url, "--save", str(tmp_path / "m.json")], input="RRGG\n")
+    game_id = json.loads((tmp_path / "m.json").read_text())["current_game"]
+    alone = runner.invoke(cli, ["play", "--resume", str(game_id), "--db", url, "--player", "you"], input="")
+    assert alone.exit_code == 2 and "belongs to a match" in alone.stderr
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"\xff\xfe",
+        b"[]",
+        b'{"keypeg_match": 1, "players": ["computer", 5], "games": 2, "scoring": "guesses", "played": []}',
+        b'{"keypeg_match": 1, "players": ["a", "b"], "games": 2, "scoring": "guesses", "played": ['
+        + b'{"codemaker": "a", "codebreaker": "b", "guesses": -3, "broken": true}]}',
+        b'{"keypeg_match": 1, "players": ["a", "b"], "games": 2, "scoring": "guesses", "played": ['
+        + b'{"codemaker": "a", "codebreaker": "b", "guesses": 3, "broken": true},' * 3
+        + b'{"codemaker": "b", "codebreaker": "a", "guesses": 3, "broken": true}]}',
+        b'{"keypeg_match": 1, "players": ["a", "b"], "games": 2, "scoring": "guesses", "played": [], "level": 9}',
+    ],
+)
+def test_a_damaged_match_file_is_one_clear_line(tmp_path: Path, content: bytes) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(content)
+    result = CliRunner().invoke(cli, ["match", "--resume", str(bad), "--no-record"], input="")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert len(result.stderr.strip().splitlines()) == 1 and result.stderr.startswith("error:")
+
+
+def test_out_of_range_ids_and_rows_are_plain_answers(tmp_path: Path) -> None:
+    runner = CliRunner()
+    db = ["--db", f"sqlite:///{tmp_path / 'k.sqlite3'}"]
+    huge = runner.invoke(cli, ["play", "--resume", "9" * 25, *db], input="")
+    assert huge.exit_code == 2 and "Traceback" not in huge.output
+    assert Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").history() == []
+    with pytest.raises(KeypegError, match="no game"):
+        Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").game(2**70)
+    lost = runner.invoke(cli, ["solve", "--rows", "1", *db], input="0 0\n")
+    assert lost.exit_code == 1 and "out of rows" in lost.stderr

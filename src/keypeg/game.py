@@ -231,17 +231,16 @@ class Match:
         try:
             if data.get("keypeg_match") != 1:
                 raise KeypegError("not a keypeg match file")
-            match = cls(tuple(data["players"]), int(data["games"]), str(data["scoring"]))
+            players = tuple(data["players"])
+            if not all(isinstance(name, str) for name in players):
+                raise KeypegError(f"damaged match file: players must be names, not {players!r}")
+            match = cls(players, int(data["games"]), str(data["scoring"]))
             for game in data["played"]:
-                match.played.append(
-                    MatchGame(
-                        str(game["codemaker"]),
-                        str(game["codebreaker"]),
-                        int(game["guesses"]),
-                        bool(game["broken"]),
-                        int(game.get("key_pegs", 0)),
-                    )
-                )
+                roles = (str(game["codemaker"]), str(game["codebreaker"]))
+                guesses, key_pegs = int(game["guesses"]), int(game.get("key_pegs", 0))
+                if match.is_over or roles != match.roles() or guesses < 0 or key_pegs < 0:
+                    raise KeypegError(f"damaged match file: game {len(match.played) + 1} cannot be {game!r}")
+                match.record_game(guesses, broken=bool(game["broken"]), key_pegs=key_pegs)
             return match
         except KeypegError:
             raise

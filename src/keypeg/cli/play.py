@@ -23,7 +23,6 @@ from keypeg.cli.render import board, peg_text
 from keypeg.cli.terminal import Terminal
 from keypeg.code import Code
 from keypeg.errors import InconsistentScoreError, KeypegError
-from keypeg.limits import LOOKAHEAD_LIMIT
 from keypeg.rules import Rules
 
 if TYPE_CHECKING:
@@ -47,7 +46,11 @@ seed_option = click.option(
     "--seed", type=click.IntRange(0), help="Seed for the computer's random choices (same seed, same game)."
 )
 resume_option = click.option(
-    "--resume", "resume_id", type=click.IntRange(1), metavar="GAME", help="Continue an unfinished game (see history)."
+    "--resume",
+    "resume_id",
+    type=click.IntRange(1, 2**62),
+    metavar="GAME",
+    help="Continue an unfinished game (see history).",
 )
 
 
@@ -103,10 +106,8 @@ def _continued(
     if store is None:
         raise KeypegError("--resume needs the database (it cannot be used with --no-record)")
     claim_player(store, player, _password(terminal, player))
-    session, keeper = continue_game(store, game_id, player)
+    session, keeper = continue_game(store, game_id, player, kind=kind)
     keeper.on_error = terminal.note
-    if session.kind != kind:
-        raise KeypegError(f"game {game_id} is not a '{'play' if kind == 'break' else 'solve'}' game")
     return session, keeper
 
 
@@ -156,6 +157,7 @@ def run_break(terminal: Terminal, session: BreakSession, keeper: GameKeeper, *, 
         try:
             if word in HINT:
                 terminal.show(f"hint: {session.hint()}")
+                keeper.sync(session)  # the hint is help: kept at once
                 continue
             if word in UNDO:
                 session.undo()
@@ -171,6 +173,7 @@ def run_break(terminal: Terminal, session: BreakSession, keeper: GameKeeper, *, 
             terminal.answer(f"{feedback.black} {feedback.white}")
         if coach and word not in UNDO:
             _coach(terminal, session)
+            keeper.sync(session)
     outcome = session.outcome()
     assert outcome is not None and outcome.secret is not None
     if outcome.solved:
@@ -342,14 +345,15 @@ def solve(
     impossible scores are refused on stderr and read again; exit 0 when broken."""
     from keypeg.play.sessions import SolveSession
 
-    top = 4 if explain and rules.size <= LOOKAHEAD_LIMIT else 1
     terminal, session, keeper = _open_game(
-        db, record, player, resume_id, SolveSession.kind, lambda: SolveSession(rules, level=level, seed=seed, top=top)
-    )
+        db, record, player, resume_id, SolveSession.kind,
+        lambda: SolveSession(rules, level=level, seed=seed, top=4 if explain else 1),
+    )  # fmt: skip
     assert isinstance(session, SolveSession)
     if not run_solve(terminal, session, keeper):
         _left(terminal, keeper, "solve")
-    sys.exit(0)
+    outcome = session.outcome()
+    sys.exit(0 if outcome is not None and outcome.solved else 1)
 
 
 # -- hint and match ----------------------------------------------------------------------------
@@ -421,7 +425,7 @@ def match(
     if resume_path is not None:
         try:
             state = json.loads(resume_path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as error:
+        except (OSError, ValueError) as error:
             raise KeypegError(f"cannot resume from {str(resume_path)!r}: {error}") from None
         session = MatchSession.from_state(state, rules)
         save_path = save_path or resume_path
@@ -446,9 +450,10 @@ def match(
                 if session.needs_secret() and secret is None:
                     break
                 game = session.start(secret)
-                game_keeper = _keeper(terminal, store, session.person(), game, keeper.save(session))
+                game_keeper = _keeper(terminal, store, session.seat()[1], game, keeper.save(session))
                 session.current_id = game_keeper.game_id
                 keeper.save(session)
+                _save(session, save_path)  # a match stopped mid-game goes on with this game
             current = session.current
             assert current is not None and game_keeper is not None
             if isinstance(current, BreakSession):
@@ -479,16 +484,17 @@ def _resume_match_game(terminal: Terminal, store: Store | None, session: MatchSe
     """Continue the game a saved match was playing, with the same secret, when the store has it."""
     from keypeg.play.records import claim_player, continue_game
 
-    if session.current_id is None or store is None:
+    if session.current_id is None or session.is_over:
         return None
+    if store is None:
+        terminal.note("the game in progress is in the database, which is not used: it starts again")
+        return None
+    kind, person = session.seat()
     try:
-        game, keeper = continue_game(store, session.current_id)
+        game, keeper = continue_game(store, session.current_id, person, kind=kind, match_id=session.match_id)
         session.resume(game, keeper.game_id)
-        person = session.person()
-        if store.game(session.current_id).player != person:
-            raise KeypegError(f"game {session.current_id} is not {person}'s")
     except KeypegError as error:
-        terminal.warn(f"note: the game in progress cannot be continued ({error}); it starts again")
+        terminal.note(f"the game in progress cannot be continued ({error}); it starts again")
         session.current, session.current_id = None, None
         return None
     claim_player(store, person, _password(terminal, person))

@@ -15,6 +15,7 @@ from keypeg.code import Code
 from keypeg.errors import GameOverError, IllegalMoveError, KeypegError
 from keypeg.game import Match, MatchGame
 from keypeg.play.codemakers import FixedCodemaker, RandomCodemaker
+from keypeg.play.levels import LEVELS
 from keypeg.play.sessions import BreakSession, Session, SolveSession
 from keypeg.rules import Rules
 
@@ -36,6 +37,8 @@ class MatchSession:
     ) -> None:
         if computer is not None and computer not in match.players:
             raise KeypegError(f"the computer's seat {computer!r} is not one of {match.players!r}")
+        if level not in LEVELS:
+            raise KeypegError(f"level must be 1 to 4, not {level!r}")
         self.rules = rules
         self.match = match
         self.computer = computer
@@ -45,6 +48,8 @@ class MatchSession:
         self.current: Session | None = None
         self.current_id: int | None = None
         """The store's id of the game being played, when it is kept there (set by whoever keeps it)."""
+        self.match_id: int | None = None
+        """The store's id of this match, when it is kept there."""
 
     @property
     def is_over(self) -> bool:
@@ -55,13 +60,13 @@ class MatchSession:
         """(codemaker, codebreaker) of the game being played, or of the next one."""
         return self.match.roles()
 
-    def person(self) -> str:
-        """Whose game the one being played is, for the records: the person who breaks the code, or who
-        scores the computer's guesses."""
-        if self.current is None:
-            raise IllegalMoveError("no game is being played")
+    def seat(self) -> tuple[str, str]:
+        """The kind of session the game being played (or the next) is, and whose game it is for the
+        records: the person who breaks the code, or who scores the computer's guesses."""
         maker, breaker = self.roles()
-        return maker if isinstance(self.current, SolveSession) else breaker
+        if breaker == self.computer:
+            return SolveSession.kind, maker
+        return BreakSession.kind, breaker
 
     def needs_secret(self) -> bool:
         """Whether the next game waits for a person to set the secret."""
@@ -76,14 +81,14 @@ class MatchSession:
         maker, breaker = self.roles()
         session: Session
         if maker == self.computer:
-            session = BreakSession(self.rules, RandomCodemaker.draw(self.rules, self._rng))
+            session = BreakSession(self.rules, RandomCodemaker.draw(self.rules, self._rng), helps=False)
         elif breaker == self.computer:
             seed = self._rng.randrange(2**31) if self._rng is not None else None
             session = SolveSession(self.rules, level=self.level, seed=seed)
         else:
             if secret is None:
                 raise IllegalMoveError(f"{maker} must set the secret first")
-            session = BreakSession(self.rules, FixedCodemaker(self.rules.adopt(secret)))
+            session = BreakSession(self.rules, FixedCodemaker(self.rules.adopt(secret)), helps=False)
         self.current, self.current_id = session, None
         return session
 
@@ -91,9 +96,7 @@ class MatchSession:
         """Continue the game in progress (loaded from the store)."""
         if self.is_over:
             raise GameOverError("the match is over")
-        maker, _ = self.roles()
-        expected = SolveSession if self.computer is not None and maker != self.computer else BreakSession
-        if session.rules.game != self.rules.game or not isinstance(session, expected):
+        if session.rules.game != self.rules.game or session.kind != self.seat()[0]:
             raise KeypegError("the saved game does not belong to this match")
         self.current, self.current_id = session, game_id
 
@@ -123,6 +126,7 @@ class MatchSession:
             seed=self.seed,
             generator=_jsonable(self._rng.getstate()) if self._rng is not None else None,
             current_game=self.current_id,
+            match_id=self.match_id,
         )
         return state
 
@@ -146,8 +150,9 @@ class MatchSession:
             generator = state.get("generator")
             if generator is not None and session._rng is not None:
                 session._rng.setstate(_tuples(generator))
-            current = state.get("current_game")
+            current, kept = state.get("current_game"), state.get("match_id")
             session.current_id = int(current) if current is not None else None
+            session.match_id = int(kept) if kept is not None else None
             return session
         except KeypegError:
             raise

@@ -49,6 +49,8 @@ class GameKeeper:
     game_id: int | None = None
     written: list[tuple[Code, Feedback]] = field(default_factory=list)
     on_error: Callable[[str], None] | None = None
+    finished: bool = False
+    """Whether the end of the game is written (nothing more is, after it)."""
 
     @classmethod
     def start(
@@ -79,7 +81,7 @@ class GameKeeper:
     def sync(self, session: Session) -> None:
         """Write what changed since the last call: guesses taken back or rescored, new guesses, the
         state; the outcome once the game is over."""
-        if self.store is None or self.game_id is None:
+        if self.store is None or self.game_id is None or self.finished:
             return
         history = list(session.history)
         keep = next((k for k, (a, b) in enumerate(zip(self.written, history, strict=False)) if a != b), None)
@@ -98,41 +100,53 @@ class GameKeeper:
                 outcome=outcome.termination.value if outcome is not None else None,
                 secret=letters.format(secret.colors) if secret is not None else None,
                 rated=bool(getattr(session, "rated", False)),
+                expect=len(self.written),
             )
             self.written = history
+            self.finished = outcome is not None
         except KeypegError as error:
             if self.on_error is not None:
                 self.on_error(f"recording stopped: {error}")
             self.store = None
 
 
-def continue_game(store: Store, game_id: int, player: str | None = None) -> tuple[Session, GameKeeper]:
-    """A game in progress, loaded from the store to go on where it stopped (in this process or another)."""
+def continue_game(
+    store: Store, game_id: int, player: str | None = None, *, kind: str | None = None, match_id: int | None = None
+) -> tuple[Session, GameKeeper]:
+    """A game in progress, loaded from the store to go on where it stopped (in this process or another).
+
+    The game must be ``player``'s (when given) and of ``kind`` (``break`` or ``solve``, when given); a
+    game of a match continues only within that match (``match_id``)."""
     saved = store.saved_game(game_id)
     record = saved.record
     if player is not None and record.player != player:
         raise KeypegError(f"game {game_id} is {record.player}'s, not {player}'s")
+    if saved.match_id != match_id:
+        raise KeypegError(f"game {game_id} belongs to a match: continue it with 'keypeg match --resume FILE'")
     if record.outcome is not None:
         raise KeypegError(f"game {game_id} is over ({record.outcome}); there is nothing to continue")
     if saved.state is None:
         raise KeypegError(f"game {game_id} was recorded by an earlier keypeg and cannot be continued")
     try:
         state = json.loads(saved.state)
-    except json.JSONDecodeError:
+        if not isinstance(state, dict):
+            raise ValueError
+        rules = Rules.from_dict(state.get("rules", {}))
+        secret = _letters(rules).parse(saved.secret) if saved.secret else None
+    except (ValueError, KeypegError):
         raise KeypegError(f"game {game_id} has a damaged state") from None
-    rules = Rules.from_dict(state.get("rules", {}))
-    secret = _letters(rules).parse(saved.secret) if saved.secret else None
     session = session_from_state(state, secret)
+    if kind is not None and session.kind != kind:
+        raise KeypegError(f"game {game_id} is not a '{'play' if kind == 'break' else 'solve'}' game")
     keeper = GameKeeper(store, game_id, written=list(session.history))
     return session, keeper
 
 
 @dataclass
 class MatchKeeper:
-    """Keeps a match's state in the store (its games point at it)."""
+    """Keeps a match's state in the store (its games point at it) under :attr:`MatchSession.match_id`."""
 
     store: Store | None
-    match_id: int | None = None
     on_error: Callable[[str], None] | None = None
 
     def save(self, match: MatchSession) -> int | None:
@@ -140,9 +154,9 @@ class MatchKeeper:
         if self.store is None:
             return None
         try:
-            self.match_id = self.store.save_match(json.dumps(match.to_state()), self.match_id)
+            match.match_id = self.store.save_match(json.dumps(match.to_state()), match.match_id)
         except KeypegError as error:
             if self.on_error is not None:
                 self.on_error(f"match recording stopped: {error}")
             self.store = None
-        return self.match_id
+        return match.match_id

@@ -19,8 +19,9 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import GameOverError, IllegalMoveError, InconsistentScoreError, KeypegError
+from keypeg.errors import GameOverError, IllegalMoveError, InconsistentScoreError, KeypegError, TooLargeError
 from keypeg.game import Outcome, outcome_of
+from keypeg.limits import LOOKAHEAD_LIMIT
 from keypeg.play.codemakers import Codemaker, codemaker_from_state
 from keypeg.play.levels import LEVELS
 from keypeg.rules import Rules
@@ -85,9 +86,11 @@ class BreakSession:
     role: ClassVar[str] = "breaker"
     """The person's role, as the store records it."""
 
-    def __init__(self, rules: Rules, codemaker: Codemaker) -> None:
+    def __init__(self, rules: Rules, codemaker: Codemaker, *, helps: bool = True) -> None:
         self.rules = rules
         self.codemaker = codemaker
+        self.helps = helps
+        """Whether help (undo, hints, explain, the coach) may be asked for at all: not in a match."""
         self.history: list[tuple[Code, Feedback]] = []
         self.help_used: set[Help] = set()
         self.resigned = False
@@ -116,20 +119,23 @@ class BreakSession:
 
     @property
     def rated(self) -> bool:
-        """Whether the game may count on a leaderboard: a random secret nobody could know in advance,
-        no help, not resigned."""
+        """Whether the finished game may count on a leaderboard: a random secret nobody could know in
+        advance, no help, not resigned (``False`` while the game goes on)."""
         maker = self.codemaker
-        return maker.kind == "random" and maker.unpredictable and not self.help_used and not self.resigned
+        fair = maker.kind == "random" and maker.unpredictable and not self.help_used and not self.resigned
+        return fair and self.is_over
 
     def actions(self) -> frozenset[Action]:
         """What may happen next."""
         if self.is_over:
             return frozenset()
-        found = {Action.GUESS, Action.HINT, Action.EXPLAIN, Action.RESIGN}
-        if self.history:
-            found.add(Action.COACH)
-            if self.codemaker.kind != "adversarial":
-                found.add(Action.UNDO)
+        found = {Action.GUESS, Action.RESIGN}
+        if self.helps:
+            found |= {Action.HINT, Action.EXPLAIN}
+            if self.history:
+                found.add(Action.COACH)
+                if self.codemaker.kind != "adversarial":
+                    found.add(Action.UNDO)
         return frozenset(found)
 
     # -- moves --------------------------------------------------------------------------------
@@ -149,6 +155,8 @@ class BreakSession:
             raise GameOverError("the game is over: nothing to undo")
         if not self.history:
             raise IllegalMoveError("nothing to undo")
+        if not self.helps:
+            raise IllegalMoveError("no undo in a match game")
         self.codemaker.take_back()
         self.help_used.add(Help.UNDO)
         return self.history.pop()
@@ -186,19 +194,23 @@ class BreakSession:
 
     def review(self) -> Review:
         """The coach's view of the last guess."""
+        from keypeg.knowledge import Knowledge
         from keypeg.play.coach import review
 
         if not self.history:
             raise IllegalMoveError("no guess to review yet")
-        self._helped(Help.COACH)
-        from keypeg.knowledge import Knowledge
-
+        if self.rules.size > LOOKAHEAD_LIMIT:
+            raise TooLargeError(f"{self.rules.size:,} codes are too many to review guesses")
+        if not self.is_over:  # a finished game's review is only a look back
+            self._helped(Help.COACH)
         guess, feedback = self.history[-1]
         return review(Knowledge(self.rules, tuple(self.history[:-1])), guess, feedback)
 
     def _helped(self, kind: Help) -> None:
         if self.is_over:
             raise GameOverError("the game is over")
+        if not self.helps:
+            raise IllegalMoveError(f"no {kind.value} in a match game")
         self.help_used.add(kind)
 
     # -- saving ---------------------------------------------------------------------------------
@@ -212,6 +224,7 @@ class BreakSession:
             "codemaker": self.codemaker.public_state(),
             "history": _codes(self.history),
             "help": sorted(h.value for h in self.help_used),
+            "helps": self.helps,
             "resigned": self.resigned,
         }
         return state, self.codemaker.hidden()
@@ -221,9 +234,8 @@ class BreakSession:
         """A session from :meth:`to_state`."""
         rules = Rules.from_dict(state["rules"])
         history = _history(rules, state["history"])
-        session = cls(
-            rules, codemaker_from_state(rules, state["codemaker"], rules.adopt(secret) if secret else None, history)
-        )
+        maker = codemaker_from_state(rules, state["codemaker"], rules.adopt(secret) if secret else None, history)
+        session = cls(rules, maker, helps=bool(state.get("helps", True)))
         session.history = history
         session.help_used = {Help(h) for h in state.get("help", ())}
         session.resigned = bool(state.get("resigned", False))
@@ -253,8 +265,9 @@ class SolveSession:
         self.rules = rules
         self.level = level
         self.seed = seed
-        self.top = top
-        """How many guesses :meth:`choice` explains (1: the computer's guess alone)."""
+        self.top = top if rules.size <= LOOKAHEAD_LIMIT else 1
+        """How many guesses :meth:`choice` explains (1: the computer's guess alone, as on games too large
+        to score every code)."""
         self.strategy: Strategy
         self.strategy, self.note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
         self.history: list[tuple[Code, Feedback]] = []

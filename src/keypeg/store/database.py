@@ -119,6 +119,8 @@ class SavedGame:
     state: str | None
     secret: str | None
     """The private side: for the play layer only, never for display."""
+    match_id: int | None = None
+    """The match the game belongs to, if any."""
 
 
 def _aware(moment: datetime) -> datetime:
@@ -332,13 +334,22 @@ class Store:
         outcome: str | None = None,
         secret: str | None = None,
         rated: bool = False,
+        expect: int | None = None,
     ) -> None:
         """Bring a game up to date in one transaction: keep its first ``keep`` guesses, add ``moves`` after
-        them, store the session's ``state`` (when given), and, with an ``outcome``, finish it."""
+        them, store the session's ``state`` (when given), and, with an ``outcome``, finish it.
+
+        ``expect`` is how many guesses the writer last knew the game to have: if another process has
+        written the game since (two terminals on one game), nothing is written and :class:`StoreError`
+        says so."""
 
         def work() -> None:
             with self._session() as session:
                 row = session.get_one(GameRow, game_id)
+                if expect is not None and row.guesses != expect:
+                    raise StoreError(f"game {game_id} was played on elsewhere meanwhile; this copy is not kept")
+                if row.outcome is not None:
+                    raise StoreError(f"game {game_id} is over already; this copy is not kept")
                 for old in list(row.moves):
                     if old.number > keep:
                         session.delete(old)
@@ -368,13 +379,16 @@ class Store:
 
     def saved_game(self, game_id: int) -> SavedGame:
         """A game with its session state and its secret, for the play layer to continue it."""
+        if not 0 < game_id < 2**63:
+            raise StoreError(f"no game {game_id!r} in the database")
 
         def work() -> SavedGame:
             with self._session() as session:
                 row = session.get(GameRow, game_id)
                 if row is None:
                     raise StoreError(f"no game {game_id!r} in the database")
-                return SavedGame(self._records(session, [row], with_moves=True)[0], row.state, row.secret)
+                record = self._records(session, [row], with_moves=True)[0]
+                return SavedGame(record, row.state, row.secret, row.match_id)
 
         return self._guarded(work)
 
