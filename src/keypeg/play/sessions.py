@@ -15,6 +15,7 @@ Every session turns into a public state and a private secret (:meth:`to_state`) 
 from __future__ import annotations
 
 import enum
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -70,7 +71,38 @@ def _history(rules: Rules, rows: Any) -> list[tuple[Code, Feedback]]:
         raise KeypegError(f"damaged game state: {error}") from None
 
 
-class BreakSession:
+class _Game(ABC):
+    """What both kinds of session share: the rules, the scored guesses, and what follows from them."""
+
+    kind: ClassVar[str]
+    role: ClassVar[str]
+    """The person's role, as the store records it."""
+    rules: Rules
+    history: list[tuple[Code, Feedback]]
+    resigned: bool
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or ``None`` while it goes on."""
+
+    @property
+    def rows_left(self) -> int:
+        """Guesses the codebreaker may still make."""
+        return self.rules.rows - len(self.history)
+
+    @property
+    def is_over(self) -> bool:
+        """Whether the code is broken, the rows are used up or the person gave up."""
+        return self.outcome() is not None
+
+    def knowledge(self) -> Knowledge:
+        """What the scores so far tell."""
+        from keypeg.knowledge import Knowledge
+
+        return Knowledge(self.rules, tuple(self.history))
+
+
+class BreakSession(_Game):
     """A person breaks the code of ``codemaker`` under ``rules``.
 
     >>> from keypeg.play.codemakers import FixedCodemaker
@@ -84,7 +116,6 @@ class BreakSession:
 
     kind: ClassVar[str] = "break"
     role: ClassVar[str] = "breaker"
-    """The person's role, as the store records it."""
 
     def __init__(self, rules: Rules, codemaker: Codemaker, *, helps: bool = True) -> None:
         self.rules = rules
@@ -97,19 +128,9 @@ class BreakSession:
 
     # -- what a front end shows ---------------------------------------------------------------
 
-    @property
-    def rows_left(self) -> int:
-        """Guesses the person may still make."""
-        return self.rules.rows - len(self.history)
-
     def outcome(self) -> Outcome | None:
         """How the game ended (with the secret), or ``None`` while it goes on."""
         return outcome_of(self.rules, self.history, self.codemaker.reveal, resigned=self.resigned)
-
-    @property
-    def is_over(self) -> bool:
-        """Whether the code is broken, the rows are used up or the person resigned."""
-        return self.outcome() is not None
 
     @property
     def secret(self) -> Code | None:
@@ -171,12 +192,6 @@ class BreakSession:
         return outcome
 
     # -- help (each use makes the game unrated) -------------------------------------------------
-
-    def knowledge(self) -> Knowledge:
-        """What the scores so far tell."""
-        from keypeg.knowledge import Knowledge
-
-        return Knowledge(self.rules, tuple(self.history))
 
     def hint(self) -> Code:
         """A good next guess (level 3's)."""
@@ -242,7 +257,7 @@ class BreakSession:
         return session
 
 
-class SolveSession:
+class SolveSession(_Game):
     """The computer, at ``level``, breaks a code a person keeps in mind; the person scores each guess.
 
     >>> from keypeg import score
@@ -277,11 +292,6 @@ class SolveSession:
 
     # -- what a front end shows ---------------------------------------------------------------
 
-    @property
-    def rows_left(self) -> int:
-        """Guesses the computer may still make."""
-        return self.rules.rows - len(self.history)
-
     def outcome(self) -> Outcome | None:
         """How the game ended, or ``None`` while it goes on (the secret is known only if broken)."""
 
@@ -291,11 +301,6 @@ class SolveSession:
 
         return outcome_of(self.rules, self.history, broken, resigned=self.resigned)
 
-    @property
-    def is_over(self) -> bool:
-        """Whether the code is broken, the rows are used up or the person stopped."""
-        return self.outcome() is not None
-
     def actions(self) -> frozenset[Action]:
         """What may happen next."""
         if self.is_over:
@@ -304,12 +309,6 @@ class SolveSession:
         if self.history:
             found |= {Action.UNDO, Action.FIX}
         return frozenset(found)
-
-    def knowledge(self) -> Knowledge:
-        """What the scores so far tell."""
-        from keypeg.knowledge import Knowledge
-
-        return Knowledge(self.rules, tuple(self.history))
 
     def choice(self) -> Choice:
         """The computer's guess awaiting a score, with the figures behind it (:attr:`top` guesses)."""
