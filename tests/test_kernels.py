@@ -46,6 +46,8 @@ EXHAUSTIVE = [
     Rules(3, 3, repeats=False, blanks=True),
     Rules(2, 2, repeats=False),
 ]
+EXHAUSTIVE_FAST = [pytest.param(r, marks=pytest.mark.slow) if r.size > 1000 else r for r in EXHAUSTIVE]
+"""The exhaustive rule sets, the large ones (every pair of codes scored in Python) marked slow."""
 
 
 def _id(rules: Rules) -> str:
@@ -79,7 +81,7 @@ def test_enumeration_is_every_legal_code_in_lexicographic_order(rules: Rules) ->
     assert all(space.code(i).rules == rules for i in (0, space.size - 1))
 
 
-@pytest.mark.parametrize("rules", EXHAUSTIVE, ids=_id)
+@pytest.mark.parametrize("rules", EXHAUSTIVE_FAST, ids=_id)
 def test_feedback_table_is_the_reference_on_every_pair(rules: Rules) -> None:
     space = CodeSpace.of(rules)
     expected = _reference(rules)
@@ -89,7 +91,7 @@ def test_feedback_table_is_the_reference_on_every_pair(rules: Rules) -> None:
     np.testing.assert_array_equal(space.table, expected)
 
 
-@pytest.mark.parametrize("rules", EXHAUSTIVE, ids=_id)
+@pytest.mark.parametrize("rules", EXHAUSTIVE_FAST, ids=_id)
 def test_feedbacks_of_each_guess_is_the_reference(rules: Rules) -> None:
     space = CodeSpace.of(rules)
     expected = _reference(rules)
@@ -100,7 +102,7 @@ def test_feedbacks_of_each_guess_is_the_reference(rules: Rules) -> None:
         np.testing.assert_array_equal(space.feedbacks(g, some), expected[g, some])
 
 
-@pytest.mark.parametrize("rules", EXHAUSTIVE, ids=_id)
+@pytest.mark.parametrize("rules", EXHAUSTIVE_FAST, ids=_id)
 def test_bit_path_scores_every_pair_like_the_reference(rules: Rules) -> None:
     """``Scorer.feedbacks`` and ``Scorer.partition`` on encodings of the test's own code list."""
     codes = rules_codes(rules)

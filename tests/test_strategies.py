@@ -90,9 +90,14 @@ def test_consistent_pool_only_plays_fitting_codes() -> None:
     walk(tree.root, Knowledge(rules))
 
 
-@pytest.mark.parametrize("name", sorted(STRATEGIES))
 @pytest.mark.parametrize(
-    "rules", [Rules(3, 4), Rules(4, 4, repeats=False), Rules(2, 3, blanks=True), Rules(3, 5)], ids=str
+    ("rules", "name"),
+    [
+        pytest.param(rules, name, marks=[pytest.mark.slow] if name == "genetic" and rules.size > 20 else [])
+        for rules in (Rules(3, 4), Rules(4, 4, repeats=False), Rules(2, 3, blanks=True), Rules(3, 5))
+        for name in sorted(STRATEGIES)
+    ],
+    ids=str,
 )
 def test_every_strategy_solves_every_secret(name: str, rules: Rules) -> None:
     tree = build_tree(make_strategy(name, seed=7), rules)
