@@ -3,17 +3,28 @@
 from __future__ import annotations
 
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Protocol
+from typing import Any
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import GameOverError, IllegalMoveError, KeypegError
 from keypeg.feedback import score
 from keypeg.rules import Rules
 
-__all__ = ["Game", "GameOverError", "Match", "MatchGame", "Outcome", "Termination", "outcome_of", "random_code"]
+__all__ = [
+    "Board",
+    "Game",
+    "GameOverError",
+    "Match",
+    "MatchGame",
+    "Outcome",
+    "Termination",
+    "outcome_of",
+    "random_code",
+]
 
 
 class Termination(Enum):
@@ -39,13 +50,26 @@ class Outcome:
         return self.termination is Termination.SOLVED
 
 
-class Played(Protocol):
-    """A game as a match records it: its scored guesses and how it ended."""
+class Board(ABC):
+    """A game's rules and scored guesses, and what follows from them; :class:`Game` and the play
+    sessions are boards, and a match records any finished one."""
+
+    rules: Rules
+    history: list[tuple[Code, Feedback]]
+
+    @abstractmethod
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or ``None`` while it goes on."""
 
     @property
-    def history(self) -> Sequence[tuple[Code, Feedback]]: ...
+    def rows_left(self) -> int:
+        """Guesses the codebreaker may still make."""
+        return self.rules.rows - len(self.history)
 
-    def outcome(self) -> Outcome | None: ...
+    @property
+    def is_over(self) -> bool:
+        """Whether the game has ended."""
+        return self.outcome() is not None
 
 
 def random_code(rules: Rules, rng: random.Random) -> Code:
@@ -56,7 +80,7 @@ def random_code(rules: Rules, rng: random.Random) -> Code:
     return rules.code(rng.sample(colors, rules.pegs))
 
 
-class Game:
+class Game(Board):
     """One game: a secret, the scored guesses so far, and the rows left.
 
     >>> from keypeg import Rules
@@ -76,16 +100,6 @@ class Game:
 
     def __iter__(self) -> Iterator[tuple[Code, Feedback]]:
         return iter(self.history)
-
-    @property
-    def rows_left(self) -> int:
-        """Guesses the codebreaker may still make."""
-        return self.rules.rows - len(self.history)
-
-    @property
-    def is_over(self) -> bool:
-        """Whether the code is broken or the rows are used up."""
-        return self.outcome() is not None
 
     def guess(self, code: Code | str) -> Feedback:
         """Play a guess and return its score."""
@@ -193,7 +207,7 @@ class Match:
         maker, breaker = self.roles()
         self.played.append(MatchGame(maker, breaker, guesses, broken, key_pegs))
 
-    def record(self, game: Played) -> None:
+    def record(self, game: Board) -> None:
         """Record a finished game (a :class:`Game` or a play session)."""
         outcome = game.outcome()
         if outcome is None:

@@ -15,13 +15,12 @@ Every session turns into a public state and a private secret (:meth:`to_state`) 
 from __future__ import annotations
 
 import enum
-from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import GameOverError, IllegalMoveError, InconsistentScoreError, KeypegError, TooLargeError
-from keypeg.game import Outcome, outcome_of
+from keypeg.game import Board, Outcome, outcome_of
 from keypeg.limits import LOOKAHEAD_LIMIT
 from keypeg.play.codemakers import Codemaker, codemaker_from_state
 from keypeg.play.levels import LEVELS
@@ -71,29 +70,13 @@ def _history(rules: Rules, rows: Any) -> list[tuple[Code, Feedback]]:
         raise KeypegError(f"damaged game state: {error}") from None
 
 
-class _Game(ABC):
-    """What both kinds of session share: the rules, the scored guesses, and what follows from them."""
+class _Game(Board):
+    """What both kinds of session share besides the board: their kind, the person's role, knowledge."""
 
     kind: ClassVar[str]
     role: ClassVar[str]
     """The person's role, as the store records it."""
-    rules: Rules
-    history: list[tuple[Code, Feedback]]
     resigned: bool
-
-    @abstractmethod
-    def outcome(self) -> Outcome | None:
-        """How the game ended, or ``None`` while it goes on."""
-
-    @property
-    def rows_left(self) -> int:
-        """Guesses the codebreaker may still make."""
-        return self.rules.rows - len(self.history)
-
-    @property
-    def is_over(self) -> bool:
-        """Whether the code is broken, the rows are used up or the person gave up."""
-        return self.outcome() is not None
 
     def knowledge(self) -> Knowledge:
         """What the scores so far tell."""
