@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import click
+from rich.markup import escape
 
 from keypeg.cli.common import cli, err, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.records import db_option, default_player, open_store, player_option, record_option
@@ -444,7 +445,7 @@ def match(
         while not session.is_over:
             maker, breaker = session.roles()
             number = f"game {len(session.match.played) + 1} of {session.match.games}"
-            terminal.show(f"[bold]{number}[/]: {maker} is codemaker, {breaker} is codebreaker")
+            terminal.show(f"[bold]{number}[/]: {escape(maker)} is codemaker, {escape(breaker)} is codebreaker")
             if session.current is None:
                 secret = _secret_from(terminal, rules, maker) if session.needs_secret() else None
                 if session.needs_secret() and secret is None:
@@ -477,7 +478,7 @@ def match(
         terminal.warn(f"match stopped after {len(session.match.played)} game(s); saved to {path}")
         sys.exit(2 if not terminal.interactive else 0)
     winner = session.winner()
-    terminal.show(f"[bold]match over:[/] {_score_line(session)}; " + (f"{winner} wins" if winner else "a draw"))
+    terminal.show(f"[bold]match over:[/] {_score_line(session)}; " + (f"{escape(winner)} wins" if winner else "a draw"))
 
 
 def _resume_match_game(terminal: Terminal, store: Store | None, session: MatchSession) -> GameKeeper | None:
@@ -521,7 +522,7 @@ def _secret_from(terminal: Terminal, rules: Rules, maker: str) -> Code | None:
 
 
 def _score_line(session: MatchSession) -> str:
-    return ", ".join(f"{name} {points}" for name, points in session.scores().items())
+    return ", ".join(f"{escape(name)} {points}" for name, points in session.scores().items())
 
 
 def _save(session: MatchSession, path: Path | None) -> Path | None:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import click
 from rich.console import Console, RenderableType
+from rich.markup import escape
 
 __all__ = ["Terminal"]
 
@@ -54,7 +55,8 @@ class Terminal:
 
     def warn(self, text: str) -> None:
         """A message about bad input: always stderr, so the protocol stays clean."""
-        self.err.print(f"[red]{text}[/]" if self.interactive else text, soft_wrap=True)
+        shown = escape(text)  # messages quote user input: printed literally, never as markup
+        self.err.print(f"[red]{shown}[/]" if self.interactive else shown, soft_wrap=True)
 
     def note(self, text: str) -> None:
         """A side remark (recording trouble, a fallback): stderr, marked ``note:``."""
