@@ -11,6 +11,9 @@ from __future__ import annotations
 class KeypegError(Exception):
     """Root of every error keypeg raises on purpose."""
 
+    exit_code: int = 2
+    """The command line's exit code: 2 for bad usage or input, 1 for a failure at run time."""
+
 
 class InvalidRulesError(KeypegError, ValueError):
     """A rule set that makes no sense (0 pegs, 5 pegs from 3 colours without repeats, ...)."""

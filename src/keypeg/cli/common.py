@@ -4,17 +4,20 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
 from rich.console import Console
+from rich.markup import escape
 
 from keypeg import __version__
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
+from keypeg.text import visible
 from keypeg.variants import find_variant
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -86,14 +89,51 @@ def print_json(data: object) -> None:
 
 
 class KeypegGroup(click.Group):
-    """A group that turns keypeg's errors into one clear line and a non-zero exit."""
+    """A group that turns every failure into one clear line on stderr and an exit code: 2 for bad
+    usage or bad input, 1 for a failure at run time (a file that cannot be written, a database that
+    cannot be used), never a traceback (``KEYPEG_DEBUG=1`` shows one, for keypeg's developers)."""
 
-    def invoke(self, ctx: click.Context) -> Any:
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
         try:
-            return super().invoke(ctx)
+            result = super().main(*args, standalone_mode=False, **kwargs)
+        except click.UsageError as error:
+            command = error.ctx.command_path if error.ctx is not None else "keypeg"
+            fail(f"{error.format_message()} (see '{command} --help')", 2)
+        except click.ClickException as error:
+            fail(error.format_message(), error.exit_code)
+        except (click.Abort, EOFError):
+            fail("input ended", 2)
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
         except KeypegError as error:
-            err.print(f"[bold red]error:[/] {error}", soft_wrap=True)
-            sys.exit(2)
+            fail(str(error), getattr(error, "exit_code", 2))
+        except UnicodeError:
+            fail("the input is not UTF-8 text", 2)
+        except RecursionError:
+            fail("the input is nested too deeply", 2)
+        except MemoryError:
+            fail("out of memory", 1)
+        except OSError as error:
+            fail(describe_os_error(error), 1)
+        except Exception as error:
+            if os.environ.get("KEYPEG_DEBUG"):
+                raise
+            fail(f"internal error ({type(error).__name__}: {error}); please report it", 1)
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+def describe_os_error(error: OSError) -> str:
+    """One line for a failed file or system operation, naming the file."""
+    reason = error.strerror or str(error) or type(error).__name__
+    return f"{error.filename}: {reason}" if error.filename is not None else reason
+
+
+def fail(message: str, code: int) -> None:
+    """Print ``error: message`` on one line of stderr (literally: no markup, no control characters) and exit."""
+    err.print(f"[bold red]error:[/] {escape(visible(' '.join(message.split()), limit=400))}", soft_wrap=True)
+    sys.exit(code)
 
 
 @click.group(cls=KeypegGroup, context_settings={"help_option_names": ["-h", "--help"]})

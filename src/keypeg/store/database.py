@@ -33,6 +33,8 @@ BUSY_RETRIES = 5
 class StoreError(KeypegError):
     """The database cannot be used: a bad URL, a corrupt or locked file, a newer schema, an unknown player."""
 
+    exit_code = 1
+
 
 def default_url() -> str:
     """``$KEYPEG_DB``, or a SQLite file in the user's data folder."""

@@ -1,0 +1,47 @@
+"""Text from outside shown as text: control and format characters made visible, long echoes cut.
+
+Anything a user, a file or the database gave keypeg is passed through :func:`visible` before it
+is shown, so that it can neither move the cursor, ring the bell, recolour a screen, hide
+characters nor flood the output. (Rich markup is escaped by the command line on top of this.)
+
+>>> visible("ann\\x1b[2J")
+'ann\\\\x1b[2J'
+>>> visible("a\\u200bb")
+'a\\\\u200bb'
+>>> visible("x" * 100, limit=10)
+'xxxxxxxxxx… (100 characters)'
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+__all__ = ["visible", "ECHO_LIMIT", "is_hidden"]
+
+ECHO_LIMIT = 200
+"""How many characters of a piece of input an echo or an error message quotes."""
+
+HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
+"""Control, format (zero-width, bidirectional overrides), surrogate, private-use and unassigned
+characters, and the line and paragraph separators: none of them shows as itself."""
+
+
+def is_hidden(char: str) -> bool:
+    """Whether a character would not show as itself on a screen."""
+    return unicodedata.category(char) in HIDDEN_CATEGORIES
+
+
+def _escaped(char: str) -> str:
+    point = ord(char)
+    if point < 0x100:
+        return f"\\x{point:02x}"
+    return f"\\u{point:04x}" if point < 0x10000 else f"\\U{point:08x}"
+
+
+def visible(text: object, limit: int | None = ECHO_LIMIT) -> str:
+    """``text`` with every hidden character written as an escape (``\\x1b``, ``\\u200b``), cut to
+    ``limit`` characters (``None``: whole) with the full length said."""
+    raw = str(text)
+    cut = raw if limit is None or len(raw) <= limit else raw[:limit]
+    shown = "".join(_escaped(c) if is_hidden(c) else c for c in cut)
+    return shown if cut is raw else f"{shown}… ({len(raw)} characters)"
