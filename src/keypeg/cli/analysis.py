@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from keypeg.cli.common import cli as app
-from keypeg.cli.common import err, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.common import SEED, err, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.render import new_table
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
@@ -43,7 +43,7 @@ def convention_options(command: F) -> F:
         show_default=True,
         help="Among equal guesses (fitting ones preferred): first or last in order, or random.",
     )
-    @click.option("--seed", type=int, help="Seed for random choices.")
+    @click.option("--seed", type=SEED, help="Seed for random choices.")
     @functools.wraps(command)
     def wrapper(*args: Any, first: str | None, pool: str | None, tie: str, seed: int | None, **kwargs: Any) -> Any:
         def build(name: str, rules: Rules) -> Strategy:

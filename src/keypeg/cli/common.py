@@ -27,6 +27,9 @@ err = Console(stderr=True, highlight=False)
 
 DEFAULT_VARIANT = "classic"
 
+SEED = click.IntRange(0, 2**32 - 1)
+"""The type of every ``--seed`` option."""
+
 
 def build_rules(
     variant: str | None,

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 from rich.markup import escape
 
-from keypeg.cli.common import cli, err, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.common import SEED, cli, err, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.records import db_option, default_player, open_store, player_option, record_option
 from keypeg.cli.render import board, peg_text
 from keypeg.cli.terminal import Terminal
@@ -44,7 +44,7 @@ level_option = click.option(
     help="1 not so smart, 2 pretty smart, 3 smarter than you, 4 perfect.",
 )  # fmt: skip
 seed_option = click.option(
-    "--seed", type=click.IntRange(0), help="Seed for the computer's random choices (same seed, same game)."
+    "--seed", type=SEED, help="Seed for the computer's random choices (same seed, same game)."
 )
 resume_option = click.option(
     "--resume",
