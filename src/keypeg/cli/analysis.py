@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from keypeg.cli.common import cli as app
 from keypeg.cli.common import SEED, err, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.common import cli as app
 from keypeg.cli.render import new_table
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules

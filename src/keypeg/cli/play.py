@@ -43,9 +43,7 @@ level_option = click.option(
     "--level", "-l", type=click.IntRange(1, 4), default=3, show_default=True,
     help="1 not so smart, 2 pretty smart, 3 smarter than you, 4 perfect.",
 )  # fmt: skip
-seed_option = click.option(
-    "--seed", type=SEED, help="Seed for the computer's random choices (same seed, same game)."
-)
+seed_option = click.option("--seed", type=SEED, help="Seed for the computer's random choices (same seed, same game).")
 resume_option = click.option(
     "--resume",
     "resume_id",
