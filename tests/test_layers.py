@@ -26,7 +26,7 @@ THIRD_PARTY = {
     "core": set(),
     "kernels": {"numpy", "numba", "llvmlite"},
     "engine": {"numpy", "numba", "ortools", "platformdirs"},
-    "store": {"sqlalchemy", "alembic", "argon2", "platformdirs"},
+    "store": {"sqlalchemy", "alembic", "argon2", "platformdirs", "confusable_homoglyphs"},
     "play": {"numpy"},
     "cli": {"click", "rich", "matplotlib", "numpy"},
 }

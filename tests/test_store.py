@@ -25,9 +25,11 @@ def sqlite_url(tmp_path: Path, name: str = "k.sqlite3") -> str:
     return f"sqlite:///{tmp_path / name}"
 
 
-def record(store: Store, player: str, guesses: list[tuple[str, Feedback]], *, rules: Rules | None = None) -> int:
+def record(
+    store: Store, player: str, guesses: list[tuple[str, Feedback]], *, rules: Rules | None = None, rated: bool = True
+) -> int:
     rules = rules or Rules(4, 6)
-    game = store.start_game(player, rules, role="breaker", secret=guesses[-1][0])
+    game = store.start_game(player, rules, role="breaker", secret=guesses[-1][0], rated=rated)
     for number, (guess, feedback) in enumerate(guesses, 1):
         store.update_game(game, keep=number - 1, moves=[(guess, feedback)])  # a guess at a time, as played
     solved = guesses[-1][1] == rules.win
@@ -42,12 +44,15 @@ def exercise(store: Store) -> None:
     fast = record(store, "bob", [("AABB", Feedback(1, 1)), ("ABCD", win)])
     record(store, "bob", [("AAAA", Feedback(0, 0))], rules=Rules(4, 6, rows=1))
     record(store, "cy", [("ABCDE", Feedback(5, 0))], rules=Rules(5, 8))
-    top = store.top("4x6")
-    assert [g.id for g in top] == [fast, slow]  # fewest guesses first
-    assert [g.player for g in store.top("5x8")] == ["cy"]
+    top = store.top(Rules(4, 6), minimum=1)
+    assert [(r.player, r.average) for r in top] == [("bob", 2.0), ("ann", 3.0)]  # fewest guesses first
+    assert [r.player for r in store.top(Rules(5, 8), minimum=1)] == ["cy"]
+    assert store.top(Rules(4, 6)) == []  # nobody has the rated games needed
+    assert [(r.player, r.average) for r in store.top(Rules(4, 6, rows=1), minimum=1)] == [("bob", 2.0)]  # lost: 1 + 1
     stats = store.stats("bob")
-    assert (stats.games, stats.wins, stats.best, stats.worst) == (2, 1, 2, 2)
-    assert stats.trend == [2, 1]
+    assert (stats.games, stats.wins, stats.best, stats.worst, stats.score) == (2, 1, 2, 2, 2.0)
+    assert stats.trend == [2, 2]  # the lost game of one row counts as 2
+    assert game_ids_differ(slow, fast)
     game = store.game(slow)
     assert [m.guess for m in game.moves] == ["AABB", "CCDD", "ABCD"]
     assert game.outcome == "solved" and game.seconds is not None and game.seconds >= 0
@@ -56,6 +61,10 @@ def exercise(store: Store) -> None:
         store.stats("nobody")
     with pytest.raises(StoreError, match="no game"):
         store.game(10_000)
+
+
+def game_ids_differ(*ids: int) -> bool:
+    return len(set(ids)) == len(ids)
 
 
 def test_sqlite_store(tmp_path: Path) -> None:
@@ -106,15 +115,15 @@ def test_a_corrupt_file_is_refused_and_left_alone(tmp_path: Path) -> None:
         Store(sqlite_url(tmp_path))
     assert path.read_bytes() == before
     result = CliRunner().invoke(cli, ["history", "--db", sqlite_url(tmp_path)])
-    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert result.exit_code == 1 and "Traceback" not in result.output and "k.sqlite3" in result.stderr
 
 
-@pytest.mark.parametrize("url", ["nonsense://", "postgresql+nodriver://x/y", "sqlite:////no/such/folder/k.db"])
+@pytest.mark.parametrize("url", ["nonsense://", "postgresql+nodriver://x/y", "sqlite:////proc/no/such/k.db"])
 def test_bad_urls(url: str) -> None:
     with pytest.raises(StoreError):
         Store(url)
     result = CliRunner().invoke(cli, ["top", "--db", url])
-    assert result.exit_code == 2 and "Traceback" not in result.output and result.stderr.strip()
+    assert result.exit_code in (1, 2) and "Traceback" not in result.output and result.stderr.strip()
 
 
 def test_a_new_user_plays_and_sees_the_records(tmp_path: Path) -> None:
@@ -127,16 +136,16 @@ def test_a_new_user_plays_and_sees_the_records(tmp_path: Path) -> None:
     stats = json.loads(runner.invoke(cli, ["stats", "--player", "ann", "--all-variants", "--json", *db]).stdout)
     assert (stats["games"], stats["wins"], stats["best"], stats["worst"], stats["trend"]) == (3, 3, 1, 3, [2, 1, 3])
     top = json.loads(runner.invoke(cli, ["top", "-p", "4", "-c", "6", "--json", *db]).stdout)["top"]
-    assert [g["guesses"] for g in top] == [1, 2, 3]
+    assert top == []  # games with --secret are practice games
     history = runner.invoke(cli, ["history", *db])
-    assert history.exit_code == 0 and "ann" in history.stdout
-    game_id = str(top[1]["id"])
+    assert history.exit_code == 0 and "ann" in history.stdout and "practice" in history.stdout
+    game_id = str(Store(sqlite_url(tmp_path)).history("ann")[-1].id)
     replay = runner.invoke(cli, ["replay", game_id, *db])
     assert "AABB" in replay.stdout and "coach:" in replay.stdout
     exported = runner.invoke(cli, ["export", "--player", "ann", "--format", "json", *db])
     assert len(json.loads(exported.stdout)) == 3
     csv_text = runner.invoke(cli, ["export", "--player", "ann", *db]).stdout
-    assert csv_text.splitlines()[0].startswith("id,player,variant") and len(csv_text.splitlines()) == 4
+    assert csv_text.splitlines()[0].startswith("id,player,variant,pegs") and len(csv_text.splitlines()) == 4
     chart = tmp_path / "trend.png"
     assert runner.invoke(cli, ["stats", "--player", "ann", "--plot", str(chart), *db]).exit_code == 0
     assert chart.read_bytes()[:4] == b"\x89PNG"
@@ -242,11 +251,13 @@ def test_match_games_are_recorded(tmp_path: Path) -> None:
         lines.append(f"{feedback.black} {feedback.white}")
         knowledge = knowledge.add(guess, feedback)
     url = sqlite_url(tmp_path)
-    result = CliRunner().invoke(cli, ["match", "--seed", "5", "--db", url], input="\n".join(lines) + "\n")
+    result = CliRunner().invoke(
+        cli, ["match", "--seed", "5", "--player", "kim", "--db", url], input="\n".join(lines) + "\n"
+    )
     assert result.exit_code == 0, result.stderr
     games = Store(url).history(limit=None)
     assert sorted(g.role for g in games) == ["breaker", "maker"]
-    assert all(g.player == "you" and g.outcome == "solved" for g in games)
+    assert all(g.player == "kim" and g.outcome == "solved" for g in games)  # the name given, not "you"
     rows = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT DISTINCT match_id FROM games").fetchall()
     assert len(rows) == 1 and rows[0][0] is not None
     state = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT state FROM matches").fetchone()[0]

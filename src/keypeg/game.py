@@ -208,12 +208,17 @@ class Match:
         self.played.append(MatchGame(maker, breaker, guesses, broken, key_pegs))
 
     def record(self, game: Board) -> None:
-        """Record a finished game (a :class:`Game` or a play session)."""
+        """Record a finished game (a :class:`Game` or a play session). A codebreaker who resigns is
+        scored as if every row was used; a codemaker who stops scoring gives up the code as broken."""
         outcome = game.outcome()
         if outcome is None:
             raise KeypegError("the game is not over yet")
         pegs = sum(f.black + f.white for _, f in game.history)
-        self.record_game(outcome.guesses, broken=outcome.solved, key_pegs=pegs)
+        if outcome.termination is Termination.RESIGNED:
+            maker_left = getattr(game, "role", "breaker") == "maker"  # the person scored the computer's guesses
+            self.record_game(outcome.guesses if maker_left else game.rules.rows, broken=maker_left, key_pegs=pegs)
+        else:
+            self.record_game(outcome.guesses, broken=outcome.solved, key_pegs=pegs)
 
     def scores(self) -> dict[str, int]:
         """Points of each player so far."""

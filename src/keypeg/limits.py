@@ -50,3 +50,9 @@ OPTIMAL_ON_DEMAND = 700
 """Level 4 solves the optimum on the spot for code spaces up to this size (well under a second)."""
 COACH_EXACT_LIMIT = 1500
 """Up to this many fitting codes the coach plays out the best heuristic; above, it uses the expected size."""
+
+MIN_RANKED_GAMES = 5
+"""Rated games a player needs on a game (pegs, colours, repeats, blanks, rows) to be on its top 10."""
+
+TOP_SIZE = 10
+"""Players on a leaderboard."""

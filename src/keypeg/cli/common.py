@@ -6,7 +6,7 @@ import functools
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import click
@@ -96,11 +96,18 @@ class KeypegGroup(click.Group):
     usage or bad input, 1 for a failure at run time (a file that cannot be written, a database that
     cannot be used), never a traceback (``KEYPEG_DEBUG=1`` shows one, for keypeg's developers)."""
 
-    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+    def main(
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
         if not standalone_mode:
-            return super().main(*args, standalone_mode=False, **kwargs)
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
-            result = super().main(*args, standalone_mode=False, **kwargs)
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.UsageError as error:
             command = error.ctx.command_path if error.ctx is not None else "keypeg"
             fail(f"{error.format_message()} (see '{command} --help')", 2)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 from rich.markup import escape
+from rich.text import Text
 
 from keypeg.cli.common import SEED, cli, err, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.records import db_option, default_player, open_store, player_option, record_option
@@ -25,6 +26,7 @@ from keypeg.cli.terminal import Terminal
 from keypeg.code import Code
 from keypeg.errors import InconsistentScoreError, KeypegError
 from keypeg.rules import Rules
+from keypeg.text import visible
 
 if TYPE_CHECKING:
     from keypeg.play.matches import MatchSession
@@ -32,10 +34,12 @@ if TYPE_CHECKING:
     from keypeg.play.sessions import BreakSession, Session, SolveSession
     from keypeg.store import Store
 
-PLAY_HELP = "type a guess (e.g. {example}); commands: u = undo, h = hint, ? = help, q = quit"
+MATCH_FILE_LIMIT = 1 << 20
+"""The largest match file read (a real one is a few kilobytes)."""
+PLAY_HELP = "type a guess (e.g. {example}); commands: u = undo, h = hint (practice games), ? = help, q = resign"
 SOLVE_HELP = (
     "score my guess as black and white, e.g. '2 1' or '2b1w'; commands: u = undo your last score, "
-    "fix N B W = correct the score of guess N, ? = help, q = quit"
+    "fix N B W = correct the score of guess N (e.g. 'fix 2 1 0'), ? = help, q = stop"
 )
 QUIT, UNDO, HELP, HINT = {"q", "quit", "exit"}, {"u", "undo"}, {"?", "help"}, {"h", "hint"}
 
@@ -44,6 +48,11 @@ level_option = click.option(
     help="1 not so smart, 2 pretty smart, 3 smarter than you, 4 perfect.",
 )  # fmt: skip
 seed_option = click.option("--seed", type=SEED, help="Seed for the computer's random choices (same seed, same game).")
+password_stdin_option = click.option(
+    "--password-stdin",
+    is_flag=True,
+    help="Read the player's password from the first line of stdin (else $KEYPEG_PASSWORD, or a prompt).",
+)
 resume_option = click.option(
     "--resume",
     "resume_id",
@@ -67,13 +76,20 @@ def _store(db: str | None, record: bool, what: str) -> Store | None:
         return None
 
 
-def _password(terminal: Terminal, player: str) -> Callable[[], str]:
-    """How to ask for ``player``'s password: a hidden prompt in a terminal, ``$KEYPEG_PASSWORD`` on pipes."""
+def _password(terminal: Terminal, player: str, from_stdin: bool = False) -> Callable[[], str]:
+    """How to ask for ``player``'s password: the first line of stdin (``--password-stdin``),
+    ``$KEYPEG_PASSWORD``, else a hidden prompt in a terminal. Never an argument on the command line."""
 
     def ask() -> str:
+        if from_stdin:
+            return terminal.read_password()
+        if "KEYPEG_PASSWORD" in os.environ:
+            return os.environ["KEYPEG_PASSWORD"]
         if terminal.interactive:
             return str(click.prompt(f"password for {player}", hide_input=True, default="", show_default=False))
-        return os.environ.get("KEYPEG_PASSWORD", "")
+        from keypeg.store import WrongPasswordError
+
+        raise WrongPasswordError(f"{player} has a password: give it with --password-stdin or $KEYPEG_PASSWORD")
 
     return ask
 
@@ -81,62 +97,92 @@ def _password(terminal: Terminal, player: str) -> Callable[[], str]:
 def _keeper(
     terminal: Terminal, store: Store | None, player: str, session: Session, match_id: int | None = None
 ) -> GameKeeper:
-    """Check the player's password, then record the game as it is played."""
-    from keypeg.play.records import GameKeeper, WrongPasswordError, claim_player
+    """Record the game of ``player`` (whose password is checked) as it is played."""
+    from keypeg.play.records import GameKeeper
 
     if store is None:
         return GameKeeper(None)
     try:
-        claim_player(store, player, _password(terminal, player))
         return GameKeeper.start(store, player, session, match_id=match_id, on_error=terminal.note)
-    except WrongPasswordError:
-        raise
     except KeypegError as error:
-        err.print(f"note: this game is not recorded: {error}", soft_wrap=True)
+        err.print(f"note: this game is not recorded: {escape(visible(error))}", soft_wrap=True)
         return GameKeeper(None)
 
 
-def _continued(
-    terminal: Terminal, store: Store | None, game_id: int, player: str, kind: str
-) -> tuple[Session, GameKeeper]:
-    """The player's unfinished game ``game_id``, once their password is checked."""
-    from keypeg.play.records import claim_player, continue_game
+def _claim(terminal: Terminal, store: Store | None, player: str, password_stdin: bool) -> str:
+    """The player's registered name, once their password (if they have one) is checked."""
+    from keypeg.play.records import claim_player
 
     if store is None:
-        raise KeypegError("--resume needs the database (it cannot be used with --no-record)")
-    claim_player(store, player, _password(terminal, player))
-    session, keeper = continue_game(store, game_id, player, kind=kind)
-    keeper.on_error = terminal.note
-    return session, keeper
+        return player
+    return claim_player(store, player, _password(terminal, player, password_stdin))
 
 
 def _open_game(
-    db: str | None, record: bool, player: str | None, resume_id: int | None, kind: str, new: Callable[[], Session]
+    db: str | None,
+    record: bool,
+    player: str | None,
+    password_stdin: bool,
+    resume_id: int | None,
+    kind: str,
+    new: Callable[[], Session],
 ) -> tuple[Terminal, Session, GameKeeper]:
     """The game to play: game ``resume_id`` of the player, continued, or a ``new`` one, recorded as it goes."""
+    from keypeg.play.records import continue_game
+    from keypeg.store import player_name
+
     terminal = Terminal.detect()
-    name = player or default_player()
+    name = player_name(player or default_player())
     store = _store(db, record, "game")
+    if resume_id is not None and store is None:
+        raise KeypegError("--resume needs the database (it cannot be used with --no-record)")
+    name = _claim(terminal, store, name, password_stdin)
     if resume_id is not None:
-        return terminal, *_continued(terminal, store, resume_id, name, kind)
+        assert store is not None
+        session, keeper = continue_game(store, resume_id, name, kind=kind)
+        keeper.on_error = terminal.note
+        return terminal, session, keeper
     session = new()
     return terminal, session, _keeper(terminal, store, name, session)
 
 
-def _left(terminal: Terminal, keeper: GameKeeper, command: str) -> NoReturn:
-    """The person left before the end: say how to go on, and exit (2 on pipes: input ended early)."""
-    if not terminal.interactive:
-        terminal.warn("input ended before the code was broken")
-    if keeper.store is not None and keeper.game_id is not None:
-        terminal.warn(f"game {keeper.game_id} is kept: continue it with 'keypeg {command} --resume {keeper.game_id}'")
-    sys.exit(0 if terminal.interactive else 2)
+def _resign(terminal: Terminal, session: Session, keeper: GameKeeper) -> None:
+    """The person left before the end (``q``, Ctrl-C, end of input): the game is resigned, recorded as
+    lost, and the secret (the computer's) is shown."""
+    if session.is_over:
+        return
+    session.resign()
+    keeper.sync(session)
+    outcome = session.outcome()
+    secret = outcome.secret if outcome is not None else None
+    if secret is not None:
+        if terminal.interactive:
+            terminal.show(Text.assemble("Resigned. The secret was ", peg_text(session.rules, secret)))
+        else:
+            terminal.warn("resigned")
+            terminal.answer(str(secret))
+    else:
+        terminal.show("You stopped the game: it is recorded as resigned.")
+
+
+def _resign_and_exit(terminal: Terminal, session: Session, keeper: GameKeeper) -> NoReturn:
+    _resign(terminal, session, keeper)
+    sys.exit(0 if terminal.interactive else 1)
 
 
 # -- you break the code ------------------------------------------------------------------------
 
 
 def run_break(terminal: Terminal, session: BreakSession, keeper: GameKeeper, *, coach: bool = False) -> bool:
-    """The person guesses; the session scores. False when input ends or the person quits first."""
+    """The person guesses; the session scores. False when input ends or the person quits (or presses
+    Ctrl-C) first."""
+    try:
+        return _break_turns(terminal, session, keeper, coach)
+    except KeyboardInterrupt:
+        return False
+
+
+def _break_turns(terminal: Terminal, session: BreakSession, keeper: GameKeeper, coach: bool) -> bool:
     rules = session.rules
     if terminal.interactive:
         maker = (
@@ -202,10 +248,12 @@ def _coach(terminal: Terminal, session: BreakSession) -> None:
 @rules_options
 @click.option("--secret", metavar="CODE", help="The code to break (set by someone else, or for tests).")
 @click.option("--adversarial", is_flag=True, help="The computer commits to no secret and dodges your guesses.")
-@click.option("--coach", is_flag=True, help="Review each guess: codes left, expected guesses, a rating.")
+@click.option("--coach", is_flag=True, help="Review each guess: codes left, expected guesses, a rating (practice).")
+@click.option("--practice", is_flag=True, help="A practice game: undo, hints and the coach; never ranked.")
 @seed_option
 @resume_option
 @player_option
+@password_stdin_option
 @db_option
 @record_option
 def play(
@@ -213,14 +261,18 @@ def play(
     secret: str | None,
     adversarial: bool,
     coach: bool,
+    practice: bool,
     seed: int | None,
     resume_id: int | None,
     player: str | None,
+    password_stdin: bool,
     db: str | None,
     record: bool,
 ) -> None:
-    """Break the computer's code. Piped: a guess per line in, 'B W' per line out; exit 0 when broken,
-    1 when the rows run out (the secret is printed)."""
+    """Break the computer's code. A game with the computer's random secret is rated (no help; it counts
+    on the top 10, a lost or resigned game as a loss); --practice, --coach, --secret, --seed and
+    --adversarial make a practice game. Piped: a guess per line in, 'B W' per line out; exit 0 when
+    broken, 1 when not (rows run out, 'q' or end of input: the secret is printed)."""
     from keypeg.play.codemakers import AdversarialCodemaker, Codemaker, FixedCodemaker, RandomCodemaker
     from keypeg.play.sessions import BreakSession
 
@@ -235,12 +287,12 @@ def play(
             codemaker = FixedCodemaker(rules.parse(secret))
         else:
             codemaker = RandomCodemaker.draw(rules, seed)
-        return BreakSession(rules, codemaker)
+        return BreakSession.new(rules, codemaker, practice=practice or coach)
 
-    terminal, session, keeper = _open_game(db, record, player, resume_id, BreakSession.kind, new)
+    terminal, session, keeper = _open_game(db, record, player, password_stdin, resume_id, BreakSession.kind, new)
     assert isinstance(session, BreakSession)
     if not run_break(terminal, session, keeper, coach=coach):
-        _left(terminal, keeper, "play")
+        _resign_and_exit(terminal, session, keeper)
     outcome = session.outcome()
     sys.exit(0 if outcome is not None and outcome.solved else 1)
 
@@ -250,7 +302,14 @@ def play(
 
 def run_solve(terminal: Terminal, session: SolveSession, keeper: GameKeeper) -> bool:
     """The computer guesses; the person scores, with impossible or contradictory scores refused.
-    False when input ends or the person quits first."""
+    False when input ends or the person quits (or presses Ctrl-C) first."""
+    try:
+        return _solve_turns(terminal, session, keeper)
+    except KeyboardInterrupt:
+        return False
+
+
+def _solve_turns(terminal: Terminal, session: SolveSession, keeper: GameKeeper) -> bool:
     from keypeg.play.levels import LEVELS
 
     rules = session.rules
@@ -328,6 +387,7 @@ def _fix_command(line: str) -> tuple[int, str]:
 @seed_option
 @resume_option
 @player_option
+@password_stdin_option
 @db_option
 @record_option
 def solve(
@@ -337,6 +397,7 @@ def solve(
     seed: int | None,
     resume_id: int | None,
     player: str | None,
+    password_stdin: bool,
     db: str | None,
     record: bool,
 ) -> None:
@@ -345,12 +406,12 @@ def solve(
     from keypeg.play.sessions import SolveSession
 
     terminal, session, keeper = _open_game(
-        db, record, player, resume_id, SolveSession.kind,
+        db, record, player, password_stdin, resume_id, SolveSession.kind,
         lambda: SolveSession(rules, level=level, seed=seed, top=4 if explain else 1),
     )  # fmt: skip
     assert isinstance(session, SolveSession)
     if not run_solve(terminal, session, keeper):
-        _left(terminal, keeper, "solve")
+        _resign_and_exit(terminal, session, keeper)
     outcome = session.outcome()
     sys.exit(0 if outcome is not None and outcome.solved else 1)
 
@@ -392,8 +453,10 @@ def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as
     "--players",
     default=None,
     help="Names, comma-separated; against the computer the first is the computer's "
-    "(default: computer,you or player1,player2).",
+    "(default: computer and --player, or player1,player2).",
 )
+@player_option
+@password_stdin_option
 @click.option("--scoring", type=click.Choice(["guesses", "key-pegs"]), default="guesses", show_default=True)
 @level_option
 @click.option("--save", "save_path", type=click.Path(dir_okay=False, path_type=Path), help="Match file.")
@@ -411,34 +474,39 @@ def match(
     save_path: Path | None,
     resume_path: Path | None,
     seed: int | None,
+    player: str | None,
+    password_stdin: bool,
     db: str | None,
     record: bool,
 ) -> None:
     """A match of an even number of games; roles alternate; the codemaker scores a point per guess,
-    plus one if the code holds. Saved after every game and on Ctrl-C."""
+    plus one if the code holds. Saved after every game; quitting a game ('q', Ctrl-C, end of input)
+    resigns it (the codemaker scores every row, plus one) and stops the match, to resume later."""
     from keypeg.game import Match
     from keypeg.play.matches import MatchSession
     from keypeg.play.records import MatchKeeper
     from keypeg.play.sessions import BreakSession
+    from keypeg.store import player_name
 
-    if resume_path is not None:
-        try:
-            state = json.loads(resume_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as error:
-            raise KeypegError(f"cannot resume from {str(resume_path)!r}: {error}") from None
-        session = MatchSession.from_state(state, rules)
-        save_path = save_path or resume_path
-    else:
-        default = ["computer", "you"] if vs == "computer" else ["player1", "player2"]
-        names = [n.strip() for n in players.split(",")] if players else default
-        the_match = Match((names[0], names[1]) if len(names) == 2 else tuple(names), games, scoring)  # type: ignore[arg-type]
-        session = MatchSession(
-            rules, the_match, computer=names[0] if vs == "computer" else None, level=level, seed=seed
-        )
     terminal = Terminal.detect()
     store = _store(db, record, "match")
+    if resume_path is not None:
+        session = MatchSession.from_state(_read_match(resume_path), rules)
+        save_path = save_path or resume_path
+    else:
+        default = ["computer", player or default_player()] if vs == "computer" else ["player1", "player2"]
+        names = [player_name(n) for n in players.split(",")] if players else [player_name(n) for n in default]
+        computer = names[0] if vs == "computer" else None
+        names = [n if n == computer else _claim(terminal, store, n, password_stdin) for n in names]
+        the_match = Match((names[0], names[1]) if len(names) == 2 else tuple(names), games, scoring)  # type: ignore[arg-type]
+        session = MatchSession(rules, the_match, computer=computer, level=level, seed=seed)
+    if resume_path is not None:
+        for name in session.match.players:
+            if name != session.computer:
+                _claim(terminal, store, name, password_stdin)
     keeper = MatchKeeper(store, on_error=terminal.note)
     game_keeper = _resume_match_game(terminal, store, session)
+    save_path = save_path or _free_path(Path("keypeg-match.json"))
     try:
         while not session.is_over:
             maker, breaker = session.roles()
@@ -460,28 +528,60 @@ def match(
             else:
                 finished = run_solve(terminal, current, game_keeper)
             if not finished:
+                _resign(terminal, current, game_keeper)
+                session.finish()
+                _save(session, save_path)
+                keeper.save(session)
                 break
             session.finish()
             _save(session, save_path)
             keeper.save(session)
             terminal.show(_score_line(session))
     except KeyboardInterrupt:
-        path = _save(session, save_path or Path("keypeg-match.json"))
+        path = _save(session, save_path)
         keeper.save(session)
         terminal.warn(f"interrupted: match saved to {path}; resume with: keypeg match --resume {path}")
         sys.exit(130)
     if not session.is_over:
-        path = _save(session, save_path or Path("keypeg-match.json"))
+        path = _save(session, save_path)
         keeper.save(session)
-        terminal.warn(f"match stopped after {len(session.match.played)} game(s); saved to {path}")
+        terminal.warn(
+            f"match stopped after {len(session.match.played)} game(s); saved to {path}; "
+            f"resume with: keypeg match --resume {path}"
+        )
         sys.exit(2 if not terminal.interactive else 0)
     winner = session.winner()
     terminal.show(f"[bold]match over:[/] {_score_line(session)}; " + (f"{escape(winner)} wins" if winner else "a draw"))
 
 
+def _read_match(path: Path) -> dict[str, object]:
+    """A saved match's state, or one clear error."""
+    try:
+        if path.stat().st_size > MATCH_FILE_LIMIT:
+            raise KeypegError(f"{visible(path)!r} is too large to be a match file")
+        state = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise KeypegError(f"cannot resume from {visible(path)!r}: {error.strerror or error}") from None
+    except (ValueError, RecursionError):
+        raise KeypegError(f"{visible(path)!r} is not a keypeg match file (not JSON text)") from None
+    if not isinstance(state, dict):
+        raise KeypegError(f"{visible(path)!r} is not a keypeg match file")
+    return state
+
+
+def _free_path(path: Path) -> Path:
+    """``path``, or ``path`` numbered (``keypeg-match-2.json``) when a file of that name exists."""
+    number = 1
+    found = path
+    while found.exists():
+        number += 1
+        found = path.with_name(f"{path.stem}-{number}{path.suffix}")
+    return found
+
+
 def _resume_match_game(terminal: Terminal, store: Store | None, session: MatchSession) -> GameKeeper | None:
     """Continue the game a saved match was playing, with the same secret, when the store has it."""
-    from keypeg.play.records import claim_player, continue_game
+    from keypeg.play.records import continue_game
 
     if session.current_id is None or session.is_over:
         return None
@@ -496,7 +596,6 @@ def _resume_match_game(terminal: Terminal, store: Store | None, session: MatchSe
         terminal.note(f"the game in progress cannot be continued ({error}); it starts again")
         session.current, session.current_id = None, None
         return None
-    claim_player(store, person, _password(terminal, person))
     keeper.on_error = terminal.note
     return keeper
 

@@ -7,6 +7,7 @@ import getpass
 import io
 import json
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,8 +15,10 @@ import click
 from rich.text import Text
 
 from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
-from keypeg.cli.render import new_table, sparkline
+from keypeg.cli.render import new_table, plain, sparkline
+from keypeg.limits import MIN_RANKED_GAMES
 from keypeg.rules import Rules
+from keypeg.text import visible
 
 if TYPE_CHECKING:
     from keypeg.store import Store
@@ -37,15 +40,25 @@ def open_store(db: str | None) -> Store:
 
 
 def default_player() -> str:
-    """The player when none is named."""
+    """The player when none is named: ``$KEYPEG_PLAYER``, else the login name (``player`` when the
+    login name cannot be a player's name)."""
+    from keypeg.store import InvalidNameError, player_name
+
+    if os.environ.get("KEYPEG_PLAYER"):
+        return os.environ["KEYPEG_PLAYER"]
     try:
-        return os.environ.get("KEYPEG_PLAYER") or getpass.getuser()
-    except (KeyError, OSError):
+        return player_name(getpass.getuser())
+    except (KeyError, OSError, InvalidNameError):
         return "player"
 
 
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
+
+
+def _count(number: int, thing: str) -> str:
+    """``1 game``, ``2 games``."""
+    return f"{number} {thing}{'' if number == 1 else 's'}"
 
 
 @cli.command()
@@ -59,10 +72,11 @@ def stats(
     player: str | None, rules: Rules, all_variants: bool, plot: Path | None, db: str | None, as_json: bool
 ) -> None:
     """A player's games as codebreaker: wins, average, best, worst, per variant and level, and the trend."""
-    name = player or default_player()
     store = open_store(db)
-    variant = None if all_variants or not _rules_given() else rules.slug
-    result = store.stats(name, variant=variant)
+    name = store.player(player or default_player()) or player or default_player()
+    chosen = None if all_variants or not _rules_given() else rules
+    variant = f"{chosen.name or chosen.slug}, {chosen.rows} rows" if chosen is not None else None
+    result = store.stats(name, rules=chosen)
     if plot is not None:
         _plot(result.trend, plot, name)
     if as_json:
@@ -74,6 +88,7 @@ def stats(
                 "average": result.average,
                 "best": result.best,
                 "worst": result.worst,
+                "score": result.score,
                 "by_variant": {
                     k: dict(zip(("games", "wins", "average"), v, strict=True)) for k, v in result.by_variant.items()
                 },
@@ -85,22 +100,26 @@ def stats(
         )
         return
     if not result.games:
-        out.print(f"{name} has no finished games yet" + (f" of {variant}" if variant else ""))
+        out.print(Text.assemble(plain(name), f" has no finished games yet{f' of {variant}' if variant else ''}"))
         return
     out.print(
-        f"[bold]{name}[/]: {result.games} games, {result.wins} won; average {_fmt(result.average)} guesses, "
-        f"best {result.best}, worst {result.worst}"
+        Text.assemble(
+            (visible(name, 64), "bold"),
+            f": {_count(result.games, 'game')}, {result.wins} won; average {_fmt(result.average)} guesses "
+            f"(best {result.best or '-'}, worst {result.worst or '-'}); {_fmt(result.score)} counting each game "
+            "lost or resigned as the row limit plus one",
+        )
     )
     for title, groups in (("variant", result.by_variant), ("level", result.by_level)):
         table = new_table(show_edge=False)
         for column in (title, "games", "wins", "average"):
             table.add_column(column, justify="left" if column == title else "right")
         for key, (games, wins, average) in groups.items():
-            table.add_row(key, str(games), str(wins), _fmt(average))
+            table.add_row(plain(key), str(games), str(wins), _fmt(average))
         out.print(table)
     out.print(Text(f"trend: {sparkline(result.trend)}  (guesses per game, oldest first)"))
     if plot is not None:
-        out.print(f"chart saved to {plot}")
+        out.print(Text(f"chart saved to {visible(plot)}"))
 
 
 def _rules_given() -> bool:
@@ -121,30 +140,58 @@ def _plot(trend: list[int], path: Path, name: str) -> None:
             ax.plot(games[window - 1 :], moving, "-", label=f"moving average of {window}")
         ax.set_xlabel("game")
         ax.set_ylabel("guesses")
-        ax.set_title(f"{name}: guesses per game")
+        ax.set_title(f"{visible(name)}: guesses per game")
 
 
-@cli.command()
+TOP_RULE = (
+    "Only rated games count: the computer's secret, drawn from an unpredictable source, and no help "
+    "offered (a practice game, or one with --secret, --seed, --coach or --adversarial, never counts). "
+    "Players are ranked by their average guesses over their rated games of these rules (pegs, colours, "
+    "repeats, blanks and rows), a game lost, resigned or left unfinished counting as the row limit plus "
+    f"one; a player needs {MIN_RANKED_GAMES} rated games to be ranked. Ties go to the player with more "
+    "rated games, then to the one whose latest rated game came first."
+)
+
+
+@cli.command(help=f"The top 10 players of a game.\n\n{TOP_RULE}")
 @rules_options
-@click.option("--level", "-l", type=click.IntRange(1, 4), help="Only games against this level.")
 @db_option
 @json_option
-def top(rules: Rules, level: int | None, db: str | None, as_json: bool) -> None:
-    """The top 10 of a variant: codes broken in the fewest guesses, then the fastest."""
-    variant = rules.slug
-    best = open_store(db).top(variant, level=level)
+def top(rules: Rules, db: str | None, as_json: bool) -> None:
+    board = open_store(db).top(rules)
+    title = f"{rules.name or rules.slug}, {rules.rows} rows"
     if as_json:
-        print_json({"variant": variant, "top": [g.as_dict() for g in best]})
-        return
-    table = new_table(title=f"top 10: {variant}" + (f", level {level}" if level else ""), show_edge=False)
-    for column in ("#", "player", "guesses", "seconds", "date", "game"):
-        table.add_column(column, justify="right" if column in ("#", "guesses", "seconds", "game") else "left")
-    for rank, game in enumerate(best, 1):
-        seconds = f"{game.seconds:.0f}" if game.seconds is not None else "-"
-        table.add_row(
-            str(rank), game.player, str(game.guesses), seconds, game.started_at.strftime("%Y-%m-%d"), str(game.id)
+        print_json(
+            {
+                "variant": rules.name or rules.slug,
+                "rules": rules.as_dict(),
+                "rule": TOP_RULE,
+                "top": [
+                    {
+                        "rank": r.rank,
+                        "player": r.player,
+                        "games": r.games,
+                        "average": r.average,
+                        "best": r.best,
+                        "last": r.last.isoformat(),
+                    }
+                    for r in board
+                ],
+            }
         )
-    out.print(table if best else f"no games of {variant} yet")
+        return
+    if not board:
+        out.print(Text(f"no player has {MIN_RANKED_GAMES} rated games of {title} yet"))
+        return
+    table = new_table(title=Text(f"top 10: {title}"), show_edge=False)
+    for column in ("#", "player", "average", "rated games", "best", "latest"):
+        table.add_column(column, justify="left" if column in ("player", "latest") else "right")
+    for r in board:
+        table.add_row(
+            str(r.rank), plain(r.player), f"{r.average:.2f}", str(r.games), str(r.best), r.last.strftime("%Y-%m-%d")
+        )
+    out.print(table)
+    out.print(Text(f"average guesses over rated games, a lost game as {rules.rows + 1}; see 'keypeg top --help'"))
 
 
 @cli.command()
@@ -153,29 +200,34 @@ def top(rules: Rules, level: int | None, db: str | None, as_json: bool) -> None:
 @db_option
 @json_option
 def history(player: str | None, limit: int, db: str | None, as_json: bool) -> None:
-    """The latest games, newest first."""
-    games = open_store(db).history(player, limit=limit)
+    """The latest games, newest first (rated games count on the top 10; practice games never do)."""
+    games = open_store(db).history(player, limit=limit, with_moves=as_json)
     if as_json:
         print_json([g.as_dict() for g in games])
         return
-    table = new_table(show_edge=False)
-    for column in ("game", "date", "player", "variant", "role", "level", "guesses", "outcome"):
-        table.add_column(column, justify="right" if column in ("game", "guesses", "level") else "left")
+    table = new_table(show_edge=False, pad_edge=False)
+    for column in ("game", "date", "player", "variant", "role", "guesses", "outcome", "kind"):
+        table.add_column(column, justify="right" if column in ("game", "guesses") else "left")
     for g in games:
+        role = g.role if g.level is None else f"{g.role} L{g.level}"
         table.add_row(
-            str(g.id), g.started_at.strftime("%m-%d %H:%M"), g.player, g.variant, g.role,
-            str(g.level or "-"), str(g.guesses), g.outcome or "unfinished",
+            str(g.id), g.started_at.strftime("%m-%d"), plain(g.player, 20), plain(g.variant, 20), role,
+            f"{g.guesses}/{g.rows}", g.outcome or "unfinished", "rated" if g.rated else "practice",
         )  # fmt: skip
     out.print(table if games else "no games yet")
 
 
 def replay_game(game_id: int, db: str | None, coach: bool, as_json: bool) -> None:
     """Show a stored game again, with the coach's comment on each of the player's guesses."""
+    from keypeg.errors import KeypegError
     from keypeg.play.coach import review_history
 
     game = open_store(db).game(game_id)
     rules = game.rules
-    history = [(rules.parse(move.guess), move.feedback) for move in game.moves]
+    try:
+        history = [(rules.parse(move.guess), move.feedback) for move in game.moves]
+    except KeypegError:
+        raise KeypegError(f"game {game_id} holds a guess that is not a code of its rules (a damaged record)") from None
     reviews = review_history(rules, history) if coach and game.role == "breaker" else [None] * len(history)
     lines = [(move, r.line() if r is not None else None) for move, r in zip(game.moves, reviews, strict=True)]
     if as_json:
@@ -184,14 +236,19 @@ def replay_game(game_id: int, db: str | None, coach: bool, as_json: bool) -> Non
         print_json(data)
         return
     out.print(
-        f"[bold]game {game.id}[/]: {game.player} as {game.role}, {game.variant}"
-        + (f", level {game.level}" if game.level else "")
-        + f", {game.outcome or 'unfinished'} after {game.guesses} guesses; secret {game.secret or '?'}"
+        Text.assemble(
+            (f"game {game.id}", "bold"),
+            f": {visible(game.player, 64)} as {game.role}, {visible(game.variant, 64)} ({game.rows} rows)",
+            f", level {game.level}" if game.level else "",
+            f", {'rated' if game.rated else 'practice'}",
+            f", {game.outcome or 'unfinished'} after {_count(game.guesses, 'guess').replace('guesss', 'guesses')}",
+            f"; secret {visible(game.secret, 64) if game.secret else '(hidden until the game ends)'}",
+        )
     )
     for move, comment in lines:
-        out.print(f"{move.number:>2}. {move.guess}  {move.feedback}")
+        out.print(Text(f"{move.number:>2}. {visible(move.guess, 64)}  {move.feedback}"))
         if comment:
-            out.print(f"    [cyan]coach:[/] {comment}", soft_wrap=True)
+            out.print(Text.assemble(("    coach: ", "cyan"), comment), soft_wrap=True)
 
 
 @cli.command()
@@ -202,7 +259,8 @@ def replay_game(game_id: int, db: str | None, coach: bool, as_json: bool) -> Non
 def export(player: str | None, fmt: str, output: Path | None, db: str | None) -> None:
     """A player's games, as CSV (one row per game) or JSON (with every guess)."""
     name = player or default_player()
-    games = list(reversed(open_store(db).history(name, limit=None, with_moves=fmt == "json")))
+    store = open_store(db)
+    games = list(reversed(store.history(name, limit=None, with_moves=fmt == "json")))
     if fmt == "json":
         text = json.dumps([g.as_dict() for g in games], indent=1) + "\n"
     else:
@@ -212,11 +270,17 @@ def export(player: str | None, fmt: str, output: Path | None, db: str | None) ->
             "id",
             "player",
             "variant",
+            "pegs",
+            "colors",
+            "repeats",
+            "blanks",
             "role",
             "level",
             "secret",
             "outcome",
+            "rated",
             "guesses",
+            "score",
             "rows",
             "started_at",
             "ended_at",
@@ -224,8 +288,8 @@ def export(player: str | None, fmt: str, output: Path | None, db: str | None) ->
         ]
         writer.writerow(columns)
         for g in games:
-            row = g.as_dict()
-            writer.writerow([row[c] for c in columns])
+            row = g.as_dict() | {k: g.rules.as_dict()[k] for k in ("pegs", "colors", "repeats", "blanks")}
+            writer.writerow([_cell(row[c]) for c in columns])
         text = buffer.getvalue()
     if output is None:
         click.echo(text, nl=False)
@@ -233,23 +297,50 @@ def export(player: str | None, fmt: str, output: Path | None, db: str | None) ->
     from keypeg.storage import atomic_write
 
     atomic_write(output, text)
-    err.print(f"{len(games)} games written to {output}")
+    err.print(Text(f"{_count(len(games), 'game')} written to {visible(output)}"))
+
+
+def _cell(value: object) -> object:
+    """A CSV cell that a spreadsheet will not run as a formula."""
+    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
+        return "'" + value
+    return value
 
 
 @cli.command()
 @click.argument("name")
-@click.option("--password", "set_password", is_flag=True, help="Set a password (asked for twice, stored hashed).")
+@click.option("--password", "set_password", is_flag=True, help="Set or change the password (stored as an argon2 hash).")
+@click.option(
+    "--password-stdin",
+    is_flag=True,
+    help="Read the passwords from stdin: the current one first (when there is one), then the new one.",
+)
 @db_option
-def player(name: str, set_password: bool, db: str | None) -> None:
-    """Create a player, or set their password."""
+def player(name: str, set_password: bool, password_stdin: bool, db: str | None) -> None:
+    """Create a player, or set or change their password. A password is never an argument: it is asked
+    for (hidden, twice) in a terminal, or read from stdin (--password-stdin), or from $KEYPEG_PASSWORD
+    (the current one) and $KEYPEG_NEW_PASSWORD (the new one). Changing it needs the current one."""
+    from keypeg.errors import KeypegError
+
     store = open_store(db)
-    store.ensure_player(name)
-    if set_password:
-        password = click.prompt("new password", hide_input=True, confirmation_prompt=True)
-        store.set_password(name, password)
-        out.print(f"password set for {name} (stored as an argon2 hash)")
-    else:
-        out.print(f"player {name} is ready")
+    if not set_password:
+        registered = store.ensure_player(name)
+        out.print(Text(f"player {visible(registered)} is ready"))
+        return
+
+    def secret(prompt: str, variable: str, confirm: bool = False) -> str:
+        if password_stdin:
+            return sys.stdin.readline().rstrip("\r\n")
+        if variable in os.environ:
+            return os.environ[variable]
+        if not sys.stdin.isatty():
+            raise KeypegError(f"no {prompt}: give it with --password-stdin or ${variable}")
+        return str(click.prompt(prompt, hide_input=True, confirmation_prompt=confirm))
+
+    old = secret("current password", "KEYPEG_PASSWORD") if store.has_password(name) else None
+    new = secret("new password", "KEYPEG_NEW_PASSWORD", confirm=True)
+    store.set_password(name, new, old=old)
+    out.print(Text(f"password set for {visible(store.player(name) or name)} (stored as an argon2 hash)"))
 
 
 __all__ = ["stats", "top", "history", "export", "player", "replay_game", "open_store", "default_player"]

@@ -9,11 +9,12 @@ from rich.text import Text
 
 from keypeg.code import Code, Feedback
 from keypeg.rules import Rules
+from keypeg.text import visible
 
 if TYPE_CHECKING:
     from rich.table import Table
 
-__all__ = ["new_table", "peg_text", "key_pegs", "key_text", "board", "sparkline"]
+__all__ = ["new_table", "peg_text", "key_pegs", "key_text", "board", "sparkline", "plain"]
 
 SPARKS = "▁▂▃▄▅▆▇█"
 
@@ -47,6 +48,12 @@ def peg_text(rules: Rules, code: Code) -> Text:
         text.append(f" {symbol} ", style=f"bold black on {style}")
         text.append(" ")
     return text
+
+
+def plain(value: object, limit: int | None = 64) -> Text:
+    """Text from a user, a file or the database, shown as it is: never read as markup, its hidden
+    characters as escapes, cut after ``limit`` characters."""
+    return Text(visible(value, limit))
 
 
 def key_pegs(feedback: Feedback, pegs: int) -> str:

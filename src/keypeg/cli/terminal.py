@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import BinaryIO
 
 import click
 from rich.console import Console, RenderableType
 from rich.markup import escape
 
+from keypeg.text import visible
+
 __all__ = ["Terminal"]
+
+LINE_LIMIT = 1 << 16
+"""The longest input line read whole; anything longer is refused (a code or score is a few characters)."""
 
 
 @dataclass
@@ -38,12 +44,23 @@ class Terminal:
                 return str(click.prompt(prompt, default="", show_default=False, prompt_suffix=" ")).strip()
             except (EOFError, click.exceptions.Abort):
                 return None
-        if self._lines is None:
-            self._lines = iter(sys.stdin)
-        for line in self._lines:
+        for line in self._input():
             if line.strip():
                 return line.strip()
         return None
+
+    def read_password(self) -> str:
+        """The first line of stdin, as it is (``--password-stdin``); a prompt would echo nothing either."""
+        if self.interactive:
+            return str(click.prompt("password", hide_input=True, default="", show_default=False))
+        return next(self._input(), "")
+
+    def _input(self) -> Iterator[str]:
+        """Lines of stdin, decoded as UTF-8 one by one: a line that is not UTF-8 text, or is absurdly
+        long, is refused (and reads as empty) instead of ending the game."""
+        if self._lines is None:
+            self._lines = _lines(sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None, self.warn)
+        return self._lines
 
     def answer(self, text: str) -> None:
         """A protocol line: stdout, alone on its line."""
@@ -55,9 +72,30 @@ class Terminal:
 
     def warn(self, text: str) -> None:
         """A message about bad input: always stderr, so the protocol stays clean."""
-        shown = escape(text)  # messages quote user input: printed literally, never as markup
+        shown = escape(visible(text, limit=400))  # messages quote user input: printed literally, never as markup
         self.err.print(f"[red]{shown}[/]" if self.interactive else shown, soft_wrap=True)
 
     def note(self, text: str) -> None:
         """A side remark (recording trouble, a fallback): stderr, marked ``note:``."""
         self.warn(f"note: {text}")
+
+
+def _lines(stream: BinaryIO | None, warn: Callable[[str], None]) -> Iterator[str]:
+    if stream is None:  # a text-only stdin (tests that replace it)
+        yield from (line.rstrip("\r\n") for line in sys.stdin)
+        return
+    while True:
+        raw = stream.readline(LINE_LIMIT + 1)
+        if not raw:
+            return
+        if len(raw) > LINE_LIMIT and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):  # skip the rest of the line
+                raw = stream.readline(LINE_LIMIT)
+            warn(f"a line of more than {LINE_LIMIT:,} bytes is ignored")
+            yield ""
+            continue
+        try:
+            yield raw.decode("utf-8").rstrip("\r\n")
+        except UnicodeDecodeError:
+            warn("a line that is not UTF-8 text is ignored")
+            yield ""

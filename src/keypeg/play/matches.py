@@ -147,6 +147,10 @@ class MatchSession:
                 level=int(state.get("level", 3)),
                 seed=state.get("seed"),
             )
+            limit = session.rules.rows * session.rules.pegs
+            for game in match.played:
+                if game.guesses > session.rules.rows or game.key_pegs > limit:
+                    raise KeypegError(f"damaged match state: a game of {game.guesses} guesses is past the rules")
             generator = state.get("generator")
             if generator is not None and session._rng is not None:
                 session._rng.setstate(_tuples(generator))

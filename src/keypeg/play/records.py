@@ -22,22 +22,17 @@ if TYPE_CHECKING:
     from keypeg.play.matches import MatchSession
     from keypeg.store import Store
 
-__all__ = ["GameKeeper", "MatchKeeper", "claim_player", "continue_game", "WrongPasswordError"]
+__all__ = ["GameKeeper", "MatchKeeper", "claim_player", "continue_game"]
 
 
-class WrongPasswordError(KeypegError):
-    """A player's password did not match."""
+def claim_player(store: Store, name: str, ask_password: Callable[[], str]) -> str:
+    """Check that whoever plays as ``name`` knows the password, if the player has one; the name the
+    player is registered under (``Ann`` for ``ANN``). Raises ``WrongPasswordError`` (from the store)."""
+    from keypeg.store import WrongPasswordError
 
-
-def claim_player(store: Store, name: str, ask_password: Callable[[], str]) -> None:
-    """Check that whoever plays as ``name`` knows the password, if the player has one."""
     if store.has_password(name) and not store.check_password(name, ask_password()):
-        raise WrongPasswordError(f"wrong password for {name!r}")
-
-
-def _letters(rules: Rules) -> Rules:
-    """The rules written in letters: the store keeps codes in letters, whatever the variant's symbols."""
-    return Rules(rules.pegs, rules.colors, repeats=rules.repeats, blanks=rules.blanks, rows=rules.rows)
+        raise WrongPasswordError(f"wrong password for {store.player(name)!r}")
+    return store.player(name) or name
 
 
 @dataclass
@@ -70,9 +65,10 @@ class GameKeeper:
             session.rules,
             role=session.role,
             level=level,
-            secret=_letters(session.rules).format(secret.colors) if secret is not None else None,
+            secret=str(secret) if secret is not None else None,
             match_id=match_id,
             state=json.dumps(state),
+            rated=session.rated,
         )
         keeper = cls(store, game_id, on_error=on_error)
         keeper.sync(session)
@@ -86,8 +82,7 @@ class GameKeeper:
         history = list(session.history)
         keep = next((k for k, (a, b) in enumerate(zip(self.written, history, strict=False)) if a != b), None)
         keep = min(len(self.written), len(history)) if keep is None else keep
-        letters = _letters(session.rules)
-        moves = [(letters.format(g.colors), f) for g, f in history[keep:]]
+        moves = [(str(g), f) for g, f in history[keep:]]
         state, _ = session.to_state()
         outcome = session.outcome()
         secret = outcome.secret if outcome is not None else None
@@ -98,8 +93,7 @@ class GameKeeper:
                 moves=moves,
                 state=json.dumps(state),
                 outcome=outcome.termination.value if outcome is not None else None,
-                secret=letters.format(secret.colors) if secret is not None else None,
-                rated=bool(getattr(session, "rated", False)),
+                secret=str(secret) if secret is not None else None,
                 expect=len(self.written),
             )
             self.written = history
@@ -132,7 +126,7 @@ def continue_game(
         if not isinstance(state, dict):
             raise ValueError
         rules = Rules.from_dict(state.get("rules", {}))
-        secret = _letters(rules).parse(saved.secret) if saved.secret else None
+        secret = rules.adopt(record.rules.parse(saved.secret)) if saved.secret else None
     except (ValueError, KeypegError):
         raise KeypegError(f"game {game_id} has a damaged state") from None
     session = session_from_state(state, secret)

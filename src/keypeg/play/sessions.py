@@ -78,11 +78,21 @@ class _Game(Board):
     """The person's role, as the store records it."""
     resigned: bool
 
+    @property
+    def rated(self) -> bool:
+        """Whether the game counts on the leaderboard (only a person's game as codebreaker can)."""
+        return False
+
     def knowledge(self) -> Knowledge:
         """What the scores so far tell."""
         from keypeg.knowledge import Knowledge
 
         return Knowledge(self.rules, tuple(self.history))
+
+
+def _fair(codemaker: Codemaker) -> bool:
+    """Whether nobody could know the codemaker's secret in advance: the computer drew it unpredictably."""
+    return codemaker.kind == "random" and codemaker.unpredictable
 
 
 class BreakSession(_Game):
@@ -104,7 +114,8 @@ class BreakSession(_Game):
         self.rules = rules
         self.codemaker = codemaker
         self.helps = helps
-        """Whether help (undo, hints, explain, the coach) may be asked for at all: not in a match."""
+        """Whether help (undo, hints, explain, the coach) may be asked for at all: not in a rated game,
+        not in a match."""
         self.history: list[tuple[Code, Feedback]] = []
         self.help_used: set[Help] = set()
         self.resigned = False
@@ -121,13 +132,19 @@ class BreakSession(_Game):
         outcome = self.outcome()
         return outcome.secret if outcome is not None else None
 
+    @classmethod
+    def new(cls, rules: Rules, codemaker: Codemaker, *, practice: bool = False) -> BreakSession:
+        """A game as a player starts one: rated, with no help offered, when the secret is the computer's
+        and nobody could know it in advance, unless ``practice`` is asked for; a practice game (or one
+        with a secret that is set, seeded or adversarial) offers undo, hints, explain and the coach."""
+        return cls(rules, codemaker, helps=practice or not _fair(codemaker))
+
     @property
     def rated(self) -> bool:
-        """Whether the finished game may count on a leaderboard: a random secret nobody could know in
-        advance, no help, not resigned (``False`` while the game goes on)."""
-        maker = self.codemaker
-        fair = maker.kind == "random" and maker.unpredictable and not self.help_used and not self.resigned
-        return fair and self.is_over
+        """Whether the game counts on the leaderboard: a random secret nobody could know in advance, and
+        no help offered (so none can have been used). A rated game counts from its start: lost,
+        resigned or left unfinished, it counts as a loss."""
+        return _fair(self.codemaker) and not self.helps
 
     def actions(self) -> frozenset[Action]:
         """What may happen next."""
@@ -160,7 +177,7 @@ class BreakSession(_Game):
         if not self.history:
             raise IllegalMoveError("nothing to undo")
         if not self.helps:
-            raise IllegalMoveError("no undo in a match game")
+            raise IllegalMoveError(f"no undo in {self._no_help_game}")
         self.codemaker.take_back()
         self.help_used.add(Help.UNDO)
         return self.history.pop()
@@ -208,8 +225,10 @@ class BreakSession(_Game):
         if self.is_over:
             raise GameOverError("the game is over")
         if not self.helps:
-            raise IllegalMoveError(f"no {kind.value} in a match game")
+            raise IllegalMoveError(f"no {kind.value} in {self._no_help_game}")
         self.help_used.add(kind)
+
+    _no_help_game = "a rated game or a match game (a practice game offers undo, hints and the coach)"
 
     # -- saving ---------------------------------------------------------------------------------
 

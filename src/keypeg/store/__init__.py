@@ -6,6 +6,32 @@ SQLite in the user's data folder by default; any SQLAlchemy URL by ``--db`` or
 
 from __future__ import annotations
 
-from keypeg.store.database import GameRecord, Move, PlayerStats, SavedGame, Store, StoreError, default_url
+from keypeg.store.database import (
+    GameRecord,
+    Move,
+    PlayerStats,
+    Ranking,
+    SavedGame,
+    Store,
+    StoreError,
+    WrongPasswordError,
+    default_url,
+    safe_url,
+)
+from keypeg.store.names import InvalidNameError, name_key, player_name
 
-__all__ = ["GameRecord", "Move", "PlayerStats", "SavedGame", "Store", "StoreError", "default_url"]
+__all__ = [
+    "GameRecord",
+    "InvalidNameError",
+    "Move",
+    "PlayerStats",
+    "Ranking",
+    "SavedGame",
+    "Store",
+    "StoreError",
+    "WrongPasswordError",
+    "default_url",
+    "name_key",
+    "player_name",
+    "safe_url",
+]

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import os
 import time
 from collections.abc import Callable, Iterator
@@ -14,16 +15,31 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from platformdirs import user_data_dir
-from sqlalchemy import Engine, create_engine, event, func, select, text
+from sqlalchemy import Engine, case, create_engine, event, func, select, text
+from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from keypeg.code import Feedback
 from keypeg.errors import KeypegError
+from keypeg.limits import MIN_RANKED_GAMES, TOP_SIZE
 from keypeg.rules import Rules
 from keypeg.store.models import GameRow, GuessRow, MatchRow, PlayerRow
+from keypeg.store.names import name_key, player_name
+from keypeg.text import visible
 
-__all__ = ["Store", "StoreError", "GameRecord", "Move", "PlayerStats", "SavedGame", "default_url"]
+__all__ = [
+    "Store",
+    "StoreError",
+    "WrongPasswordError",
+    "GameRecord",
+    "Move",
+    "PlayerStats",
+    "Ranking",
+    "SavedGame",
+    "default_url",
+    "safe_url",
+]
 
 T = TypeVar("T")
 MIGRATIONS = Path(__file__).parent / "migrations"
@@ -33,7 +49,25 @@ BUSY_RETRIES = 5
 class StoreError(KeypegError):
     """The database cannot be used: a bad URL, a corrupt or locked file, a newer schema, an unknown player."""
 
-    exit_code = 1
+    def __init__(self, message: str, *, usage: bool = False) -> None:
+        super().__init__(message)
+        self.exit_code = 2 if usage else 1
+        """2 when the database was asked for wrongly (a bad URL, an unknown player), 1 when it failed."""
+
+
+class WrongPasswordError(StoreError):
+    """A player's password did not match (or was not given for a protected player)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, usage=True)
+
+
+def safe_url(url: str) -> str:
+    """``url`` fit to print: its password, if any, written as ``***``."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):
+        return "the database URL given" if "@" in url else url
 
 
 def default_url() -> str:
@@ -61,16 +95,11 @@ class Move:
 
 @dataclass(frozen=True)
 class GameRecord:
-    """A stored game."""
+    """A stored game: its full rules (codes in their own symbols), who played it and how it went."""
 
     id: int
     player: str
-    variant: str
-    pegs: int
-    colors: int
-    repeats: bool
-    blanks: bool
-    rows: int
+    rules: Rules
     role: str
     level: int | None
     secret: str | None
@@ -80,6 +109,25 @@ class GameRecord:
     ended_at: datetime | None
     moves: list[Move] = field(default_factory=list)
     rated: bool = False
+    """Whether the game counts on the leaderboard (else it is a practice game)."""
+
+    @property
+    def variant(self) -> str:
+        """The variant's name (``classic``), or the rules' short form (``4x7``) when they have none."""
+        return self.rules.name or self.rules.slug
+
+    @property
+    def rows(self) -> int:
+        """Guesses the game allowed."""
+        return self.rules.rows
+
+    @property
+    def score(self) -> int | None:
+        """Guesses as ranked: the guesses of a broken code; the row limit plus one for a game lost,
+        resigned or left unfinished (``None`` for the computer's games as codebreaker)."""
+        if self.role != "breaker":
+            return None
+        return self.guesses if self.outcome == "solved" else self.rows + 1
 
     @property
     def seconds(self) -> float | None:
@@ -88,23 +136,20 @@ class GameRecord:
             return None
         return (_aware(self.ended_at) - _aware(self.started_at)).total_seconds()
 
-    @property
-    def rules(self) -> Rules:
-        """The game's rules (letters for colours)."""
-        return Rules(self.pegs, self.colors, repeats=self.repeats, blanks=self.blanks, rows=self.rows)
-
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready record."""
         return {
             "id": self.id,
             "player": self.player,
             "variant": self.variant,
+            "rules": self.rules.as_dict(),
             "role": self.role,
             "level": self.level,
             "secret": self.secret,
             "outcome": self.outcome,
             "rated": self.rated,
             "guesses": self.guesses,
+            "score": self.score,
             "rows": self.rows,
             "started_at": self.started_at.isoformat(),
             "ended_at": self.ended_at.isoformat() if self.ended_at else None,
@@ -142,7 +187,24 @@ class PlayerStats:
     """variant -> (games, wins, average guesses of the wins)."""
     by_level: dict[str, tuple[int, int, float | None]]
     trend: list[int]
-    """Guesses per finished game, oldest first."""
+    """Guesses per finished game, oldest first (a lost game as the row limit plus one)."""
+    score: float | None = None
+    """Average guesses with every lost or resigned game counted as the row limit plus one."""
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """A player's place on a leaderboard."""
+
+    rank: int
+    player: str
+    games: int
+    """Rated games played."""
+    average: float
+    """Average guesses, a lost, resigned or unfinished game counted as the row limit plus one."""
+    best: int
+    last: datetime
+    """When the player's latest rated game started."""
 
 
 class Store:
@@ -151,19 +213,22 @@ class Store:
     >>> store = Store("sqlite://")
     >>> game = store.start_game("ann", Rules(4, 6), role="breaker", secret="ABCD")
     >>> store.update_game(game, keep=0, moves=[("ABCD", Feedback(4, 0))], outcome="solved")
-    >>> store.top("4x6")[0].guesses
-    1
+    >>> store.game(game).guesses, store.game(game).secret
+    (1, 'ABCD')
     """
 
     def __init__(self, url: str | None = None) -> None:
         self.url = url or default_url()
+        self.shown_url = safe_url(self.url)
+        """The URL as printed (never with its password)."""
         try:
             self.engine: Engine = create_engine(self.url, **_engine_options(self.url))
         except (ArgumentError, NoSuchModuleError, ValueError) as error:
-            raise StoreError(f"bad database URL {self.url!r}: {error}") from None
+            raise StoreError(f"bad database URL {self.shown_url!r}: {visible(error)}", usage=True) from None
         except ModuleNotFoundError as error:
-            raise StoreError(f"the driver for {self.url!r} is not installed: {error.name}") from None
+            raise StoreError(f"the driver for {self.shown_url!r} is not installed: {error.name}", usage=True) from None
         if self.engine.dialect.name == "sqlite":
+            _private_file(self.engine.url.database)
             event.listen(self.engine, "connect", _sqlite_pragmas)
             event.listen(self.engine, "begin", _sqlite_begin)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
@@ -182,12 +247,13 @@ class Store:
                     if attempt + 1 < BUSY_RETRIES:
                         time.sleep(0.2 * (attempt + 1))
                         continue
-                    raise StoreError(f"the database {self.url!r} stays locked by another program") from None
-                raise StoreError(f"cannot use the database {self.url!r}: {text}") from None
+                    raise StoreError(f"the database {self.shown_url!r} stays locked by another program") from None
+                raise StoreError(f"cannot use the database {self.shown_url!r}: {text}") from None
             except DatabaseError as error:
-                raise StoreError(f"cannot use the database {self.url!r}: {error.orig}") from None
+                raise StoreError(f"cannot use the database {self.shown_url!r}: {error.orig}") from None
             except SQLAlchemyError as error:
-                raise StoreError(f"database error on {self.url!r}: {error}") from None
+                reason = getattr(error, "orig", None) or type(error).__name__  # never the statement or its values
+                raise StoreError(f"database error on {self.shown_url!r}: {reason}") from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     @contextmanager
@@ -210,7 +276,8 @@ class Store:
             current = MigrationContext.configure(connection).get_current_revision()
             if current is not None and current not in known:
                 raise StoreError(
-                    f"the database {self.url!r} was written by a newer keypeg (schema {current!r}); upgrade keypeg"
+                    f"the database {self.shown_url!r} was written by a newer keypeg (schema {current!r}); "
+                    "upgrade keypeg"
                 )
             config.attributes["connection"] = connection
             command.upgrade(config, "head")
@@ -226,31 +293,44 @@ class Store:
     # -- players ----------------------------------------------------------------------------------
 
     def _player(self, session: Session, name: str, create: bool) -> PlayerRow:
-        name = name.strip()
-        if not name or len(name) > 64:
-            raise StoreError(f"a player's name is 1 to 64 characters, not {name!r}")
-        row = session.scalar(select(PlayerRow).where(PlayerRow.name == name))
+        key = name_key(name)
+        row = session.scalar(select(PlayerRow).where(PlayerRow.key == key))
         if row is None:
             if not create:
-                raise StoreError(f"unknown player {name!r}")
-            row = PlayerRow(name=name, created_at=_now())
+                raise StoreError(f"unknown player {player_name(name)!r}", usage=True)
+            row = PlayerRow(name=player_name(name), key=key, created_at=_now())
             session.add(row)
             session.flush()
         return row
 
-    def ensure_player(self, name: str) -> None:
-        """Create the player on first use."""
+    def player(self, name: str) -> str | None:
+        """The name a player was registered under (``Ann`` for ``ANN``), or ``None`` for a new player."""
 
-        def work() -> None:
+        def work() -> str | None:
             with self._session() as session:
-                self._player(session, name, create=True)
+                row = session.scalar(select(PlayerRow).where(PlayerRow.key == name_key(name)))
+                return row.name if row is not None else None
 
-        self._guarded(work)
+        return self._guarded(work)
 
-    def set_password(self, name: str, password: str) -> None:
-        """Store an argon2 hash of the player's password (never the password)."""
+    def ensure_player(self, name: str) -> str:
+        """Create the player on first use; the name they are registered under."""
+
+        def work() -> str:
+            with self._session() as session:
+                return self._player(session, name, create=True).name
+
+        return self._guarded(work)
+
+    def set_password(self, name: str, password: str, *, old: str | None = None) -> None:
+        """Store an argon2 hash of the player's new ``password`` (never the password); a player who has
+        a password already must give it as ``old`` (:class:`WrongPasswordError` otherwise)."""
         from argon2 import PasswordHasher
 
+        if not password:
+            raise StoreError("a password cannot be empty", usage=True)
+        if self.has_password(name) and not self.check_password(name, old or ""):
+            raise WrongPasswordError(f"wrong password for {player_name(name)!r}: the password is not changed")
         digest = PasswordHasher().hash(password)
 
         def work() -> None:
@@ -264,19 +344,20 @@ class Store:
 
         def work() -> bool:
             with self._session() as session:
-                row = session.scalar(select(PlayerRow).where(PlayerRow.name == name))
+                row = session.scalar(select(PlayerRow).where(PlayerRow.key == name_key(name)))
                 return row is not None and row.password_hash is not None
 
         return self._guarded(work)
 
     def check_password(self, name: str, password: str) -> bool:
-        """Whether ``password`` is the player's."""
+        """Whether ``password`` is the player's (any password is, for a player without one)."""
         from argon2 import PasswordHasher
         from argon2.exceptions import InvalidHashError, VerificationError
 
         def work() -> str | None:
             with self._session() as session:
-                return self._player(session, name, create=False).password_hash
+                row = session.scalar(select(PlayerRow).where(PlayerRow.key == name_key(name)))
+                return row.password_hash if row is not None else None
 
         digest = self._guarded(work)
         if digest is None:
@@ -298,15 +379,19 @@ class Store:
         secret: str | None = None,
         match_id: int | None = None,
         state: str | None = None,
+        rated: bool = False,
     ) -> int:
-        """Record a game as it starts; returns its id. ``secret`` is kept on the private side: no query
-        shows it before the game ends (:meth:`saved_game` gives it to the play layer)."""
+        """Record a game as it starts; returns its id. Codes are kept in the rules' own symbols.
+        ``secret`` is kept on the private side: no query shows it before the game ends
+        (:meth:`saved_game` gives it to the play layer). A ``rated`` game counts on the leaderboard
+        from now on, as a loss until it is won."""
 
         def work() -> int:
             with self._session() as session:
                 row = GameRow(
                     player=self._player(session, player, create=True),
                     variant=rules.slug,
+                    rules=json.dumps(rules.as_dict()),
                     pegs=rules.pegs,
                     colors=rules.colors,
                     repeats=rules.repeats,
@@ -319,6 +404,7 @@ class Store:
                     started_at=_now(),
                     match_id=match_id,
                     state=state,
+                    rated=rated,
                 )
                 session.add(row)
                 session.flush()
@@ -335,7 +421,6 @@ class Store:
         state: str | None = None,
         outcome: str | None = None,
         secret: str | None = None,
-        rated: bool = False,
         expect: int | None = None,
     ) -> None:
         """Bring a game up to date in one transaction: keep its first ``keep`` guesses, add ``moves`` after
@@ -373,7 +458,6 @@ class Store:
                 if outcome is not None:
                     row.outcome = outcome
                     row.ended_at = _now()
-                    row.rated = rated
                     if secret is not None:
                         row.secret = secret
 
@@ -381,14 +465,14 @@ class Store:
 
     def saved_game(self, game_id: int) -> SavedGame:
         """A game with its session state and its secret, for the play layer to continue it."""
-        if not 0 < game_id < 2**63:
-            raise StoreError(f"no game {game_id!r} in the database")
+        if isinstance(game_id, bool) or not isinstance(game_id, int) or not 0 < game_id < 2**63:
+            raise StoreError(f"no game {visible(game_id)!r} in the database", usage=True)
 
         def work() -> SavedGame:
             with self._session() as session:
                 row = session.get(GameRow, game_id)
                 if row is None:
-                    raise StoreError(f"no game {game_id!r} in the database")
+                    raise StoreError(f"no game {game_id!r} in the database", usage=True)
                 record = self._records(session, [row], with_moves=True)[0]
                 return SavedGame(record, row.state, row.secret, row.match_id)
 
@@ -419,12 +503,7 @@ class Store:
                 GameRecord(
                     id=row.id,
                     player=row.player.name,
-                    variant=row.variant,
-                    pegs=row.pegs,
-                    colors=row.colors,
-                    repeats=row.repeats,
-                    blanks=row.blanks,
-                    rows=row.rows,
+                    rules=_rules_of(row),
                     role=row.role,
                     level=row.level,
                     secret=row.secret if row.outcome is not None else None,
@@ -443,50 +522,61 @@ class Store:
         return self.saved_game(game_id).record
 
     def history(
-        self, player: str | None = None, *, limit: int | None = 20, variant: str | None = None, with_moves: bool = False
+        self, player: str | None = None, *, limit: int | None = 20, rules: Rules | None = None, with_moves: bool = False
     ) -> list[GameRecord]:
-        """The latest games, newest first (of one player, one variant)."""
+        """The latest games, newest first (of one player; of one game and row limit)."""
 
         def work() -> list[GameRecord]:
             with self._session() as session:
                 query = select(GameRow).order_by(GameRow.started_at.desc(), GameRow.id.desc())
                 if player is not None:
                     query = query.where(GameRow.player_id == self._player(session, player, create=False).id)
-                if variant is not None:
-                    query = query.where(GameRow.variant == variant)
+                if rules is not None:
+                    query = query.where(GameRow.variant == rules.slug, GameRow.rows == rules.rows)
                 if limit is not None:
                     query = query.limit(limit)
                 return self._records(session, session.scalars(query), with_moves)
 
         return self._guarded(work)
 
-    def top(self, variant: str, *, level: int | None = None, limit: int = 10) -> list[GameRecord]:
-        """The best broken codes of a variant: fewest guesses, then fastest."""
+    def top(self, rules: Rules, *, limit: int = TOP_SIZE, minimum: int = MIN_RANKED_GAMES) -> list[Ranking]:
+        """The leaderboard of a game (its pegs, colours, repeats, blanks and row limit): the players with at
+        least ``minimum`` rated games, by average guesses, a game lost, resigned or unfinished counted as
+        the row limit plus one; ties go to the player with more rated games, then to the one whose latest
+        rated game came first. Practice games never count."""
+        score = case((GameRow.outcome == "solved", GameRow.guesses), else_=GameRow.rows + 1)  # GameRecord.score
+        games, average, last = func.count(GameRow.id), func.avg(score), func.max(GameRow.started_at)
 
-        def work() -> list[GameRecord]:
+        def work() -> list[Ranking]:
             with self._session() as session:
-                duration = (
-                    func.coalesce(func.julianday(GameRow.ended_at) - func.julianday(GameRow.started_at), 0)
-                    if self.engine.dialect.name == "sqlite"
-                    else (GameRow.ended_at - GameRow.started_at)
-                )
                 query = (
-                    select(GameRow)
-                    .where(GameRow.variant == variant, GameRow.role == "breaker", GameRow.outcome == "solved")
-                    .order_by(GameRow.guesses, duration, GameRow.id)
+                    select(PlayerRow.name, games, average, func.min(score), last)
+                    .join(GameRow, GameRow.player_id == PlayerRow.id)
+                    .where(
+                        GameRow.rated.is_(True),
+                        GameRow.role == "breaker",
+                        GameRow.variant == rules.slug,
+                        GameRow.rows == rules.rows,
+                    )
+                    .group_by(PlayerRow.id, PlayerRow.name)
+                    .having(games >= minimum)
+                    .order_by(average, games.desc(), last, PlayerRow.id)
                     .limit(limit)
                 )
-                if level is not None:
-                    query = query.where(GameRow.level == level)
-                return self._records(session, session.scalars(query))
+                return [
+                    Ranking(rank, name, int(count), float(mean), int(best), when)
+                    for rank, (name, count, mean, best, when) in enumerate(session.execute(query), 1)
+                ]
 
         return self._guarded(work)
 
-    def stats(self, player: str, *, variant: str | None = None) -> PlayerStats:
-        """A player's games as codebreaker: count, wins, average/best/worst guesses, breakdowns, trend."""
+    def stats(self, player: str, *, rules: Rules | None = None) -> PlayerStats:
+        """A player's finished games as codebreaker (of one game and row limit, when ``rules`` are given):
+        count, wins, average/best/worst guesses of the wins, the average with losses counted as the row
+        limit plus one, breakdowns by variant and row limit and by level, and the trend."""
         games = [
             g
-            for g in reversed(self.history(player, limit=None, variant=variant))
+            for g in reversed(self.history(player, limit=None, rules=rules))
             if g.role == "breaker" and g.outcome is not None
         ]
         wins = [g for g in games if g.outcome == "solved"]
@@ -498,7 +588,7 @@ class Store:
         by_variant: dict[str, list[GameRecord]] = {}
         by_level: dict[str, list[GameRecord]] = {}
         for g in games:
-            by_variant.setdefault(g.variant, []).append(g)
+            by_variant.setdefault(f"{g.variant}, {g.rows} rows", []).append(g)
             by_level.setdefault(str(g.level) if g.level is not None else "-", []).append(g)
         return PlayerStats(
             games=len(games),
@@ -508,7 +598,8 @@ class Store:
             worst=max((g.guesses for g in wins), default=None),
             by_variant={k: summary(v) for k, v in sorted(by_variant.items())},
             by_level={k: summary(v) for k, v in sorted(by_level.items())},
-            trend=[g.guesses for g in games],
+            trend=[g.score or 0 for g in games],
+            score=sum(g.score or 0 for g in games) / len(games) if games else None,
         )
 
 
@@ -516,6 +607,33 @@ class Store:
 def _head_revision() -> str:
     """The newest schema revision keypeg knows: revision files are named by their id (``0002_...``)."""
     return max(path.name.split("_")[0] for path in (MIGRATIONS / "versions").glob("[0-9]*_*.py"))
+
+
+def _rules_of(row: GameRow) -> Rules:
+    """A stored game's rules: kept whole since schema 0003; before, only the game and row limit (letters)."""
+    plain = Rules(row.pegs, row.colors, repeats=row.repeats, blanks=row.blanks, rows=row.rows)
+    if row.rules is None:
+        return plain
+    try:
+        rules = Rules.from_dict(json.loads(row.rules))
+    except (ValueError, TypeError, KeypegError):
+        return plain
+    return rules if rules.game == plain.game and rules.rows == plain.rows else plain
+
+
+def _private_file(path: str | None) -> None:
+    """Create the SQLite file (and its folder) readable by its owner only: it holds password hashes."""
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    file = Path(path)
+    try:
+        file.parent.mkdir(parents=True, exist_ok=True)
+        if not file.exists():
+            os.close(os.open(file, os.O_CREAT | os.O_WRONLY, 0o600))  # SQLite gives its -wal and -shm files this mode
+        elif file.stat().st_mode & 0o077 and file.stat().st_uid == os.getuid():
+            file.chmod(0o600)  # a database an earlier keypeg made readable by everyone
+    except OSError as error:
+        raise StoreError(f"cannot create the database file {path!r}: {error.strerror or error}") from None
 
 
 def _engine_options(url: str) -> dict[str, Any]:

@@ -21,6 +21,9 @@ class PlayerRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(64), unique=True, index=True)
+    """The name as first given (Unicode NFKC)."""
+    key: Mapped[str | None] = mapped_column(String(128), unique=True, index=True)
+    """What names are compared by (:func:`keypeg.store.names.name_key`): one key, one player."""
     password_hash: Mapped[str | None] = mapped_column(String(255), default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
@@ -35,7 +38,10 @@ class GameRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
     variant: Mapped[str] = mapped_column(String(64), index=True)
-    """The rules' short form, e.g. ``4x6`` or ``4x10-norepeats``: games compare within one variant."""
+    """The rules' short form, e.g. ``4x6`` or ``4x10-norepeats``: games compare within one variant (and row limit)."""
+    rules: Mapped[str | None] = mapped_column(Text, default=None)
+    """The full rules as JSON (name, symbols, rows): the codes of such a game are kept in its own symbols
+    (games without it, from an earlier keypeg, keep them in letters)."""
     pegs: Mapped[int] = mapped_column(Integer)
     colors: Mapped[int] = mapped_column(Integer)
     repeats: Mapped[bool]
@@ -55,7 +61,8 @@ class GameRow(Base):
     state: Mapped[str | None] = mapped_column(Text, default=None)
     """The play session's public state (JSON), so that any process can continue the game."""
     rated: Mapped[bool] = mapped_column(default=False)
-    """Whether the game may count on a leaderboard (an unpredictable secret, no help used, not resigned)."""
+    """Whether the game counts on the leaderboard: the computer drew the secret from an unpredictable source
+    and the game offered no help (set when it starts; a game lost, resigned or left unfinished counts as a loss)."""
 
     player: Mapped[PlayerRow] = relationship(back_populates="games")
     moves: Mapped[list[GuessRow]] = relationship(back_populates="game", order_by="GuessRow.number")
