@@ -21,7 +21,7 @@ LAYERS = {
 neither imports the other)."""
 
 CORE = {"keypeg", "keypeg.errors", "keypeg.rules", "keypeg.code", "keypeg.feedback", "keypeg.variants"}
-CORE |= {"keypeg.game", "keypeg.limits"}
+CORE |= {"keypeg.game", "keypeg.limits", "keypeg.text"}
 THIRD_PARTY = {
     "core": set(),
     "kernels": {"numpy", "numba", "llvmlite"},

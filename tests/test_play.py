@@ -150,8 +150,8 @@ def test_play_out_of_rows_prints_the_secret() -> None:
 
 def test_play_input_ending_early() -> None:
     result = run(["play", "-p", "4", "-c", "6", "--secret", "BADC"], ["AAAA"])
-    assert result.exit_code == 2
-    assert "input ended" in result.stderr
+    assert result.exit_code == 1  # not broken: resigned
+    assert "resigned" in result.stderr and result.stdout.splitlines() == ["1 0", "BADC"]
 
 
 def test_play_seeded_secret_is_the_same() -> None:
@@ -282,18 +282,20 @@ def test_match_against_the_computer(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     data = json.loads(save.read_text())
     assert [g["guesses"] for g in data["played"]] == [1, len(played)]
-    assert Match.from_dict(data).scores() == {"computer": 1, "you": len(played)}
+    assert Match.from_dict(data).scores() == {"computer": 1, "tester": len(played)}  # $KEYPEG_PLAYER
 
 
 def test_match_stops_and_resumes(tmp_path: Path) -> None:
     save = tmp_path / "m.json"
     rng = random.Random(9)
     secret = random_code(CLASSIC, rng)
-    stopped = run(["match", "--seed", "9", "--save", str(save)], [str(secret)])
+    rng.randrange(2**31)  # the seed of game 2, where the computer breaks the code
+    third = random_code(CLASSIC, rng)
+    stopped = run(["match", "--games", "4", "--seed", "9", "--save", str(save)], [str(secret)])
     assert stopped.exit_code == 2 and "saved" in stopped.stderr
-    assert len(json.loads(save.read_text())["played"]) == 1
+    assert len(json.loads(save.read_text())["played"]) == 2  # game 2 was left: resigned
     played = computer_guesses(CLASSIC, "RGBY")
-    resumed = run(["match", "--resume", str(save)], [f"{f.black} {f.white}" for _, f in played])
+    resumed = run(["match", "--resume", str(save)], [str(third)] + [f"{f.black} {f.white}" for _, f in played])
     assert resumed.exit_code == 0, resumed.stderr
     assert Match.from_dict(json.loads(save.read_text())).is_over
 

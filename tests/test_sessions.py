@@ -87,20 +87,35 @@ def finished(game: BreakSession) -> BreakSession:
     return game
 
 
-def test_rated_needs_an_unpredictable_secret_no_help_and_the_end() -> None:
-    fair = BreakSession(LETTERS, RandomCodemaker.draw(LETTERS))
-    assert not fair.rated  # not before the end
+def test_rated_needs_an_unpredictable_secret_and_no_help_offered() -> None:
+    fair = BreakSession.new(LETTERS, RandomCodemaker.draw(LETTERS))
+    assert fair.rated and not fair.helps  # rated from the start: a loss unless it is won
+    assert Action.HINT not in fair.actions() and Action.UNDO not in fair.actions()
     assert finished(fair).rated
-    assert not finished(BreakSession(LETTERS, RandomCodemaker.draw(LETTERS, 3))).rated  # a seed fixes the secret
-    assert not finished(fixed(LETTERS, "ABCD")).rated
-    assert not BreakSession(LETTERS, AdversarialCodemaker(LETTERS)).rated
-    for use in ("hint", "explain", "undo", "review"):
-        game = BreakSession(LETTERS, RandomCodemaker.draw(LETTERS))
-        while game.codemaker.reveal() == LETTERS.parse("AABB"):
-            game = BreakSession(LETTERS, RandomCodemaker.draw(LETTERS))
-        game.guess("AABB")
+    assert not BreakSession.new(LETTERS, RandomCodemaker.draw(LETTERS), practice=True).rated
+    assert not BreakSession.new(LETTERS, RandomCodemaker.draw(LETTERS, 3)).rated  # a seed fixes the secret
+    assert not BreakSession.new(LETTERS, fixed(LETTERS, "ABCD").codemaker).rated
+    assert not BreakSession.new(LETTERS, AdversarialCodemaker(LETTERS)).rated
+    resigned = BreakSession.new(LETTERS, RandomCodemaker.draw(LETTERS))
+    resigned.resign()
+    assert resigned.rated  # resigning does not take a rated game off the leaderboard
+
+
+@pytest.mark.parametrize("use", ["hint", "explain", "undo", "review"])
+def test_a_rated_game_offers_no_help_so_none_can_hide_a_loss(use: str) -> None:
+    game = BreakSession.new(LETTERS, RandomCodemaker.draw(LETTERS))
+    while game.codemaker.reveal() == LETTERS.parse("AABB"):
+        game = BreakSession.new(LETTERS, RandomCodemaker.draw(LETTERS))
+    game.guess("AABB")
+    with pytest.raises(IllegalMoveError, match="rated game"):
         getattr(game, use)()
-        assert not finished(game).rated and len(game.help_used) == 1
+    assert game.rated and not game.help_used and len(game.history) == 1
+    practice = BreakSession.new(LETTERS, RandomCodemaker.draw(LETTERS), practice=True)
+    while practice.codemaker.reveal() == LETTERS.parse("AABB"):
+        practice = BreakSession.new(LETTERS, RandomCodemaker.draw(LETTERS), practice=True)
+    practice.guess("AABB")
+    getattr(practice, use)()
+    assert not finished(practice).rated and len(practice.help_used) == 1
 
 
 def test_a_match_game_allows_no_help() -> None:
@@ -279,7 +294,8 @@ def test_a_kept_game_is_continued_by_another_store_with_its_secret(tmp_path: Pat
     keeper.sync(game)
     assert keeper.game_id is not None
     record = Store(url).game(keeper.game_id)
-    assert record.secret is None and record.outcome is None and [m.guess for m in record.moves] == ["AABB"]
+    assert record.secret is None and record.outcome is None and [m.guess for m in record.moves] == ["RRGG"]
+    assert record.variant == "classic" and record.rules == rules  # kept in its own symbols, with its name
     assert Store(url).history("ann")[0].secret is None
     again, again_keeper = continue_game(Store(url), keeper.game_id, "ann")
     assert isinstance(again, BreakSession) and again.history == game.history
@@ -295,26 +311,82 @@ def test_a_kept_game_is_continued_by_another_store_with_its_secret(tmp_path: Pat
         continue_game(Store(url), keeper.game_id)
 
 
-def test_play_resume_continues_the_same_game(tmp_path: Path) -> None:
-    runner = CliRunner()
-    db = ["--db", f"sqlite:///{tmp_path / 'k.sqlite3'}", "--player", "kim"]
-    for _ in range(5):  # a random secret may be one of the two guesses (1 game in 648): play again
-        stopped = runner.invoke(cli, ["play", "-p", "4", "-c", "6", *db], input="AABB\nCCDD\n")
-        if stopped.exit_code != 0:
+def unfinished_game(url: str, player: str, guesses: list[str]) -> tuple[int, BreakSession]:
+    """A rated game left unfinished (as when the terminal is closed or the process killed)."""
+    while True:
+        game = BreakSession.new(LETTERS, RandomCodemaker.draw(LETTERS))
+        if game.codemaker.reveal() not in [LETTERS.parse(g) for g in guesses]:
             break
-    assert stopped.exit_code == 2 and "--resume" in stopped.stderr
-    game_id = Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").history("kim")[0].id
-    saved = Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").saved_game(game_id)
+    keeper = GameKeeper.start(Store(url), player, game)
+    for guess in guesses:
+        game.guess(guess)
+        keeper.sync(game)
+    assert keeper.game_id is not None
+    return keeper.game_id, game
+
+
+def killed(args: list[str], lines: list[str], url: str, guesses: int) -> None:
+    """Run keypeg, type ``lines`` and kill it (SIGKILL) once the game in progress holds ``guesses`` guesses."""
+    import os
+    import signal
+    import sqlite3
+    import subprocess
+    import sys
+    import time
+
+    env = {**os.environ, "KEYPEG_DB": url}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "keypeg", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, env=env, text=True,
+    )  # fmt: skip
+    assert process.stdin is not None
+    process.stdin.write("".join(f"{line}\n" for line in lines))
+    process.stdin.flush()  # stdin stays open: the game waits for more
+    path = url.removeprefix("sqlite:///")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            rows = (
+                sqlite3.connect(path, timeout=10).execute("SELECT guesses FROM games WHERE outcome IS NULL").fetchall()
+            )
+        except sqlite3.Error:
+            rows = []
+        if rows and rows[-1][0] == guesses:
+            break
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def test_play_resume_continues_the_same_game(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    runner = CliRunner()
+    db = ["--db", url, "--player", "kim"]
+    game_id, _ = unfinished_game(url, "kim", ["AABB", "CCDD"])
+    saved = Store(url).saved_game(game_id)
     assert saved.secret is not None
-    resumed = runner.invoke(
-        cli, ["play", "--resume", str(game_id), "-p", "4", "-c", "6", *db], input=f"{saved.secret}\n"
-    )
+    resumed = runner.invoke(cli, ["play", "--resume", str(game_id), *db], input=f"{saved.secret}\n")
     assert resumed.exit_code == 0, resumed.stderr
     assert resumed.stdout.splitlines() == ["4 0"]
-    record = Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").game(game_id)
+    record = Store(url).game(game_id)
     assert record.outcome == "solved" and [m.guess for m in record.moves][:2] == ["AABB", "CCDD"] and record.rated
     other = runner.invoke(cli, ["solve", "--resume", str(game_id), *db], input="")
     assert other.exit_code == 2 and "over" in other.stderr
+
+
+@pytest.mark.parametrize("leave", ["q\n", "", "quit\n"])
+def test_quitting_resigns_records_a_loss_and_shows_the_secret(tmp_path: Path, leave: str) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    for _ in range(5):  # the random secret may be AABB (1 game in 1296): play again
+        result = CliRunner().invoke(cli, ["play", "-p", "4", "-c", "6", "--db", url, "--player", "kim"],
+                                    input="AABB\n" + leave)  # fmt: skip
+        record = Store(url).history("kim")[0]
+        if record.outcome != "solved":
+            break
+    assert result.exit_code == 1 and "resigned" in result.stderr
+    assert record.outcome == "resigned" and record.rated and record.score == 13  # the rows plus one
+    assert result.stdout.splitlines()[-1] == record.secret  # shown once the game is over
+    assert [r.average for r in Store(url).top(LETTERS, minimum=1)] == [13.0]
 
 
 # -- codes of different games ---------------------------------------------------------------------
@@ -331,22 +403,31 @@ def test_codes_compare_within_their_game() -> None:
 def test_match_resume_goes_on_with_the_same_game_and_secret(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
     save = tmp_path / "m.json"
-    runner = CliRunner()
     classic = find_variant("classic").rules
     assert random_code(classic, random.Random(5)) not in (classic.parse("RRGG"), classic.parse("BBYY"))
-    stopped = runner.invoke(cli, ["match", "--seed", "5", "--db", url, "--save", str(save)], input="RRGG\nBBYY\n")
-    assert stopped.exit_code == 2 and "saved" in stopped.stderr
+    killed(["match", "--seed", "5", "--player", "kim", "--save", str(save)], ["RRGG", "BBYY"], url, guesses=2)
     state = json.loads(save.read_text())
     game_id = state["current_game"]
     assert isinstance(game_id, int) and state["played"] == []
     assert "secret" not in json.dumps(state).lower()
     saved = Store(url).saved_game(game_id)
     assert saved.secret is not None and len(saved.record.moves) == 2
-    secret = find_variant("classic").rules.format(LETTERS.parse(saved.secret).colors)
-    resumed = runner.invoke(cli, ["match", "--resume", str(save), "--db", url], input=f"{secret}\n")
+    resumed = CliRunner().invoke(cli, ["match", "--resume", str(save), "--db", url], input=f"{saved.secret}\n")
     assert resumed.stdout.splitlines()[0] == "4 0"  # the same game, broken at its third guess
     assert json.loads(save.read_text())["played"][0]["guesses"] == 3
     assert Store(url).game(game_id).outcome == "solved"
+
+
+def test_quitting_a_match_game_resigns_it_and_the_match_goes_on_after_it(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    save = tmp_path / "m.json"
+    stopped = CliRunner().invoke(cli, ["match", "--seed", "5", "--player", "kim", "--db", url, "--save", str(save)],
+                                 input="RRGG\nq\n")  # fmt: skip
+    assert stopped.exit_code == 2 and "saved" in stopped.stderr
+    state = json.loads(save.read_text())
+    assert state["current_game"] is None and state["played"][0]["guesses"] == 12 and not state["played"][0]["broken"]
+    (game,) = Store(url).history("kim")
+    assert game.outcome == "resigned" and game.secret is not None
 
 
 # -- what a hostile or careless user tries -----------------------------------------------------------
@@ -375,23 +456,24 @@ def test_help_is_kept_at_once_and_a_match_game_refuses_help(tmp_path: Path) -> N
     runner = CliRunner()
     url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
     for _ in range(5):
-        runner.invoke(cli, ["play", "-p", "4", "-c", "6", "--db", url, "--player", "hal"], input="AABB\nh\n")
+        runner.invoke(cli, ["play", "--practice", "-p", "4", "-c", "6", "--db", url, "--player", "hal"],
+                      input="AABB\nh\n")  # fmt: skip
         saved = Store(url).saved_game(Store(url).history("hal")[0].id)
-        if saved.record.outcome is None:
+        if saved.record.moves[-1].guess != "AABB" or len(saved.record.moves) == 1:
             break
-    assert saved.state is not None and json.loads(saved.state)["help"] == ["hint"]
+    assert saved.state is not None and json.loads(saved.state)["help"] == ["hint"] and not saved.record.rated
     played = runner.invoke(
         cli, ["match", "-p", "4", "-c", "6", "--vs", "human", "--no-record", "--save", str(tmp_path / "m.json")],
         input="ABCD\nAABB\nu\nh\nABCD\n",
     )  # fmt: skip
-    assert "no undo in a match game" in played.stderr and "no hint in a match game" in played.stderr
+    assert "no undo in a rated game or a match game" in played.stderr and "no hint in a rated" in played.stderr
     assert json.loads((tmp_path / "m.json").read_text())["played"][0]["guesses"] == 2
 
 
 def test_a_match_game_continues_only_in_its_match(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
     runner = CliRunner()
-    runner.invoke(cli, ["match", "--seed", "5", "--db", url, "--save", str(tmp_path / "m.json")], input="RRGG\n")
+    killed(["match", "--seed", "5", "--player", "you", "--save", str(tmp_path / "m.json")], ["RRGG"], url, guesses=1)
     game_id = json.loads((tmp_path / "m.json").read_text())["current_game"]
     alone = runner.invoke(cli, ["play", "--resume", str(game_id), "--db", url, "--player", "you"], input="")
     assert alone.exit_code == 2 and "belongs to a match" in alone.stderr
