@@ -511,7 +511,7 @@ def match(
         while not session.is_over:
             maker, breaker = session.roles()
             number = f"game {len(session.match.played) + 1} of {session.match.games}"
-            terminal.show(f"[bold]{number}[/]: {escape(visible(maker))} is codemaker, {escape(visible(breaker))} is codebreaker")
+            terminal.show(f"[bold]{number}[/]: {_name(maker)} is codemaker, {_name(breaker)} is codebreaker")
             if session.current is None:
                 secret = _secret_from(terminal, rules, maker) if session.needs_secret() else None
                 if session.needs_secret() and secret is None:
@@ -551,7 +551,7 @@ def match(
         )
         sys.exit(2 if not terminal.interactive else 0)
     winner = session.winner()
-    terminal.show(f"[bold]match over:[/] {_score_line(session)}; " + (f"{escape(visible(winner))} wins" if winner else "a draw"))
+    terminal.show(f"[bold]match over:[/] {_score_line(session)}; " + (f"{_name(winner)} wins" if winner else "a draw"))
 
 
 def _read_match(path: Path) -> dict[str, object]:
@@ -619,7 +619,12 @@ def _secret_from(terminal: Terminal, rules: Rules, maker: str) -> Code | None:
 
 
 def _score_line(session: MatchSession) -> str:
-    return ", ".join(f"{escape(visible(name))} {points}" for name, points in session.scores().items())
+    return ", ".join(f"{_name(name)} {points}" for name, points in session.scores().items())
+
+
+def _name(name: str) -> str:
+    """A player's name inside markup: printed literally."""
+    return escape(visible(name, 64))
 
 
 def _save(session: MatchSession, path: Path | None) -> Path | None:

@@ -58,7 +58,8 @@ class Review:
         """The one-line review."""
         fits = "could have been the secret" if self.could_win else "could not have been the secret"
         unit = "guesses" if self.measure == "guesses" else "codes left"
-        text = f"{self.rating}: {self.before:,} -> {self.after:,} code{'' if self.after == 1 else 's'}; {self.guess} {fits}; "
+        codes = "code" if self.after == 1 else "codes"
+        text = f"{self.rating}: {self.before:,} -> {self.after:,} {codes}; {self.guess} {fits}; "
         text += f"expected {unit} {self.expected:.2f}"
         if self.best != self.guess:
             text += f", best {self.best} {self.best_expected:.2f}"
