@@ -1,0 +1,231 @@
+"""The trust boundary: the secret stays the codemaker's, one name is one player, text from outside is text,
+and the files keypeg makes are private."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sqlite3
+import stat
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner, Result
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from keypeg import Rules, find_variant
+from keypeg.cli import cli
+from keypeg.play.codemakers import FixedCodemaker, RandomCodemaker
+from keypeg.play.records import GameKeeper
+from keypeg.play.sessions import BreakSession
+from keypeg.store import Store
+from keypeg.text import visible
+
+CLASSIC = find_variant("classic").rules
+
+
+def invoke(args: list[str], url: str, stdin: str = "", **env: str) -> Result:
+    result = CliRunner().invoke(cli, [*args], input=stdin, env={"KEYPEG_DB": url, **env})
+    assert "Traceback" not in result.output + result.stderr
+    return result
+
+
+def notations(rules: Rules, code: str) -> set[str]:
+    """Every way the secret could be written: own symbols, letters, digits, either case, spaced or not."""
+    colors = rules.parse(code).colors
+    own = rules.format(colors)
+    letters = "".join(chr(ord("A") + c) for c in colors)
+    digits = "".join(str(c + 1) for c in colors)
+    found = {own, letters, digits, own.lower(), letters.lower()}
+    found |= {" ".join(form) for form in list(found)}
+    found.add(json.dumps(list(colors)))
+    return found
+
+
+def in_progress(url: str, rules: Rules, secret: str, guesses: list[str], player: str = "ann") -> int:
+    game = BreakSession(rules, FixedCodemaker(rules.parse(secret)))
+    keeper = GameKeeper.start(Store(url), player, game)
+    for guess in guesses:
+        game.guess(guess)
+        keeper.sync(game)
+    assert keeper.game_id is not None and not game.is_over
+    return keeper.game_id
+
+
+# -- the secret ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rules", "secret", "guesses"),
+    [(Rules(6, 9), "IHGFED", ["AABBCC", "ABCDEF"]), (CLASSIC, "KWYB", ["RRGG"])],
+    ids=["6x9-letters", "classic-symbols"],
+)
+def test_no_command_shows_the_secret_of_a_game_in_progress(
+    tmp_path: Path, rules: Rules, secret: str, guesses: list[str]
+) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    game_id = in_progress(url, rules, secret, guesses)
+    forms = notations(rules, secret)
+    outputs = []
+    for args in (
+        ["history"],
+        ["history", "--json"],
+        ["history", "--player", "ann", "--json"],
+        ["replay", str(game_id)],
+        ["replay", str(game_id), "--json"],
+        ["export", "--player", "ann"],
+        ["export", "--player", "ann", "--format", "json"],
+        ["stats", "--player", "ann", "--all-variants", "--json"],
+        ["top", "-p", str(rules.pegs), "-c", str(rules.colors), "--json"],
+        ["play", "--resume", str(game_id), "--player", "bob"],  # someone else's game: refused
+        ["solve", "--resume", str(game_id), "--player", "ann"],  # the wrong kind: refused
+    ):
+        result = invoke(args, url)
+        outputs.append(result.output + result.stderr)
+    exported = tmp_path / "games.json"
+    invoke(["export", "--player", "ann", "--format", "json", "-o", str(exported)], url)
+    outputs.append(exported.read_text())
+    for text in outputs:
+        assert not [form for form in forms if form in text], text
+    # once the game is over, the secret is shown
+    finished = invoke(["play", "--resume", str(game_id), "--player", "ann"], url, stdin=f"{secret}\n")
+    assert finished.exit_code == 0
+    assert Store(url).game(game_id).secret == secret
+    assert secret in invoke(["replay", str(game_id)], url).output
+
+
+def test_the_match_file_never_holds_the_secret(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    save = tmp_path / "m.json"
+    invoke(["match", "--player", "kim", "--save", str(save), "--games", "2"], url, stdin="RRGG\n")
+    text = save.read_text()
+    (game,) = Store(url).history("kim")
+    assert game.outcome == "resigned" and game.secret is not None  # leaving resigns: now it may be seen
+    state = json.loads(text)
+    assert state["current_game"] is None and "secret" not in text.lower()
+
+
+# -- one name, one player -----------------------------------------------------------------------------
+
+TWINS = ["ANN", "Ann", " ann", "ann ", "\uff41\uff4e\uff4e", "\u0430nn", "\u0391NN", "a\u200bnn", "ann\u200d", "an\u00adn"]
+"""Names that look like ann, or hide characters around it: each is ann or is refused."""
+
+
+@pytest.mark.parametrize("name", TWINS, ids=[n.encode("unicode_escape").decode() for n in TWINS])
+def test_a_name_trick_cannot_reach_a_protected_account(tmp_path: Path, name: str) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    store = Store(url)
+    store.set_password("ann", "right")
+    before = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT id, name, password_hash FROM players").fetchall()
+    played = invoke(["play", "--secret", "RGBY", "--player", name], url, stdin="RGBY\n", KEYPEG_PASSWORD="wrong")
+    assert played.exit_code == 2 and played.stderr.count("\n") == 1
+    assert "wrong password" in played.stderr or "name" in played.stderr
+    changed = invoke(["player", name, "--password"], url, KEYPEG_NEW_PASSWORD="mine")
+    assert changed.exit_code == 2
+    after = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT id, name, password_hash FROM players").fetchall()
+    assert after == before and Store(url).history() == []
+    assert store.check_password("ann", "right")
+
+
+def test_changing_a_password_needs_the_old_one(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    assert invoke(["player", "ann", "--password"], url, KEYPEG_NEW_PASSWORD="one").exit_code == 0
+    refused = invoke(["player", "ann", "--password"], url, KEYPEG_NEW_PASSWORD="two", KEYPEG_PASSWORD="bad")
+    assert refused.exit_code == 2 and "wrong password" in refused.stderr
+    piped = invoke(["player", "ANN", "--password", "--password-stdin"], url, stdin="one\ntwo\n")
+    assert piped.exit_code == 0, piped.stderr
+    store = Store(url)
+    assert store.check_password("ann", "two") and not store.check_password("ann", "one")
+    played = invoke(["play", "--secret", "RGBY", "--player", "Ann", "--password-stdin"], url, stdin="two\nRGBY\n")
+    assert played.exit_code == 0 and played.stdout.splitlines() == ["4 0"]
+    assert [g.player for g in store.history()] == ["ann"]  # the name first given
+
+
+def test_the_password_is_never_an_argument() -> None:
+    for command in ("play", "solve", "match", "player"):
+        params = {p.name for p in cli.commands[command].params}
+        assert "password" not in params or cli.commands[command].params[0].name == "name"
+        for param in cli.commands[command].params:
+            assert not (param.name and "password" in param.name and not getattr(param, "is_flag", False))
+
+
+# -- text from outside is text ------------------------------------------------------------------------
+
+PAYLOADS = [
+    "[/]",
+    "[bold red]loud[/]",
+    "[link=http://evil.example]click[/link]",
+    "a\x1b[2Jb",
+    "t\x1b]0;pwned\x07x",
+    "back\x08space",
+    "cr\rover",
+    "bell\x07",
+]
+RAW = ("\x1b", "\x07", "\x08", "\r")
+
+
+def squash(text: str) -> str:
+    """Text without spaces, line breaks and table rules: a cell's content however the table wrapped it."""
+    return re.sub(r"[\s│┃]", "", text)
+
+
+@pytest.mark.parametrize("payload", PAYLOADS, ids=[p.encode("unicode_escape").decode() for p in PAYLOADS])
+def test_markup_and_escapes_come_out_literally(tmp_path: Path, payload: str) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    guessed = invoke(["play", "--secret", "RGBY", "--no-record"], url, stdin=f"{payload}\nRGBY\n")
+    assert guessed.exit_code == 0 and (visible(payload) in guessed.stderr or repr(payload)[1:-1] in guessed.stderr)
+    named = invoke(["play", "--secret", "RGBY", "--player", payload], url, stdin="RGBY\n")
+    for result in (guessed, named):
+        assert not any(raw in result.output + result.stderr for raw in RAW)
+    if named.exit_code != 0:  # a name with control characters is refused in one line
+        assert named.exit_code == 2 and named.stderr.startswith("error: ") and named.stderr.count("\n") == 1
+        return
+    for args in (["history"], ["stats", "--player", payload], ["replay", "1"]):
+        shown = invoke(args, url, COLUMNS="250")  # wide enough that no cell wraps
+        assert shown.exit_code == 0
+        assert squash(visible(payload)) in squash(shown.stdout)  # literal
+    assert json.loads(invoke(["history", "--json"], url).stdout)[0]["player"] == payload
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(text=st.text(min_size=1, max_size=40))
+def test_any_name_is_refused_in_one_line_or_shown_literally(tmp_path: Path, text: str) -> None:
+    url = f"sqlite:///{tmp_path / 'h.sqlite3'}"
+    played = invoke(["play", "--secret", "RGBY", "--player", text], url, stdin="RGBY\n")
+    output = played.output + played.stderr
+    assert not any(raw in output for raw in RAW)
+    if played.exit_code != 0:
+        assert played.exit_code == 2 and played.stderr.startswith("error: ") and played.stderr.count("\n") == 1
+        return
+    name = Store(url).history(limit=1)[0].player
+    shown = invoke(["stats", "--player", text, "--all-variants"], url, COLUMNS="250")
+    assert shown.exit_code == 0 and squash(visible(name, 64)) in squash(shown.stdout)
+
+
+# -- private files ------------------------------------------------------------------------------------
+
+
+def test_the_database_is_private_and_a_url_password_never_printed(tmp_path: Path) -> None:
+    path = tmp_path / "new" / "k.sqlite3"
+    Store(f"sqlite:///{path}")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    old = tmp_path / "old.sqlite3"
+    old.touch(mode=0o644)
+    os.chmod(old, 0o644)
+    Store(f"sqlite:///{old}")
+    assert stat.S_IMODE(old.stat().st_mode) == 0o600
+    result = invoke(["history"], "postgresql+psycopg://kim:hunter2secret@127.0.0.1:1/none")
+    assert result.exit_code in (1, 2) and "hunter2secret" not in result.output + result.stderr
+    assert "***" in result.stderr
+
+
+def test_a_random_secret_is_not_in_the_public_state(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    game = BreakSession.new(Rules(6, 9), RandomCodemaker.draw(Rules(6, 9)))
+    keeper = GameKeeper.start(Store(url), "ann", game)
+    assert keeper.game_id is not None
+    secret = str(game.codemaker.reveal())
+    row = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT state FROM games").fetchone()[0]
+    assert not [form for form in notations(Rules(6, 9), secret) if form in row]
