@@ -109,7 +109,8 @@ def test_the_match_file_never_holds_the_secret(tmp_path: Path) -> None:
 
 # -- one name, one player -----------------------------------------------------------------------------
 
-TWINS = ["ANN", "Ann", " ann", "ann ", "\uff41\uff4e\uff4e", "\u0430nn", "\u0391NN", "a\u200bnn", "ann\u200d", "an\u00adn"]
+TWINS = ["ANN", "Ann", " ann", "ann ", "\uff41\uff4e\uff4e", "\u0430nn", "\u0391NN", "a\u200bnn", "ann\u200d"]
+TWINS += ["an\u00adn", "ann\u202e", "ann\t", "ann\n"]
 """Names that look like ann, or hide characters around it: each is ann or is refused."""
 
 
