@@ -15,7 +15,7 @@ from rich.markup import escape
 
 from keypeg import __version__
 from keypeg.code import Code, Feedback
-from keypeg.errors import KeypegError
+from keypeg.errors import KeypegError, UnknownVariantError
 from keypeg.rules import Rules
 from keypeg.text import visible
 from keypeg.variants import find_variant
@@ -40,6 +40,8 @@ def build_rules(
     rows: int | None,
 ) -> Rules:
     """Rules from the command-line options: a variant (classic by default) with any field changed."""
+    if variant is not None and not variant.strip():
+        raise UnknownVariantError("--variant needs a name (see 'keypeg variants')")
     if variant is None and (pegs is not None or colors is not None):
         base = Rules(pegs or 4, colors or 6)
     else:

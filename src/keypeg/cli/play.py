@@ -132,6 +132,8 @@ def _open_game(
     from keypeg.store import player_name
 
     terminal = Terminal.detect()
+    if resume_id is not None:
+        _only_with_resume({"resume_id", "player", "password_stdin", "db", "record"})
     name = player_name(player or default_player())
     store = _store(db, record, "game")
     if resume_id is not None and store is None:
@@ -144,6 +146,18 @@ def _open_game(
         return terminal, session, keeper
     session = new()
     return terminal, session, _keeper(terminal, store, name, session)
+
+
+def _only_with_resume(allowed: set[str]) -> None:
+    """Refuse options that a continued game cannot honour: it keeps its own rules, secret and level."""
+    context = click.get_current_context()
+    given = [
+        f"--{name.replace('_', '-')}"
+        for name in context.params
+        if name not in allowed and context.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE
+    ]
+    if given:
+        raise KeypegError(f"--resume continues a game as it was started: leave out {', '.join(given)}")
 
 
 def _resign(terminal: Terminal, session: Session, keeper: GameKeeper) -> None:
@@ -445,7 +459,9 @@ def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as
 
 @cli.command()
 @rules_options
-@click.option("--games", "-g", type=int, default=2, show_default=True, help="Games in the match (even).")
+@click.option(
+    "--games", "-g", type=click.IntRange(2, 1000), default=2, show_default=True, help="Games in the match (even)."
+)
 @click.option(
     "--vs", type=click.Choice(["computer", "human"]), default="computer", show_default=True, help="The opponent."
 )

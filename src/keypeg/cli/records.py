@@ -196,7 +196,7 @@ def top(rules: Rules, db: str | None, as_json: bool) -> None:
 
 @cli.command()
 @click.option("--player", metavar="NAME", help="Whose games (default: everyone's).")
-@click.option("--limit", "-n", type=click.IntRange(1), default=20, show_default=True)
+@click.option("--limit", "-n", type=click.IntRange(1, 100_000), default=20, show_default=True)
 @db_option
 @json_option
 def history(player: str | None, limit: int, db: str | None, as_json: bool) -> None:

@@ -38,17 +38,17 @@ class InvalidNameError(KeypegError, ValueError):
 def player_name(raw: str) -> str:
     """``raw`` normalised (NFKC) as a player's name, or :class:`InvalidNameError` saying why not."""
     name = unicodedata.normalize("NFKC", raw)
-    shown = visible(raw, limit=40)
+    shown = f"'{visible(raw, limit=40)}'"
     if not name:
         raise InvalidNameError("a player's name cannot be empty")
     if any(is_hidden(c) for c in name):
-        raise InvalidNameError(f"a player's name cannot hold control or invisible characters: {shown!r}")
+        raise InvalidNameError(f"a player's name cannot hold control or invisible characters: {shown}")
     if name != name.strip():
-        raise InvalidNameError(f"a player's name cannot start or end with a space: {shown!r}")
+        raise InvalidNameError(f"a player's name cannot start or end with a space: {shown}")
     if any(c.isspace() and c != " " for c in name) or "  " in name:
-        raise InvalidNameError(f"a player's name takes single spaces only between words: {shown!r}")
+        raise InvalidNameError(f"a player's name takes single spaces only between words: {shown}")
     if len(name) > NAME_LENGTH:
-        raise InvalidNameError(f"a player's name is 1 to {NAME_LENGTH} characters, not {len(name)}: {shown!r}")
+        raise InvalidNameError(f"a player's name is 1 to {NAME_LENGTH} characters, not {len(name)}: {shown}")
     return name
 
 
