@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
 MATCH_FILE_LIMIT = 1 << 20
 """The largest match file read (a real one is a few kilobytes)."""
-PLAY_HELP = "type a guess (e.g. {example}); commands: u = undo, h = hint (practice games), ? = help, q = resign"
 SOLVE_HELP = (
     "score my guess as black and white, e.g. '2 1' or '2b1w'; commands: u = undo your last score, "
     "fix N B W = correct the score of guess N (e.g. 'fix 2 1 0'), ? = help, q = stop"
@@ -202,7 +201,12 @@ def _break_turns(terminal: Terminal, session: BreakSession, keeper: GameKeeper, 
         maker = (
             "an adversary that keeps its options open" if session.codemaker.kind == "adversarial" else "a secret code"
         )
-        terminal.show(f"[bold]{rules.describe()}[/]: break {maker}. {PLAY_HELP.format(example=rules.example())}")
+        terminal.show(f"[bold]{rules.describe()}[/]: break {maker}. {_play_help(session)}")
+        if session.rated:
+            terminal.show(
+                "[bold]A rated game:[/] it counts on the top 10 from now on (resigned or unfinished, as a loss) "
+                "and offers no undo or hints; 'keypeg play --practice' offers them."
+            )
         if session.history:
             terminal.show(board(rules, session.history, "your board"))
     while not session.is_over:
@@ -211,7 +215,7 @@ def _break_turns(terminal: Terminal, session: BreakSession, keeper: GameKeeper, 
             return False
         word = line.lower()
         if word in HELP:
-            terminal.show(PLAY_HELP.format(example=rules.example()))
+            terminal.show(_play_help(session))
             continue
         try:
             if word in HINT:
@@ -244,6 +248,16 @@ def _break_turns(terminal: Terminal, session: BreakSession, keeper: GameKeeper, 
     else:
         terminal.answer(str(outcome.secret))
     return True
+
+
+def _play_help(session: BreakSession) -> str:
+    """What may be typed now, from what the session allows."""
+    from keypeg.play.sessions import Action
+
+    actions = session.actions()
+    commands = [("u = undo", Action.UNDO), ("h = hint", Action.HINT)]
+    offered = [text for text, action in commands if action in actions or (action is Action.UNDO and session.helps)]
+    return f"type a guess (e.g. {session.rules.example()}); commands: {', '.join([*offered, '? = help', 'q = resign'])}"
 
 
 def _coach(terminal: Terminal, session: BreakSession) -> None:

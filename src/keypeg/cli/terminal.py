@@ -43,6 +43,7 @@ class Terminal:
             try:
                 return str(click.prompt(prompt, default="", show_default=False, prompt_suffix=" ")).strip()
             except (EOFError, click.exceptions.Abort):
+                click.echo()  # Ctrl-C or Ctrl-D leave the cursor on the prompt's line
                 return None
         for line in self._input():
             if line.strip():
