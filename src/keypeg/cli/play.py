@@ -356,7 +356,8 @@ def _solve_turns(terminal: Terminal, session: SolveSession, keeper: GameKeeper) 
             if session.top > 1:
                 from keypeg.cli.analysis import explanation_table
 
-                terminal.show(f"{choice.fitting:,} codes fit; my guess first, then the runners-up")
+                fit = "1 code fits" if choice.fitting == 1 else f"{choice.fitting:,} codes fit"
+                terminal.show(f"{fit}; my guess first, then the runners-up")
                 terminal.show(explanation_table(rules, choice))
             if terminal.interactive:
                 terminal.show(peg_text(rules, guess))
@@ -463,7 +464,7 @@ def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as
         raise KeypegError(knowledge.check().message())
     strategy, note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
     if note:
-        err.print(f"note: {note}")
+        err.print(Text(f"note: {note}"))
     guess = advise_with(strategy, knowledge).guess
     if as_json:
         print_json({"guess": str(guess), "level": level, "candidates": knowledge.count})
