@@ -230,3 +230,39 @@ def test_a_random_secret_is_not_in_the_public_state(tmp_path: Path) -> None:
     secret = str(game.codemaker.reveal())
     row = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT state FROM games").fetchone()[0]
     assert not [form for form in notations(Rules(6, 9), secret) if form in row]
+
+
+LINE = st.text(st.characters(blacklist_characters="\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"), min_size=1, max_size=60)
+
+
+@settings(max_examples=40, deadline=None)
+@given(line=LINE)
+def test_any_line_of_the_play_protocol_is_refused_literally_or_played(line: str) -> None:
+    result = CliRunner().invoke(cli, ["play", "--secret", "RGBY", "--no-record"], input=f"{line}\nRGBY\n")
+    output = result.output + result.stderr
+    assert "Traceback" not in output and not any(raw in output for raw in RAW)
+    assert result.exit_code == 0 and result.stdout.splitlines()[-1] == "4 0"
+    if result.stderr:
+        assert all(len(message) <= 600 for message in result.stderr.splitlines())
+
+
+@settings(max_examples=40, deadline=None)
+@given(line=LINE)
+def test_any_line_of_the_solve_protocol_is_refused_literally_or_taken(line: str) -> None:
+    result = CliRunner().invoke(cli, ["solve", "-p", "3", "-c", "3", "--no-record"], input=f"{line}\n")
+    output = result.output + result.stderr
+    assert "Traceback" not in output and not any(raw in output for raw in RAW)
+    assert result.exit_code in (0, 1)
+
+
+def test_a_huge_bad_line_is_not_echoed_whole(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    line = "[/]" + "x" * 10_000_000
+    result = subprocess.run(
+        [sys.executable, "-m", "keypeg", "play", "--secret", "RGBY", "--no-record"],
+        input=f"{line}\nRGBY\n".encode(), capture_output=True, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0 and result.stdout.decode().splitlines() == ["4 0"]
+    assert len(result.stderr) < 2_000 and b"Traceback" not in result.stderr
