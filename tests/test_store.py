@@ -292,6 +292,10 @@ def test_an_old_database_is_upgraded(tmp_path: Path) -> None:
         config.attributes["connection"] = connection
         command.upgrade(config, "0001")
         connection.exec_driver_sql("INSERT INTO players (id, name, created_at) VALUES (1, 'old', '2026-01-01')")
+        for number, name in enumerate(("Ann", "ANN", "bad\x1bname"), 2):  # twins and a name refused today
+            connection.exec_driver_sql(
+                "INSERT INTO players (id, name, created_at) VALUES (?, ?, '2026-01-01')", (number, name)
+            )
         connection.exec_driver_sql(
             "INSERT INTO games (id, player_id, variant, pegs, colors, repeats, blanks, rows, role, guesses, started_at)"
             " VALUES (1, 1, '4x6', 4, 6, 1, 0, 12, 'breaker', 1, '2026-01-01')"
@@ -303,5 +307,7 @@ def test_an_old_database_is_upgraded(tmp_path: Path) -> None:
     store = Store(url)
     old = store.game(1)
     assert [m.guess for m in old.moves] == ["AABB"] and not old.rated and store.saved_game(1).state is None
+    assert old.rules == Rules(4, 6, rows=12) and old.variant == "4x6"  # kept in letters, as it was
+    assert store.player("ann") == store.player("aNN") == "Ann"  # the first of the twins keeps the name
     game = record(store, "ann", [("ABCD", Feedback(4, 0))])
-    assert store.game(game).outcome == "solved"
+    assert store.game(game).outcome == "solved" and store.game(game).player == "Ann"
