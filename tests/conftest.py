@@ -22,3 +22,9 @@ def private_database(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
     monkeypatch.setenv("KEYPEG_DB", f"sqlite:///{folder / 'keypeg.sqlite3'}")
     monkeypatch.setenv("KEYPEG_PLAYER", "tester")
     monkeypatch.delenv("KEYPEG_PASSWORD", raising=False)
+
+
+@pytest.fixture(autouse=True)
+def private_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test runs in a folder of its own: files a command writes by default (a match file) stay there."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
