@@ -13,7 +13,7 @@ import os
 import tempfile
 import zipfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -98,10 +98,8 @@ def atomic_writer(path: Path) -> Iterator[BinaryIO]:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException as error:
-        try:
+        with suppress(OSError):
             tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
         if isinstance(error, OSError):
             raise _cannot(path, error) from None
         raise
@@ -244,7 +242,5 @@ def load_checkpoint(rules: Rules, pool: str) -> Memo | None:
 
 def forget_checkpoint(rules: Rules, pool: str) -> None:
     """Delete the saved memo of an interrupted search (once the search has finished)."""
-    try:
+    with suppress(NotADirectoryError, PermissionError):
         checkpoint_path(rules, pool).unlink(missing_ok=True)
-    except (NotADirectoryError, PermissionError):
-        pass

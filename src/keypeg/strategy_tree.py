@@ -15,6 +15,7 @@ from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidRulesError, KeypegError
 from keypeg.feedback import score
 from keypeg.rules import Rules
+from keypeg.text import visible
 
 __all__ = [
     "Node",
@@ -137,7 +138,8 @@ def _damaged(why: str) -> KeypegError:
 def _whole(value: object, what: str, low: int, high: int) -> int:
     """``value`` if it is a whole number from ``low`` to ``high`` (JSON integers only)."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        shown = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else f"a {len(str(value))}-digit number"
+        big = isinstance(value, int) and abs(value) >= 10**30
+        shown = f"a number of {len(str(value))} digits" if big else visible(repr(value), 60)
         raise _damaged(f"{what} must be a whole number from {low:,} to {high:,}, not {shown}")
     return value
 

@@ -111,15 +111,16 @@ def format_bytes(size: float) -> str:
 def format_seconds(seconds: float) -> str:
     """``40 s``, ``12 minutes``, ``3.5 hours``, ``20 days``, ``more than a thousand years``.
 
-    >>> format_seconds(40), format_seconds(720), format_seconds(12600), format_seconds(1e12)
-    ('40 s', '12 minutes', '3.5 hours', 'more than a thousand years')
+    >>> format_seconds(40), format_seconds(180), format_seconds(12600), format_seconds(1e12)
+    ('40 s', '3 minutes', '3.5 hours', 'more than a thousand years')
     """
     if not math.isfinite(seconds) or seconds > 1000 * 365.25 * 86400:
         return "more than a thousand years"
     for unit, scale in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
         if seconds >= 2 * scale:
             value = seconds / scale
-            return f"{value:.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
+            shown = f"{value:.1f}" if value < 10 else f"{value:,.0f}"
+            return f"{shown.removesuffix('.0')} {unit}"
     return f"{max(seconds, 0):.0f} s"
 
 
@@ -269,7 +270,7 @@ def optimal_seconds(codes: int) -> float:
     reference, taken = limits.OPTIMAL_REFERENCE
     if codes <= 2:
         return 0.0
-    return taken * (codes / reference) ** limits.OPTIMAL_GROWTH
+    return float(taken * (codes / reference) ** limits.OPTIMAL_GROWTH)
 
 
 def _search_memory(rules: Rules, codes: int) -> Estimate:
