@@ -230,7 +230,10 @@ def load_tree(path: Path) -> StrategyTree:
     try:
         raw = path.read_bytes()
     except OSError as error:
-        raise KeypegError(f"cannot read {str(path)!r}: {error.strerror or error}") from None
+        unreadable = KeypegError(f"cannot read {str(path)!r}: {error.strerror or error}")
+        if not isinstance(error, (FileNotFoundError, IsADirectoryError)):
+            unreadable.exit_code = 1  # the file is there but cannot be read: a failure at run time
+        raise unreadable from None
     if b"\0" in raw[:8192]:
         raise KeypegError(f"{str(path)!r} is not a text file")
     try:

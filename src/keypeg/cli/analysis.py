@@ -46,6 +46,8 @@ def refuse_empty(*names: str) -> None:
         value = params.get(name)
         if isinstance(value, str) and not value.strip():
             raise click.UsageError(f"--{name} needs a value, not empty text")
+        if isinstance(value, Path) and (not str(value).strip() or value == Path(".")):
+            raise click.UsageError(f"--{name} needs a file name, not empty text")
 
 
 _announced: set[str] = set()
