@@ -400,7 +400,7 @@ def next_guess(
             data["explain"] = [g.as_dict() for g in choice.ranked]
         print_json(data)
         return
-    out.print(f"{choice.guess}", markup=False)
+    say(str(choice.guess))
     if not explain:
         return
     fitting = choice.fitting or 0
@@ -451,7 +451,7 @@ def _next_unenumerated(
             data["note"] = note
         print_json(data)
         return
-    out.print(str(guess_code), markup=False)
+    say(str(guess_code))
     if explain:
         say("--explain needs a game small enough to score every code", console=err)
 
@@ -549,7 +549,7 @@ def replay(what: tuple[str, ...], coach: bool, db: str | None, force: bool, as_j
         print_json({"guesses": [{"guess": str(g), "black": f.black, "white": f.white} for g, f in played]})
         return
     for k, (guess, feedback) in enumerate(played, 1):
-        out.print(f"{k:>2}. {guess}  {feedback}", markup=False)
+        say(f"{k:>2}. {guess}  {feedback}")
 
 
 __all__ = ["analyze", "tables", "next_guess", "verify", "replay", "figure", "plural", "say", "announce_compiling"]
