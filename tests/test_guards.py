@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import stat
+import sys
 import tracemalloc
 from pathlib import Path
 
@@ -425,3 +426,10 @@ def test_a_backslash_before_a_bracket_is_shown() -> None:
 def test_emoji_codes_are_shown_as_written() -> None:
     code, _, err = run("next", "--first", ":B:", "-p", "3", "-c", "3")
     assert code == 2 and "':B:'" in one_error_line(err)
+
+
+def test_the_plot_install_hint_is_printed_as_written(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if matplotlib were not installed
+    code, _, err = run("analyze", "-p", "3", "-c", "3", "--chart", str(tmp_path / "c.png"))
+    assert code == 2 and "pip install 'keypeg[plot]'" in one_error_line(err)
+    assert list(tmp_path.iterdir()) == []
