@@ -40,6 +40,10 @@ class Suspect:
     correction: Feedback
     example: Code
     """A code that fits the history with this score corrected."""
+    restores: int = 0
+    """How many codes fit once this score is left out (counted up to the check's limit): the more, the
+    likelier the mistake; suspects are listed likeliest first."""
+    restores_is_lower_bound: bool = False
 
 
 @dataclass(frozen=True)
@@ -68,10 +72,16 @@ class Consistency:
         text = "no code fits these scores: at least one of them is wrong"
         if self.suspects:
             if self.changes == 1:
-                hints = "; or ".join(
-                    f"guess {s.number} ({s.guess}) scored {s.given} would fit as {s.correction} (secret {s.example})"
-                    for s in self.suspects
+                first, *others = self.suspects
+                hints = (
+                    f"guess {first.number} ({first.guess}) scored {first.given}: as {first.correction} it would fit "
+                    f"(secret {first.example}{_restoring(first)})"
                 )
+                if others:
+                    hints += "; else " + "; or ".join(
+                        f"guess {s.number} ({s.guess}) as {s.correction} (secret {s.example}{_restoring(s)})"
+                        for s in others
+                    )
             else:
                 hints = f"{self.changes} scores must change: " + ", ".join(
                     f"guess {s.number} ({s.guess}) {s.given} -> {s.correction}" for s in self.suspects
@@ -81,7 +91,7 @@ class Consistency:
         return text
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready answer."""
+        """JSON-ready answer (``suspects`` likeliest first)."""
         return {
             "consistent": self.consistent,
             "count": self.count,
@@ -109,6 +119,20 @@ def check(
     if chosen == "cp-sat":
         return _by_solver(rules, history, limit)
     raise ValueError(f"method must be 'enumeration' or 'cp-sat', not {method!r}")
+
+
+def _restoring(suspect: Suspect) -> str:
+    """``; 208 codes fit without it``: how many codes leaving the score out lets fit."""
+    if suspect.restores <= 0:
+        return ""
+    least = "at least " if suspect.restores >= SUSPECT_COUNT_LIMIT and suspect.restores_is_lower_bound else ""
+    return f"; {least}{suspect.restores:,} code{'s' if suspect.restores != 1 else ''} fit without it"
+
+
+def _likeliest_first(suspects: list[Suspect]) -> list[Suspect]:
+    """The suspects ordered by how many codes fit once each is left out (most first), then the latest
+    guess first (a score typed later has had less checking)."""
+    return sorted(suspects, key=lambda s: (-s.restores, -s.number))
 
 
 # -- enumeration ---------------------------------------------------------------------------------
@@ -172,11 +196,15 @@ def _fewest_changes(
         if not count:
             continue
         code = codes[0]
-        suspects = [Suspect(k + 1, history[k][0], history[k][1], score(code, history[k][0]), code) for k in dropped]
+        suspects = [
+            Suspect(k + 1, history[k][0], history[k][1], score(code, history[k][0]), code, count) for k in dropped
+        ]
         if changes > 1:
             return suspects, code
-        example = example or code
         found.extend(suspects)
+    found = _likeliest_first(found)
+    if found:
+        example = found[0].example
     return found, example
 
 
@@ -266,7 +294,11 @@ def _corrections_by_solver(rules: Rules, history: History) -> Consistency:
             rest = [h for j, h in enumerate(history) if j != k]
             fits = _first_fit(rules, rest)
             if fits is not None:
-                suspects.append(Suspect(k + 1, guess, given, score(fits, guess), fits))
+                restores = _count_fits(rules, rest, SUSPECT_COUNT_LIMIT)
+                suspects.append(
+                    Suspect(k + 1, guess, given, score(fits, guess), fits, restores, restores >= SUSPECT_COUNT_LIMIT)
+                )
+        suspects = _likeliest_first(suspects)
         return Consistency(False, 0, False, suspects[0].example, suspects, 1, method="cp-sat")
     wrong = [k for k, r in enumerate(relax) if solver.value(r)]
     suspects = [Suspect(k + 1, history[k][0], history[k][1], score(code, history[k][0]), code) for k in wrong]
@@ -280,3 +312,26 @@ def _first_fit(rules: Rules, history: History) -> Code | None:
     solver = _cp_solver()
     status = solver.solve(model)
     return _decode(rules, solver, x) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+
+
+SUSPECT_COUNT_LIMIT = 50
+"""With the constraint solver, the codes each suspect restores are counted up to this many (to order them)."""
+
+
+def _count_fits(rules: Rules, history: History, limit: int) -> int:
+    """How many codes fit ``history``, counted by the constraint solver up to ``limit``."""
+    from ortools.sat.python import cp_model
+
+    model, _, _ = _model(rules, history, relaxable=False)
+    solver = _cp_solver()
+    solver.parameters.enumerate_all_solutions = True
+    found = [0]
+
+    class Count(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self) -> None:
+            found[0] += 1
+            if found[0] >= limit:
+                self.stop_search()
+
+    solver.solve(model, Count())
+    return found[0]

@@ -7,6 +7,10 @@ choice the project made about size, time or memory.
 
 from __future__ import annotations
 
+import os
+import re
+from pathlib import Path
+
 __all__ = [
     "MAX_SPACE",
     "TABLE_LIMIT",
@@ -18,6 +22,23 @@ __all__ = [
     "LOOKAHEAD_LIMIT",
     "OPTIMAL_ON_DEMAND",
     "COACH_EXACT_LIMIT",
+    "MEMORY_SHARE",
+    "TIME_LIMIT",
+    "MEMORY_LIMIT_ENV",
+    "TIME_LIMIT_ENV",
+    "PAIRS_PER_SECOND_PER_CORE",
+    "PLAIN_SCORES_PER_SECOND",
+    "NODE_BYTES",
+    "CODE_BYTES",
+    "JSON_LOAD_FACTOR",
+    "OPTIMAL_REFERENCE",
+    "OPTIMAL_GROWTH",
+    "CP_SAT_SOLUTIONS_PER_SECOND",
+    "available_memory",
+    "memory_budget",
+    "time_budget",
+    "cores",
+    "parse_bytes",
 ]
 
 MAX_SPACE = 20_000_000
@@ -56,3 +77,115 @@ MIN_RANKED_GAMES = 5
 
 TOP_SIZE = 10
 """Players on a leaderboard."""
+
+# -- guards before big work ----------------------------------------------------------------------
+
+MEMORY_SHARE = 0.5
+"""Work estimated to take more than this share of the memory available (``MemAvailable``, or the
+cgroup's limit if lower) is refused unless forced (``--force``)."""
+TIME_LIMIT = 180.0
+"""Work estimated to take longer than this many seconds is refused unless forced (``--force``)."""
+MEMORY_LIMIT_ENV = "KEYPEG_MEMORY_LIMIT"
+"""An environment variable that sets the memory budget itself (``512M``, ``4G``, bytes), for machines
+whose available memory keypeg cannot read or should not use."""
+TIME_LIMIT_ENV = "KEYPEG_TIME_LIMIT"
+"""An environment variable that sets :data:`TIME_LIMIT` (seconds)."""
+PAIRS_PER_SECOND_PER_CORE = 500_000_000
+"""Code pairs the kernels score and count per second on one core, for time estimates: rounded down
+from ``benchmarks/results/kernels.md`` (712 M to 1,165 M pairs/s per core)."""
+PLAIN_SCORES_PER_SECOND = 40_000
+"""Scores per second of the plain-Python scorer (measured: about 40,000 on one core)."""
+NODE_BYTES = 450
+"""Memory of one node of a strategy tree held in Python (the node, its code, its children's dict):
+measured at about 420 bytes."""
+CODE_BYTES = 140
+"""Memory of one :class:`~keypeg.code.Code` in a Python list (measured: 128 bytes and the pointer)."""
+JSON_LOAD_FACTOR = 10
+"""Peak memory of loading a JSON tree file, per byte of the file (measured: 9.3)."""
+OPTIMAL_REFERENCE = (1296, 1.2)
+"""An exact optimal search over this many codes took this many seconds (4x6, one core:
+``benchmarks/results/optimal.md``)."""
+OPTIMAL_GROWTH = 5.5
+"""The optimal search's time grows about as the codes to the power of this (measured between 4x6,
+4x7 and bulls-and-cows: 5.2 to 5.8); estimates from it are rough, within a factor of ten."""
+CP_SAT_SOLUTIONS_PER_SECOND = 2_000
+"""Fitting codes the constraint solver lists per second, for time estimates (a rough figure)."""
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_bytes(text: str) -> int:
+    """``512M``, ``4G``, ``1.5G`` or a number of bytes, as bytes (:class:`ValueError` if not one).
+
+    >>> parse_bytes("512M"), parse_bytes("2g"), parse_bytes("1000")
+    (536870912, 2147483648, 1000)
+    """
+    found = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?)(?:I?B)?\s*", text, re.IGNORECASE | re.ASCII)
+    if found is None:
+        raise ValueError(f"not an amount of memory: {text[:40]!r} (write e.g. 512M or 4G)")
+    return int(float(found.group(1)) * _UNITS[found.group(2).upper()])
+
+
+def _meminfo_available() -> int | None:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _cgroup_room() -> int | None:
+    """What the process's cgroup (v2) still allows, if it sets a limit."""
+    try:
+        folder = Path("/sys/fs/cgroup")
+        limit = (folder / "memory.max").read_text().strip()
+        if limit == "max":
+            return None
+        used = int((folder / "memory.current").read_text().strip())
+        return max(int(limit) - used, 0)
+    except (OSError, ValueError):
+        return None
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available now (the least of ``MemAvailable`` and the cgroup's room), if known."""
+    known = [m for m in (_meminfo_available(), _cgroup_room()) if m is not None]
+    return min(known) if known else None
+
+
+def memory_budget() -> int | None:
+    """The most memory one piece of work may take unforced: ``$KEYPEG_MEMORY_LIMIT`` if set, else
+    :data:`MEMORY_SHARE` of :func:`available_memory` (``None``: unknown, not guarded)."""
+    override = os.environ.get(MEMORY_LIMIT_ENV, "").strip()
+    if override:
+        return parse_bytes(override)
+    available = available_memory()
+    return None if available is None else int(available * MEMORY_SHARE)
+
+
+def time_budget() -> float:
+    """The most seconds one piece of work may take unforced: ``$KEYPEG_TIME_LIMIT`` or :data:`TIME_LIMIT`."""
+    override = os.environ.get(TIME_LIMIT_ENV, "").strip()
+    if override:
+        try:
+            seconds = float(override)
+        except ValueError:
+            raise ValueError(f"{TIME_LIMIT_ENV} must be a number of seconds, not {override[:40]!r}") from None
+        if not seconds >= 0:
+            raise ValueError(f"{TIME_LIMIT_ENV} must be a number of seconds, not {override[:40]!r}")
+        return seconds
+    return TIME_LIMIT
+
+
+def cores() -> int:
+    """The processor cores this process may run on (the kernels' threads)."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1

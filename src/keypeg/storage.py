@@ -13,8 +13,7 @@ import os
 import tempfile
 import zipfile
 from collections.abc import Iterator
-from contextlib import contextmanager
-from functools import lru_cache
+from contextlib import contextmanager, suppress
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -40,6 +39,9 @@ __all__ = [
     "save_checkpoint",
     "load_checkpoint",
     "forget_checkpoint",
+    "check_cache_folder",
+    "WriteError",
+    "FILE_MODE",
 ]
 
 
@@ -52,41 +54,52 @@ def cache_dir() -> Path:
 # -- writing ------------------------------------------------------------------------------------
 
 
-@lru_cache(maxsize=1)
-def _file_mode() -> int:
-    """The mode a plain new file gets (0o666 less the umask), read once."""
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return 0o666 & ~umask
+FILE_MODE = 0o600
+"""Every file keypeg writes is private to its owner: exports, solved trees, checkpoints."""
 
 
-def _cannot(path: Path, error: OSError) -> KeypegError:
-    return KeypegError(f"cannot write {str(path)!r}: {error.strerror or error}")
+class WriteError(KeypegError):
+    """A file keypeg could not write (a failure at run time: exit code 1)."""
+
+    exit_code = 1
+
+
+def _cannot(path: Path, error: OSError | str) -> WriteError:
+    reason = error if isinstance(error, str) else (error.strerror or str(error))
+    return WriteError(f"cannot write {str(path)!r}: {reason}")
 
 
 @contextmanager
 def atomic_writer(path: Path) -> Iterator[BinaryIO]:
     """A binary file whose content replaces ``path`` at once when the block ends without error.
 
-    The data go to a temporary file in the same folder, flushed to disk, then renamed over
-    ``path``; on any failure the temporary file is removed and ``path`` is left as it was.
-    An :class:`OSError` becomes a :class:`~keypeg.errors.KeypegError` naming the path.
+    The data go to a temporary file in the same folder, created private (mode 0600) before anything is
+    written, flushed to disk, then renamed over ``path``; on any failure (a full disk, Ctrl-C) the
+    temporary file is removed and ``path`` is left as it was. An :class:`OSError` becomes a
+    :class:`WriteError` naming the path. Only a regular file is ever replaced: a device, a folder or a
+    pipe at ``path`` is refused.
     """
     path = Path(path)
     try:
-        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        if path.exists() and not path.is_file():
+            raise _cannot(path, "not a regular file")
+    except OSError as error:
+        raise _cannot(path, error) from None
+    try:
+        fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name[:100]}.", suffix=".tmp")
     except OSError as error:
         raise _cannot(path, error) from None
     tmp = Path(name)
     try:
+        os.fchmod(fd, FILE_MODE)
         with os.fdopen(fd, "wb") as handle:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
-        os.chmod(tmp, _file_mode())
         os.replace(tmp, path)
     except BaseException as error:
-        tmp.unlink(missing_ok=True)
+        with suppress(OSError):
+            tmp.unlink(missing_ok=True)
         if isinstance(error, OSError):
             raise _cannot(path, error) from None
         raise
@@ -125,8 +138,22 @@ def _cache_folder() -> Path:
     folder = cache_dir()
     try:
         folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise WriteError(f"the cache folder {str(folder)!r} is not a folder (see $KEYPEG_CACHE)") from None
     except OSError as error:
-        raise KeypegError(f"cannot make the cache folder {str(folder)!r}: {error.strerror or error}") from None
+        raise WriteError(f"cannot make the cache folder {str(folder)!r}: {error.strerror or error}") from None
+    return folder
+
+
+def check_cache_folder() -> Path:
+    """Make sure the cache folder exists and takes files, before work whose result goes there
+    (:class:`WriteError` saying why not)."""
+    folder = _cache_folder()
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise WriteError(f"cannot write in the cache folder {str(folder)!r}: {error.strerror or error}") from None
     return folder
 
 
@@ -215,4 +242,5 @@ def load_checkpoint(rules: Rules, pool: str) -> Memo | None:
 
 def forget_checkpoint(rules: Rules, pool: str) -> None:
     """Delete the saved memo of an interrupted search (once the search has finished)."""
-    checkpoint_path(rules, pool).unlink(missing_ok=True)
+    with suppress(NotADirectoryError, PermissionError):
+        checkpoint_path(rules, pool).unlink(missing_ok=True)

@@ -15,6 +15,7 @@ from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidRulesError, KeypegError
 from keypeg.feedback import score
 from keypeg.rules import Rules
+from keypeg.text import visible
 
 __all__ = [
     "Node",
@@ -125,38 +126,121 @@ def tree_to_json(tree: StrategyTree) -> str:
     )
 
 
+MAX_TREE_DEPTH = 200
+"""A tree file deeper than this many guesses is refused as damaged (no strategy needs it: rules allow
+at most 100 rows)."""
+
+
+def _damaged(why: str) -> KeypegError:
+    return KeypegError(f"damaged tree file: {why}")
+
+
+def _whole(value: object, what: str, low: int, high: int) -> int:
+    """``value`` if it is a whole number from ``low`` to ``high`` (JSON integers only)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        big = isinstance(value, int) and abs(value) >= 10**30
+        shown = f"a number of {len(str(value))} digits" if big else visible(repr(value), 60)
+        raise _damaged(f"{what} must be a whole number from {low:,} to {high:,}, not {shown}")
+    return value
+
+
+def _sniff(text: str) -> str | None:
+    """The export format a text that is not JSON looks like, if any."""
+    head = text.lstrip()[:200]
+    if head.startswith("# history"):
+        return "lookup"
+    if head.startswith("#"):
+        return "text"
+    return None
+
+
 def tree_from_json(text: str) -> StrategyTree:
-    """Load a tree written by :func:`tree_to_json`; a damaged file raises :class:`KeypegError`."""
+    """Load a tree written by :func:`tree_to_json`; a damaged file raises :class:`KeypegError`.
+
+    The other export formats (``text``, ``lookup``) are for reading: they are recognised and refused
+    with a message saying so.
+    """
     try:
         data = json.loads(text)
-        if not isinstance(data, dict) or "keypeg_tree" not in data:
-            raise KeypegError("not a keypeg tree file (no 'keypeg_tree' key)")
+    except RecursionError:
+        raise _damaged("nested too deeply") from None
+    except ValueError as error:
+        sniffed = _sniff(text)
+        if sniffed is not None:
+            raise KeypegError(
+                f"this is a tree in the {sniffed} format, which is for reading: keypeg reads back only the "
+                "json format ('keypeg analyze --export FILE --format json')"
+            ) from None
+        raise _damaged(f"not JSON ({error})") from None
+    if not isinstance(data, dict) or "keypeg_tree" not in data:
+        raise KeypegError("not a keypeg tree file (no 'keypeg_tree' key)")
+    if data["keypeg_tree"] != FORMAT_VERSION:
+        raise KeypegError(
+            f"a tree file of format {str(data['keypeg_tree'])[:20]!r}: this keypeg reads format {FORMAT_VERSION}"
+        )
+    try:
+        rules = Rules.from_dict(data["rules"]) if isinstance(data.get("rules"), dict) else None
+    except InvalidRulesError as error:
+        raise _damaged(str(error)) from None
+    if rules is None:
+        raise _damaged("no rules")
+    sizes = rules.size
+
+    def node(item: object, depth: int) -> Node:
+        if depth > MAX_TREE_DEPTH:
+            raise _damaged(f"deeper than {MAX_TREE_DEPTH} guesses")
+        if not isinstance(item, dict) or not isinstance(item.get("guess"), str):
+            raise _damaged(f"a node at depth {depth} is not a guess with its size")
         try:
-            rules = Rules.from_dict(data["rules"])
-        except InvalidRulesError as error:
-            raise KeypegError(f"damaged tree file: {error}") from None
+            guess = rules.parse(item["guess"])
+        except KeypegError as error:
+            raise _damaged(f"at depth {depth}: {error}") from None
+        result = Node(guess, _whole(item.get("size"), "a node's size", 1, sizes))
+        after = item.get("next", {})
+        if not isinstance(after, dict):
+            raise _damaged(f"the answers after {guess} are not a JSON object")
+        for answer, child in after.items():
+            try:
+                feedback = rules.check_feedback(Feedback.parse(answer))
+            except KeypegError as error:
+                raise _damaged(f"after {guess}: {error}") from None
+            result.children[feedback] = node(child, depth + 1)
+        return result
 
-        def node(item: dict[str, Any]) -> Node:
-            result = Node(rules.parse(item["guess"]), int(item["size"]))
-            for answer, child in item.get("next", {}).items():
-                result.children[rules.check_feedback(Feedback.parse(answer))] = node(child)
-            return result
-
-        root = node(data["tree"])
-        distribution = {int(k): int(v) for k, v in data.get("stats", {}).get("distribution", {}).items()}
-        return StrategyTree(rules, root, dict(data.get("conventions", {})), TreeStats.from_distribution(distribution))
-    except KeypegError:
-        raise
-    except (ValueError, KeyError, TypeError, AttributeError) as error:
-        raise KeypegError(f"damaged tree file: {error.__class__.__name__}: {error}") from None
+    root = node(data.get("tree"), 1)
+    stats = data.get("stats", {})
+    distribution_data = stats.get("distribution", {}) if isinstance(stats, dict) else None
+    if not isinstance(distribution_data, dict):
+        raise _damaged("the stats' distribution is not a JSON object")
+    distribution: dict[int, int] = {}
+    for key, value in distribution_data.items():
+        if not (isinstance(key, str) and key.isascii() and key.isdigit() and len(key) <= 4):
+            raise _damaged(f"a round of the stats must be a whole number, not {key[:20]!r}")
+        distribution[_whole(int(key), "a round of the stats", 1, MAX_TREE_DEPTH)] = _whole(
+            value, "the secrets of a round", 0, sizes
+        )
+    conventions = data.get("conventions", {})
+    if not isinstance(conventions, dict):
+        raise _damaged("the conventions are not a JSON object")
+    return StrategyTree(rules, root, dict(conventions), TreeStats.from_distribution(distribution))
 
 
 def load_tree(path: Path) -> StrategyTree:
     """Read a JSON tree file."""
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except OSError as error:
-        raise KeypegError(f"cannot read {str(path)!r}: {error.strerror}") from None
+        unreadable = KeypegError(f"cannot read {str(path)!r}: {error.strerror or error}")
+        if not isinstance(error, (FileNotFoundError, IsADirectoryError)):
+            unreadable.exit_code = 1  # the file is there but cannot be read: a failure at run time
+        raise unreadable from None
+    if b"\0" in raw[:8192]:
+        raise KeypegError(f"{str(path)!r} is not a text file")
+    try:
+        text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise KeypegError(f"{str(path)!r} is not a text file") from None
-    return tree_from_json(text)
+        raise KeypegError(f"{str(path)!r} is not a text file (not UTF-8)") from None
+    try:
+        return tree_from_json(text)
+    except KeypegError as error:
+        raise KeypegError(f"{str(path)!r}: {error}") from None

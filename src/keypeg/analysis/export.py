@@ -6,15 +6,16 @@ replays a loaded tree against every secret and checks it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
-from keypeg.feedback import score
-from keypeg.kernels import CodeSpace
+from keypeg.kernels import CodeSpace, Index, ordinal_feedback
 from keypeg.storage import atomic_write
 from keypeg.strategy_tree import Node, StrategyTree, TreeStats, load_tree, tree_from_json, tree_to_json
 
@@ -28,6 +29,7 @@ __all__ = [
     "save_tree",
     "verify_tree",
     "Verification",
+    "plural",
 ]
 
 
@@ -93,36 +95,59 @@ class Verification:
         return not self.problems
 
 
-def verify_tree(tree: StrategyTree, secrets: list[Code] | None = None, *, max_problems: int = 20) -> Verification:
+def verify_tree(
+    tree: StrategyTree,
+    secrets: list[Code] | None = None,
+    *,
+    max_problems: int = 20,
+    progress: Callable[[int], None] | None = None,
+) -> Verification:
     """Replay ``tree`` against every secret (or ``secrets``): every guess legal, every secret solved,
-    every branch reached by the secrets its size claims, and the stats as claimed."""
+    every branch reached by the secrets its size claims, and the stats as claimed.
+
+    The secrets go down the tree together, split by the kernels at each guess (8 bytes a secret a
+    round, no object per secret); ``progress`` is called with the number of secrets newly placed."""
     rules = tree.rules
     space = CodeSpace.of(rules)
-    pool = secrets if secrets is not None else [space.code(i) for i in range(space.size)]
+    pool = space.all if secrets is None else np.unique(space.indices(secrets))
     problems: list[str] = []
     distribution: dict[int, int] = {}
 
-    def walk(node: Node, group: list[Code], depth: int, history: str) -> None:
+    def walk(node: Node, group: Index, depth: int, history: str) -> None:
         if len(problems) >= max_problems:
             return
-        if node.size != len(group):
-            problems.append(f"after {history or 'the start'}: {len(group)} secrets arrive, the tree says {node.size}")
-        parts: dict[Feedback, list[Code]] = {}
-        for secret in group:
-            parts.setdefault(score(secret, node.guess), []).append(secret)
-        for feedback, part in parts.items():
+        if node.size != group.size:
+            problems.append(f"after {history or 'the start'}: {group.size} secrets arrive, the tree says {node.size}")
+        reached: set[Feedback] = set()
+        for ordinal, part in space.split(space.index(node.guess), group):
+            feedback = ordinal_feedback(ordinal, rules.pegs)
+            reached.add(feedback)
             if feedback == rules.win:
-                distribution[depth] = distribution.get(depth, 0) + len(part)
+                distribution[depth] = distribution.get(depth, 0) + int(part.size)
+                if progress is not None:
+                    progress(int(part.size))
             elif feedback not in node.children:
-                problems.append(f"after {history} {node.guess}={feedback}: no guess for {len(part)} secrets")
+                problems.append(f"after {history} {node.guess}={feedback}: no guess for {plural(part.size, 'secret')}")
+                if progress is not None:
+                    progress(int(part.size))
             else:
                 walk(node.children[feedback], part, depth + 1, f"{history} {node.guess}={feedback}".strip())
-        for feedback in node.children.keys() - parts.keys():
+        for feedback in sorted(node.children.keys() - reached):
             problems.append(f"after {history} {node.guess}={feedback}: a branch no secret reaches")
 
-    walk(tree.root, list(pool), 1, "")
+    walk(tree.root, pool, 1, "")
     stats = TreeStats.from_distribution(distribution)
     claimed = tree.stats if tree.stats.secrets else None
     if claimed is not None and (claimed.total, claimed.distribution) != (stats.total, stats.distribution):
-        problems.append(f"the file claims {claimed.total} guesses in all; replaying gives {stats.total}")
-    return Verification(stats, problems, claimed)
+        problems.append(f"the file claims {claimed.total:,} guesses in all; replaying gives {stats.total:,}")
+    return Verification(stats, problems[:max_problems], claimed)
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 secret``, ``2 secrets``, ``1,296 codes``.
+
+    >>> plural(1, "code"), plural(2, "code"), plural(1296, "code"), plural(0, "part")
+    ('1 code', '2 codes', '1,296 codes', '0 parts')
+    """
+    count = int(count)
+    return f"{count:,} {word if count == 1 else (words or word + 's')}"

@@ -10,13 +10,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+from rich.console import Console
+from rich.text import Text
 
 from keypeg.cli.common import SEED, err, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.common import cli as app
 from keypeg.cli.render import new_table
-from keypeg.errors import KeypegError
+from keypeg.code import Code, Feedback
+from keypeg.errors import KeypegError, TooLargeError
 from keypeg.rules import Rules
 from keypeg.strategies import NAMES, make_strategy
+from keypeg.text import visible
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -27,6 +31,63 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 COMPARED = ("simple", "worst-case", "expected-size", "entropy", "most-parts")
+
+force_option = click.option(
+    "--force",
+    is_flag=True,
+    help="Run even when the work is estimated to need more than half the free memory or more than a few minutes.",
+)
+
+
+def refuse_empty(*names: str) -> None:
+    """Refuse options given as empty text (``--variant ''``): a usage error, exit code 2."""
+    params = click.get_current_context().params
+    for name in names:
+        value = params.get(name)
+        if isinstance(value, str) and not value.strip():
+            raise click.UsageError(f"--{name} needs a value, not empty text")
+        if isinstance(value, Path) and (not str(value).strip() or value == Path(".")):
+            raise click.UsageError(f"--{name} needs a file name, not empty text")
+
+
+_announced: set[str] = set()
+
+
+def announce_compiling(modules: tuple[str, ...] | None = None) -> None:
+    """On a first run (numba's cache of keypeg's kernels empty), say once on stderr that the kernels are
+    being compiled; cheap, and it loads nothing heavy."""
+    from keypeg.analysis.cost import EVERYDAY_KERNELS, compile_notice
+
+    wanted = tuple(m for m in (modules or EVERYDAY_KERNELS) if m not in _announced)
+    if not wanted:
+        return
+    notice = compile_notice(wanted)
+    _announced.update(wanted)
+    if notice is not None:
+        say(notice, console=err)
+
+
+def figure(value: float, digits: int) -> str:
+    """A figure with ``digits`` decimals, never ``-0.000``.
+
+    >>> figure(-0.0, 3), figure(-0.0001, 3), figure(-1.25, 1), figure(2.0, 2)
+    ('0.000', '0.000', '-1.2', '2.00')
+    """
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
+
+
+def say(text: str | Text, *, console: Console = out) -> None:
+    """Print a line literally (no markup): wrapped at word boundaries in a terminal, whole on a pipe."""
+    shown = text if isinstance(text, Text) else Text(text)
+    console.print(shown, soft_wrap=not console.is_terminal)
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 code``, ``2 codes``, ``1,296 codes``."""
+    from keypeg.analysis.export import plural as pluralise
+
+    return pluralise(count, word, words)
 
 
 def convention_options(command: F) -> F:
@@ -47,7 +108,9 @@ def convention_options(command: F) -> F:
     @functools.wraps(command)
     def wrapper(*args: Any, first: str | None, pool: str | None, tie: str, seed: int | None, **kwargs: Any) -> Any:
         def build(name: str, rules: Rules) -> Strategy:
-            return make_strategy(name, first=rules.parse(first) if first else None, pool=pool, tie=tie, seed=seed)
+            return make_strategy(
+                name, first=rules.parse(first) if first is not None else None, pool=pool, tie=tie, seed=seed
+            )
 
         return command(*args, strategy_factory=build, **kwargs)
 
@@ -67,13 +130,22 @@ strategy_option = click.option(
 @contextmanager
 def progress_bar(label: str, total: int) -> Iterator[Callable[[int], None]]:
     """A Rich progress bar on stderr; yields the function that advances it."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     with Progress(
-        TextColumn("[bold]{task.description}"),
+        TextColumn("{task.description}", markup=False),
         BarColumn(),
         MofNCompleteColumn(),
         TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
         console=err,
         transient=True,
         disable=not err.is_terminal,
@@ -112,8 +184,9 @@ def result_dict(tree: StrategyTree) -> dict[str, Any]:
     type=click.Choice(["json", "text", "lookup"]),
     default="json",
     show_default=True,
-    help="Tree format for --export.",
+    help="Tree format for --export (only json loads back into 'verify' and 'replay').",
 )
+@force_option
 @json_option
 def analyze(
     strategies: tuple[str, ...],
@@ -123,15 +196,25 @@ def analyze(
     chart: Path | None,
     export: Path | None,
     fmt: str,
+    force: bool,
     as_json: bool,
 ) -> None:
     """Play a strategy against every secret: total guesses, average, worst case, secrets per round."""
+    from keypeg.analysis.cost import analyze_cost, guard
+    from keypeg.strategies import canonical_name
+
+    refuse_empty("variant", "first", "chart", "export")
+    names = [canonical_name(n) for n in strategies] or (list(COMPARED) if compare else ["worst-case"])
+    if len(names) > 1 and export is not None:
+        raise KeypegError("--export saves one tree: name one strategy")
+    if chart is not None and chart.suffix.lower() not in (".png", ".svg"):
+        raise click.BadParameter(f"{str(chart)!r} must end in .png or .svg", param_hint="--chart")
+    for name in dict.fromkeys(names):
+        guard(analyze_cost(rules, name), force)
+    announce_compiling(("_score", "_select", "_symmetry", "_optimal") if "optimal" in names else None)
     from keypeg.analysis.export import save_tree
     from keypeg.analysis.tree import build_tree
 
-    names = list(strategies) or (list(COMPARED) if compare else ["worst-case"])
-    if len(names) > 1 and export is not None:
-        raise KeypegError("--export saves one tree: name one strategy")
     built = []
     with interruptible():
         for name in names:
@@ -146,14 +229,14 @@ def analyze(
         results = [result_dict(tree) for tree in built]
         print_json(results[0] if len(results) == 1 else {"rules": rules.describe(), "results": results})
         return
-    out.print(f"[bold]{rules.describe()}[/]: {rules.size:,} secrets")
+    out.print(Text.assemble((rules.describe(), "bold"), f": {plural(rules.size, 'secret')}"))
     out.print(analysis_table(built))
     tie = built[0].conventions["tie"]
-    out.print(f"ties: a code that could be the secret first, then the {tie} in order")
+    say(f"ties: a code that could be the secret first, then the {tie} in order")
     if export is not None:
-        out.print(f"tree saved to {export} ({fmt})")
+        say(f"tree saved to {visible(str(export))} ({fmt})")
     if chart is not None:
-        out.print(f"chart saved to {chart}")
+        say(f"chart saved to {visible(str(chart))}")
 
 
 def analysis_table(built: list[StrategyTree]) -> Table:
@@ -168,7 +251,7 @@ def analysis_table(built: list[StrategyTree]) -> Table:
         table.add_row(str(r), *[str(tree.stats.distribution.get(r, 0)) for tree in built])
     table.add_section()
     table.add_row("total", *[f"{tree.stats.total:,}" for tree in built])
-    table.add_row("average", *[f"{tree.stats.average:.4f}" for tree in built])
+    table.add_row("average", *[figure(tree.stats.average, 4) for tree in built])
     table.add_row("worst", *[str(tree.stats.max) for tree in built])
     table.add_row("seconds", *[f"{tree.seconds:.2f}" for tree in built])
     table.add_row("guess pool", *[tree.conventions["pool"] for tree in built])
@@ -196,15 +279,21 @@ def save_chart(trees: list[StrategyTree], path: Path) -> None:
 @rules_options
 @click.option("--answer", default=None, help="The first answer for Table 11 (default 1,0, or the first possible).")
 @click.option("--second-round/--no-second-round", default=True, help="Compute Table 12 (slower on big games).")
+@force_option
 @json_option
-def tables(rules: Rules, answer: str | None, second_round: bool, as_json: bool) -> None:
+def tables(rules: Rules, answer: str | None, second_round: bool, force: bool, as_json: bool) -> None:
     """Kooi's tables for any rule set: first-guess partitions, largest part, expected size, entropy, parts."""
-    from keypeg.analysis.tables import first_guess_classes, first_guess_table
+    from keypeg.analysis.cost import guard, tables_cost
 
+    refuse_empty("variant", "answer")
     if answer is not None:
         given = rules.parse_feedback(answer)
     else:
         given = next((f for f in rules.feedbacks() if (f.black, f.white) == (1, 0)), rules.feedbacks()[0])
+    guard(tables_cost(rules, second_round=second_round), force)
+    announce_compiling()
+    from keypeg.analysis.tables import first_guess_classes, first_guess_table
+
     with interruptible(), progress_bar("first-guess classes", len(first_guess_classes(rules))) as advance:
         rows = first_guess_table(rules, answer=given, second_round=second_round, progress=advance)
     if as_json:
@@ -219,8 +308,8 @@ def tables(rules: Rules, answer: str | None, second_round: bool, as_json: bool) 
     out.print(partition)
     figures = _table("Tables 3-6 and 11", "", heads)
     figures.add_row("3 largest part", *[str(r.largest) for r in rows])
-    figures.add_row("4 expected size", *[f"{r.expected_size:.1f}" for r in rows])
-    figures.add_row("5 entropy (bits)", *[f"{r.entropy:.3f}" for r in rows])
+    figures.add_row("4 expected size", *[figure(r.expected_size, 1) for r in rows])
+    figures.add_row("5 entropy (bits)", *[figure(r.entropy, 3) for r in rows])
     figures.add_row("6 number of parts", *[str(r.parts) for r in rows])
     figures.add_row(f"11 kinds of partition after {given}", *[str(r.partitions_after) for r in rows])
     out.print(figures)
@@ -252,6 +341,7 @@ def _blank_zero(n: int) -> str:
 @convention_options
 @click.option("--explain", is_flag=True, help="Show the score-set table behind the choice.")
 @click.option("--top", type=click.IntRange(1, 12), default=4, show_default=True, help="Guesses shown by --explain.")
+@force_option
 @json_option
 def next_guess(
     scored: tuple[str, ...],
@@ -260,36 +350,43 @@ def next_guess(
     strategy_factory: Callable[[str, Rules], Strategy],
     explain: bool,
     top: int,
+    force: bool,
     as_json: bool,
 ) -> None:
     """The strategy's next guess after the scored guesses."""
-    from keypeg.knowledge import Knowledge
-    from keypeg.limits import LOOKAHEAD_LIMIT
-    from keypeg.play.levels import strategy_for
+    from dataclasses import replace
 
+    from keypeg.analysis.cost import guard, next_cost
+    from keypeg.limits import LOOKAHEAD_LIMIT
+    from keypeg.strategies import canonical_name
+
+    refuse_empty("variant", "first")
     if len(strategies) > 1:
         raise KeypegError("name one strategy for 'next'")
-    knowledge = Knowledge(rules, tuple(parse_history(rules, scored)))
+    name = canonical_name(strategies[0]) if strategies else "worst-case"
+    history = tuple(parse_history(rules, scored))
+    if rules.size > LOOKAHEAD_LIMIT:
+        _next_unenumerated(rules, history, name, strategy_factory, explain, force, as_json)
+        return
+    guard(replace(next_cost(rules, name), seconds=0.0), force)  # memory first: the codes are enumerated
+    announce_compiling(("_score", "_select", "_symmetry", "_optimal") if name == "optimal" else None)
+    from keypeg.knowledge import Knowledge
+    from keypeg.strategies.base import Position
+
+    knowledge = Knowledge(rules, history)
     if not knowledge.is_consistent:
         raise KeypegError(knowledge.check().message())
     if knowledge.solved:
         raise KeypegError(f"the code is already broken: {knowledge.history[-1][0]}")
-    name = strategies[0] if strategies else "worst-case"
-    if rules.size > LOOKAHEAD_LIMIT:
-        strategy, note = strategy_for(name, rules)
-        err.print(f"note: {note}")
-        guess_code = strategy.next_guess(knowledge)
-        if as_json:
-            print_json({"guess": str(guess_code), "conventions": strategy.conventions(), "note": note})
-        else:
-            out.print(str(guess_code))
-            if explain:
-                err.print("--explain needs a game small enough to score every code")
-        return
     strategy = strategy_factory(name, rules)
     strategy.reset(rules)
+    searches = getattr(strategy, "searches", None)
+    if name != "optimal" or (searches is not None and searches(Position.from_knowledge(knowledge))):
+        guard(next_cost(rules, name, knowledge.count), force)
     thinking = (
-        err.status(f"{strategy.name}: thinking over {knowledge.count:,} codes") if err.is_terminal else nullcontext()
+        err.status(f"{strategy.name}: thinking over {plural(knowledge.count, 'code')}")
+        if err.is_terminal
+        else nullcontext()
     )
     with thinking, interruptible():
         choice = strategy.rank(knowledge, top=top if explain else 1)
@@ -303,11 +400,60 @@ def next_guess(
             data["explain"] = [g.as_dict() for g in choice.ranked]
         print_json(data)
         return
-    out.print(f"{choice.guess}")
+    say(str(choice.guess))
     if not explain:
         return
-    out.print(f"{choice.fitting:,} codes fit; {strategy.name} plays {choice.guess}")
+    fitting = choice.fitting or 0
+    say(f"{plural(fitting, 'code')} {'fits' if fitting == 1 else 'fit'}; {strategy.name} plays {choice.guess}")
     out.print(explanation_table(rules, choice))
+
+
+def _next_unenumerated(
+    rules: Rules,
+    history: tuple[tuple[Code, Feedback], ...],
+    name: str,
+    strategy_factory: Callable[[str, Rules], Strategy],
+    explain: bool,
+    force: bool,
+    as_json: bool,
+) -> None:
+    """``keypeg next`` on a game too large to score every code: the genetic codebreaker, with the
+    conventions asked for (first guess, tie-break, seed); the scores are checked without enumerating."""
+    from keypeg.analysis.cost import consistency_cost, guard
+    from keypeg.limits import DEFAULT_COUNT_LIMIT
+
+    guard(consistency_cost(rules, len(history), DEFAULT_COUNT_LIMIT), force)
+    note = None
+    if name != "genetic":
+        note = f"{plural(rules.size, 'code')} are too many to score them all: playing the genetic codebreaker"
+    strategy = strategy_factory("genetic", rules)
+    if history:
+        from keypeg.consistency import check
+
+        if rules.size * len(history) > 20_000 and rules.size <= 2_000_000:
+            announce_compiling()
+        result = check(rules, history, limit=1)
+        if not result.consistent:
+            raise KeypegError(result.message())
+        if history[-1][1] == rules.win:
+            raise KeypegError(f"the code is already broken: {history[-1][0]}")
+    if note is not None:
+        say(f"note: {note}", console=err)
+    announce_compiling(("_score",))
+    from keypeg.knowledge import Knowledge
+
+    strategy.reset(rules)
+    with interruptible():
+        guess_code = strategy.next_guess(Knowledge(rules, history))
+    if as_json:
+        data: dict[str, Any] = {"guess": str(guess_code), "conventions": strategy.conventions()}
+        if note is not None:
+            data["note"] = note
+        print_json(data)
+        return
+    say(str(guess_code))
+    if explain:
+        say("--explain needs a game small enough to score every code", console=err)
 
 
 def explanation_table(rules: Rules, choice: Choice) -> Table:
@@ -319,8 +465,8 @@ def explanation_table(rules: Rules, choice: Choice) -> Table:
             table.add_row(str(feedback), *[_blank_zero(g.parts.get(feedback, 0)) for g in ranked])
     table.add_section()
     table.add_row("largest part", *[str(g.largest) for g in ranked])
-    table.add_row("expected size", *[f"{g.expected_size:.2f}" for g in ranked])
-    table.add_row("entropy (bits)", *[f"{g.entropy:.3f}" for g in ranked])
+    table.add_row("expected size", *[figure(g.expected_size, 2) for g in ranked])
+    table.add_row("entropy (bits)", *[figure(g.entropy, 3) for g in ranked])
     table.add_row("parts", *[str(g.number_of_parts) for g in ranked])
     table.add_row("could be the secret", *["yes" if g.fits else "no" for g in ranked])
     return table
@@ -328,52 +474,82 @@ def explanation_table(rules: Rules, choice: Choice) -> Table:
 
 @app.command()
 @click.argument("treefile", type=click.Path(dir_okay=False, path_type=Path))
+@force_option
 @json_option
-def verify(treefile: Path, as_json: bool) -> None:
-    """Replay a saved strategy tree (JSON) against every secret and check it."""
-    from keypeg.analysis.export import load_tree, verify_tree
+def verify(treefile: Path, force: bool, as_json: bool) -> None:
+    """Replay a saved strategy tree (JSON, from 'analyze --export FILE') against every secret and check it."""
+    from keypeg.analysis.cost import guard, tree_file_cost, verify_cost
+
+    guard(tree_file_cost(treefile), force)
+    from keypeg.strategy_tree import load_tree
 
     tree = load_tree(treefile)
-    result = verify_tree(tree)
+    rules = tree.rules
+    if rules.size > rules_limit():
+        raise TooLargeError(f"{rules.describe()} has {plural(rules.size, 'code')}: too many to verify a tree against")
+    guard(verify_cost(rules, treefile), force)
+    announce_compiling()
+    from keypeg.analysis.export import verify_tree
+
+    with interruptible(), progress_bar("verifying", rules.size) as advance:
+        result = verify_tree(tree, progress=advance)
     if as_json:
         print_json({"ok": result.ok, **result.stats.as_dict(), "problems": result.problems})
     else:
         s = result.stats
-        out.print(
-            f"{tree.rules.describe()}: {s.secrets:,} secrets, {s.total:,} guesses, average {s.average:.4f}, "
-            f"worst case {s.max}"
+        say(
+            f"{rules.describe()}: {plural(s.secrets, 'secret')}, {plural(s.total, 'guess', 'guesses')}, "
+            f"average {figure(s.average, 4)}, worst case {s.max}"
         )
         for problem in result.problems:
-            err.print(f"problem: {problem}")
-        out.print("verified" if result.ok else f"[bold red]NOT verified[/]: {len(result.problems)} problem(s)")
+            say(f"problem: {visible(problem)}", console=err)
+        if result.ok:
+            out.print("verified")
+        else:
+            out.print(Text.assemble(("NOT verified", "bold red"), f": {plural(len(result.problems), 'problem')}"))
     if not result.ok:
         sys.exit(1)
+
+
+def rules_limit() -> int:
+    from keypeg.limits import MAX_SPACE
+
+    return MAX_SPACE
 
 
 @app.command()
 @click.argument("what", nargs=-1, required=True, metavar="GAME_ID | TREEFILE SECRET")
 @click.option("--coach/--no-coach", default=True, help="With a stored game: the coach's comment on each guess.")
 @click.option("--db", envvar="KEYPEG_DB", metavar="URL", help="Database URL, for a stored game.")
+@force_option
 @json_option
-def replay(what: tuple[str, ...], coach: bool, db: str | None, as_json: bool) -> None:
+def replay(what: tuple[str, ...], coach: bool, db: str | None, force: bool, as_json: bool) -> None:
     """Show a stored game again (GAME_ID, with the coach's comments), or the guesses a saved strategy
-    tree plays against SECRET (TREEFILE SECRET)."""
-    if len(what) == 1 and what[0].isdigit():
+    tree (JSON, from 'analyze --export FILE') plays against SECRET (TREEFILE SECRET)."""
+    if len(what) == 1 and what[0].isascii() and what[0].isdigit():
+        if len(what[0]) > 18:
+            raise KeypegError(f"there is no game {visible(what[0], 40)}")
         from keypeg.cli.records import replay_game
 
         replay_game(int(what[0]), db, coach, as_json)
         return
     if len(what) != 2:
         raise KeypegError("replay takes a game number (see 'keypeg history'), or a tree file and a secret")
-    from keypeg.analysis.export import load_tree
+    from keypeg.analysis.cost import guard, tree_file_cost
 
-    tree = load_tree(Path(what[0]))
+    path = Path(what[0])
+    if not what[0].strip():
+        raise click.UsageError("the tree file needs a name, not empty text")
+    guard(tree_file_cost(path), force)
+    from keypeg.strategy_tree import load_tree
+
+    tree = load_tree(path)
     played = tree.replay(tree.rules.parse(what[1]))
     if as_json:
         print_json({"guesses": [{"guess": str(g), "black": f.black, "white": f.white} for g, f in played]})
         return
     for k, (guess, feedback) in enumerate(played, 1):
-        out.print(f"{k:>2}. {guess}  {feedback}")
+        say(f"{k:>2}. {guess}  {feedback}")
 
 
-__all__ = ["analyze", "tables", "next_guess", "verify", "replay"]
+__all__ = ["analyze", "tables", "next_guess", "verify", "replay", "figure", "plural", "say", "announce_compiling"]

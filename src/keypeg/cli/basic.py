@@ -6,8 +6,10 @@ import sys
 
 import click
 
+from keypeg.cli.analysis import announce_compiling, plural, refuse_empty, say
 from keypeg.cli.common import cli, err, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.render import key_pegs, new_table
+from keypeg.code import Code, Feedback
 from keypeg.rules import Rules
 from keypeg.variants import VARIANTS
 
@@ -78,41 +80,64 @@ def score(secret: str, guess: str, rules: Rules, as_json: bool) -> None:
 @click.argument("scored", nargs=-1, metavar="GUESS=B,W...")
 @rules_options
 @click.option("--limit", "-n", type=click.IntRange(0), default=10, show_default=True, help="Codes to list.")
+@click.option("--force", is_flag=True, help="Run even when the work is estimated to need too much memory or time.")
 @json_option
-def candidates(scored: tuple[str, ...], rules: Rules, limit: int, as_json: bool) -> None:
+def candidates(scored: tuple[str, ...], rules: Rules, limit: int, force: bool, as_json: bool) -> None:
     """Count the codes that fit the scored guesses, and list the first few (any size of game)."""
-    from keypeg.consistency import check
     from keypeg.limits import DEFAULT_COUNT_LIMIT
 
-    result = check(rules, parse_history(rules, scored), limit=max(limit, DEFAULT_COUNT_LIMIT))
+    history = _prepare(scored, rules, max(limit, DEFAULT_COUNT_LIMIT), force)
+    from keypeg.consistency import check
+
+    result = check(rules, history, limit=max(limit, DEFAULT_COUNT_LIMIT))
     codes = [str(c) for c in result.codes[:limit]]
     if as_json:
         print_json({"count": result.count, "count_is_lower_bound": result.count_is_lower_bound, "codes": codes})
     elif not result.consistent:
-        err.print("no code fits these scores: at least one of them must be wrong (see 'keypeg check')")
+        say("no code fits these scores: at least one of them must be wrong (see 'keypeg check')", console=err)
     else:
         count = f"at least {result.count:,}" if result.count_is_lower_bound else f"{result.count:,}"
         more = f" (first {len(codes)} shown)" if result.count > len(codes) else ""
-        out.print(f"{count} of {rules.size:,} codes fit{more}:")
+        verb = "fits" if result.count == 1 and not result.count_is_lower_bound else "fit"
+        say(
+            f"{count} of {plural(rules.size, 'code')} {verb}{more}:"
+            if codes
+            else f"{count} of {plural(rules.size, 'code')} {verb}"
+        )
         if codes:
-            out.print(" ".join(codes))
+            say(" ".join(codes))
     if not result.consistent:
         sys.exit(1)
+
+
+def _prepare(scored: tuple[str, ...], rules: Rules, listed: int, force: bool) -> list[tuple[Code, Feedback]]:
+    """The scored guesses read, the work guarded, and the kernels announced if they will be compiled."""
+    from keypeg.analysis.cost import consistency_cost, guard
+    from keypeg.limits import ENUMERATE_LIMIT, PLAIN_SCORING_PAIRS
+
+    refuse_empty("variant")
+    history = parse_history(rules, scored)
+    guard(consistency_cost(rules, len(history), listed), force)
+    if rules.size * max(len(history), 1) > PLAIN_SCORING_PAIRS and rules.size <= ENUMERATE_LIMIT:
+        announce_compiling(("_score",))
+    return history
 
 
 @cli.command()
 @click.argument("scored", nargs=-1, metavar="GUESS=B,W...")
 @rules_options
 @click.option("--limit", type=click.IntRange(1), default=200, show_default=True, help="Count fitting codes up to this.")
+@click.option("--force", is_flag=True, help="Run even when the work is estimated to need too much memory or time.")
 @json_option
-def check(scored: tuple[str, ...], rules: Rules, limit: int, as_json: bool) -> None:
+def check(scored: tuple[str, ...], rules: Rules, limit: int, force: bool, as_json: bool) -> None:
     """Is there a secret that fits the scored guesses? If not, which score is the likely mistake."""
+    history = _prepare(scored, rules, limit, force)
     from keypeg.consistency import check as check_history
 
-    result = check_history(rules, parse_history(rules, scored), limit=limit)
+    result = check_history(rules, history, limit=limit)
     if as_json:
         print_json(result.as_dict())
     else:
-        out.print(result.message() if result.consistent else f"inconsistent: {result.message()}", soft_wrap=True)
+        say(result.message() if result.consistent else f"inconsistent: {result.message()}")
     if not result.consistent:
         sys.exit(1)

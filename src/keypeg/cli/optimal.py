@@ -11,8 +11,10 @@ from typing import Any
 
 import click
 
+from keypeg.cli.analysis import announce_compiling, force_option, plural, refuse_empty, say
 from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
 from keypeg.rules import Rules
+from keypeg.text import visible
 
 LOG_SECONDS = 60.0
 """Without a terminal, the search's progress is written to stderr this often."""
@@ -43,10 +45,26 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     help="Continue from where an interrupted search of these rules stopped (Ctrl-C saves it).",
 )
 @click.option("--export", type=click.Path(dir_okay=False, path_type=Path), help="Also save the tree here.")
-@click.option("--format", "fmt", type=click.Choice(["json", "text", "lookup"]), default="json", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["json", "text", "lookup"]),
+    default="json",
+    show_default=True,
+    help="Tree format for --export (only json loads back into 'verify' and 'replay').",
+)
+@force_option
 @json_option
 def optimal(
-    rules: Rules, pool: str, secrets: str, save: bool, resume: bool, export: Path | None, fmt: str, as_json: bool
+    rules: Rules,
+    pool: str,
+    secrets: str,
+    save: bool,
+    resume: bool,
+    export: Path | None,
+    fmt: str,
+    force: bool,
+    as_json: bool,
 ) -> None:
     """The strategy with the fewest total guesses over all secrets, found by exact search.
 
@@ -56,6 +74,13 @@ def optimal(
     from rich.live import Live
     from rich.text import Text
 
+    from keypeg import storage
+    from keypeg.analysis.cost import guard, optimal_cost
+
+    refuse_empty("variant", "export")
+    guard(optimal_cost(rules), force)
+    storage.check_cache_folder()  # the checkpoint and the solved tree go there: fail now, not after the search
+    announce_compiling(("_score", "_select", "_symmetry", "_optimal"))
     from keypeg.analysis.export import save_tree
     from keypeg.cli.analysis import analysis_table, result_dict
     from keypeg.kernels import CodeSpace
@@ -81,7 +106,10 @@ def optimal(
 
     solver = OptimalSolver(rules, pool=pool, secrets=chosen, progress=show, resume=resume)  # type: ignore[arg-type]
     if solver.resumed:
-        err.print(f"resuming: {solver.resumed:,} sets were searched before ({solver.checkpoint_path()})")
+        say(
+            f"resuming: {plural(solver.resumed, 'set')} searched before ({visible(str(solver.checkpoint_path()))})",
+            console=err,
+        )
     live: Live | None = None
     logged = [0.0]
     stop_on_term = signal.signal(signal.SIGTERM, _interrupt)
@@ -96,7 +124,10 @@ def optimal(
         if saved_to is None:
             err.print("interrupted: nothing was saved")
         else:
-            err.print(f"interrupted: the search so far is saved in {saved_to}; run the same command to resume")
+            say(
+                f"interrupted: the search so far is saved in {visible(str(saved_to))}; run the same command to resume",
+                console=err,
+            )
         sys.exit(130)
     finally:
         signal.signal(signal.SIGTERM, stop_on_term)
@@ -112,13 +143,18 @@ def optimal(
             data["saved"] = str(saved)
         print_json(data)
         return
-    out.print(f"[bold]{rules.describe()}[/]: {tree.stats.secrets:,} secrets ({secrets}), guesses from {pool} codes")
+    out.print(
+        Text.assemble(
+            (rules.describe(), "bold"),
+            f": {plural(tree.stats.secrets, 'secret')} ({secrets}), guesses from {pool} codes",
+        )
+    )
     out.print(analysis_table([tree]))
-    out.print(f"searched {solver.nodes:,} sets of codes")
+    say(f"searched {plural(solver.nodes, 'set')} of codes")
     if saved is not None:
-        out.print(f"saved to {saved}")
+        say(f"saved to {visible(str(saved))}")
     if export is not None:
-        out.print(f"tree saved to {export} ({fmt})")
+        say(f"tree saved to {visible(str(export))} ({fmt})")
 
 
 __all__ = ["optimal"]

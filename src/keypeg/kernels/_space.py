@@ -21,9 +21,13 @@ Words = npt.NDArray[np.uint64]
 def enumerate_codes(pegs: int, colors: int, repeats: bool) -> Codes:
     """All codes as an ``N x pegs`` int8 array in lexicographic (numeric) order."""
     if repeats:
+        # one column at a time: the scratch is two int64 arrays of N, not N x pegs of them
         index = np.arange(colors**pegs, dtype=np.int64)
-        powers = colors ** np.arange(pegs - 1, -1, -1, dtype=np.int64)
-        return ((index[:, None] // powers[None, :]) % colors).astype(np.int8)
+        codes = np.empty((index.size, pegs), dtype=np.int8)
+        for peg in range(pegs - 1, -1, -1):
+            codes[:, peg] = index % colors
+            index //= colors
+        return codes
     perms = itertools.permutations(range(colors), pegs)
     flat = np.fromiter(itertools.chain.from_iterable(perms), dtype=np.int8)
     return flat.reshape(-1, pegs)
@@ -31,8 +35,10 @@ def enumerate_codes(pegs: int, colors: int, repeats: bool) -> Codes:
 
 def code_keys(codes: Codes, colors: int) -> npt.NDArray[np.int64]:
     """The numeric value of each code read as a base-``colors`` number: sorted iff codes are."""
-    powers = colors ** np.arange(codes.shape[1] - 1, -1, -1, dtype=np.int64)
-    keys: npt.NDArray[np.int64] = codes.astype(np.int64) @ powers
+    keys: npt.NDArray[np.int64] = np.zeros(codes.shape[0], dtype=np.int64)
+    for peg in range(codes.shape[1]):  # one column at a time, no N x pegs int64 copy
+        keys *= colors
+        keys += codes[:, peg]
     return keys
 
 

@@ -41,6 +41,7 @@ __all__ = [
     "UnknownStrategyError",
     "find_strategy",
     "make_strategy",
+    "canonical_name",
 ]
 
 REGISTRY: dict[str, tuple[str, str, tuple[str, ...]]] = {
@@ -75,14 +76,25 @@ class UnknownStrategyError(KeypegError, ValueError):
     """A strategy name that is not in the registry."""
 
 
+def canonical_name(name: str) -> str:
+    """The registry's name for ``name`` or one of its aliases (any case), without loading anything.
+
+    >>> canonical_name("Knuth"), canonical_name("two_step")
+    ('worst-case', 'two-step')
+    """
+    key = name.strip().lower().replace("_", "-")
+    for known, (_, _, aliases) in REGISTRY.items():
+        if key == known or key in aliases:
+            return known
+    shown = name if len(name) <= 60 else f"{name[:60]}… ({len(name)} characters)"
+    raise UnknownStrategyError(f"unknown strategy {shown!r}; known: {', '.join(NAMES)}")
+
+
 def find_strategy(name: str) -> type[Strategy]:
     """The strategy class called ``name`` or one of its aliases (any case)."""
-    key = name.strip().lower().replace("_", "-")
-    for known, (module, cls, aliases) in REGISTRY.items():
-        if key == known or key in aliases:
-            found: type[Strategy] = getattr(importlib.import_module(f"keypeg.strategies.{module}"), cls)
-            return found
-    raise UnknownStrategyError(f"unknown strategy {name!r}; known: {', '.join(NAMES)}")
+    module, cls, _ = REGISTRY[canonical_name(name)]
+    found: type[Strategy] = getattr(importlib.import_module(f"keypeg.strategies.{module}"), cls)
+    return found
 
 
 def make_strategy(name: str, **options: object) -> Strategy:

@@ -63,7 +63,7 @@ def split_figures(parts: Mapping[Feedback, int]) -> Figures:
         parts=kept,
         largest=max(sizes),
         expected_size=sum(n * n for n in sizes) / total,
-        entropy=-sum(n / total * math.log2(n / total) for n in sizes),
+        entropy=0.0 - sum(n / total * math.log2(n / total) for n in sizes),  # 0.0 - 0.0 is 0.0, never -0.0
         number_of_parts=len(sizes),
     )
 

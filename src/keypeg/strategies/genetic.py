@@ -67,6 +67,8 @@ class Genetic(Strategy):
     default_pool: ClassVar[Pool] = "consistent"
 
     def __init__(self, *, params: GeneticParams | None = None, **options: object) -> None:
+        if options.get("pool") == "all":
+            raise KeypegError("the genetic codebreaker guesses only codes that fit: --pool all does not apply to it")
         super().__init__(**options)  # type: ignore[arg-type]
         self.params = params or GeneticParams()
         self.last_source = "genetic"
@@ -99,7 +101,7 @@ class Genetic(Strategy):
         space = position.space
         history = [(space.code(g), _feedback(o, space.pegs)) for g, o in position.history]
         eligible = self._eligible(space.rules, history)
-        order, counts = self._split_ranking(space.rules, eligible)
+        order, counts = self._split_ranking(space.rules, eligible, self._tie_keys(len(eligible)))
         indices = space.indices([space.rules.code(eligible[int(k)]) for k in order[:top]])
         parts = (counts[order[:top]] > 0).sum(axis=1)
         return [(int(i), -float(n)) for i, n in zip(indices.tolist(), parts.tolist(), strict=True)]
@@ -112,7 +114,7 @@ class Genetic(Strategy):
             alone = (Ranked(guess, None, True, None, None),)
             return Choice(guess, None, rules.size, self.name, self.measure, "unavailable", lambda: alone)
         eligible = self._eligible(rules, list(knowledge.history))
-        order, counts = self._split_ranking(rules, eligible)
+        order, counts = self._split_ranking(rules, eligible, self._tie_keys(len(eligible)))
         chosen = order[:top]
 
         def ranked() -> tuple[Ranked, ...]:
@@ -227,19 +229,28 @@ class Genetic(Strategy):
             children[duplicate] = self._random_codes(rules, int(duplicate.sum()))
         return children
 
+    def _tie_keys(self, n: int) -> npt.NDArray[np.int64]:
+        """The order among equally good eligible codes: the first found, the last, or a random one (seeded)."""
+        if self.tie == "last":
+            return np.arange(n, 0, -1, dtype=np.int64)
+        if self.tie == "random":
+            return self.rng.permutation(n).astype(np.int64)
+        return np.arange(n, dtype=np.int64)
+
     @staticmethod
     def _split_ranking(
-        rules: Rules, eligible: list[tuple[int, ...]]
+        rules: Rules, eligible: list[tuple[int, ...]], ties: npt.NDArray[np.int64] | None = None
     ) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.int64]]:
         """The eligible codes best first (most parts of the eligible set, then the smallest sum of
-        squared parts, then the first found), and each one's partition counts of the set."""
+        squared parts, then ``ties``: by default the first found), and each one's partition counts of the set."""
         codes = np.array(eligible, dtype=np.int8)
         scorer = Scorer.of(rules)
         encoded = scorer.encode(codes)
         counts = scorer.partition(encoded, encoded).astype(np.int64)
         parts = (counts > 0).sum(axis=1)
         squares = (counts * counts).sum(axis=1)
-        order: npt.NDArray[np.intp] = np.lexsort((np.arange(len(eligible)), squares, -parts))
+        keys = np.arange(len(eligible)) if ties is None else ties
+        order: npt.NDArray[np.intp] = np.lexsort((keys, squares, -parts))
         return order, counts
 
     @staticmethod

@@ -279,6 +279,17 @@ class Optimal(Strategy):
             return super()._choose(position)
         return self._decide(position)
 
+    def searches(self, position: Position) -> bool:
+        """Whether deciding at ``position`` takes an exact search: more than two codes fit and no saved
+        or shipped optimal tree answers it."""
+        if position.candidates.size <= 2 or (position.depth == 0 and self.first is not None):
+            return False
+        if self.first is None:
+            saved = saved_optimal(position.space.rules, self.pool, storage.cache_dir())
+            if saved is not None and _follow(saved, position) is not None:
+                return False
+        return True
+
     def _decide(self, position: Position) -> int:
         rules = position.space.rules
         if self.first is None:

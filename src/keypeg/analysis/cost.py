@@ -1,0 +1,435 @@
+"""What a piece of work will cost before it starts: memory from the arrays it allocates, time from
+measured rates, and the guard that refuses what would take more than the machine can spare.
+
+Light on purpose (the core and the standard library only): a command estimates, and refuses, before
+it loads the kernels. The figures are named in :mod:`keypeg.limits`; the memory estimates follow the
+arrays the code allocates (the code space of :class:`keypeg.kernels.CodeSpace`, partition tables,
+index arrays, tree nodes), the time estimates the kernels' measured speed.
+
+>>> from keypeg.rules import Rules
+>>> small = analyze_cost(Rules(4, 6), "worst-case")
+>>> small.memory < 10 * 2**20, small.seconds < 1
+(True, True)
+>>> big = tables_cost(Rules(6, 16), second_round=True)
+>>> big.memory > 4 * 2**30, big.seconds > 3600
+(True, True)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from keypeg import limits
+from keypeg.errors import KeypegError, TooLargeError
+from keypeg.rules import Rules
+
+__all__ = [
+    "Estimate",
+    "TooCostlyError",
+    "guard",
+    "space_cost",
+    "analyze_cost",
+    "tables_cost",
+    "next_cost",
+    "rank_seconds",
+    "optimal_seconds",
+    "optimal_cost",
+    "verify_cost",
+    "tree_file_cost",
+    "consistency_cost",
+    "format_bytes",
+    "format_seconds",
+    "cold_kernels",
+    "compile_notice",
+]
+
+FORCE = "--force"
+"""The option that runs refused work anyway."""
+
+LOOKAHEAD = frozenset({"worst-case", "expected-size", "entropy", "most-parts"})
+"""Strategies that score the pool against every fitting code at each turn."""
+TWO_STEP_REFERENCE = (1296, 10.0)
+"""A two-step tree over this many codes took this many seconds (4x6, 2 cores)."""
+TWO_STEP_GROWTH = 2.5
+"""Two-step trees' time grows about as the codes to this power (measured at 4x5, 4x6 and 4x8)."""
+GENETIC_SECONDS_PER_SECRET = 0.015
+"""A genetic tree takes about this long per secret (4x6: 17.7 s for 1,296 secrets)."""
+PYTHON_SECONDS_PER_NODE = 2e-5
+"""The Python work per tree node walked (loading, replaying, verifying)."""
+
+
+class TooCostlyError(TooLargeError):
+    """Work estimated to take more memory or time than keypeg allows itself unforced."""
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The peak memory and the time a piece of work is expected to take, and what makes them up."""
+
+    work: str
+    """What the work is, for messages: ``the tables of 6 pegs, 16 colours``."""
+    memory: int
+    """Peak bytes."""
+    seconds: float
+    parts: tuple[tuple[str, int], ...] = field(default=())
+    """The largest allocations, ``(what, bytes)``."""
+    rough: bool = False
+    """Whether the time is a rough extrapolation (the optimal search)."""
+
+    def __add__(self, other: Estimate) -> Estimate:
+        return Estimate(
+            self.work,
+            self.memory + other.memory,
+            self.seconds + other.seconds,
+            self.parts + other.parts,
+            self.rough or other.rough,
+        )
+
+    def biggest(self) -> str:
+        """The largest allocation, as words: ``the partition counts of 16,777,216 codes: 3.1 GiB``."""
+        if not self.parts:
+            return ""
+        what, size = max(self.parts, key=lambda p: p[1])
+        return f"{what}: {format_bytes(size)}"
+
+
+def format_bytes(size: float) -> str:
+    """``4.3 GiB``, ``512 MiB``, ``900 bytes``.
+
+    >>> format_bytes(4.3 * 2**30), format_bytes(512 * 2**20), format_bytes(900)
+    ('4.3 GiB', '512 MiB', '900 bytes')
+    """
+    for unit, scale in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            value = size / scale
+            return f"{value:.1f} {unit}" if value < 10 else f"{value:,.0f} {unit}"
+    return f"{int(size)} bytes"
+
+
+def format_seconds(seconds: float) -> str:
+    """``40 s``, ``12 minutes``, ``3.5 hours``, ``20 days``, ``more than a thousand years``.
+
+    >>> format_seconds(40), format_seconds(180), format_seconds(12600), format_seconds(1e12)
+    ('40 s', '3 minutes', '3.5 hours', 'more than a thousand years')
+    """
+    if not math.isfinite(seconds) or seconds > 1000 * 365.25 * 86400:
+        return "more than a thousand years"
+    for unit, scale in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600), ("minutes", 60)):
+        if seconds >= 2 * scale:
+            value = seconds / scale
+            shown = f"{value:.1f}" if value < 10 else f"{value:,.0f}"
+            return f"{shown.removesuffix('.0')} {unit}"
+    return f"{max(seconds, 0):.0f} s"
+
+
+def _pairs_seconds(pairs: float) -> float:
+    """Seconds the kernels take to score and count ``pairs`` code pairs on every core."""
+    return pairs / (limits.PAIRS_PER_SECOND_PER_CORE * limits.cores())
+
+
+def _rounds(rules: Rules) -> float:
+    """About how many guesses a good strategy needs on average (log of the codes in the answers'
+    base, plus one), for time estimates."""
+    answers = max(len(rules.feedbacks()) - 1, 2)
+    return math.log(max(rules.size, 2), answers) + 1
+
+
+def _work(rules: Rules, what: str) -> str:
+    return f"{what} on {rules.describe()} ({rules.size:,} codes)"
+
+
+def space_cost(rules: Rules) -> Estimate:
+    """The code space of :class:`keypeg.kernels.CodeSpace`: the codes (``N x pegs`` bytes), their two bit
+    encodings (``N x W`` words each), their keys and the index of every code (8 bytes each), the feedback
+    table (``N x N`` bytes, small games only), and while it is built, the scratch arrays (about 32 bytes
+    a code)."""
+    n, pegs, colors = rules.size, rules.pegs, rules.num_colors
+    width = pegs if rules.repeats else 1
+    words = -(-pegs * colors // 64) + -(-colors * width // 64)
+    table = n * n if n <= limits.TABLE_LIMIT else 0
+    held = n * pegs + 8 * n * words + 16 * n + table
+    scratch = 32 * n
+    return Estimate(
+        _work(rules, "enumerating the codes"),
+        held + scratch,
+        n * pegs * 4e-9,
+        (("the codes and their bit encodings", held + scratch),),
+    )
+
+
+def rank_seconds(rules: Rules, strategy: str, fitting: int) -> tuple[float, bool]:
+    """Seconds one decision of ``strategy`` takes with ``fitting`` codes left, and whether the figure is
+    a rough extrapolation."""
+    n = rules.size
+    if fitting <= 2 or strategy in ("simple", "random", "careless"):
+        return 0.0, False
+    if strategy == "two-step":
+        return _pairs_seconds(float(n) * fitting * min(n, fitting * 4)), False
+    if strategy == "optimal":
+        return optimal_seconds(fitting), True
+    if strategy == "genetic":
+        return GENETIC_SECONDS_PER_SECRET * 60, False
+    return _pairs_seconds(float(n) * fitting), False
+
+
+def analyze_cost(rules: Rules, strategy: str) -> Estimate:
+    """A whole strategy tree (``keypeg analyze``): the code space, one Python node per secret, the parts
+    held down each branch (8 bytes a code a round), and each decision's scratch arrays (pool indices,
+    costs, symmetry keys: about 40 bytes a code); time from the pairs the kernels score."""
+    n = rules.size
+    rounds = _rounds(rules)
+    nodes = n * limits.NODE_BYTES
+    held = int(8 * n * rounds) + 40 * n
+    rough = False
+    if strategy in LOOKAHEAD:
+        seconds = _pairs_seconds(float(n) * n * max(rounds - 1, 1))
+    elif strategy == "two-step":
+        reference, taken = TWO_STEP_REFERENCE
+        seconds = taken * (n / reference) ** TWO_STEP_GROWTH
+        rough = True
+    elif strategy == "optimal":
+        seconds, rough = optimal_seconds(n), True
+    elif strategy == "genetic":
+        seconds = GENETIC_SECONDS_PER_SECRET * n
+    else:
+        seconds = _pairs_seconds(float(n) * rounds * rounds) + n * PYTHON_SECONDS_PER_NODE
+    tree = Estimate(
+        _work(rules, f"the {strategy} tree"),
+        nodes + held,
+        seconds + n * PYTHON_SECONDS_PER_NODE,
+        (("the tree's nodes", nodes), ("the parts of each round", held)),
+        rough,
+    )
+    return _named(space_cost(rules) + tree, tree.work)
+
+
+def _named(estimate: Estimate, work: str) -> Estimate:
+    return Estimate(work, estimate.memory, estimate.seconds, estimate.parts, estimate.rough)
+
+
+def tables_cost(rules: Rules, *, second_round: bool) -> Estimate:
+    """Kooi's tables (``keypeg tables``): for each first-guess class, the partition counts of the part
+    left by the answer by every code (``N x F`` int32, about six times over while np.unique counts the kinds), and
+    with ``second_round`` the most parts of every part (``N`` costs each). Time: every code against the
+    part left (at most every code), and again every code against every part for Table 12."""
+    n = rules.size
+    classes = _first_guess_classes(rules)
+    counts = n * len(_ordinals(rules)) * 4
+    unique = 6 * counts  # np.unique(axis=0) copies and sorts them: measured 5.3 times the counts
+    rounds = 2 if second_round else 1
+    seconds = _pairs_seconds(float(classes) * n * n * rounds)
+    table = Estimate(
+        _work(rules, "Kooi's tables"),
+        unique + 16 * n,
+        seconds,
+        ((f"the partition counts of {n:,} codes by every code (with the copies np.unique makes)", unique),),
+    )
+    return _named(space_cost(rules) + table, table.work)
+
+
+def _ordinals(rules: Rules) -> range:
+    return range((rules.pegs + 1) ** 2)
+
+
+def _first_guess_classes(rules: Rules) -> int:
+    """How many first-guess classes there are: the ways to split the pegs into colour counts."""
+
+    def ways(total: int, most: int, parts: int) -> int:
+        if total == 0:
+            return 1
+        if parts == 0:
+            return 0
+        return sum(ways(total - first, first, parts - 1) for first in range(min(total, most), 0, -1))
+
+    return ways(rules.pegs, rules.pegs if rules.repeats else 1, rules.num_colors)
+
+
+def next_cost(rules: Rules, strategy: str, fitting: int | None = None) -> Estimate:
+    """One decision (``keypeg next``): the code space, the fitting codes and the decision's scratch
+    arrays (about 40 bytes a code); time for the decision with ``fitting`` codes left (all of them when
+    not known yet)."""
+    n = rules.size
+    left = n if fitting is None else fitting
+    seconds, rough = rank_seconds(rules, strategy, left)
+    decision = Estimate(
+        _work(rules, f"the {strategy} guess"),
+        48 * n,
+        seconds,
+        (("the decision's scratch arrays", 48 * n),),
+        rough,
+    )
+    if strategy == "optimal":
+        decision = decision + _search_memory(rules, left)
+    return _named(space_cost(rules) + decision, decision.work)
+
+
+def optimal_seconds(codes: int) -> float:
+    """A rough time for an exact optimal search over ``codes`` codes, from the measured searches."""
+    reference, taken = limits.OPTIMAL_REFERENCE
+    if codes <= 2:
+        return 0.0
+    return float(taken * (codes / reference) ** limits.OPTIMAL_GROWTH)
+
+
+def _search_memory(rules: Rules, codes: int) -> Estimate:
+    """The exact search's arrays: its feedback table (``N x N`` bytes up to
+    :data:`~keypeg.limits.EXACT_TABLE_LIMIT` codes), the lower bounds (``rows x codes`` int64), the
+    strategy's rows (``2 codes x 4`` int64) and the tree (one node a code)."""
+    n = rules.size
+    table = n * n if limits.TABLE_LIMIT < n <= limits.EXACT_TABLE_LIMIT else 0
+    bounds = 8 * (rules.rows + 1) * (codes + 1)
+    rows = 64 * codes
+    nodes = codes * limits.NODE_BYTES
+    return Estimate(
+        "",
+        table + bounds + rows + nodes,
+        0.0,
+        (
+            ("the search's feedback table", table),
+            ("the search's lower bounds", bounds),
+            ("the optimal tree", rows + nodes),
+        ),
+    )
+
+
+def optimal_cost(rules: Rules) -> Estimate:
+    """The exact optimal search (``keypeg optimal``): the code space, the search's arrays and the tree;
+    the time is a rough extrapolation from the measured searches (see :data:`keypeg.limits.OPTIMAL_GROWTH`)."""
+    n = rules.size
+    search = _search_memory(rules, n) + Estimate("", 0, optimal_seconds(n), (), True)
+    return _named(space_cost(rules) + search, _work(rules, "the exact optimal search"))
+
+
+def tree_file_cost(path: Path) -> Estimate:
+    """Loading a JSON tree file: about :data:`~keypeg.limits.JSON_LOAD_FACTOR` times its size at the peak."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        size = 0  # reading it will say what is wrong
+    memory = size * limits.JSON_LOAD_FACTOR
+    nodes = size // 40
+    return Estimate(
+        f"loading {str(path)!r} ({format_bytes(size)})",
+        memory,
+        nodes * PYTHON_SECONDS_PER_NODE,
+        ((f"the tree read from {format_bytes(size)} of JSON", memory),),
+    )
+
+
+def verify_cost(rules: Rules, path: Path) -> Estimate:
+    """Verifying a tree (``keypeg verify``): the file loaded, the code space, and the secrets' indices held
+    down each branch (8 bytes a code a round); time: every secret scored at every round."""
+    n = rules.size
+    held = int(8 * n * (_rounds(rules) + 2))
+    replay = Estimate(
+        "", held, _pairs_seconds(n * _rounds(rules)) + n * 1e-8, (("the secrets down each branch", held),)
+    )
+    return _named(
+        tree_file_cost(path) + space_cost(rules) + replay, f"verifying {str(path)!r} against {rules.size:,} secrets"
+    )
+
+
+def consistency_cost(rules: Rules, guesses: int, listed: int) -> Estimate:
+    """Checking scored guesses (``keypeg check``, ``keypeg candidates``): enumerated up to
+    :data:`~keypeg.limits.ENUMERATE_LIMIT` codes (the code space, the fitting codes), else the
+    constraint solver, which finds the ``listed`` codes one by one; and the ``listed`` codes as objects."""
+    listed_bytes = listed * limits.CODE_BYTES
+    codes = Estimate("", listed_bytes, 0.0, ((f"{listed:,} fitting codes listed", listed_bytes),))
+    work = _work(rules, "checking the scores")
+    if rules.size * max(guesses, 1) <= limits.PLAIN_SCORING_PAIRS:
+        return _named(codes, work)
+    if rules.size <= limits.ENUMERATE_LIMIT:
+        scan = Estimate("", 16 * rules.size, _pairs_seconds(rules.size * max(guesses, 1)), ())
+        return _named(space_cost(rules) + scan + codes, work)
+    solver = Estimate("", 0, listed / limits.CP_SAT_SOLUTIONS_PER_SECOND, (), True)
+    return _named(solver + codes, work)
+
+
+def guard(estimate: Estimate, force: bool, option: str = FORCE) -> None:
+    """Refuse (:class:`TooCostlyError`) work estimated to need more memory than
+    :func:`keypeg.limits.memory_budget` or more time than :func:`keypeg.limits.time_budget`, saying the
+    estimate and ``option``, which runs it anyway; nothing is refused when ``force``."""
+    if force:
+        return
+    try:
+        budget = limits.memory_budget()
+        allowed = limits.time_budget()
+    except ValueError as error:
+        raise KeypegError(str(error)) from None
+    if budget is not None and estimate.memory > budget:
+        biggest = estimate.biggest()
+        raise TooCostlyError(
+            f"{estimate.work} would take about {format_bytes(estimate.memory)} of memory"
+            + (f" ({biggest})" if biggest else "")
+            + f", more than the {format_bytes(budget)} keypeg allows itself ({_budget_source()}); "
+            f"{option} runs it anyway"
+        )
+    if estimate.seconds > allowed:
+        about = "very roughly" if estimate.rough else "about"
+        raise TooCostlyError(
+            f"{estimate.work} would take {about} {format_seconds(estimate.seconds)} on "
+            f"{limits.cores()} core{'s' if limits.cores() != 1 else ''}, more than the "
+            f"{format_seconds(allowed)} keypeg allows itself; {option} runs it anyway"
+        )
+
+
+def _budget_source() -> str:
+    import os
+
+    if os.environ.get(limits.MEMORY_LIMIT_ENV, "").strip():
+        return f"${limits.MEMORY_LIMIT_ENV}"
+    available = limits.available_memory()
+    share = f"{limits.MEMORY_SHARE:.0%}"
+    return f"{share} of the {format_bytes(available or 0)} available"
+
+
+# -- the first run: compiling the kernels ----------------------------------------------------------
+
+COMPILE_SECONDS = {"_score": 2, "_select": 1, "_symmetry": 1, "_optimal": 20}
+"""About how long numba takes to compile each kernel module on a first run (measured: 4 s for the
+scoring, selection and symmetry kernels together, 20 s more for the optimal search's)."""
+EVERYDAY_KERNELS = ("_score", "_select", "_symmetry")
+"""The kernel modules every heavy command uses."""
+
+
+def _kernel_cache_folder() -> Path:
+    """Where numba keeps the compiled kernels, chosen as numba chooses: ``$NUMBA_CACHE_DIR``, else the
+    kernels' ``__pycache__`` if it can be written, else the user's cache folder (keyed as numba keys them)."""
+    import hashlib
+    import os
+
+    import keypeg
+
+    kernels = os.path.join(os.path.dirname(os.path.abspath(keypeg.__file__)), "kernels")
+    keyed = f"kernels_{hashlib.sha1(kernels.encode()).hexdigest()}"
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return Path(os.environ["NUMBA_CACHE_DIR"]) / keyed
+    in_tree = Path(kernels) / "__pycache__"
+    if os.access(in_tree if in_tree.exists() else kernels, os.W_OK):
+        return in_tree
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "numba" / keyed
+
+
+def cold_kernels(modules: tuple[str, ...] = EVERYDAY_KERNELS) -> tuple[str, ...]:
+    """The kernel modules of ``modules`` that numba has compiled for no earlier run (no index file in
+    any cache folder): a cheap look at file names, without importing numba."""
+    import os
+
+    names: set[str] = set()
+    try:
+        with os.scandir(_kernel_cache_folder()) as entries:
+            names.update(entry.name for entry in entries if entry.name.endswith(".nbi"))
+    except OSError:
+        pass
+    return tuple(m for m in modules if not any(name.startswith(f"{m}.") for name in names))
+
+
+def compile_notice(modules: tuple[str, ...] = EVERYDAY_KERNELS) -> str | None:
+    """The line to show before a first run compiles ``modules`` (``None`` when they are compiled)."""
+    cold = cold_kernels(modules)
+    if not cold:
+        return None
+    seconds = sum(COMPILE_SECONDS.get(m, 1) for m in cold)
+    return f"compiling keypeg's kernels once (about {seconds} s); later runs start at once"
