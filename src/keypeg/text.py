@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["visible", "ECHO_LIMIT", "is_hidden"]
+__all__ = ["visible", "ECHO_LIMIT", "is_hidden", "plural"]
 
 ECHO_LIMIT = 200
 """How many characters of a piece of input an echo or an error message quotes."""
@@ -45,3 +45,13 @@ def visible(text: object, limit: int | None = ECHO_LIMIT) -> str:
     cut = raw if limit is None or len(raw) <= limit else raw[:limit]
     shown = "".join(_escaped(c) if is_hidden(c) else c for c in cut)
     return shown if cut is raw else f"{shown}… ({len(raw)} characters)"
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    """``1 secret``, ``2 secrets``, ``1,296 codes``.
+
+    >>> plural(1, "code"), plural(2, "code"), plural(1296, "code"), plural(0, "part"), plural(1, "guess", "guesses")
+    ('1 code', '2 codes', '1,296 codes', '0 parts', '1 guess')
+    """
+    count = int(count)
+    return f"{count:,} {word if count == 1 else (words or word + 's')}"

@@ -18,6 +18,7 @@ from keypeg.errors import KeypegError
 from keypeg.kernels import CodeSpace, Index, ordinal_feedback
 from keypeg.storage import atomic_write
 from keypeg.strategy_tree import Node, StrategyTree, TreeStats, load_tree, tree_from_json, tree_to_json
+from keypeg.text import plural
 
 __all__ = [
     "FORMATS",
@@ -29,7 +30,6 @@ __all__ = [
     "save_tree",
     "verify_tree",
     "Verification",
-    "plural",
 ]
 
 
@@ -141,13 +141,3 @@ def verify_tree(
     if claimed is not None and (claimed.total, claimed.distribution) != (stats.total, stats.distribution):
         problems.append(f"the file claims {claimed.total:,} guesses in all; replaying gives {stats.total:,}")
     return Verification(stats, problems[:max_problems], claimed)
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    """``1 secret``, ``2 secrets``, ``1,296 codes``.
-
-    >>> plural(1, "code"), plural(2, "code"), plural(1296, "code"), plural(0, "part")
-    ('1 code', '2 codes', '1,296 codes', '0 parts')
-    """
-    count = int(count)
-    return f"{count:,} {word if count == 1 else (words or word + 's')}"

@@ -20,7 +20,7 @@ from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError, TooLargeError
 from keypeg.rules import Rules
 from keypeg.strategies import NAMES, make_strategy
-from keypeg.text import visible
+from keypeg.text import plural, visible
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -81,13 +81,6 @@ def say(text: str | Text, *, console: Console = out) -> None:
     """Print a line literally (no markup): wrapped at word boundaries in a terminal, whole on a pipe."""
     shown = text if isinstance(text, Text) else Text(text)
     console.print(shown, soft_wrap=not console.is_terminal)
-
-
-def plural(count: int, word: str, words: str | None = None) -> str:
-    """``1 code``, ``2 codes``, ``1,296 codes``."""
-    from keypeg.analysis.export import plural as pluralise
-
-    return pluralise(count, word, words)
 
 
 def convention_options(command: F) -> F:

@@ -18,7 +18,7 @@ from keypeg.cli.common import cli, err, json_option, out, print_json, rules_opti
 from keypeg.cli.render import new_table, plain, sparkline
 from keypeg.limits import MIN_RANKED_GAMES
 from keypeg.rules import Rules
-from keypeg.text import visible
+from keypeg.text import plural, visible
 
 if TYPE_CHECKING:
     from keypeg.store import Store
@@ -55,10 +55,6 @@ def default_player() -> str:
 def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
-
-def _count(number: int, thing: str) -> str:
-    """``1 game``, ``2 games``."""
-    return f"{number} {thing}{'' if number == 1 else 's'}"
 
 
 @cli.command()
@@ -105,7 +101,7 @@ def stats(
     out.print(
         Text.assemble(
             (visible(name, 64), "bold"),
-            f": {_count(result.games, 'game')}, {result.wins} won; average {_fmt(result.average)} guesses "
+            f": {plural(result.games, 'game')}, {result.wins} won; average {_fmt(result.average)} guesses "
             f"(best {result.best or '-'}, worst {result.worst or '-'}); {_fmt(result.score)} counting each game "
             "lost or resigned as the row limit plus one",
         )
@@ -241,7 +237,7 @@ def replay_game(game_id: int, db: str | None, coach: bool, as_json: bool) -> Non
             f": {visible(game.player, 64)} as {game.role}, {visible(game.variant, 64)} ({game.rows} rows)",
             f", level {game.level}" if game.level else "",
             f", {'rated' if game.rated else 'practice'}",
-            f", {game.outcome or 'unfinished'} after {_count(game.guesses, 'guess').replace('guesss', 'guesses')}",
+            f", {game.outcome or 'unfinished'} after {plural(game.guesses, 'guess', 'guesses')}",
             f"; secret {visible(game.secret, 64) if game.secret else '(hidden until the game ends)'}",
         )
     )
@@ -297,7 +293,7 @@ def export(player: str | None, fmt: str, output: Path | None, db: str | None) ->
     from keypeg.storage import atomic_write
 
     atomic_write(output, text)
-    err.print(Text(f"{_count(len(games), 'game')} written to {visible(output)}"))
+    err.print(Text(f"{plural(len(games), 'game')} written to {visible(output)}"))
 
 
 def _cell(value: object) -> object:
