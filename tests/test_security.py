@@ -266,3 +266,9 @@ def test_a_huge_bad_line_is_not_echoed_whole(tmp_path: Path) -> None:
     )  # fmt: skip
     assert result.returncode == 0 and result.stdout.decode().splitlines() == ["4 0"]
     assert len(result.stderr) < 2_000 and b"Traceback" not in result.stderr
+
+
+def test_emoji_codes_and_backslashes_are_shown_as_typed() -> None:
+    result = CliRunner().invoke(cli, ["play", "--secret", "RGBY", "--no-record"], input=":B:\n\\[x\nRGBY\n")
+    assert result.exit_code == 0 and "':B:'" in result.stderr and "\\\\[" in result.stderr
+    assert "\U0001f171" not in result.stderr  # no B emoji

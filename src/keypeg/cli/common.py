@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 
 import click
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
 from keypeg import __version__
 from keypeg.code import Code, Feedback
@@ -22,8 +22,8 @@ from keypeg.variants import find_variant
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-out = Console(highlight=False)
-err = Console(stderr=True, highlight=False)
+out = Console(highlight=False, emoji=False)
+err = Console(stderr=True, highlight=False, emoji=False)
 
 DEFAULT_VARIANT = "classic"
 
@@ -144,7 +144,8 @@ def describe_os_error(error: OSError) -> str:
 
 def fail(message: str, code: int) -> None:
     """Print ``error: message`` on one line of stderr (literally: no markup, no control characters) and exit."""
-    err.print(f"[bold red]error:[/] {escape(visible(' '.join(message.split()), limit=400))}", soft_wrap=True)
+    shown = Text.assemble(("error:", "bold red"), " ", visible(" ".join(message.split()), limit=400))
+    err.print(shown, soft_wrap=True)
     sys.exit(code)
 
 

@@ -56,7 +56,6 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
-
 @cli.command()
 @click.option("--player", metavar="NAME", help="Whose games (default: $KEYPEG_PLAYER or your login name).")
 @rules_options

@@ -28,8 +28,8 @@ class Terminal:
     """
 
     interactive: bool
-    out: Console = field(default_factory=lambda: Console(highlight=False))
-    err: Console = field(default_factory=lambda: Console(stderr=True, highlight=False))
+    out: Console = field(default_factory=lambda: Console(highlight=False, emoji=False))
+    err: Console = field(default_factory=lambda: Console(stderr=True, highlight=False, emoji=False))
     _lines: Iterator[str] | None = None
 
     @classmethod
