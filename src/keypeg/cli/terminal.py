@@ -9,7 +9,7 @@ from typing import BinaryIO
 
 import click
 from rich.console import Console, RenderableType
-from rich.markup import escape
+from rich.text import Text
 
 from keypeg.text import visible
 
@@ -72,9 +72,10 @@ class Terminal:
         (self.out if self.interactive else self.err).print(renderable)
 
     def warn(self, text: str) -> None:
-        """A message about bad input: always stderr, so the protocol stays clean."""
-        shown = escape(visible(text, limit=400))  # messages quote user input: printed literally, never as markup
-        self.err.print(f"[red]{shown}[/]" if self.interactive else shown, soft_wrap=True)
+        """A message about bad input: always stderr, so the protocol stays clean. Messages quote user
+        input, so they are printed as text: never markup, hidden characters as escapes, cut."""
+        shown = Text(visible(text, limit=400), style="red" if self.interactive else "")
+        self.err.print(shown, soft_wrap=True)
 
     def note(self, text: str) -> None:
         """A side remark (recording trouble, a fallback): stderr, marked ``note:``."""
