@@ -133,3 +133,21 @@ def test_plain_and_kernel_enumeration_agree(case: tuple[Rules, list]) -> None:  
     finally:
         consistency.PLAIN_SCORING_PAIRS = saved
     assert plain == fast and plain.count == fits(rules, history)
+
+
+def test_a_history_needing_many_changes_is_answered_without_trying_every_set() -> None:
+    import math
+    import random
+
+    from keypeg.limits import SUSPECT_SEARCH_LIMIT
+
+    rules = Rules(4, 6)
+    rng = random.Random(1)
+    history = [
+        (rules.parse("".join(rng.choice("ABCDEF") for _ in range(4))), Feedback(black, 0))
+        for black in [4, 3, 2, 1, 0] * 6
+    ]
+    result = check(rules, history)
+    assert not result.consistent and result.suspects == []
+    assert sum(math.comb(len(history), k) for k in range(1, result.changes + 1)) > SUSPECT_SEARCH_LIMIT
+    assert "too many ways" in result.message()

@@ -14,13 +14,14 @@ corrected history.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from keypeg.code import Code, Feedback
 from keypeg.feedback import score
-from keypeg.limits import DEFAULT_COUNT_LIMIT, ENUMERATE_LIMIT, PLAIN_SCORING_PAIRS
+from keypeg.limits import DEFAULT_COUNT_LIMIT, ENUMERATE_LIMIT, PLAIN_SCORING_PAIRS, SUSPECT_SEARCH_LIMIT
 from keypeg.rules import Rules
 
 __all__ = ["Consistency", "Suspect", "check"]
@@ -88,6 +89,8 @@ class Consistency:
                 )
                 hints += f" (secret {self.example})"
             text += f". Likely mistake: {hints}"
+        elif self.changes > 1:
+            text += f"; at least {self.changes} of them would have to change, too many ways to name the likely ones"
         return text
 
     def as_dict(self) -> dict[str, Any]:
@@ -145,7 +148,11 @@ def _by_enumeration(rules: Rules, history: History, limit: int) -> Consistency:
         return Consistency(
             True, count, False, codes[0] if codes else fitting(range(len(history)), 1)[1][0], codes=codes
         )
+    tried = 0
     for changes in range(1, len(history) + 1):
+        tried += math.comb(len(history), changes)
+        if tried > SUSPECT_SEARCH_LIMIT:  # too many sets of scores to try: say so, name none
+            return Consistency(False, 0, False, None, [], changes)
         suspects, example = _fewest_changes(history, fitting, changes)
         if suspects:
             return Consistency(False, 0, False, example, suspects, changes)

@@ -189,3 +189,8 @@ def cores() -> int:
         return max(len(os.sched_getaffinity(0)), 1)
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+SUSPECT_SEARCH_LIMIT = 20_000
+"""Sets of scores the consistency check leaves out in turn, looking for the likely mistakes, before it
+stops and says only that the scores do not fit."""
