@@ -425,3 +425,19 @@ def test_the_plot_install_hint_is_printed_as_written(monkeypatch: pytest.MonkeyP
     code, _, err = run("analyze", "-p", "3", "-c", "3", "--chart", str(tmp_path / "c.png"))
     assert code == 2 and "pip install 'keypeg[plot]'" in one_error_line(err)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_checkpoint_too_large_to_load_is_refused_before_reading(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import numpy as np
+
+    from keypeg.errors import KeypegError
+
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))
+    monkeypatch.setenv("KEYPEG_MEMORY_LIMIT", "1M")
+    path = storage.checkpoint_path(Rules(2, 3), "all")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, keys=np.zeros((1 << 20, 2), np.int64), entries=np.zeros((1 << 20, 3), np.int64))
+    with pytest.raises(KeypegError, match="more than the memory"):
+        storage.load_checkpoint(Rules(2, 3), "all")

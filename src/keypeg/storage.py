@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from platformdirs import user_cache_dir
 
 from keypeg.errors import KeypegError
+from keypeg.limits import memory_budget
 from keypeg.rules import Rules
 from keypeg.strategy_tree import StrategyTree, load_tree, tree_to_json
 
@@ -230,8 +231,19 @@ def load_checkpoint(rules: Rules, pool: str) -> Memo | None:
     if not path.is_file():
         return None
     unreadable = KeypegError(f"the saved search {str(path)!r} is unreadable; delete it to start afresh")
+    budget = memory_budget()
     try:
-        with np.load(path) as saved:
+        with zipfile.ZipFile(path) as archive:  # the arrays' sizes, before any is read
+            size = sum(member.file_size for member in archive.infolist())
+    except (OSError, zipfile.BadZipFile):
+        raise unreadable from None
+    if budget is not None and size > budget:
+        raise KeypegError(
+            f"the saved search {str(path)!r} holds {size / 2**20:,.0f} MiB, more than the memory keypeg allows "
+            "itself; delete it to start afresh"
+        )
+    try:
+        with np.load(path, allow_pickle=False) as saved:
             keys, entries = saved["keys"], saved["entries"]
     except (OSError, ValueError, KeyError, zipfile.BadZipFile):
         raise unreadable from None
