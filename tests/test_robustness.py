@@ -297,7 +297,9 @@ def invoke(world: World, args: list[str], stdin: str, workdir: Path) -> tuple[Re
     old = Path.cwd()
     os.chdir(workdir)  # files named by the corpus land here
     try:
-        result = CliRunner().invoke(cli, [world.resolve(a, workdir) for a in args], input=stdin, env=environment(world.root, db))
+        result = CliRunner().invoke(
+            cli, [world.resolve(a, workdir) for a in args], input=stdin, env=environment(world.root, db)
+        )
     finally:
         os.chdir(old)
     return result, db
@@ -450,10 +452,14 @@ def test_bad_value_more(world: World, case: Case, tmp_path: Path) -> None:
 # -- arbitrary text where codes, scores and names go ---------------------------------------------
 
 line_text = st.text(
-    alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"),
+    alphabet=st.characters(
+        blacklist_categories=("Cs",), blacklist_characters="\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+    ),
     max_size=40,
 )
-any_text = st.one_of(st.text(max_size=40), line_text, st.sampled_from(["١٢", "２,１", "[/]", "\x1b[2J", ""]))
+any_text = st.one_of(
+    st.text(max_size=40), line_text, st.sampled_from(["\u0661\u0662", "\uff12,\uff11", "[/]", "\x1b[2J", ""])
+)
 
 SMALL = Rules(2, 3)
 
@@ -579,7 +585,14 @@ def test_stdin_that_is_not_utf8(world: World, tmp_path: Path, command: tuple[str
         ["player", "ann", "--db", "<DB_READ_ONLY>"],
         ["analyze", *RULES, "--export", "<UNWRITABLE>"],
     ],
-    ids=["verify-nested", "verify-binary", "replay-nested", "match-resume-nested", "player-read-only-db", "export-unwritable"],
+    ids=[
+        "verify-nested",
+        "verify-binary",
+        "replay-nested",
+        "match-resume-nested",
+        "player-read-only-db",
+        "export-unwritable",
+    ],
 )
 def test_real_files_in_a_real_process(world: World, tmp_path: Path, args: list[str]) -> None:
     process = run_process(world, args, b"", tmp_path)

@@ -90,7 +90,7 @@ class Feedback:
     def parse(cls, text: str) -> Feedback:
         """Read a score written ``2,1``, ``2 1``, ``2/1``, ``(2, 1)`` or ``2b1w``.
 
-        Digits of any script count (``٢,١`` and ``２,１`` are 2 black, 1 white); anything else
+        Digits of any script count (Arabic-Indic or full-width ``2,1`` is 2 black, 1 white); anything else
         raises :class:`InvalidFeedbackError`.
         """
         if not isinstance(text, str):
@@ -99,9 +99,7 @@ class Feedback:
             match = pattern.match(text)
             if match:
                 return cls(_count(match.group(1), text), _count(match.group(2), text))
-        raise InvalidFeedbackError(
-            f"cannot read the score {quoted(text)}: write black and white as '2,1' or '2b1w'"
-        )
+        raise InvalidFeedbackError(f"cannot read the score {quoted(text)}: write black and white as '2,1' or '2b1w'")
 
 
 def _count(digits: str, text: str) -> int:

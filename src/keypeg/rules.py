@@ -8,8 +8,9 @@ order, and a code is read whole in the first one that fits:
 2. letters ``A``, ``B``, ... (``A`` is the first colour: the notation of Kooi's paper);
 3. digits ``1``, ``2``, ... (``1`` is the first colour: Knuth's notation, up to 9 colours).
 
-Spaces and commas are ignored and case does not matter; digits of any script (``١٢٣٤``)
-and full-width forms (``ＡＢ``, ``４``) read as the ASCII ones when the code does not fit as written. A blank, where blanks are
+Spaces and commas are ignored and case does not matter; digits of any script (Arabic-Indic
+``1234``) and full-width letters and digits read as the ASCII ones when the code does not fit
+as written. A blank, where blanks are
 allowed, is written ``.`` or ``-`` and counts as one more colour, the last.
 Codes always print in the rule set's own symbols.
 """
@@ -95,7 +96,9 @@ class Rules:
         symbols = tuple(self.symbols)
         object.__setattr__(self, "symbols", symbols)
         if len(symbols) != self.colors:
-            raise InvalidRulesError(f"{len(symbols)} symbols given for {self.colors} colours: {quoted(''.join(symbols))}")
+            raise InvalidRulesError(
+                f"{len(symbols)} symbols given for {self.colors} colours: {quoted(''.join(symbols))}"
+            )
         for symbol in symbols:
             one_char = len(symbol) == 1 and len(symbol.upper()) == 1
             if not one_char or symbol in BLANK_SYMBOLS or not symbol.strip() or symbol in ",=":
