@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -81,7 +82,7 @@ ARGUMENT_DEFAULTS: dict[str, list[str]] = {
 SPECIAL_OPTIONS: dict[tuple[str, ...], tuple[list[str], str]] = {
     ("play",): ([*RULES, "--secret", "AB"], "AB\n"),
     ("solve",): (RULES, "2,0\n"),
-    ("match",): (["--pegs", "1", "--colors", "2", "--seed", "1"], "A\n1,0\n"),
+    ("match",): (["--pegs", "1", "--colors", "2", "--seed", "1"], "A\nB\n1,0\n"),  # wins whatever the secrets
 }
 """Options and stdin of the commands that play a game: one won at once."""
 
@@ -141,7 +142,7 @@ CORPUS = [
     Bad("digits5000", "9" * 5000, core=True),
     Bad("past-2**63", str(2**63 + 1), core=True),
     Bad("arabic-digit", "\u0663", core=True),
-    Bad("arabic-digits", "\u0661\u0662"),
+    Bad("arabic-digits", "\u0660\u0662"),  # 02: a small number, so that no case legitimately runs long
     Bad("fullwidth-digit", "\uff14"),
     Bad("binary", "\x00\x01\xfe\xff\ufffd\x7f\x1b", refuse=True, core=True),
     Bad("nul", "ab\x00cd", refuse=True),
@@ -296,13 +297,29 @@ def invoke(world: World, args: list[str], stdin: str, workdir: Path) -> tuple[Re
     db = copy_database(world.template_db, workdir / "keypeg.sqlite3")
     old = Path.cwd()
     os.chdir(workdir)  # files named by the corpus land here
+    previous = signal.signal(signal.SIGALRM, _too_long)
+    signal.alarm(CASE_SECONDS)
     try:
         result = CliRunner().invoke(
             cli, [world.resolve(a, workdir) for a in args], input=stdin, env=environment(world.root, db)
         )
     finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
         os.chdir(old)
     return result, db
+
+
+CASE_SECONDS = 60
+"""No case may run longer (the rules are small): a case that does is stopped and fails."""
+
+
+class TooLong(BaseException):
+    """Raised in a case that runs past ``CASE_SECONDS`` (a BaseException: the group does not catch it)."""
+
+
+def _too_long(signum: int, frame: object) -> None:
+    raise TooLong(f"the command ran for more than {CASE_SECONDS} s")
 
 
 def short(value: str, limit: int = 60) -> str:
