@@ -229,3 +229,40 @@ def test_black_plus_white_counts_shared_colours(case: tuple[Rules, tuple[int, ..
             left.remove(color)
             paired += 1
     assert feedback.black + feedback.white == paired
+
+
+# -- text from outside --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["\u0662,\u0661", "\uff12,\uff11", "\u0662b\u0661w", "(\u09e8, \u09e7)", "0002,01"])
+def test_scores_in_digits_of_any_script_are_read(text: str) -> None:
+    assert Feedback.parse(text) == Feedback(2, 1)
+
+
+@pytest.mark.parametrize("text", ["9" * 5000 + ",0", "0," + "1" * 5000, "1234567,0", "", " ", "\x1b[2J", "-1,0"])
+def test_absurd_scores_are_refused_clearly(text: str) -> None:
+    with pytest.raises(InvalidFeedbackError) as info:
+        Feedback.parse(text)
+    assert len(str(info.value)) < 600 and "\x1b" not in str(info.value)
+
+
+@pytest.mark.parametrize("args", [("2", 1), (None, 0), (1.5, 0), (-1, 0), (0, -(10**5000))])
+def test_a_score_counts_in_whole_numbers(args: tuple[object, object]) -> None:
+    with pytest.raises(InvalidFeedbackError):
+        Feedback(*args)  # type: ignore[arg-type]
+
+
+def test_numpy_counts_become_ints() -> None:
+    import numpy as np
+
+    feedback = Feedback(np.int64(2), np.int8(1))  # type: ignore[arg-type]
+    assert type(feedback.black) is int and feedback == Feedback(2, 1) and hash(feedback) == hash(Feedback(2, 1))
+
+
+@given(text=st.text(max_size=30))
+def test_any_text_is_a_score_or_a_clear_refusal(text: str) -> None:
+    try:
+        feedback = Feedback.parse(text)
+    except InvalidFeedbackError:
+        return
+    assert Feedback.parse(str(feedback)) == feedback

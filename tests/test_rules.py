@@ -297,3 +297,81 @@ def test_letters_and_digits_name_the_same_colours(case: tuple[Rules, tuple[int, 
     digits = "".join("." if c == rules.blank else str(c + 1) for c in colors)
     assert rules.parse(letters).colors == colors
     assert rules.parse(digits).colors == colors
+
+
+# -- text from outside --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("rules", "text", "expected"),
+    [
+        (find_variant("classic").rules, "\u0661\u0662\u0663\u0664", "RGBY"),  # Arabic-Indic 1234
+        (find_variant("classic").rules, "\uff11\uff12\uff13\uff14", "RGBY"),  # full-width 1234
+        (find_variant("classic").rules, "\uff32\uff47\uff22\uff59", "RGBY"),  # full-width RgBY
+        (find_variant("classic").rules, "R\u3000G\u00a0B\nY", "RGBY"),  # any white space
+        (find_variant("bulls-and-cows").rules, "\u0660\u0661\u0662\u0663", "0123"),
+        (find_variant("bulls-and-cows").rules, "\u09e6\u09e7\u09e8\u09e9", "0123"),  # Bengali
+    ],
+)
+def test_digits_of_any_script_and_full_width_forms_are_read(rules: Rules, text: str, expected: str) -> None:
+    assert str(rules.parse(text)) == expected
+
+
+@pytest.mark.parametrize("text", ["\x1b[2J", "a\u200bbcd", "9" * 5000, "A" * 1_000_000, "\x00AAA", "[bold]AAAA"])
+def test_bad_codes_are_quoted_escaped_and_cut(text: str) -> None:
+    with pytest.raises(InvalidCodeError) as info:
+        Rules(4, 6).parse(text)
+    message = str(info.value)
+    assert len(message) < 600
+    assert not any(c in message for c in "\x1b\x00\u200b")
+
+
+@pytest.mark.parametrize("value", [None, 4, b"AABB", ("A", "A")])
+def test_a_code_that_is_not_text_is_refused(value: object) -> None:
+    with pytest.raises(InvalidCodeError):
+        Rules(4, 6).parse(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("colors", [("0", "1"), (0.0, 1.0), (None, 1)])
+def test_colour_numbers_must_be_whole_numbers(colors: tuple[object, ...]) -> None:
+    with pytest.raises(InvalidCodeError):
+        Rules(2, 3).code(colors)  # type: ignore[arg-type]
+
+
+@given(text=st.text(max_size=30))
+def test_any_text_is_a_code_or_a_clear_refusal(text: str) -> None:
+    for rules in (
+        Rules(4, 6),
+        find_variant("classic").rules,
+        find_variant("bulls-and-cows").rules,
+        Rules(3, 4, blanks=True),
+    ):
+        try:
+            code = rules.parse(text)
+        except KeypegError as error:
+            assert isinstance(error, InvalidCodeError)
+        else:
+            assert rules.parse(str(code)) == code
+
+
+@pytest.mark.parametrize("name", ["", "   ", "\t"])
+def test_an_empty_variant_name_is_refused_as_empty(name: str) -> None:
+    with pytest.raises(UnknownVariantError, match="empty variant name"):
+        find_variant(name)
+
+
+def test_a_variant_name_is_quoted_cut_and_escaped() -> None:
+    with pytest.raises(UnknownVariantError) as info:
+        find_variant("\x1b[2J" + "x" * 10_000)
+    assert "\x1b" not in str(info.value) and len(str(info.value)) < 1000
+
+
+@pytest.mark.parametrize(
+    "data",
+    [[], "pegs", None, {"pegs": "4", "colors": 6}, {"pegs": 4}, {"pegs": 4, "colors": 6, "names": 5},
+     {"pegs": 10**5000, "colors": 6}, {"pegs": 4, "colors": 6, "symbols": "\x1b" * 6}],
+)  # fmt: skip
+def test_damaged_rules_data_is_refused(data: object) -> None:
+    with pytest.raises(InvalidRulesError) as info:
+        Rules.from_dict(data)  # type: ignore[arg-type]
+    assert len(str(info.value)) < 1000

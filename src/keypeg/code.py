@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import operator
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from keypeg.errors import InvalidFeedbackError
+from keypeg.text import quoted
 
 if TYPE_CHECKING:
     from keypeg.rules import Rules
@@ -70,17 +72,43 @@ class Feedback:
     white: int
 
     def __post_init__(self) -> None:
+        for name in ("black", "white"):
+            count = getattr(self, name)
+            try:
+                object.__setattr__(self, name, operator.index(count))  # numpy integers become ints
+            except TypeError:
+                raise InvalidFeedbackError(f"a score counts key pegs in whole numbers, not {quoted(count)}") from None
         if self.black < 0 or self.white < 0:
-            raise InvalidFeedbackError(f"a score cannot be negative: {self.black!r} black, {self.white!r} white")
+            raise InvalidFeedbackError(
+                f"a score cannot be negative: {quoted(self.black)} black, {quoted(self.white)} white"
+            )
 
     def __str__(self) -> str:
         return f"{self.black},{self.white}"
 
     @classmethod
     def parse(cls, text: str) -> Feedback:
-        """Read a score written ``2,1``, ``2 1``, ``2/1``, ``(2, 1)`` or ``2b1w``."""
+        """Read a score written ``2,1``, ``2 1``, ``2/1``, ``(2, 1)`` or ``2b1w``.
+
+        Digits of any script count (Arabic-Indic or full-width ``2,1`` is 2 black, 1 white); anything else
+        raises :class:`InvalidFeedbackError`.
+        """
+        if not isinstance(text, str):
+            raise InvalidFeedbackError(f"a score must be text, got {quoted(text)}")
         for pattern in _FEEDBACK_PATTERNS:
             match = pattern.match(text)
             if match:
-                return cls(int(match.group(1)), int(match.group(2)))
-        raise InvalidFeedbackError(f"cannot read the score {text!r}: write black and white as '2,1' or '2b1w'")
+                return cls(_count(match.group(1), text), _count(match.group(2), text))
+        raise InvalidFeedbackError(f"cannot read the score {quoted(text)}: write black and white as '2,1' or '2b1w'")
+
+
+def _count(digits: str, text: str) -> int:
+    """A number of key pegs written in decimal digits of any script; refused when absurdly long
+    (Python will not even read a number of more than 4300 digits)."""
+    significant = digits.lstrip("0") or "0"
+    if len(significant) > _MAX_COUNT_DIGITS:
+        raise InvalidFeedbackError(f"cannot read the score {quoted(text)}: {quoted(digits, 20)} key pegs is too many")
+    return int(significant)
+
+
+_MAX_COUNT_DIGITS = 6

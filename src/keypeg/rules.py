@@ -8,7 +8,9 @@ order, and a code is read whole in the first one that fits:
 2. letters ``A``, ``B``, ... (``A`` is the first colour: the notation of Kooi's paper);
 3. digits ``1``, ``2``, ... (``1`` is the first colour: Knuth's notation, up to 9 colours).
 
-Spaces and commas are ignored and case does not matter. A blank, where blanks are
+Spaces and commas are ignored and case does not matter; digits of any script (Arabic-Indic
+``1234``) and full-width letters and digits read as the ASCII ones when the code does not fit
+as written. A blank, where blanks are
 allowed, is written ``.`` or ``-`` and counts as one more colour, the last.
 Codes always print in the rule set's own symbols.
 """
@@ -16,13 +18,16 @@ Codes always print in the rule set's own symbols.
 from __future__ import annotations
 
 import math
+import operator
 import string
+import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, InvalidFeedbackError, InvalidRulesError
+from keypeg.text import quoted
 
 __all__ = ["Rules", "MAX_PEGS", "MAX_COLORS", "BLANK_SYMBOLS"]
 
@@ -31,7 +36,6 @@ MAX_COLORS = 26
 BLANK_SYMBOLS = (".", "-")
 LETTERS = tuple(string.ascii_uppercase)
 DIGITS_FROM_ONE = tuple("123456789")
-_IGNORED = str.maketrans("", "", " \t,")
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,13 +75,13 @@ class Rules:
         for attr in ("pegs", "colors", "rows"):
             value = getattr(self, attr)
             if isinstance(value, bool) or not isinstance(value, int):
-                raise InvalidRulesError(f"{attr} must be a whole number, got {value!r}")
+                raise InvalidRulesError(f"{attr} must be a whole number, got {quoted(value)}")
         if not 1 <= self.pegs <= MAX_PEGS:
-            raise InvalidRulesError(f"pegs must be from 1 to {MAX_PEGS}, got {self.pegs!r}")
+            raise InvalidRulesError(f"pegs must be from 1 to {MAX_PEGS}, got {quoted(self.pegs)}")
         if not 2 <= self.colors <= MAX_COLORS:
-            raise InvalidRulesError(f"colours must be from 2 to {MAX_COLORS}, got {self.colors!r}")
+            raise InvalidRulesError(f"colours must be from 2 to {MAX_COLORS}, got {quoted(self.colors)}")
         if not 1 <= self.rows <= 100:
-            raise InvalidRulesError(f"rows must be from 1 to 100, got {self.rows!r}")
+            raise InvalidRulesError(f"rows must be from 1 to 100, got {quoted(self.rows)}")
         if not self.repeats and self.pegs > self.num_colors:
             raise InvalidRulesError(
                 f"{self.pegs} pegs need at least {self.pegs} colours without repeats; got {self.num_colors}"
@@ -92,13 +96,15 @@ class Rules:
         symbols = tuple(self.symbols)
         object.__setattr__(self, "symbols", symbols)
         if len(symbols) != self.colors:
-            raise InvalidRulesError(f"{len(symbols)} symbols given for {self.colors} colours: {''.join(symbols)!r}")
+            raise InvalidRulesError(
+                f"{len(symbols)} symbols given for {self.colors} colours: {quoted(''.join(symbols))}"
+            )
         for symbol in symbols:
             one_char = len(symbol) == 1 and len(symbol.upper()) == 1
             if not one_char or symbol in BLANK_SYMBOLS or not symbol.strip() or symbol in ",=":
-                raise InvalidRulesError(f"a colour symbol must be one visible character, not {symbol!r}")
+                raise InvalidRulesError(f"a colour symbol must be one visible character, not {quoted(symbol)}")
         if len({s.upper() for s in symbols}) != len(symbols):
-            raise InvalidRulesError(f"colour symbols must differ (ignoring case): {''.join(symbols)!r}")
+            raise InvalidRulesError(f"colour symbols must differ (ignoring case): {quoted(''.join(symbols))}")
 
     def __repr__(self) -> str:
         parts = [repr(self.pegs), repr(self.colors)]
@@ -190,8 +196,10 @@ class Rules:
                 names=tuple(str(n) for n in data.get("names", ())),
                 name=str(data.get("name", "")),
             )
-        except (KeyError, TypeError, AttributeError) as error:
-            raise InvalidRulesError(f"damaged rules: {error.__class__.__name__}: {error}") from None
+        except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
+            if isinstance(error, InvalidRulesError):
+                raise
+            raise InvalidRulesError(f"damaged rules: {error.__class__.__name__}: {quoted(str(error))}") from None
 
     def describe(self) -> str:
         """One line for people: ``4 pegs, 6 colours, repeats, 12 rows``."""
@@ -232,21 +240,27 @@ class Rules:
         'AABB'
         """
         if not isinstance(text, str):
-            raise InvalidCodeError(f"a code must be text, got {text!r}")
-        compact = text.translate(_IGNORED).upper()
+            raise InvalidCodeError(f"a code must be text, got {quoted(text)}")
+        compact = "".join(ch for ch in text if ch != "," and not ch.isspace()).upper()
         if not compact:
-            raise InvalidCodeError(f"empty code {text!r}: write {self.pegs} colours such as {self.example()!r}")
-        colors = None
+            raise InvalidCodeError(f"empty code {quoted(text)}: write {self.pegs} colours such as {self.example()!r}")
+        colors = self._read(compact)
+        if colors is None:
+            ascii_form = _ascii_form(compact)
+            colors = None if ascii_form == compact else self._read(ascii_form)
+        if colors is None:
+            raise InvalidCodeError(self._unknown_symbol_message(text, compact))
+        return self.code(colors, text=text)
+
+    def _read(self, compact: str) -> tuple[int, ...] | None:
+        """The colours of ``compact`` (upper case, nothing ignored left) in the first notation it fits."""
         for _, alphabet in self.notations():
             lookup = {s.upper(): i for i, s in enumerate(alphabet)}
             if self.blanks:
                 lookup.update({b: self.colors for b in BLANK_SYMBOLS})
             if all(ch in lookup for ch in compact):
-                colors = tuple(lookup[ch] for ch in compact)
-                break
-        if colors is None:
-            raise InvalidCodeError(self._unknown_symbol_message(text, compact))
-        return self.code(colors, text=text)
+                return tuple(lookup[ch] for ch in compact)
+        return None
 
     def _unknown_symbol_message(self, text: str, compact: str) -> str:
         known = {s.upper() for _, alphabet in self.notations() for s in alphabet}
@@ -257,8 +271,8 @@ class Rules:
         if self.blanks:
             ways += ", '.' for a blank"
         if unknown:
-            return f"unknown colour {unknown[0]!r} in {text!r}: colours are {ways}"
-        return f"code {text!r} mixes notations: write it all in one of {ways}"
+            return f"unknown colour {quoted(unknown[0])} in {quoted(text)}: colours are {ways}"
+        return f"code {quoted(text)} mixes notations: write it all in one of {ways}"
 
     @staticmethod
     def _notation_hint(alphabet: Sequence[str]) -> str:
@@ -266,14 +280,17 @@ class Rules:
 
     def code(self, colors: Sequence[int], *, text: str | None = None) -> Code:
         """Make a :class:`Code` from colour numbers, checking it against the rules."""
-        shown = text if text is not None else colors
-        colors = tuple(int(c) for c in colors)
+        shown = quoted(text if text is not None else colors)
+        try:
+            colors = tuple(operator.index(c) for c in colors)
+        except TypeError:
+            raise InvalidCodeError(f"code {shown} is not made of colour numbers") from None
         if len(colors) != self.pegs:
-            raise InvalidCodeError(f"code {shown!r} has {len(colors)} pegs; these rules need {self.pegs}")
+            raise InvalidCodeError(f"code {shown} has {len(colors)} pegs; these rules need {self.pegs}")
         if any(not 0 <= c < self.num_colors for c in colors):
-            raise InvalidCodeError(f"code {shown!r} has a colour outside 0..{self.num_colors - 1}")
+            raise InvalidCodeError(f"code {shown} has a colour outside 0..{self.num_colors - 1}")
         if not self.repeats and len(set(colors)) != len(colors):
-            raise InvalidCodeError(f"code {shown!r} repeats a colour, which these rules do not allow")
+            raise InvalidCodeError(f"code {shown} repeats a colour, which these rules do not allow")
         return Code(colors, self)
 
     def example(self) -> str:
@@ -327,6 +344,19 @@ class Rules:
         guess, sep, feedback = text.partition("=")
         if not sep:
             raise InvalidFeedbackError(
-                f"cannot read {text!r}: write a scored guess as GUESS=BLACK,WHITE, e.g. 'AABB=1,2'"
+                f"cannot read {quoted(text)}: write a scored guess as GUESS=BLACK,WHITE, e.g. 'AABB=1,2'"
             )
         return self.parse(guess), self.parse_feedback(feedback)
+
+
+def _ascii_form(compact: str) -> str:
+    """``compact`` with decimal digits of any script made ASCII digits and full-width forms ASCII."""
+    chars = []
+    for ch in compact:
+        digit = unicodedata.decimal(ch, None)
+        if digit is not None:
+            ch = str(digit)
+        elif "\uff01" <= ch <= "\uff5e":
+            ch = chr(ord(ch) - 0xFEE0).upper()
+        chars.append(ch)
+    return "".join(chars)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["visible", "ECHO_LIMIT", "is_hidden", "plural"]
+__all__ = ["visible", "quoted", "ECHO_LIMIT", "is_hidden", "plural"]
 
 ECHO_LIMIT = 200
 """How many characters of a piece of input an echo or an error message quotes."""
@@ -55,3 +55,22 @@ def plural(count: int, word: str, words: str | None = None) -> str:
     """
     count = int(count)
     return f"{count:,} {word if count == 1 else (words or word + 's')}"
+
+
+def quoted(text: object, limit: int = ECHO_LIMIT) -> str:
+    """``text`` quoted as Python writes it (``'RGBY'``, ``'\\x1b[2J'``; other values as their repr)
+    for an error message, with hidden characters escaped and at most ``limit`` characters quoted
+    (the full length said). A number too long to print is described.
+
+    >>> quoted("ab\\x07")
+    "'ab\\\\x07'"
+    >>> quoted("x" * 300, limit=3)
+    "'xxx'… (300 characters)"
+    """
+    if isinstance(text, int) and text.bit_length() > 4 * limit:
+        return f"a number of about {int(text.bit_length() * 0.30103)} digits"
+    raw = text if isinstance(text, str) else repr(text)
+    cut = raw if len(raw) <= limit else raw[:limit]
+    written = repr(cut) if isinstance(text, str) else cut
+    shown = "".join(_escaped(c) if is_hidden(c) else c for c in written)
+    return shown if cut is raw else f"{shown}… ({len(raw)} characters)"

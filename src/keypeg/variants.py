@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from keypeg.errors import UnknownVariantError
 from keypeg.rules import Rules
+from keypeg.text import quoted
 
 __all__ = ["Variant", "VARIANTS", "find_variant"]
 
@@ -132,8 +133,12 @@ def find_variant(name: str) -> Variant:
     >>> find_variant("Advanced").rules.describe()
     '5 pegs, 8 colours, repeats, 12 rows'
     """
+    known = ", ".join(VARIANTS)
+    if not isinstance(name, str):
+        raise UnknownVariantError(f"a variant name must be text, got {quoted(name)}; known: {known}")
+    if not name.strip():
+        raise UnknownVariantError(f"empty variant name {quoted(name)}: name one of {known}")
     try:
         return _BY_NAME[_key(name)]
     except KeyError:
-        known = ", ".join(VARIANTS)
-        raise UnknownVariantError(f"unknown variant {name!r}; known: {known}") from None
+        raise UnknownVariantError(f"unknown variant {quoted(name)}; known: {known}") from None
