@@ -121,6 +121,21 @@ def _sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def check_writable(path: Path) -> None:
+    """Make sure ``path`` can be written (by :func:`atomic_writer`) before work whose result goes
+    there: its folder takes files, and nothing but a regular file is in the way (:class:`WriteError`)."""
+    path = Path(path)
+    try:
+        if path.exists() and not path.is_file():
+            raise _cannot(path, "not a regular file")
+        if len(os.fsencode(path.name)) > 255:
+            raise _cannot(path, "the file name is too long")
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as error:
+        raise _cannot(path, error) from None
+
+
 def atomic_write(path: Path, data: str | bytes) -> None:
     """Write ``data`` (text as UTF-8) to ``path`` atomically: the whole new file or the old one, never part.
 

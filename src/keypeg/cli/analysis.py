@@ -13,8 +13,9 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from keypeg.cli.common import SEED, err, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.common import FILE, SEED, err, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.common import cli as app
+from keypeg.cli.records import db_option
 from keypeg.cli.render import new_table
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError, TooLargeError
@@ -169,8 +170,8 @@ def result_dict(tree: StrategyTree) -> dict[str, Any]:
 @rules_options
 @convention_options
 @click.option("--compare", is_flag=True, help=f"Run several strategies (default: {', '.join(COMPARED)}) side by side.")
-@click.option("--chart", type=click.Path(dir_okay=False, path_type=Path), help="Save a bar chart (PNG or SVG).")
-@click.option("--export", type=click.Path(dir_okay=False, path_type=Path), help="Save the strategy tree.")
+@click.option("--chart", type=FILE, help="Save a bar chart (PNG or SVG).")
+@click.option("--export", type=FILE, help="Save the strategy tree.")
 @click.option(
     "--format",
     "fmt",
@@ -466,7 +467,7 @@ def explanation_table(rules: Rules, choice: Choice) -> Table:
 
 
 @app.command()
-@click.argument("treefile", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("treefile", type=FILE)
 @force_option
 @json_option
 def verify(treefile: Path, force: bool, as_json: bool) -> None:
@@ -513,7 +514,7 @@ def rules_limit() -> int:
 @app.command()
 @click.argument("what", nargs=-1, required=True, metavar="GAME_ID | TREEFILE SECRET")
 @click.option("--coach/--no-coach", default=True, help="With a stored game: the coach's comment on each guess.")
-@click.option("--db", envvar="KEYPEG_DB", metavar="URL", help="Database URL, for a stored game.")
+@db_option
 @force_option
 @json_option
 def replay(what: tuple[str, ...], coach: bool, db: str | None, force: bool, as_json: bool) -> None:

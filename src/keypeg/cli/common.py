@@ -7,6 +7,7 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, TypeVar
 
 import click
@@ -29,6 +30,24 @@ DEFAULT_VARIANT = "classic"
 
 SEED = click.IntRange(0, 2**32 - 1)
 """The type of every ``--seed`` option."""
+
+
+class FilePath(click.Path):
+    """A file named on the command line: never empty, blank, or holding a NUL byte."""
+
+    name = "file"
+
+    def __init__(self) -> None:
+        super().__init__(dir_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and (not value.strip() or "\x00" in value):
+            self.fail("a file name cannot be empty or blank, or hold a NUL byte", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+FILE = FilePath()
+"""The type of every option or argument that names a file."""
 
 
 def build_rules(

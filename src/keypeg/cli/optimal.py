@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from keypeg.cli.analysis import announce_compiling, force_option, plural, refuse_empty, say
-from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
+from keypeg.cli.common import FILE, cli, err, json_option, out, print_json, rules_options
 from keypeg.rules import Rules
 from keypeg.text import visible
 
@@ -44,7 +44,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     show_default=True,
     help="Continue from where an interrupted search of these rules stopped (Ctrl-C saves it).",
 )
-@click.option("--export", type=click.Path(dir_okay=False, path_type=Path), help="Also save the tree here.")
+@click.option("--export", type=FILE, help="Also save the tree here.")
 @click.option(
     "--format",
     "fmt",

@@ -19,7 +19,7 @@ import click
 from rich.markup import escape
 from rich.text import Text
 
-from keypeg.cli.common import SEED, cli, err, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.common import FILE, SEED, cli, err, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.records import db_option, default_player, open_store, player_option, record_option
 from keypeg.cli.render import board, peg_text
 from keypeg.cli.terminal import Terminal
@@ -65,13 +65,16 @@ resume_option = click.option(
 
 
 def _store(db: str | None, record: bool, what: str) -> Store | None:
-    """The store, or ``None`` (with a note) when not recording or when it cannot be opened."""
+    """The store, or ``None`` when not recording; a database asked for wrongly (a bad URL) is refused,
+    one that fails (locked, unwritable) gets a note and the game is played unrecorded."""
     if not record:
         return None
     try:
         return open_store(db)
     except KeypegError as error:
-        err.print(f"note: this {what} is not recorded: {error}", soft_wrap=True)
+        if error.exit_code == 2:
+            raise
+        err.print(Text(f"note: this {what} is not recorded: {visible(error, 400)}"), soft_wrap=True)
         return None
 
 
@@ -104,7 +107,7 @@ def _keeper(
     try:
         return GameKeeper.start(store, player, session, match_id=match_id, on_error=terminal.note)
     except KeypegError as error:
-        err.print(f"note: this game is not recorded: {escape(visible(error))}", soft_wrap=True)
+        err.print(Text(f"note: this game is not recorded: {visible(error, 400)}"), soft_wrap=True)
         return GameKeeper(None)
 
 
@@ -133,7 +136,7 @@ def _open_game(
     terminal = Terminal.detect()
     if resume_id is not None:
         _only_with_resume({"resume_id", "player", "password_stdin", "db", "record"})
-    name = player_name(player or default_player())
+    name = player_name(player if player is not None else default_player())
     store = _store(db, record, "game")
     if resume_id is not None and store is None:
         raise KeypegError("--resume needs the database (it cannot be used with --no-record)")
@@ -490,8 +493,8 @@ def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as
 @password_stdin_option
 @click.option("--scoring", type=click.Choice(["guesses", "key-pegs"]), default="guesses", show_default=True)
 @level_option
-@click.option("--save", "save_path", type=click.Path(dir_okay=False, path_type=Path), help="Match file.")
-@click.option("--resume", "resume_path", type=click.Path(dir_okay=False, path_type=Path), help="Resume a saved match.")
+@click.option("--save", "save_path", type=FILE, help="Match file.")
+@click.option("--resume", "resume_path", type=FILE, help="Resume a saved match.")
 @seed_option
 @db_option
 @record_option
@@ -517,16 +520,20 @@ def match(
     from keypeg.play.matches import MatchSession
     from keypeg.play.records import MatchKeeper
     from keypeg.play.sessions import BreakSession
+    from keypeg.storage import check_writable
     from keypeg.store import player_name
 
+    if save_path is not None:
+        check_writable(save_path)  # before any game is played
     terminal = Terminal.detect()
     store = _store(db, record, "match")
     if resume_path is not None:
         session = MatchSession.from_state(_read_match(resume_path), rules)
         save_path = save_path or resume_path
     else:
-        default = ["computer", player or default_player()] if vs == "computer" else ["player1", "player2"]
-        names = [player_name(n) for n in players.split(",")] if players else [player_name(n) for n in default]
+        person = player if player is not None else default_player()
+        default = ["computer", person] if vs == "computer" else ["player1", "player2"]
+        names = [player_name(n) for n in (players.split(",") if players is not None else default)]
         computer = names[0] if vs == "computer" else None
         names = [n if n == computer else _claim(terminal, store, n, password_stdin) for n in names]
         the_match = Match((names[0], names[1]) if len(names) == 2 else tuple(names), games, scoring)  # type: ignore[arg-type]
@@ -537,7 +544,9 @@ def match(
                 _claim(terminal, store, name, password_stdin)
     keeper = MatchKeeper(store, on_error=terminal.note)
     game_keeper = _resume_match_game(terminal, store, session)
-    save_path = save_path or _free_path(Path("keypeg-match.json"))
+    if save_path is None:
+        save_path = _free_path(Path("keypeg-match.json"))
+        check_writable(save_path)
     try:
         while not session.is_over:
             maker, breaker = session.roles()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 from rich.text import Text
 
-from keypeg.cli.common import cli, err, json_option, out, print_json, rules_options
+from keypeg.cli.common import FILE, cli, err, json_option, out, print_json, rules_options
 from keypeg.cli.render import new_table, plain, sparkline
 from keypeg.limits import MIN_RANKED_GAMES
 from keypeg.rules import Rules
@@ -23,8 +23,18 @@ from keypeg.text import plural, visible
 if TYPE_CHECKING:
     from keypeg.store import Store
 
+def _database_url(_context: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    if value is not None and (not value.strip() or any(ord(c) < 32 for c in value)):
+        raise click.BadParameter("a database URL cannot be empty or blank, or hold control characters")
+    return value
+
+
 db_option = click.option(
-    "--db", envvar="KEYPEG_DB", metavar="URL", help="Database URL (default: SQLite in your data folder)."
+    "--db",
+    envvar="KEYPEG_DB",
+    metavar="URL",
+    callback=_database_url,
+    help="Database URL (default: SQLite in your data folder).",
 )
 player_option = click.option(
     "--player", envvar="KEYPEG_PLAYER", metavar="NAME", help="Who plays (default: $KEYPEG_PLAYER or your login name)."
@@ -60,7 +70,7 @@ def _fmt(value: float | None) -> str:
 @click.option("--player", metavar="NAME", help="Whose games (default: $KEYPEG_PLAYER or your login name).")
 @rules_options
 @click.option("--all-variants", is_flag=True, help="Every variant, not only the rules given.")
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), help="Save a chart of guesses per game.")
+@click.option("--plot", type=FILE, help="Save a chart of guesses per game.")
 @db_option
 @json_option
 def stats(
@@ -68,7 +78,8 @@ def stats(
 ) -> None:
     """A player's games as codebreaker: wins, average, best, worst, per variant and level, and the trend."""
     store = open_store(db)
-    name = store.player(player or default_player()) or player or default_player()
+    asked = player if player is not None else default_player()
+    name = store.player(asked) or asked
     chosen = None if all_variants or not _rules_given() else rules
     variant = f"{chosen.name or chosen.slug}, {chosen.rows} rows" if chosen is not None else None
     result = store.stats(name, rules=chosen)
@@ -249,11 +260,11 @@ def replay_game(game_id: int, db: str | None, coach: bool, as_json: bool) -> Non
 @cli.command()
 @click.option("--player", metavar="NAME", help="Whose games (default: $KEYPEG_PLAYER or your login name).")
 @click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
-@click.option("--output", "-o", type=click.Path(dir_okay=False, path_type=Path), help="File (default: stdout).")
+@click.option("--output", "-o", type=FILE, help="File (default: stdout).")
 @db_option
 def export(player: str | None, fmt: str, output: Path | None, db: str | None) -> None:
     """A player's games, as CSV (one row per game) or JSON (with every guess)."""
-    name = player or default_player()
+    name = player if player is not None else default_player()
     store = open_store(db)
     games = list(reversed(store.history(name, limit=None, with_moves=fmt == "json")))
     if fmt == "json":
