@@ -27,7 +27,7 @@ from typing import Any
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, InvalidFeedbackError, InvalidRulesError
-from keypeg.text import quoted
+from keypeg.text import plural, quoted
 
 __all__ = ["Rules", "MAX_PEGS", "MAX_COLORS", "BLANK_SYMBOLS"]
 
@@ -286,7 +286,7 @@ class Rules:
         except TypeError:
             raise InvalidCodeError(f"code {shown} is not made of colour numbers") from None
         if len(colors) != self.pegs:
-            raise InvalidCodeError(f"code {shown} has {len(colors)} pegs; these rules need {self.pegs}")
+            raise InvalidCodeError(f"code {shown} has {plural(len(colors), 'peg')}; these rules need {self.pegs}")
         if any(not 0 <= c < self.num_colors for c in colors):
             raise InvalidCodeError(f"code {shown} has a colour outside 0..{self.num_colors - 1}")
         if not self.repeats and len(set(colors)) != len(colors):
@@ -329,7 +329,7 @@ class Rules:
         b, w = feedback.black, feedback.white
         if b + w > self.pegs:
             raise InvalidFeedbackError(
-                f"score {b} black {w} white has {b + w} key pegs; a code has only {self.pegs} pegs"
+                f"score {b} black {w} white has {plural(b + w, 'key peg')}; a code has only {plural(self.pegs, 'peg')}"
             )
         if not self.is_possible(feedback):
             raise InvalidFeedbackError(f"score {b} black {w} white cannot happen with {self.describe()}")
