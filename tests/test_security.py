@@ -276,3 +276,29 @@ def test_emoji_codes_and_backslashes_are_shown_as_typed() -> None:
     result = CliRunner().invoke(cli, ["play", "--secret", "RGBY", "--no-record"], input=":B:\n\\[x\nRGBY\n")
     assert result.exit_code == 0 and "':B:'" in result.stderr and "\\\\[" in result.stderr
     assert "\U0001f171" not in result.stderr  # no B emoji
+
+
+def test_a_second_copy_of_a_game_stops_without_showing_the_secret(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from keypeg.play.records import continue_game
+
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    game_id = in_progress(url, CLASSIC, "KWYB", ["RRGG"])
+    env = {**os.environ, "KEYPEG_DB": url, "KEYPEG_PLAYER": "ann"}
+    terminal_a = subprocess.Popen(
+        [sys.executable, "-m", "keypeg", "play", "--resume", str(game_id)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, text=True,
+    )  # fmt: skip
+    assert terminal_a.stdin is not None and terminal_a.stdout is not None
+    terminal_a.stdin.write("GGBB\n")
+    terminal_a.stdin.flush()
+    assert terminal_a.stdout.readline().strip()  # its score: A has played a guess
+    copy_b, keeper_b = continue_game(Store(url), game_id, "ann")  # terminal B
+    copy_b.guess("BBYY")
+    keeper_b.sync(copy_b)
+    out, err = terminal_a.communicate("q\n", timeout=60)  # A resigns: its copy is stale
+    assert terminal_a.returncode == 1 and "elsewhere" in err and err.startswith("error:")
+    assert "KWYB" not in out + err
+    assert Store(url).game(game_id).outcome is None and Store(url).game(game_id).secret is None

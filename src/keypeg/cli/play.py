@@ -105,7 +105,7 @@ def _keeper(
     if store is None:
         return GameKeeper(None)
     try:
-        return GameKeeper.start(store, player, session, match_id=match_id, on_error=terminal.note)
+        return GameKeeper.start(store, player, session, match_id=match_id)
     except KeypegError as error:
         err.print(Text(f"note: this game is not recorded: {visible(error, 400)}"), soft_wrap=True)
         return GameKeeper(None)
@@ -144,7 +144,6 @@ def _open_game(
     if resume_id is not None:
         assert store is not None
         session, keeper = continue_game(store, resume_id, name, kind=kind)
-        keeper.on_error = terminal.note
         return terminal, session, keeper
     session = new()
     return terminal, session, _keeper(terminal, store, name, session)
@@ -636,7 +635,6 @@ def _resume_match_game(terminal: Terminal, store: Store | None, session: MatchSe
         terminal.note(f"the game in progress cannot be continued ({error}); it starts again")
         session.current, session.current_id = None, None
         return None
-    keeper.on_error = terminal.note
     return keeper
 
 

@@ -22,7 +22,13 @@ if TYPE_CHECKING:
     from keypeg.play.matches import MatchSession
     from keypeg.store import Store
 
-__all__ = ["GameKeeper", "MatchKeeper", "claim_player", "continue_game"]
+__all__ = ["GameKeeper", "MatchKeeper", "RecordingError", "claim_player", "continue_game"]
+
+
+class RecordingError(KeypegError):
+    """A game in progress could not be written: it stops (a failure at run time, exit code 1)."""
+
+    exit_code = 1
 
 
 def claim_player(store: Store, name: str, ask_password: Callable[[], str]) -> str:
@@ -37,13 +43,13 @@ def claim_player(store: Store, name: str, ask_password: Callable[[], str]) -> st
 
 @dataclass
 class GameKeeper:
-    """Keeps one session's game in the store; database trouble is reported once through ``on_error``
-    and play goes on unrecorded."""
+    """Keeps one session's game in the store. A write that fails (another process played the game
+    meanwhile, the database is locked or read-only) raises :class:`RecordingError`: the game must stop
+    there, its secret unshown, for the store still holds it unfinished (``--resume`` goes on with it)."""
 
     store: Store | None
     game_id: int | None = None
     written: list[tuple[Code, Feedback]] = field(default_factory=list)
-    on_error: Callable[[str], None] | None = None
     finished: bool = False
     """Whether the end of the game is written (nothing more is, after it)."""
 
@@ -55,7 +61,6 @@ class GameKeeper:
         session: Session,
         *,
         match_id: int | None = None,
-        on_error: Callable[[str], None] | None = None,
     ) -> GameKeeper:
         """Record a new game of ``player`` as it starts (the store's errors propagate)."""
         state, secret = session.to_state()
@@ -70,7 +75,7 @@ class GameKeeper:
             state=json.dumps(state),
             rated=session.rated,
         )
-        keeper = cls(store, game_id, on_error=on_error)
+        keeper = cls(store, game_id)
         keeper.sync(session)
         return keeper
 
@@ -99,9 +104,11 @@ class GameKeeper:
             self.written = history
             self.finished = outcome is not None
         except KeypegError as error:
-            if self.on_error is not None:
-                self.on_error(f"recording stopped: {error}")
             self.store = None
+            raise RecordingError(
+                f"game {self.game_id} stops here, unfinished: {error}. "
+                f"'--resume {self.game_id}' goes on with the copy the database holds"
+            ) from None
 
 
 def continue_game(
