@@ -304,7 +304,8 @@ def test_match_between_two_people(tmp_path: Path) -> None:
     lines = ["RGBY", "RGBY", "KKKK", "WWWW", "KKKK"]  # p1 sets RGBY, p2 breaks at once; p2 sets KKKK, p1 takes 2
     result = run(["match", "--vs", "human", "--save", str(tmp_path / "h.json")], lines)
     assert result.exit_code == 0, result.stderr
-    assert Match.from_dict(json.loads((tmp_path / "h.json").read_text())).scores() == {"player1": 1, "player2": 2}
+    scores = Match.from_dict(json.loads((tmp_path / "h.json").read_text())).scores()
+    assert scores == {"tester": 1, "player2": 2}  # the first seat is --player ($KEYPEG_PLAYER)
 
 
 def test_match_refuses_an_odd_number_of_games() -> None:

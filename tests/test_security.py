@@ -110,7 +110,8 @@ def test_the_match_file_never_holds_the_secret(tmp_path: Path) -> None:
 # -- one name, one player -----------------------------------------------------------------------------
 
 TWINS = ["ANN", "Ann", " ann", "ann ", "\uff41\uff4e\uff4e", "\u0430nn", "\u0391NN", "a\u200bnn", "ann\u200d"]
-TWINS += ["an\u00adn", "ann\u202e", "ann\t", "ann\n"]
+TWINS += ["an\u00adn", "ann\u202e", "ann\t", "ann\n", "ann\u034f", "ann\ufe0f", "a\ufe00nn", "ann\u180b"]
+TWINS += ["ann\u3164", "ann\u1160", "ann\uffa0", "ann\u17b4", "ann\u2800"]
 """Names that look like ann, or hide characters around it: each is ann or is refused."""
 
 
@@ -302,3 +303,11 @@ def test_a_second_copy_of_a_game_stops_without_showing_the_secret(tmp_path: Path
     assert terminal_a.returncode == 1 and "elsewhere" in err and err.startswith("error:")
     assert "KWYB" not in out + err
     assert Store(url).game(game_id).outcome is None and Store(url).game(game_id).secret is None
+
+
+@pytest.mark.parametrize("record", [[], ["--no-record"]], ids=["recorded", "unrecorded"])
+def test_password_stdin_never_takes_the_password_for_a_move(tmp_path: Path, record: list[str]) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    result = invoke(["play", "--secret", "RGBY", "--player", "bob", "--password-stdin", *record], url,
+                    stdin="Hunter2-secret!\nRGBY\n")  # fmt: skip
+    assert result.exit_code == 0 and "Hunter2" not in result.output + result.stderr

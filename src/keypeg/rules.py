@@ -27,7 +27,7 @@ from typing import Any
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, InvalidFeedbackError, InvalidRulesError
-from keypeg.text import plural, quoted
+from keypeg.text import is_hidden, plural, quoted
 
 __all__ = ["Rules", "MAX_PEGS", "MAX_COLORS", "BLANK_SYMBOLS"]
 
@@ -101,7 +101,7 @@ class Rules:
             )
         for symbol in symbols:
             one_char = len(symbol) == 1 and len(symbol.upper()) == 1
-            if not one_char or symbol in BLANK_SYMBOLS or not symbol.strip() or symbol in ",=":
+            if not one_char or symbol in BLANK_SYMBOLS or not symbol.strip() or symbol in ",=[]" or is_hidden(symbol):
                 raise InvalidRulesError(f"a colour symbol must be one visible character, not {quoted(symbol)}")
         if len({s.upper() for s in symbols}) != len(symbols):
             raise InvalidRulesError(f"colour symbols must differ (ignoring case): {quoted(''.join(symbols))}")

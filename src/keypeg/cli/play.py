@@ -79,19 +79,23 @@ def _store(db: str | None, record: bool, what: str) -> Store | None:
 
 
 def _password(terminal: Terminal, player: str, from_stdin: bool = False) -> Callable[[], str]:
-    """How to ask for ``player``'s password: the first line of stdin (``--password-stdin``),
-    ``$KEYPEG_PASSWORD``, else a hidden prompt in a terminal. Never an argument on the command line."""
+    """How to ask for ``player``'s password: the first line of stdin (``--password-stdin``: read
+    whether or not the player has a password, so it is never taken for a move), ``$KEYPEG_PASSWORD``,
+    else a hidden prompt in a terminal. Never an argument on the command line."""
+    given = terminal.read_password() if from_stdin else None
 
     def ask() -> str:
-        if from_stdin:
-            return terminal.read_password()
+        if given is not None:
+            return given
         if "KEYPEG_PASSWORD" in os.environ:
             return os.environ["KEYPEG_PASSWORD"]
         if terminal.interactive:
             return str(click.prompt(f"password for {player}", hide_input=True, default="", show_default=False))
         from keypeg.store import WrongPasswordError
 
-        raise WrongPasswordError(f"{player} has a password: give it with --password-stdin or $KEYPEG_PASSWORD")
+        raise WrongPasswordError(
+            f"{visible(player, 64)} has a password: give it with --password-stdin or $KEYPEG_PASSWORD"
+        )
 
     return ask
 
@@ -115,9 +119,10 @@ def _claim(terminal: Terminal, store: Store | None, player: str, password_stdin:
     """The player's registered name, once their password (if they have one) is checked."""
     from keypeg.play.records import claim_player
 
+    ask = _password(terminal, player, password_stdin)  # --password-stdin's line is read in any case
     if store is None:
         return player
-    return claim_player(store, player, _password(terminal, player, password_stdin))
+    return claim_player(store, player, ask)
 
 
 def _open_game(
@@ -259,7 +264,8 @@ def _play_help(session: BreakSession) -> str:
     actions = session.actions()
     commands = [("u = undo", Action.UNDO), ("h = hint", Action.HINT)]
     offered = [text for text, action in commands if action in actions or (action is Action.UNDO and session.helps)]
-    return f"type a guess (e.g. {session.rules.example()}); commands: {', '.join([*offered, '? = help', 'q = resign'])}"
+    listed = ", ".join([*offered, "? = help", "q = resign"])
+    return escape(f"type a guess (e.g. {visible(session.rules.example())}); commands: {listed}")
 
 
 def _coach(terminal: Terminal, session: BreakSession) -> None:
@@ -530,8 +536,10 @@ def match(
         session = MatchSession.from_state(_read_match(resume_path), rules)
         save_path = save_path or resume_path
     else:
+        if player is not None and players is not None:
+            raise KeypegError("give the names with --players, or your own with --player, not both")
         person = player if player is not None else default_player()
-        default = ["computer", person] if vs == "computer" else ["player1", "player2"]
+        default = ["computer", person] if vs == "computer" else [player or "player1", "player2"]
         names = [player_name(n) for n in (players.split(",") if players is not None else default)]
         computer = names[0] if vs == "computer" else None
         names = [n if n == computer else _claim(terminal, store, n, password_stdin) for n in names]
@@ -642,7 +650,7 @@ def _secret_from(terminal: Terminal, rules: Rules, maker: str) -> Code | None:
     while True:
         if terminal.interactive:
             try:
-                text = str(click.prompt(f"{maker}, set your secret (hidden)", hide_input=True)).strip()
+                text = str(click.prompt(f"{visible(maker, 64)}, set your secret (hidden)", hide_input=True)).strip()
             except click.exceptions.Abort:
                 return None
         else:
@@ -652,8 +660,8 @@ def _secret_from(terminal: Terminal, rules: Rules, maker: str) -> Code | None:
             text = line
         try:
             return rules.parse(text)
-        except KeypegError as error:
-            terminal.warn(str(error))
+        except KeypegError:  # the message would quote the secret, which the codebreaker may see
+            terminal.warn(f"that is not a code of these rules ({rules.describe()}, e.g. {rules.example()}); again")
 
 
 def _score_line(session: MatchSession) -> str:

@@ -23,6 +23,7 @@ from keypeg.text import plural, visible
 if TYPE_CHECKING:
     from keypeg.store import Store
 
+
 def _database_url(_context: click.Context, _param: click.Parameter, value: str | None) -> str | None:
     if value is not None and (not value.strip() or any(ord(c) < 32 for c in value)):
         raise click.BadParameter("a database URL cannot be empty or blank, or hold control characters")
