@@ -311,3 +311,23 @@ def test_password_stdin_never_takes_the_password_for_a_move(tmp_path: Path, reco
     result = invoke(["play", "--secret", "RGBY", "--player", "bob", "--password-stdin", *record], url,
                     stdin="Hunter2-secret!\nRGBY\n")  # fmt: skip
     assert result.exit_code == 0 and "Hunter2" not in result.output + result.stderr
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "postgresql+psycopg://kim:hunter2secret@127.0.0.1:1/none",
+        "postgresql+psycopg://127.0.0.1:1/none?user=kim&password=hunter2secret",
+        "postgresql://host:port/db?password=hunter2secret",
+    ],
+)
+def test_a_url_password_is_never_printed(url: str) -> None:
+    for args in (["history"], ["play", "--secret", "RGBY"]):
+        result = invoke(args, url, stdin="RGBY\n")
+        assert result.exit_code in (0, 1, 2) and "hunter2secret" not in result.output + result.stderr
+
+
+def test_a_sqlite_uri_database_is_private_too(tmp_path: Path) -> None:
+    path = tmp_path / "u.db"
+    Store(f"sqlite:///file:{path}?uri=true")
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600

@@ -65,9 +65,15 @@ class WrongPasswordError(StoreError):
 def safe_url(url: str) -> str:
     """``url`` fit to print: its password, if any, written as ``***``."""
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        parsed = make_url(url)
     except (ArgumentError, ValueError):
-        return "the database URL given" if "@" in url else url
+        parsed = None
+    secretive = "@" in url or "pass" in url.lower() or "secret" in url.lower()
+    if parsed is None:
+        return "the database URL given (password hidden)" if secretive else visible(url, 400)
+    if any("pass" in key.lower() or "secret" in key.lower() for key in parsed.query):
+        return f"the {parsed.drivername} database URL given (password hidden)"
+    return visible(parsed.render_as_string(hide_password=True), 400)
 
 
 def default_url() -> str:
@@ -623,7 +629,9 @@ def _rules_of(row: GameRow) -> Rules:
 
 def _private_file(path: str | None) -> None:
     """Create the SQLite file (and its folder) readable by its owner only: it holds password hashes."""
-    if not path or path == ":memory:" or path.startswith("file:"):
+    if path and path.startswith("file:"):  # a URI: file:/path/to/db?mode=...
+        path = path.removeprefix("file:").split("?", 1)[0].removeprefix("//localhost")
+    if not path or path == ":memory:":
         return
     file = Path(path)
     try:
