@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from keypeg.errors import KeypegError
+from keypeg.storage import atomic_writer
 
 __all__ = ["figure"]
 
@@ -24,13 +25,13 @@ def figure(path: Path, size: tuple[float, float] = (8, 4.5)) -> Iterator[Any]:
         import matplotlib.pyplot as plt
     except ImportError:
         raise KeypegError("charts need matplotlib: pip install 'keypeg[plot]'") from None
+    matplotlib.rcParams["text.parse_math"] = False  # titles and labels hold player names: text, not TeX
     fig, ax = plt.subplots(figsize=size)
     try:
         yield ax
         ax.legend()
         fig.tight_layout()
-        fig.savefig(path)
-    except OSError as error:
-        raise KeypegError(f"cannot write {str(path)!r}: {error.strerror}") from None
+        with atomic_writer(path) as handle:  # private (0600), whole or not at all
+            fig.savefig(handle, format=path.suffix.lower().lstrip("."))
     finally:
         plt.close(fig)
