@@ -331,3 +331,30 @@ def test_a_sqlite_uri_database_is_private_too(tmp_path: Path) -> None:
     path = tmp_path / "u.db"
     Store(f"sqlite:///file:{path}?uri=true")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_hand_edited_database_is_one_line_naming_it(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    invoke(["play", "--secret", "RGBY", "--player", "ann"], url, stdin="RGBY\n")
+    connection = sqlite3.connect(tmp_path / "k.sqlite3")
+    connection.execute("UPDATE games SET started_at = 'garbage'")
+    connection.commit()
+    for args in (["history"], ["replay", "1"], ["stats", "--player", "ann"], ["export", "--player", "ann"]):
+        result = invoke(args, url)
+        assert result.exit_code == 1 and result.stderr.count("\n") == 1 and "k.sqlite3" in result.stderr
+    connection.execute("UPDATE games SET started_at = '2026-01-01', rows = 0")
+    connection.execute("UPDATE players SET name = 'a' || char(27) || '[2Jb'")
+    connection.commit()
+    result = invoke(["history"], url)
+    assert result.exit_code == 1 and "damaged" in result.stderr
+
+
+def test_csv_export_cells_are_text_not_formulas_or_escapes(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    invoke(["play", "--secret", "RGBY", "--player", "=cmd|x"], url, stdin="RGBY\n")
+    connection = sqlite3.connect(tmp_path / "k.sqlite3")
+    connection.execute("UPDATE games SET secret = 'R' || char(27) || '[2J'")  # a hand-edited database
+    connection.commit()
+    exported = invoke(["export", "--player", "=cmd|x"], url)
+    assert exported.exit_code == 0 and "\x1b" not in exported.output and "R\\x1b[2J" in exported.output
+    assert exported.output.splitlines()[1].split(",")[1] == "'=cmd|x"

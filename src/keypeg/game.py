@@ -263,5 +263,5 @@ class Match:
             return match
         except KeypegError:
             raise
-        except (KeyError, TypeError, ValueError, AttributeError) as error:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError, RecursionError) as error:
             raise KeypegError(f"damaged match file: {error.__class__.__name__}: {error}") from None

@@ -308,10 +308,11 @@ def export(player: str | None, fmt: str, output: Path | None, db: str | None) ->
 
 
 def _cell(value: object) -> object:
-    """A CSV cell that a spreadsheet will not run as a formula."""
-    if isinstance(value, str) and value[:1] in ("=", "+", "-", "@", "\t", "\r"):
-        return "'" + value
-    return value
+    """A CSV cell that a spreadsheet will not run as a formula, its hidden characters as escapes."""
+    if not isinstance(value, str):
+        return value
+    shown = visible(value, limit=None)
+    return "'" + shown if shown[:1] in ("=", "+", "-", "@") else shown
 
 
 @cli.command()

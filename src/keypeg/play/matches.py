@@ -160,7 +160,7 @@ class MatchSession:
             return session
         except KeypegError:
             raise
-        except (KeyError, TypeError, ValueError) as error:
+        except (KeyError, TypeError, ValueError, OverflowError, RecursionError) as error:
             raise KeypegError(f"damaged match state: {error.__class__.__name__}: {error}") from None
 
 

@@ -260,6 +260,11 @@ class Store:
             except SQLAlchemyError as error:
                 reason = getattr(error, "orig", None) or type(error).__name__  # never the statement or its values
                 raise StoreError(f"database error on {self.shown_url!r}: {reason}") from None
+            except (ValueError, TypeError, OverflowError) as error:  # a value that cannot be what keypeg wrote
+                if isinstance(error, KeypegError) and not isinstance(error, DamagedRecordError):
+                    raise
+                found = f"{type(error).__name__}: {visible(error, 200)}"
+                raise StoreError(f"the database {self.shown_url!r} holds damaged data ({found})") from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     @contextmanager
@@ -504,7 +509,10 @@ class Store:
     def _records(self, session: Session, rows: Any, with_moves: bool = False) -> list[GameRecord]:
         records = []
         for row in rows:
-            moves = [Move(m.number, m.guess, Feedback(m.black, m.white)) for m in row.moves] if with_moves else []
+            try:
+                moves = [Move(m.number, m.guess, Feedback(m.black, m.white)) for m in row.moves] if with_moves else []
+            except KeypegError as error:
+                raise DamagedRecordError(f"game {row.id}: {error}") from None
             records.append(
                 GameRecord(
                     id=row.id,
@@ -615,9 +623,16 @@ def _head_revision() -> str:
     return max(path.name.split("_")[0] for path in (MIGRATIONS / "versions").glob("[0-9]*_*.py"))
 
 
+class DamagedRecordError(KeypegError, ValueError):
+    """A stored game whose values cannot be rules or moves (a hand-edited database)."""
+
+
 def _rules_of(row: GameRow) -> Rules:
     """A stored game's rules: kept whole since schema 0003; before, only the game and row limit (letters)."""
-    plain = Rules(row.pegs, row.colors, repeats=row.repeats, blanks=row.blanks, rows=row.rows)
+    try:
+        plain = Rules(row.pegs, row.colors, repeats=row.repeats, blanks=row.blanks, rows=row.rows)
+    except KeypegError as error:
+        raise DamagedRecordError(f"game {row.id}: {error}") from None
     if row.rules is None:
         return plain
     try:
