@@ -673,15 +673,11 @@ def _name(name: str) -> str:
     return escape(visible(name, 64))
 
 
-def _save(session: MatchSession, path: Path | None) -> Path | None:
+def _save(session: MatchSession, path: Path) -> Path:
+    """Write the match file (a failure is storage's ``WriteError``, exit code 1)."""
     from keypeg.storage import atomic_write
 
-    if path is None:
-        return None
-    try:
-        atomic_write(path, json.dumps(session.to_state(), indent=1))
-    except KeypegError as error:
-        raise KeypegError(f"cannot save the match: {error}") from None
+    atomic_write(path, json.dumps(session.to_state(), indent=1))
     return path
 
 
