@@ -20,7 +20,7 @@ from keypeg.cli import cli
 from keypeg.play.codemakers import FixedCodemaker, RandomCodemaker
 from keypeg.play.records import GameKeeper
 from keypeg.play.sessions import BreakSession
-from keypeg.store import Store
+from keypeg.store import Store, StoreError
 from keypeg.text import visible
 
 CLASSIC = find_variant("classic").rules
@@ -111,7 +111,8 @@ def test_the_match_file_never_holds_the_secret(tmp_path: Path) -> None:
 
 TWINS = ["ANN", "Ann", " ann", "ann ", "\uff41\uff4e\uff4e", "\u0430nn", "\u0391NN", "a\u200bnn", "ann\u200d"]
 TWINS += ["an\u00adn", "ann\u202e", "ann\t", "ann\n", "ann\u034f", "ann\ufe0f", "a\ufe00nn", "ann\u180b"]
-TWINS += ["ann\u3164", "ann\u1160", "ann\uffa0", "ann\u17b4", "ann\u2800"]
+TWINS += ["ann\u3164", "ann\u1160", "ann\uffa0", "ann\u17b4", "ann\u2800", "ann\U00016fe4", "ann\U0001d159"]
+TWINS += ["ann \u0301", "\u0301ann"]
 """Names that look like ann, or hide characters around it: each is ann or is refused."""
 
 
@@ -211,6 +212,9 @@ def test_any_name_is_refused_in_one_line_or_shown_literally(tmp_path: Path, text
 
 def test_the_database_is_private_and_a_url_password_never_printed(tmp_path: Path) -> None:
     path = tmp_path / "new" / "k.sqlite3"
+    with pytest.raises(StoreError, match="no folder"):  # a mistyped folder is not made
+        Store(f"sqlite:///{path}")
+    path.parent.mkdir()
     Store(f"sqlite:///{path}")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     old = tmp_path / "old.sqlite3"

@@ -423,7 +423,7 @@ def test_quitting_a_match_game_resigns_it_and_the_match_goes_on_after_it(tmp_pat
     save = tmp_path / "m.json"
     stopped = CliRunner().invoke(cli, ["match", "--seed", "5", "--player", "kim", "--db", url, "--save", str(save)],
                                  input="RRGG\nq\n")  # fmt: skip
-    assert stopped.exit_code == 2 and "saved" in stopped.stderr
+    assert stopped.exit_code == 1 and "saved" in stopped.stderr
     state = json.loads(save.read_text())
     assert state["current_game"] is None and state["played"][0]["guesses"] == 12 and not state["played"][0]["broken"]
     (game,) = Store(url).history("kim")

@@ -187,8 +187,10 @@ class Match:
             raise KeypegError(f"a match has an even number of games, at least 2; got {self.games!r}")
         if self.scoring not in ("guesses", "key-pegs"):
             raise KeypegError(f"scoring is 'guesses' or 'key-pegs', not {self.scoring!r}")
-        if len(self.players) != 2 or self.players[0] == self.players[1]:
-            raise KeypegError(f"a match needs two different players, got {self.players!r}")
+        if len(self.players) != 2:
+            raise KeypegError(f"a match is between two players, not {len(self.players)}")
+        if self.players[0] == self.players[1]:
+            raise KeypegError(f"a match needs two different players, not {self.players[0]!r} twice")
 
     @property
     def is_over(self) -> bool:

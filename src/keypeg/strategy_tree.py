@@ -227,7 +227,18 @@ def tree_from_json(text: str) -> StrategyTree:
 
 def load_tree(path: Path) -> StrategyTree:
     """Read a JSON tree file."""
+    from keypeg.limits import JSON_LOAD_FACTOR, memory_budget
+
+    budget = memory_budget()
+    most = budget // JSON_LOAD_FACTOR if budget is not None else None
     try:
+        if path.exists() and not path.is_file():  # a device or a pipe has no size to check: never read
+            raise KeypegError(f"{visible(path)!r} is not a regular file")
+        if most is not None and path.stat().st_size > most:
+            raise KeypegError(
+                f"{visible(path)!r} is larger than a tree keypeg can load in the memory it allows itself "
+                f"({most / 2**20:,.0f} MiB of JSON; see $KEYPEG_MEMORY_LIMIT)"
+            )
         raw = path.read_bytes()
     except OSError as error:
         unreadable = KeypegError(f"cannot read {str(path)!r}: {error.strerror or error}")

@@ -28,12 +28,13 @@ characters, and the line and paragraph separators: none of them shows as itself.
 
 BLANK_RANGES = (
     (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180B, 0x180F),
-    (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0x1D173, 0x1D17A),
-    (0xE0100, 0xE01EF),
+    (0x2800, 0x2800), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0x16FE4, 0x16FE4),
+    (0x1D159, 0x1D159), (0x1D173, 0x1D17A), (0xE0100, 0xE01EF),
 )  # fmt: skip
 """Unicode's default-ignorable code points outside the hidden categories (the combining grapheme
-joiner, variation selectors, Hangul fillers, Mongolian selectors, Khmer inherent vowels) and the
-blank Braille pattern: letters or marks by category, yet nothing shows."""
+joiner, variation selectors, Hangul fillers, Mongolian selectors, Khmer inherent vowels, the Khitan
+filler) and blank symbols (the blank Braille pattern, the null notehead): letters, marks or symbols by
+category, yet nothing shows."""
 
 
 def is_hidden(char: str) -> bool:

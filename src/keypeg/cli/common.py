@@ -163,7 +163,7 @@ def describe_os_error(error: OSError) -> str:
 
 def fail(message: str, code: int) -> None:
     """Print ``error: message`` on one line of stderr (literally: no markup, no control characters) and exit."""
-    shown = Text.assemble(("error:", "bold red"), " ", visible(" ".join(message.split()), limit=400))
+    shown = Text.assemble(("error:", "bold red"), " ", visible(message.replace("\n", " "), limit=400))
     err.print(shown, soft_wrap=True)
     sys.exit(code)
 

@@ -547,6 +547,7 @@ def match(
         session = MatchSession(rules, the_match, computer=computer, level=level, seed=seed)
     if resume_path is not None:
         for name in session.match.players:
+            player_name(name)  # a name from a file: refused if it could not be a player's
             if name != session.computer:
                 _claim(terminal, store, name, password_stdin)
     keeper = MatchKeeper(store, on_error=terminal.note)
@@ -596,7 +597,7 @@ def match(
             f"match stopped after {len(session.match.played)} game(s); saved to {path}; "
             f"resume with: keypeg match --resume {path}"
         )
-        sys.exit(2 if not terminal.interactive else 0)
+        sys.exit(1 if not terminal.interactive else 0)
     winner = session.winner()
     terminal.show(f"[bold]match over:[/] {_score_line(session)}; " + (f"{_name(winner)} wins" if winner else "a draw"))
 

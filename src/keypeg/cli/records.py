@@ -261,7 +261,7 @@ def replay_game(game_id: int, db: str | None, coach: bool, as_json: bool) -> Non
 @cli.command()
 @click.option("--player", metavar="NAME", help="Whose games (default: $KEYPEG_PLAYER or your login name).")
 @click.option("--format", "fmt", type=click.Choice(["csv", "json"]), default="csv", show_default=True)
-@click.option("--output", "-o", type=FILE, help="File (default: stdout).")
+@click.option("--output", "-o", type=FILE, help="File (default, or '-': stdout).")
 @db_option
 def export(player: str | None, fmt: str, output: Path | None, db: str | None) -> None:
     """A player's games, as CSV (one row per game) or JSON (with every guess)."""
@@ -298,7 +298,7 @@ def export(player: str | None, fmt: str, output: Path | None, db: str | None) ->
             row = g.as_dict() | {k: g.rules.as_dict()[k] for k in ("pegs", "colors", "repeats", "blanks")}
             writer.writerow([_cell(row[c]) for c in columns])
         text = buffer.getvalue()
-    if output is None:
+    if output is None or str(output) == "-":
         click.echo(text, nl=False)
         return
     from keypeg.storage import atomic_write

@@ -155,13 +155,22 @@ class MatchSession:
             if generator is not None and session._rng is not None:
                 session._rng.setstate(_tuples(generator))
             current, kept = state.get("current_game"), state.get("match_id")
-            session.current_id = int(current) if current is not None else None
-            session.match_id = int(kept) if kept is not None else None
+            session.current_id = _game_id(current)
+            session.match_id = _game_id(kept)
             return session
         except KeypegError:
             raise
         except (KeyError, TypeError, ValueError, OverflowError, RecursionError) as error:
             raise KeypegError(f"damaged match state: {error.__class__.__name__}: {error}") from None
+
+
+def _game_id(value: Any) -> int | None:
+    """A store id from a match file: a whole number from 1, or nothing."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 2**63:
+        raise KeypegError(f"damaged match state: {str(value)[:40]!r} is not a game's number")
+    return value
 
 
 def _jsonable(value: Any) -> Any:

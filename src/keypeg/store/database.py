@@ -643,18 +643,21 @@ def _rules_of(row: GameRow) -> Rules:
 
 
 def _private_file(path: str | None) -> None:
-    """Create the SQLite file (and its folder) readable by its owner only: it holds password hashes."""
+    """Create the SQLite file readable by its owner only (it holds password hashes); a folder that does
+    not exist is not made (a mistyped URL would otherwise start a new, empty database somewhere)."""
     if path and path.startswith("file:"):  # a URI: file:/path/to/db?mode=...
         path = path.removeprefix("file:").split("?", 1)[0].removeprefix("//localhost")
     if not path or path == ":memory:":
         return
     file = Path(path)
     try:
-        file.parent.mkdir(parents=True, exist_ok=True)
-        if not file.exists():
+        if file.exists():
+            if file.stat().st_mode & 0o077 and file.stat().st_uid == os.getuid():
+                file.chmod(0o600)  # a database an earlier keypeg made readable by everyone
+        elif file.parent.is_dir():
             os.close(os.open(file, os.O_CREAT | os.O_WRONLY, 0o600))  # SQLite gives its -wal and -shm files this mode
-        elif file.stat().st_mode & 0o077 and file.stat().st_uid == os.getuid():
-            file.chmod(0o600)  # a database an earlier keypeg made readable by everyone
+        else:
+            raise StoreError(f"no folder {str(file.parent)!r} for the database {path!r}", usage=True)
     except OSError as error:
         raise StoreError(f"cannot create the database file {path!r}: {error.strerror or error}") from None
 

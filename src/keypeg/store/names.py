@@ -43,6 +43,8 @@ def player_name(raw: str) -> str:
         raise InvalidNameError("a player's name cannot be empty")
     if any(is_hidden(c) for c in name):
         raise InvalidNameError(f"a player's name cannot hold control or invisible characters: {shown}")
+    if any(unicodedata.category(c).startswith("M") and (k == 0 or name[k - 1] == " ") for k, c in enumerate(name)):
+        raise InvalidNameError(f"a player's name cannot start a word with a combining mark: {shown}")
     if name != name.strip():
         raise InvalidNameError(f"a player's name cannot start or end with a space: {shown}")
     if any(c.isspace() and c != " " for c in name) or "  " in name:
