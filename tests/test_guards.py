@@ -405,7 +405,7 @@ def test_arbitrary_text_never_breaks_a_command(text: str, where: str) -> None:
         if where in ("variant", "strategy", "treefile", "first"):
             shown = str(Path(text)) if where == "treefile" else text  # a path loses a trailing slash
             quoted = repr(shown)[1:-1]  # the message quotes it with !r: escapes, never markup eaten
-            assert quoted in line or quoted.strip() in line, (quoted, line)
+            assert quoted[:40] in line or quoted.strip()[:40] in line, (quoted, line)  # long input is cut
         assert "\x1b" not in err and "\u200b" not in err
     assert "\x1b" not in out
 

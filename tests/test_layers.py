@@ -16,6 +16,7 @@ LAYERS = {
     "store": 2,
     "play": 3,
     "cli": 4,
+    "web": 4,
 }
 """A module may import modules of its own layer or of a lower number (store and engine are siblings:
 neither imports the other)."""
@@ -28,7 +29,8 @@ THIRD_PARTY = {
     "engine": {"numpy", "numba", "ortools", "platformdirs"},
     "store": {"sqlalchemy", "alembic", "argon2", "platformdirs", "confusable_homoglyphs"},
     "play": {"numpy"},
-    "cli": {"click", "rich", "matplotlib", "numpy"},
+    "cli": {"click", "rich", "matplotlib", "numpy", "uvicorn"},
+    "web": {"fastapi", "starlette", "pydantic"},
 }
 """The third-party packages each layer may import (besides the standard library)."""
 
@@ -41,7 +43,7 @@ def layer_of(module: str) -> str:
         return "cli"
     if part == "kernels":
         return "kernels"
-    if part in ("store", "play", "cli"):
+    if part in ("store", "play", "cli", "web"):
         return part
     return "engine"
 

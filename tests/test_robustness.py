@@ -416,6 +416,15 @@ def run_case(world: World, case: Case, workdir: Path) -> None:
 # -- fixtures -------------------------------------------------------------------------------------
 
 
+@pytest.fixture(autouse=True)
+def no_real_server(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
+    """``keypeg serve`` checks its options and the address, then would serve for ever: here uvicorn only
+    records that it was asked to start."""
+    started: list[dict[str, object]] = []
+    monkeypatch.setattr("uvicorn.run", lambda *args, **kwargs: started.append(kwargs))
+    return started
+
+
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> World:
     root = tmp_path_factory.mktemp("robust")

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from keypeg.errors import UnknownVariantError
 from keypeg.rules import Rules
 from keypeg.text import quoted
 
-__all__ = ["Variant", "VARIANTS", "find_variant"]
+__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANT", "find_variant", "rules_from_options"]
 
 _CLASSIC_NAMES = ("red", "green", "blue", "yellow", "white", "black")
 _CLASSIC_SYMBOLS = ("R", "G", "B", "Y", "W", "K")
@@ -142,3 +143,35 @@ def find_variant(name: str) -> Variant:
         return _BY_NAME[_key(name)]
     except KeyError:
         raise UnknownVariantError(f"unknown variant {quoted(name)}; known: {known}") from None
+
+
+DEFAULT_VARIANT = "classic"
+
+
+def rules_from_options(
+    variant: str | None,
+    pegs: int | None,
+    colors: int | None,
+    repeats: bool | None,
+    blanks: bool | None,
+    rows: int | None,
+) -> Rules:
+    """Rules from options (the command line's, the web API's): a variant (classic by default) with any
+    field changed."""
+    if variant is not None and not variant.strip():
+        raise UnknownVariantError("a variant needs a name (see keypeg variants)")
+    if variant is None and (pegs is not None or colors is not None):
+        base = Rules(pegs or 4, colors or 6)
+    else:
+        base = find_variant(variant or DEFAULT_VARIANT).rules
+    changes: dict[str, Any] = {}
+    if pegs is not None and pegs != base.pegs:
+        changes["pegs"] = pegs
+    if colors is not None and colors != base.colors:
+        changes.update(colors=colors, symbols=(), names=())
+    for name, value in (("repeats", repeats), ("blanks", blanks), ("rows", rows)):
+        if value is not None and value != getattr(base, name):
+            changes[name] = value
+    if changes and base.name:
+        changes.setdefault("name", f"{base.name} (changed)")
+    return base.replace(**changes) if changes else base

@@ -16,17 +16,16 @@ from rich.text import Text
 
 from keypeg import __version__
 from keypeg.code import Code, Feedback
-from keypeg.errors import KeypegError, UnknownVariantError
+from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 from keypeg.text import visible
-from keypeg.variants import find_variant
+from keypeg.variants import rules_from_options
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 out = Console(highlight=False, emoji=False)
 err = Console(stderr=True, highlight=False, emoji=False)
 
-DEFAULT_VARIANT = "classic"
 
 SEED = click.IntRange(0, 2**32 - 1)
 """The type of every ``--seed`` option."""
@@ -50,34 +49,6 @@ FILE = FilePath()
 """The type of every option or argument that names a file."""
 
 
-def build_rules(
-    variant: str | None,
-    pegs: int | None,
-    colors: int | None,
-    repeats: bool | None,
-    blanks: bool | None,
-    rows: int | None,
-) -> Rules:
-    """Rules from the command-line options: a variant (classic by default) with any field changed."""
-    if variant is not None and not variant.strip():
-        raise UnknownVariantError("--variant needs a name (see 'keypeg variants')")
-    if variant is None and (pegs is not None or colors is not None):
-        base = Rules(pegs or 4, colors or 6)
-    else:
-        base = find_variant(variant or DEFAULT_VARIANT).rules
-    changes: dict[str, Any] = {}
-    if pegs is not None and pegs != base.pegs:
-        changes["pegs"] = pegs
-    if colors is not None and colors != base.colors:
-        changes.update(colors=colors, symbols=(), names=())
-    for name, value in (("repeats", repeats), ("blanks", blanks), ("rows", rows)):
-        if value is not None and value != getattr(base, name):
-            changes[name] = value
-    if changes and base.name:
-        changes.setdefault("name", f"{base.name} (changed)")
-    return base.replace(**changes) if changes else base
-
-
 def rules_options(command: F) -> F:
     """Add the rules options shared by every command; the command receives ``rules``."""
 
@@ -98,7 +69,7 @@ def rules_options(command: F) -> F:
         rows: int | None,
         **kwargs: Any,
     ) -> Any:
-        rules = build_rules(variant, pegs, colors, repeats, blanks, rows)
+        rules = rules_from_options(variant, pegs, colors, repeats, blanks, rows)
         return command(*args, rules=rules, **kwargs)
 
     return wrapper  # type: ignore[return-value]

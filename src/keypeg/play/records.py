@@ -61,8 +61,10 @@ class GameKeeper:
         session: Session,
         *,
         match_id: int | None = None,
+        public_id: str | None = None,
     ) -> GameKeeper:
-        """Record a new game of ``player`` as it starts (the store's errors propagate)."""
+        """Record a new game of ``player`` as it starts (the store's errors propagate); ``public_id`` is
+        the unguessable id a web front end shows for it."""
         state, secret = session.to_state()
         level = getattr(session, "level", None)
         game_id = store.start_game(
@@ -74,6 +76,7 @@ class GameKeeper:
             match_id=match_id,
             state=json.dumps(state),
             rated=session.rated,
+            public_id=public_id,
         )
         keeper = cls(store, game_id)
         keeper.sync(session)
@@ -112,19 +115,26 @@ class GameKeeper:
 
 
 def continue_game(
-    store: Store, game_id: int, player: str | None = None, *, kind: str | None = None, match_id: int | None = None
+    store: Store,
+    game_id: int,
+    player: str | None = None,
+    *,
+    kind: str | None = None,
+    match_id: int | None = None,
+    over_ok: bool = False,
 ) -> tuple[Session, GameKeeper]:
     """A game in progress, loaded from the store to go on where it stopped (in this process or another).
 
     The game must be ``player``'s (when given) and of ``kind`` (``break`` or ``solve``, when given); a
-    game of a match continues only within that match (``match_id``)."""
+    game of a match continues only within that match (``match_id``). A finished game is refused, or,
+    with ``over_ok``, loaded to be shown (its keeper writes nothing more)."""
     saved = store.saved_game(game_id)
     record = saved.record
     if player is not None and record.player != player:
         raise KeypegError(f"game {game_id} is {record.player}'s, not {player}'s")
     if saved.match_id != match_id:
         raise KeypegError(f"game {game_id} belongs to a match: continue it with 'keypeg match --resume FILE'")
-    if record.outcome is not None:
+    if record.outcome is not None and not over_ok:
         raise KeypegError(f"game {game_id} is over ({record.outcome}); there is nothing to continue")
     if saved.state is None:
         raise KeypegError(f"game {game_id} was recorded by an earlier keypeg and cannot be continued")
@@ -139,7 +149,7 @@ def continue_game(
     session = session_from_state(state, secret)
     if kind is not None and session.kind != kind:
         raise KeypegError(f"game {game_id} is not a '{'play' if kind == 'break' else 'solve'}' game")
-    keeper = GameKeeper(store, game_id, written=list(session.history))
+    keeper = GameKeeper(store, game_id, written=list(session.history), finished=record.outcome is not None)
     return session, keeper
 
 

@@ -24,7 +24,7 @@ from keypeg.code import Feedback
 from keypeg.errors import KeypegError
 from keypeg.limits import MIN_RANKED_GAMES, TOP_SIZE
 from keypeg.rules import Rules
-from keypeg.store.models import GameRow, GuessRow, MatchRow, PlayerRow
+from keypeg.store.models import GameRow, GuessRow, MatchRow, PlayerRow, WebSessionRow
 from keypeg.store.names import name_key, player_name
 from keypeg.text import visible
 
@@ -391,6 +391,7 @@ class Store:
         match_id: int | None = None,
         state: str | None = None,
         rated: bool = False,
+        public_id: str | None = None,
     ) -> int:
         """Record a game as it starts; returns its id. Codes are kept in the rules' own symbols.
         ``secret`` is kept on the private side: no query shows it before the game ends
@@ -416,6 +417,7 @@ class Store:
                     match_id=match_id,
                     state=state,
                     rated=rated,
+                    public_id=public_id,
                 )
                 session.add(row)
                 session.flush()
@@ -488,6 +490,52 @@ class Store:
                 return SavedGame(record, row.state, row.secret, row.match_id)
 
         return self._guarded(work)
+
+    def game_by_public_id(self, public_id: str) -> int:
+        """The id of the game with this public id (:class:`StoreError`, a usage error, when none has it)."""
+
+        def work() -> int:
+            with self._session() as session:
+                found = session.scalar(select(GameRow.id).where(GameRow.public_id == public_id))
+                if found is None:
+                    raise StoreError("no such game", usage=True)
+                return int(found)
+
+        return self._guarded(work)
+
+    # -- web sessions -------------------------------------------------------------------------------
+
+    def web_session(self, token_hash: str) -> tuple[str, str | None] | None:
+        """A web session's CSRF token and player (``None`` for a guest), or ``None`` if there is none."""
+
+        def work() -> tuple[str, str | None] | None:
+            with self._session() as session:
+                row = session.get(WebSessionRow, token_hash)
+                if row is None:
+                    return None
+                player = session.get(PlayerRow, row.player_id) if row.player_id is not None else None
+                return row.csrf, player.name if player is not None else None
+
+        return self._guarded(work)
+
+    def new_web_session(self, token_hash: str, csrf: str) -> None:
+        """Keep a new web session (a guest until it logs in)."""
+
+        def work() -> None:
+            with self._session() as session:
+                session.add(WebSessionRow(token_hash=token_hash, csrf=csrf, created_at=_now()))
+
+        self._guarded(work)
+
+    def bind_web_session(self, token_hash: str, player: str | None) -> None:
+        """Make a web session ``player``'s (``None``: a guest again)."""
+
+        def work() -> None:
+            with self._session() as session:
+                row = session.get_one(WebSessionRow, token_hash)
+                row.player_id = self._player(session, player, create=True).id if player is not None else None
+
+        self._guarded(work)
 
     def save_match(self, state: str, match_id: int | None = None) -> int:
         """Store (or update) a match's state; returns its id."""

@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-__all__ = ["Base", "PlayerRow", "GameRow", "GuessRow", "MatchRow"]
+__all__ = ["Base", "PlayerRow", "GameRow", "GuessRow", "MatchRow", "WebSessionRow"]
 
 
 class Base(DeclarativeBase):
@@ -60,6 +60,8 @@ class GameRow(Base):
     match_id: Mapped[int | None] = mapped_column(ForeignKey("matches.id"), default=None)
     state: Mapped[str | None] = mapped_column(Text, default=None)
     """The play session's public state (JSON), so that any process can continue the game."""
+    public_id: Mapped[str | None] = mapped_column(String(32), unique=True, index=True, default=None)
+    """An unguessable id for the web app's URLs and API (games started elsewhere have none)."""
     rated: Mapped[bool] = mapped_column(default=False)
     """Whether the game counts on the leaderboard: the computer drew the secret from an unpredictable source
     and the game offered no help (set when it starts; a game lost, resigned or left unfinished counts as a loss)."""
@@ -93,3 +95,14 @@ class MatchRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     state: Mapped[str] = mapped_column(Text)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class WebSessionRow(Base):
+    """A browser's session with the web app: only a hash of its cookie's token is kept."""
+
+    __tablename__ = "web_sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    csrf: Mapped[str] = mapped_column(String(64))
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -1,0 +1,71 @@
+"""``keypeg serve``: the web app (FastAPI, under uvicorn) on the same store as the command line."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+import click
+
+from keypeg.cli.common import cli
+from keypeg.cli.records import db_option
+from keypeg.errors import KeypegError
+from keypeg.text import visible
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True, help="Worker processes.")
+@click.option("--https", is_flag=True, help="Served over https (behind a proxy): session cookies are Secure.")
+@db_option
+def serve(host: str, port: int, workers: int, https: bool, db: str | None) -> None:
+    """Serve the JSON API (docs at /docs) on the store the command line uses."""
+    try:
+        import uvicorn
+    except ImportError:
+        raise KeypegError("the web app needs its packages: pip install 'keypeg[web]'") from None
+    from keypeg.store import Store
+
+    _check_address(host, port)
+    Store(db)  # a bad database is one clear line now, not one per worker
+    if db is not None:
+        os.environ["KEYPEG_DB"] = db
+    os.environ["KEYPEG_HTTPS"] = "1" if https else "0"
+    try:
+        uvicorn.run(
+            "keypeg.web.app:app_from_environment",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            proxy_headers=https,
+            server_header=False,
+        )
+    except SystemExit as stop:  # uvicorn exits 3 when it cannot start: one line, a run-time failure
+        if stop.code not in (0, None):
+            raise ServeError(f"the server on {visible(host)}:{port} stopped (uvicorn exit {stop.code})") from None
+
+
+class ServeError(KeypegError):
+    """The server could not listen or stopped with an error (a failure at run time)."""
+
+    exit_code = 1
+
+
+def _check_address(host: str, port: int) -> None:
+    """Refuse an address that cannot be listened on before starting any worker."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError, ValueError):
+        raise KeypegError(f"--host {visible(host)!r} is not an address this machine can listen on") from None
+    family, kind, proto, _, address = found[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as error:
+            raise ServeError(f"cannot listen on {visible(host)}:{port}: {error.strerror or error}") from None
+
+
+__all__ = ["serve"]

@@ -1,0 +1,194 @@
+"""The web app's JSON API: sessions, CSRF and origin checks, ownership, every game move, errors as
+JSON, and the secret never in a response before the game ends."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from keypeg import Rules, find_variant, score
+from keypeg.game import random_code
+from keypeg.knowledge import Knowledge
+from keypeg.play import codemakers
+from keypeg.play.levels import level_strategy
+from keypeg.store import Store
+from keypeg.web import create_app
+
+CLASSIC = find_variant("classic").rules
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'web.sqlite3'}"
+
+
+def client(url: str) -> tuple[TestClient, dict[str, str]]:
+    """A browser: its session cookie, and the CSRF header its page would send."""
+    browser = TestClient(create_app(url), base_url="https://keypeg.test")
+    token = browser.get("/api/session").json()["csrf"]
+    return browser, {"X-CSRF-Token": token}
+
+
+def known_secret(monkeypatch: pytest.MonkeyPatch, seed: int) -> str:
+    """The next computer secret, known to the test (still drawn as the operating system's randomness)."""
+    monkeypatch.setattr(codemakers.random, "SystemRandom", lambda: random.Random(seed))
+    return str(random_code(CLASSIC, random.Random(seed)))
+
+
+def test_a_session_has_a_csrf_token_and_a_private_cookie(url: str) -> None:
+    browser = TestClient(create_app(url), base_url="https://keypeg.test")
+    first = browser.get("/api/session")
+    assert first.status_code == 200 and first.json()["player"] is None and len(first.json()["csrf"]) > 20
+    cookie = first.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=strict" in cookie
+    assert browser.get("/api/session").json()["csrf"] == first.json()["csrf"]  # the same session
+    for header in ("content-security-policy", "x-content-type-options", "x-frame-options"):
+        assert header in first.headers
+    assert "frame-ancestors 'none'" in first.headers["content-security-policy"]
+
+
+def test_a_whole_game_as_codebreaker_never_shows_the_secret_before_the_end(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = known_secret(monkeypatch, 3)
+    browser, csrf = client(url)
+    made = browser.post("/api/games", json={"variant": "classic"}, headers=csrf)
+    assert made.status_code == 201, made.text
+    game = made.json()
+    assert game["status"] == "playing" and game["rated"] and game["rows_left"] == 12 and "secret" not in game
+    responses = [made]
+    wrong = [c for c in ("RRRR", "GGGG", "BBBB") if c != secret][:2]
+    for code in wrong:
+        answer = browser.post(f"/api/games/{game['id']}/guesses", json={"code": code}, headers=csrf)
+        assert answer.status_code == 200 and answer.json()["status"] == "playing"
+        truth = score(CLASSIC.parse(secret), CLASSIC.parse(code))
+        assert (answer.json()["black"], answer.json()["white"]) == (truth.black, truth.white)
+        responses += [answer, browser.get(f"/api/games/{game['id']}")]
+    for response in responses:  # bodies and headers, in every notation
+        seen = response.text + str(response.headers)
+        letters = "".join(chr(65 + c) for c in CLASSIC.parse(secret).colors)
+        assert secret not in seen and letters not in seen
+    won = browser.post(f"/api/games/{game['id']}/guesses", json={"code": secret}, headers=csrf).json()
+    assert won["status"] == "won" and won["secret"] == secret and won["rows_left"] == 9
+    board = browser.get(f"/api/games/{game['id']}").json()
+    assert [m["guess"] for m in board["history"]] == [*wrong, secret]
+    (record,) = Store(url).history(limit=None)
+    assert record.outcome == "solved" and record.rated and record.player.startswith("guest-")
+
+
+def test_the_computer_breaks_your_code_and_a_contradiction_is_refused(url: str) -> None:
+    browser, csrf = client(url)
+    rules = Rules(4, 6)
+    game = browser.post("/api/games", json={"pegs": 4, "colors": 6, "role": "maker"}, headers=csrf).json()
+    assert game["role"] == "maker" and game["guess"]
+    mine, knowledge = rules.parse("FEDC"), Knowledge(rules)
+    first = rules.parse(game["guess"])
+    feedback = score(mine, first)
+    wrong = {"black": feedback.black + 1 if feedback.black < 3 else 0, "white": 0}
+    strategy = level_strategy(3, rules)
+    given = {"black": feedback.black, "white": feedback.white}
+    answer = browser.post(f"/api/games/{game['id']}/scores", json=given, headers=csrf)
+    assert answer.status_code == 200
+    knowledge = knowledge.add(first, feedback)
+    while answer.json()["status"] == "playing":
+        guess = rules.parse(answer.json()["guess"])
+        assert guess == strategy.next_guess(knowledge)  # level 3, as in the terminal
+        feedback = score(mine, guess)
+        answer = browser.post(
+            f"/api/games/{game['id']}/scores", json={"black": feedback.black, "white": feedback.white}, headers=csrf
+        )
+        knowledge = knowledge.add(guess, feedback)
+    assert answer.json()["status"] == "lost" and answer.json()["secret"] == "FEDC"  # the computer broke it
+    other = browser.post("/api/games", json={"pegs": 4, "colors": 6, "role": "maker"}, headers=csrf).json()
+    liar = browser.post(f"/api/games/{other['id']}/scores", json=wrong, headers=csrf)
+    refused = browser.post(f"/api/games/{other['id']}/scores", json={"black": 5, "white": 0}, headers=csrf)
+    assert liar.status_code in (200, 409) and refused.status_code == 400 and "error" in refused.json()
+
+
+def test_state_changes_need_the_csrf_token_and_our_origin(url: str) -> None:
+    browser, csrf = client(url)
+    assert browser.post("/api/games", json={}).status_code == 403
+    assert browser.post("/api/games", json={}, headers={"X-CSRF-Token": "forged"}).status_code == 403
+    foreign = {**csrf, "Origin": "https://evil.example"}
+    assert browser.post("/api/games", json={}, headers=foreign).json()["error"].startswith("requests from another")
+    assert browser.post("/api/games", json={}, headers={**csrf, "Origin": "null"}).status_code == 403
+    assert browser.post("/api/games", json={}, headers={**csrf, "Origin": "https://keypeg.test"}).status_code == 201
+    stranger = TestClient(create_app(url), base_url="https://keypeg.test")
+    assert stranger.post("/api/games", json={}).status_code == 401
+
+
+def test_a_game_is_its_players_only(url: str) -> None:
+    ann, ann_csrf = client(url)
+    bob, bob_csrf = client(url)
+    game = ann.post("/api/games", json={}, headers=ann_csrf).json()
+    for response in (
+        bob.get(f"/api/games/{game['id']}"),
+        bob.post(f"/api/games/{game['id']}/guesses", json={"code": "RGBY"}, headers=bob_csrf),
+        bob.post(f"/api/games/{game['id']}/resign", headers=bob_csrf),
+        ann.get("/api/games/nosuchgame"),
+        ann.get("/api/games/1"),  # the store's own ids mean nothing here
+    ):
+        assert response.status_code == 404 and response.json() == {"error": "no such game"}
+    assert len(game["id"]) >= 20
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/games", {"pegs": 0}),
+        ("/api/games", {"variant": "nonesuch"}),
+        ("/api/games", {"variant": ""}),
+        ("/api/games", {"role": "judge"}),
+        ("/api/games", {"pegs": 10**40}),
+        ("/api/games", {"pegs": 15, "colors": 36, "role": "maker"}),
+        ("/api/games", "not json"),
+        ("/api/games/x/guesses", {"code": "RGBY"}),
+    ],
+)
+def test_bad_requests_are_json_4xx(url: str, path: str, body: object) -> None:
+    browser, csrf = client(url)
+    response = browser.post(path, json=body, headers=csrf)
+    assert 400 <= response.status_code < 500 and set(response.json()) == {"error"}
+    assert "Traceback" not in response.text
+
+
+def test_bad_moves_are_refused_and_the_game_goes_on(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    secret = known_secret(monkeypatch, 8)
+    browser, csrf = client(url)
+    game = browser.post("/api/games", json={}, headers=csrf).json()
+    moves = f"/api/games/{game['id']}"
+    for code in ("RGB", "[/]\x1b[2J", "x" * 200):
+        refused = browser.post(f"{moves}/guesses", json={"code": code}, headers=csrf)
+        assert refused.status_code == 400 and "\x1b" not in refused.text
+    assert browser.post(f"{moves}/scores", json={"black": 1, "white": 0}, headers=csrf).status_code == 400
+    resigned = browser.post(f"{moves}/resign", headers=csrf).json()
+    assert resigned["status"] == "lost" and resigned["secret"] == secret
+    again = browser.post(f"{moves}/guesses", json={"code": secret}, headers=csrf)
+    assert again.status_code == 400 and "over" in again.json()["error"]
+
+
+def test_the_same_move_sent_twice_at_once_is_applied_once(url: str) -> None:
+    """Two requests that read the game before either wrote it: the second is refused (409)."""
+    from keypeg.play.records import RecordingError, continue_game
+
+    browser, csrf = client(url)
+    game = browser.post("/api/games", json={"practice": True}, headers=csrf).json()
+    store = Store(url)
+    game_id = store.game_by_public_id(game["id"])
+    player = store.game(game_id).player
+    early, early_keeper = continue_game(store, game_id, player)  # a request that read the game first
+    browser.post(f"/api/games/{game['id']}/guesses", json={"code": "RRGG"}, headers=csrf)
+    early.guess("BBYY")
+    with pytest.raises(RecordingError):
+        early_keeper.sync(early)
+    assert [m["guess"] for m in browser.get(f"/api/games/{game['id']}").json()["history"]] == ["RRGG"]
+
+
+def test_the_api_is_documented() -> None:
+    schema = TestClient(create_app("sqlite://")).get("/openapi.json").json()
+    assert {"/api/session", "/api/games", "/api/games/{game_id}", "/api/games/{game_id}/guesses"} <= set(
+        schema["paths"]
+    )
