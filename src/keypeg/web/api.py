@@ -37,7 +37,7 @@ class SessionOut(BaseModel):
 class NewGame(BaseModel):
     variant: str | None = Field(None, max_length=64, description="A preset (classic by default).")
     pegs: int | None = Field(None, ge=1, le=15)
-    colors: int | None = Field(None, ge=1, le=36)
+    colors: int | None = Field(None, ge=2, le=26)
     repeats: bool | None = None
     blanks: bool | None = None
     rows: int | None = Field(None, ge=1, le=100)
