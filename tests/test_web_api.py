@@ -192,3 +192,40 @@ def test_the_api_is_documented() -> None:
     assert {"/api/session", "/api/games", "/api/games/{game_id}", "/api/games/{game_id}/guesses"} <= set(
         schema["paths"]
     )
+
+
+def test_register_log_in_and_out_with_a_new_session_each_time(url: str) -> None:
+    browser, csrf = client(url)
+    old_cookie = browser.cookies.get("keypeg_session")
+    made = browser.post("/api/players", json={"name": "Zoë", "password": "correct horse"}, headers=csrf)
+    assert made.status_code == 201 and made.json()["player"] == "Zoë"
+    assert browser.cookies.get("keypeg_session") != old_cookie  # a new session at login
+    assert browser.post("/api/games", json={}, headers=csrf).status_code == 403  # the old CSRF token is gone
+    csrf = {"X-CSRF-Token": made.json()["csrf"]}
+    game = browser.post("/api/games", json={}, headers=csrf).json()
+    assert Store(url).game(Store(url).game_by_public_id(game["id"])).player == "Zoë"
+    twin = browser.post("/api/players", json={"name": "ZOË", "password": "x"}, headers=csrf)
+    assert twin.status_code == 409
+    guest = browser.post("/api/players", json={"name": "guest-abc", "password": "x"}, headers=csrf)
+    assert guest.status_code == 400
+    out = browser.post("/api/logout", headers=csrf).json()
+    assert out["player"] is None and browser.get(f"/api/games/{game['id']}").status_code == 404
+    csrf = {"X-CSRF-Token": out["csrf"]}
+    back = browser.post("/api/login", json={"name": "zoë", "password": "correct horse"}, headers=csrf)
+    assert back.status_code == 200 and back.json()["player"] == "Zoë"
+    assert browser.get(f"/api/games/{game['id']}").status_code == 200
+
+
+def test_failed_logins_are_limited_per_name(url: str) -> None:
+    from keypeg.web.accounts import LOGIN_LIMIT_PER_NAME
+
+    Store(url).set_password("ann", "right")
+    browser, csrf = client(url)
+    for _ in range(LOGIN_LIMIT_PER_NAME):
+        wrong = browser.post("/api/login", json={"name": "ann", "password": "wrong"}, headers=csrf)
+        assert wrong.status_code == 401 and wrong.json() == {"error": "wrong name or password"}
+    other, other_csrf = client(url)  # another browser, but the same name: still limited
+    limited = other.post("/api/login", json={"name": "ANN", "password": "right"}, headers=other_csrf)
+    assert limited.status_code == 429
+    unknown = other.post("/api/login", json={"name": "nobody", "password": "x"}, headers=other_csrf)
+    assert unknown.status_code == 401 and unknown.json() == {"error": "wrong name or password"}  # same answer

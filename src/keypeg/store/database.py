@@ -24,7 +24,7 @@ from keypeg.code import Feedback
 from keypeg.errors import KeypegError
 from keypeg.limits import MIN_RANKED_GAMES, TOP_SIZE
 from keypeg.rules import Rules
-from keypeg.store.models import GameRow, GuessRow, MatchRow, PlayerRow, WebSessionRow
+from keypeg.store.models import GameRow, GuessRow, LoginFailureRow, MatchRow, PlayerRow, WebSessionRow
 from keypeg.store.names import name_key, player_name
 from keypeg.text import visible
 
@@ -534,6 +534,37 @@ class Store:
             with self._session() as session:
                 row = session.get_one(WebSessionRow, token_hash)
                 row.player_id = self._player(session, player, create=True).id if player is not None else None
+
+        self._guarded(work)
+
+    def drop_web_session(self, token_hash: str) -> None:
+        """Forget a web session (its cookie then means nothing)."""
+
+        def work() -> None:
+            with self._session() as session:
+                row = session.get(WebSessionRow, token_hash)
+                if row is not None:
+                    session.delete(row)
+
+        self._guarded(work)
+
+    def login_failures(self, keys: list[str], since: datetime) -> int:
+        """Failed logins since ``since`` on any of ``keys`` (the most on one key)."""
+
+        def work() -> int:
+            with self._session() as session:
+                failed = select(func.count(LoginFailureRow.id)).where(LoginFailureRow.at >= since)
+                counts = [session.scalar(failed.where(LoginFailureRow.key == key)) or 0 for key in keys]
+                return max(counts, default=0)
+
+        return self._guarded(work)
+
+    def record_login_failure(self, keys: list[str]) -> None:
+        """Count a failed login against each of ``keys``."""
+
+        def work() -> None:
+            with self._session() as session:
+                session.add_all(LoginFailureRow(key=key[:200], at=_now()) for key in keys)
 
         self._guarded(work)
 

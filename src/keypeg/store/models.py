@@ -7,7 +7,7 @@ from datetime import datetime
 from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-__all__ = ["Base", "PlayerRow", "GameRow", "GuessRow", "MatchRow", "WebSessionRow"]
+__all__ = ["Base", "PlayerRow", "GameRow", "GuessRow", "MatchRow", "WebSessionRow", "LoginFailureRow"]
 
 
 class Base(DeclarativeBase):
@@ -106,3 +106,13 @@ class WebSessionRow(Base):
     csrf: Mapped[str] = mapped_column(String(64))
     player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class LoginFailureRow(Base):
+    """A failed login, by what it was limited on (``name:<key>`` or ``address:<ip>``)."""
+
+    __tablename__ = "login_failures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(200), index=True)
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

@@ -22,7 +22,7 @@ from keypeg.store import Store, StoreError
 from keypeg.variants import rules_from_options
 from keypeg.web.sessions import GUEST_PREFIX, WebSession, check_origin_and_csrf, current, open_session
 
-__all__ = ["router"]
+__all__ = ["router", "changing", "SessionOut"]
 
 router = APIRouter(prefix="/api")
 
@@ -87,7 +87,7 @@ def _session(request: Request) -> WebSession:
     return found
 
 
-def _changing(request: Request, session: Annotated[WebSession, Depends(_session)]) -> WebSession:
+def changing(request: Request, session: Annotated[WebSession, Depends(_session)]) -> WebSession:
     check_origin_and_csrf(request, session)
     return session
 
@@ -152,7 +152,7 @@ def _moved(keeper: GameKeeper, game: Session) -> None:
 
 
 @router.post("/games", status_code=201, response_model=GameOut, response_model_exclude_none=True)
-def new_game(request: Request, body: NewGame, session: Annotated[WebSession, Depends(_changing)]) -> GameOut:
+def new_game(request: Request, body: NewGame, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
     """Start a game: you break the computer's code (a rated game unless ``practice``), or it breaks yours."""
     rules = rules_from_options(body.variant, body.pegs, body.colors, body.repeats, body.blanks, body.rows)
     game: Session
@@ -174,7 +174,7 @@ def get_game(request: Request, game_id: GameId, session: Annotated[WebSession, D
 
 @router.post("/games/{game_id}/guesses", response_model=GameOut, response_model_exclude_none=True)
 def guess(
-    request: Request, game_id: GameId, body: GuessIn, session: Annotated[WebSession, Depends(_changing)]
+    request: Request, game_id: GameId, body: GuessIn, session: Annotated[WebSession, Depends(changing)]
 ) -> GameOut:
     """Guess the computer's code: the score, and the secret once the game is over."""
     game, keeper = _load(request, session, game_id)
@@ -187,7 +187,7 @@ def guess(
 
 @router.post("/games/{game_id}/scores", response_model=GameOut, response_model_exclude_none=True)
 def score(
-    request: Request, game_id: GameId, body: ScoreIn, session: Annotated[WebSession, Depends(_changing)]
+    request: Request, game_id: GameId, body: ScoreIn, session: Annotated[WebSession, Depends(changing)]
 ) -> GameOut:
     """Score the computer's guess; an impossible or contradicting score is refused (409 names the likely
     mistake)."""
@@ -200,7 +200,7 @@ def score(
 
 
 @router.post("/games/{game_id}/resign", response_model=GameOut, response_model_exclude_none=True)
-def resign(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(_changing)]) -> GameOut:
+def resign(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
     """Give the game up (a rated game counts as lost); the secret is shown."""
     game, keeper = _load(request, session, game_id)
     game.resign()

@@ -13,7 +13,7 @@ from fastapi import HTTPException, Request, Response
 
 from keypeg.store import Store
 
-__all__ = ["COOKIE", "GUEST_PREFIX", "WebSession", "current", "open_session", "check_origin_and_csrf"]
+__all__ = ["COOKIE", "GUEST_PREFIX", "WebSession", "current", "open_session", "new_session", "check_origin_and_csrf"]
 
 COOKIE = "keypeg_session"
 GUEST_PREFIX = "guest-"
@@ -51,14 +51,23 @@ def current(request: Request) -> WebSession | None:
 def open_session(request: Request, response: Response) -> WebSession:
     """The request's session, or a new one whose cookie is set on ``response``."""
     found = current(request)
-    if found is not None:
-        return found
-    token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    return found if found is not None else new_session(request, response)
+
+
+def new_session(request: Request, response: Response, player: str | None = None) -> WebSession:
+    """A fresh session (of ``player``, or a guest's), its cookie set on ``response``; the request's old
+    session, if any, is forgotten (a new token at every login: no session fixation)."""
     store: Store = request.app.state.store
+    old = current(request)
+    if old is not None:
+        store.drop_web_session(old.token_hash)
+    token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
     store.new_web_session(_hash(token), csrf)
+    if player is not None:
+        store.bind_web_session(_hash(token), player)
     secure = bool(request.app.state.https)
     response.set_cookie(COOKIE, token, httponly=True, samesite="strict", secure=secure, path="/")
-    return WebSession(_hash(token), csrf, None)
+    return WebSession(_hash(token), csrf, player)
 
 
 def check_origin_and_csrf(request: Request, session: WebSession) -> None:

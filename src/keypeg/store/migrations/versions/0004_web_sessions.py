@@ -1,4 +1,5 @@
-"""The web app's sessions, and games' public ids (unguessable, for URLs and the API).
+"""The web app's sessions, failed logins (to limit them across workers), and games' public ids
+(unguessable, for URLs and the API).
 
 Revision ID: 0004
 Revises: 0003
@@ -23,6 +24,12 @@ def upgrade() -> None:
         sa.Column("player_id", sa.Integer, sa.ForeignKey("players.id"), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     )
+    op.create_table(
+        "login_failures",
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("key", sa.String(200), nullable=False, index=True),
+        sa.Column("at", sa.DateTime(timezone=True), nullable=False, index=True),
+    )
     op.add_column("games", sa.Column("public_id", sa.String(32), nullable=True))
     op.create_index("ix_games_public_id", "games", ["public_id"], unique=True)
 
@@ -31,4 +38,5 @@ def downgrade() -> None:
     op.drop_index("ix_games_public_id", "games")
     with op.batch_alter_table("games") as batch:
         batch.drop_column("public_id")
+    op.drop_table("login_failures")
     op.drop_table("web_sessions")

@@ -1,0 +1,80 @@
+"""Players on the web: register, log in (failed attempts limited per name and per address, counted in
+the store so the limit holds across workers), log out."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from pydantic import BaseModel, Field
+
+from keypeg.store import InvalidNameError, Store, name_key, player_name
+from keypeg.web.api import SessionOut, changing
+from keypeg.web.sessions import GUEST_PREFIX, WebSession, new_session
+
+__all__ = ["router", "LOGIN_WINDOW", "LOGIN_LIMIT_PER_NAME", "LOGIN_LIMIT_PER_ADDRESS"]
+
+router = APIRouter(prefix="/api")
+
+LOGIN_WINDOW = timedelta(minutes=15)
+LOGIN_LIMIT_PER_NAME = 5
+"""Failed logins on one name within :data:`LOGIN_WINDOW` before further attempts are refused (429)."""
+LOGIN_LIMIT_PER_ADDRESS = 20
+
+
+class Credentials(BaseModel):
+    name: str = Field(min_length=1, max_length=64)
+    password: str = Field(min_length=1, max_length=1000)
+
+
+def _store(request: Request) -> Store:
+    store: Store = request.app.state.store
+    return store
+
+
+@router.post("/players", status_code=201, response_model=SessionOut)
+def register(
+    request: Request, response: Response, body: Credentials, session: Annotated[WebSession, Depends(changing)]
+) -> SessionOut:
+    """Register a new player with a password, and log in as them."""
+    store = _store(request)
+    name = player_name(body.name)
+    if name_key(name).startswith(GUEST_PREFIX):
+        raise InvalidNameError(f"names starting with {GUEST_PREFIX!r} are kept for guests")
+    if store.player(name) is not None:
+        raise HTTPException(409, "that name is taken (names that look alike are one name)")
+    store.set_password(name, body.password)
+    fresh = new_session(request, response, store.player(name))
+    return SessionOut(player=fresh.person, csrf=fresh.csrf)
+
+
+@router.post("/login", response_model=SessionOut)
+def login(
+    request: Request, response: Response, body: Credentials, session: Annotated[WebSession, Depends(changing)]
+) -> SessionOut:
+    """Log in: a new session (and a new CSRF token) for the player."""
+    store = _store(request)
+    try:
+        key = f"name:{name_key(body.name)}"
+    except InvalidNameError:
+        raise HTTPException(401, "wrong name or password") from None
+    address = f"address:{request.client.host if request.client else 'unknown'}"
+    since = datetime.now(UTC) - LOGIN_WINDOW
+    if store.login_failures([key], since) >= LOGIN_LIMIT_PER_NAME or (
+        store.login_failures([address], since) >= LOGIN_LIMIT_PER_ADDRESS
+    ):
+        raise HTTPException(429, "too many failed logins: wait a few minutes")
+    known = store.player(body.name)
+    if known is None or not store.has_password(known) or not store.check_password(known, body.password):
+        store.record_login_failure([key, address])
+        raise HTTPException(401, "wrong name or password")
+    fresh = new_session(request, response, known)
+    return SessionOut(player=fresh.person, csrf=fresh.csrf)
+
+
+@router.post("/logout", response_model=SessionOut)
+def logout(request: Request, response: Response, session: Annotated[WebSession, Depends(changing)]) -> SessionOut:
+    """Log out: a new guest session."""
+    fresh = new_session(request, response)
+    return SessionOut(player=None, csrf=fresh.csrf)
