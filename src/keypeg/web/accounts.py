@@ -10,12 +10,12 @@ from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
 from keypeg.store import InvalidNameError, Store, name_key, player_name
-from keypeg.web.api import SessionOut, changing
+from keypeg.web.api import ERRORS, SessionOut, changing
 from keypeg.web.sessions import GUEST_PREFIX, WebSession, new_session
 
 __all__ = ["router", "LOGIN_WINDOW", "LOGIN_LIMIT_PER_NAME", "LOGIN_LIMIT_PER_ADDRESS"]
 
-router = APIRouter(prefix="/api")
+router = APIRouter(prefix="/api", responses=ERRORS)
 
 LOGIN_WINDOW = timedelta(minutes=15)
 LOGIN_LIMIT_PER_NAME = 5

@@ -22,9 +22,28 @@ from keypeg.store import Store, StoreError
 from keypeg.variants import rules_from_options
 from keypeg.web.sessions import GUEST_PREFIX, WebSession, check_origin_and_csrf, current, open_session
 
-__all__ = ["router", "changing", "SessionOut"]
+__all__ = ["router", "changing", "SessionOut", "ErrorOut", "ERRORS"]
 
-router = APIRouter(prefix="/api")
+
+class ErrorOut(BaseModel):
+    error: str = Field(description="What was wrong, in one line.")
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorOut, "description": about}
+    for status, about in (
+        (400, "A move or value the rules refuse."),
+        (401, "No session, or a wrong login."),
+        (403, "No CSRF token, or another site's request."),
+        (404, "No such game (or not yours)."),
+        (409, "A score that contradicts the others, or a game played on meanwhile."),
+        (422, "A request that does not fit the schema."),
+        (429, "Too many failed logins."),
+    )
+}
+"""The errors every endpoint may answer, all as ``{"error": ...}``."""
+
+router = APIRouter(prefix="/api", responses=ERRORS)
 
 GameId = Annotated[str, Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_-]+$")]
 
@@ -35,7 +54,7 @@ class SessionOut(BaseModel):
 
 
 class NewGame(BaseModel):
-    variant: str | None = Field(None, max_length=64, description="A preset (classic by default).")
+    variant: str | None = Field(None, min_length=1, max_length=64, description="A preset (classic by default).")
     pegs: int | None = Field(None, ge=1, le=15)
     colors: int | None = Field(None, ge=2, le=26)
     repeats: bool | None = None

@@ -25,8 +25,8 @@ SECURITY_HEADERS = {
 }
 
 
-def _error(status: int, message: str, **extra: object) -> JSONResponse:
-    return JSONResponse({"error": visible(message, 400), **extra}, status_code=status)
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": visible(message, 400)}, status_code=status, headers=headers)
 
 
 def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
@@ -52,7 +52,7 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(_request: Request, error: StarletteHTTPException) -> JSONResponse:
-        return _error(error.status_code, str(error.detail))
+        return _error(error.status_code, str(error.detail), getattr(error, "headers", None))
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_request: Request, error: RequestValidationError) -> JSONResponse:
