@@ -229,3 +229,23 @@ def test_failed_logins_are_limited_per_name(url: str) -> None:
     assert limited.status_code == 429
     unknown = other.post("/api/login", json={"name": "nobody", "password": "x"}, headers=other_csrf)
     assert unknown.status_code == 401 and unknown.json() == {"error": "wrong name or password"}  # same answer
+
+
+def test_history_and_the_top_10_follow_the_rated_rule(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from keypeg.limits import MIN_RANKED_GAMES
+
+    browser, csrf = client(url)
+    assert browser.get("/api/history").json() == []  # a guest with no game yet
+    for seed in range(MIN_RANKED_GAMES):
+        secret = known_secret(monkeypatch, seed)
+        game = browser.post("/api/games", json={}, headers=csrf).json()
+        browser.post(f"/api/games/{game['id']}/guesses", json={"code": secret}, headers=csrf)
+    practice = browser.post("/api/games", json={"practice": True}, headers=csrf).json()
+    history = browser.get("/api/history").json()
+    assert len(history) == MIN_RANKED_GAMES + 1 and history[0]["rated"] is False and history[0]["secret"] is None
+    assert practice["id"] and all(g["rated"] and g["outcome"] == "solved" for g in history[1:])
+    top = browser.get("/api/top", params={"variant": "classic"}).json()
+    assert [(r["games"], r["average"]) for r in top["top"]] == [(MIN_RANKED_GAMES, 1.0)]
+    assert "Only rated games count" in top["rule"]
+    assert browser.get("/api/top", params={"pegs": 0}).status_code == 422
+    assert browser.get("/api/top", params={"variant": "nonesuch"}).status_code == 400

@@ -78,6 +78,16 @@ MIN_RANKED_GAMES = 5
 TOP_SIZE = 10
 """Players on a leaderboard."""
 
+TOP_RULE = (
+    "Only rated games count: the computer's secret, drawn from an unpredictable source, and no help "
+    "offered (a practice game, or one with --secret, --seed, --coach or --adversarial, never counts). "
+    "Players are ranked by their average guesses over their rated games of these rules (pegs, colours, "
+    "repeats, blanks and rows), a game lost, resigned or left unfinished counting as the row limit plus "
+    f"one; a player needs {MIN_RANKED_GAMES} rated games to be ranked. Ties go to the player with more "
+    "rated games, then to the one whose latest rated game came first."
+)
+"""The leaderboard's rule, as `keypeg top --help`, README and the web API state it."""
+
 # -- guards before big work ----------------------------------------------------------------------
 
 MEMORY_SHARE = 0.5

@@ -16,7 +16,7 @@ from rich.text import Text
 
 from keypeg.cli.common import FILE, cli, err, json_option, out, print_json, rules_options
 from keypeg.cli.render import new_table, plain, sparkline
-from keypeg.limits import MIN_RANKED_GAMES
+from keypeg.limits import MIN_RANKED_GAMES, TOP_RULE
 from keypeg.rules import Rules
 from keypeg.text import plural, visible
 
@@ -148,16 +148,6 @@ def _plot(trend: list[int], path: Path, name: str) -> None:
         ax.set_xlabel("game")
         ax.set_ylabel("guesses")
         ax.set_title(f"{visible(name)}: guesses per game")
-
-
-TOP_RULE = (
-    "Only rated games count: the computer's secret, drawn from an unpredictable source, and no help "
-    "offered (a practice game, or one with --secret, --seed, --coach or --adversarial, never counts). "
-    "Players are ranked by their average guesses over their rated games of these rules (pegs, colours, "
-    "repeats, blanks and rows), a game lost, resigned or left unfinished counting as the row limit plus "
-    f"one; a player needs {MIN_RANKED_GAMES} rated games to be ranked. Ties go to the player with more "
-    "rated games, then to the one whose latest rated game came first."
-)
 
 
 @cli.command(help=f"The top 10 players of a game.\n\n{TOP_RULE}")

@@ -22,7 +22,7 @@ from keypeg.store import Store, StoreError
 from keypeg.variants import rules_from_options
 from keypeg.web.sessions import GUEST_PREFIX, WebSession, check_origin_and_csrf, current, open_session
 
-__all__ = ["router", "changing", "SessionOut", "ErrorOut", "ERRORS"]
+__all__ = ["router", "changing", "session_of", "SessionOut", "ErrorOut", "ERRORS"]
 
 
 class ErrorOut(BaseModel):
@@ -99,14 +99,14 @@ def _store(request: Request) -> Store:
     return store
 
 
-def _session(request: Request) -> WebSession:
+def session_of(request: Request) -> WebSession:
     found = current(request)
     if found is None:
         raise HTTPException(401, "no session: GET /api/session first")
     return found
 
 
-def changing(request: Request, session: Annotated[WebSession, Depends(_session)]) -> WebSession:
+def changing(request: Request, session: Annotated[WebSession, Depends(session_of)]) -> WebSession:
     check_origin_and_csrf(request, session)
     return session
 
@@ -185,7 +185,7 @@ def new_game(request: Request, body: NewGame, session: Annotated[WebSession, Dep
 
 
 @router.get("/games/{game_id}", response_model=GameOut, response_model_exclude_none=True)
-def get_game(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(_session)]) -> GameOut:
+def get_game(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(session_of)]) -> GameOut:
     """The board so far (the secret only once the game is over)."""
     game, _ = _load(request, session, game_id)
     return _view(game_id, game)

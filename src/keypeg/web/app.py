@@ -31,13 +31,14 @@ def _error(status: int, message: str, headers: dict[str, str] | None = None) -> 
 
 def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     """The app, serving the store at ``url`` (the CLI's default when ``None``)."""
-    from keypeg.web import accounts, api
+    from keypeg.web import accounts, api, records
 
     app = FastAPI(title="keypeg", summary="Mastermind: play, solve and analyse.", version="1")
     app.state.store = Store(url)
     app.state.https = https
     app.include_router(api.router)
     app.include_router(accounts.router)
+    app.include_router(records.router)
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:

@@ -1,0 +1,73 @@
+"""Records on the web: your history and stats, and a game's top 10 (rated games only, the CLI's rule)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from pydantic import BaseModel
+
+from keypeg.limits import TOP_RULE
+from keypeg.store import Store
+from keypeg.variants import rules_from_options
+from keypeg.web.api import ERRORS, session_of
+from keypeg.web.sessions import WebSession
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api", responses=ERRORS)
+
+
+class Ranked(BaseModel):
+    rank: int
+    player: str
+    games: int
+    average: float
+    best: int
+    last: str
+
+
+class TopOut(BaseModel):
+    rules: dict[str, Any]
+    rule: str
+    top: list[Ranked]
+
+
+def _store(request: Request) -> Store:
+    store: Store = request.app.state.store
+    return store
+
+
+@router.get("/top", response_model=TopOut)
+def top(
+    request: Request,
+    variant: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
+    pegs: Annotated[int | None, Query(ge=1, le=15)] = None,
+    colors: Annotated[int | None, Query(ge=2, le=26)] = None,
+    repeats: bool | None = None,
+    blanks: bool | None = None,
+    rows: Annotated[int | None, Query(ge=1, le=100)] = None,
+) -> TopOut:
+    """The top 10 players of a game (classic by default)."""
+    rules = rules_from_options(variant, pegs, colors, repeats, blanks, rows)
+    board = _store(request).top(rules)
+    return TopOut(
+        rules=rules.as_dict(),
+        rule=TOP_RULE,
+        top=[
+            Ranked(rank=r.rank, player=r.player, games=r.games, average=r.average, best=r.best, last=r.last.isoformat())
+            for r in board
+        ],
+    )
+
+
+@router.get("/history")
+def history(
+    request: Request,
+    session: Annotated[WebSession, Depends(session_of)],
+    limit: Annotated[int, Query(ge=1, le=1000)] = 50,
+) -> list[dict[str, Any]]:
+    """Your latest games, newest first, with their moves (a game in progress without its secret)."""
+    if session.player is None:
+        return []
+    return [g.as_dict() for g in _store(request).history(session.player, limit=limit, with_moves=True)]
