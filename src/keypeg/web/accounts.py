@@ -9,9 +9,9 @@ from typing import Annotated
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import BaseModel, Field
 
-from keypeg.store import InvalidNameError, Store, name_key, player_name
+from keypeg.store import InvalidNameError, name_key, player_name
 from keypeg.web.api import ERRORS, SessionOut, changing
-from keypeg.web.sessions import GUEST_PREFIX, WebSession, new_session
+from keypeg.web.sessions import GUEST_PREFIX, WebSession, new_session, store_of
 
 __all__ = ["router", "LOGIN_WINDOW", "LOGIN_LIMIT_PER_NAME", "LOGIN_LIMIT_PER_ADDRESS"]
 
@@ -28,17 +28,12 @@ class Credentials(BaseModel):
     password: str = Field(min_length=1, max_length=1000)
 
 
-def _store(request: Request) -> Store:
-    store: Store = request.app.state.store
-    return store
-
-
 @router.post("/players", status_code=201, response_model=SessionOut)
 def register(
     request: Request, response: Response, body: Credentials, session: Annotated[WebSession, Depends(changing)]
 ) -> SessionOut:
     """Register a new player with a password, and log in as them."""
-    store = _store(request)
+    store = store_of(request)
     name = player_name(body.name)
     if name_key(name).startswith(GUEST_PREFIX):
         raise InvalidNameError(f"names starting with {GUEST_PREFIX!r} are kept for guests")
@@ -54,7 +49,7 @@ def login(
     request: Request, response: Response, body: Credentials, session: Annotated[WebSession, Depends(changing)]
 ) -> SessionOut:
     """Log in: a new session (and a new CSRF token) for the player."""
-    store = _store(request)
+    store = store_of(request)
     try:
         key = f"name:{name_key(body.name)}"
     except InvalidNameError:

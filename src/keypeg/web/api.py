@@ -18,9 +18,9 @@ from keypeg.errors import IllegalMoveError
 from keypeg.play.codemakers import RandomCodemaker
 from keypeg.play.records import GameKeeper, RecordingError, continue_game
 from keypeg.play.sessions import BreakSession, Session, SolveSession
-from keypeg.store import Store, StoreError
+from keypeg.store import StoreError
 from keypeg.variants import rules_from_options
-from keypeg.web.sessions import GUEST_PREFIX, WebSession, check_origin_and_csrf, current, open_session
+from keypeg.web.sessions import GUEST_PREFIX, WebSession, check_origin_and_csrf, current, open_session, store_of
 
 __all__ = ["router", "changing", "session_of", "SessionOut", "ErrorOut", "ERRORS"]
 
@@ -94,11 +94,6 @@ class GameOut(BaseModel):
     white: int | None = None
 
 
-def _store(request: Request) -> Store:
-    store: Store = request.app.state.store
-    return store
-
-
 def session_of(request: Request) -> WebSession:
     found = current(request)
     if found is None:
@@ -123,7 +118,7 @@ def _player(request: Request, session: WebSession) -> str:
     if session.player is not None:
         return session.player
     guest = f"{GUEST_PREFIX}{secrets.token_hex(6)}"
-    _store(request).bind_web_session(session.token_hash, guest)
+    store_of(request).bind_web_session(session.token_hash, guest)
     return guest
 
 
@@ -152,7 +147,7 @@ def _view(public_id: str, game: Session, feedback: Feedback | None = None) -> Ga
 
 def _load(request: Request, session: WebSession, public_id: str) -> tuple[Session, GameKeeper]:
     """The game, if it is the session's player's (404 otherwise, as for a game that does not exist)."""
-    store = _store(request)
+    store = store_of(request)
     try:
         game_id = store.game_by_public_id(public_id)
         record = store.game(game_id)
@@ -180,7 +175,7 @@ def new_game(request: Request, body: NewGame, session: Annotated[WebSession, Dep
     else:
         game = SolveSession(rules, level=body.level)
     public_id = secrets.token_urlsafe(16)
-    GameKeeper.start(_store(request), _player(request, session), game, public_id=public_id)
+    GameKeeper.start(store_of(request), _player(request, session), game, public_id=public_id)
     return _view(public_id, game)
 
 

@@ -8,10 +8,9 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel
 
 from keypeg.limits import TOP_RULE
-from keypeg.store import Store
 from keypeg.variants import rules_from_options
 from keypeg.web.api import ERRORS, session_of
-from keypeg.web.sessions import WebSession
+from keypeg.web.sessions import WebSession, store_of
 
 __all__ = ["router"]
 
@@ -33,11 +32,6 @@ class TopOut(BaseModel):
     top: list[Ranked]
 
 
-def _store(request: Request) -> Store:
-    store: Store = request.app.state.store
-    return store
-
-
 @router.get("/top", response_model=TopOut)
 def top(
     request: Request,
@@ -50,7 +44,7 @@ def top(
 ) -> TopOut:
     """The top 10 players of a game (classic by default)."""
     rules = rules_from_options(variant, pegs, colors, repeats, blanks, rows)
-    board = _store(request).top(rules)
+    board = store_of(request).top(rules)
     return TopOut(
         rules=rules.as_dict(),
         rule=TOP_RULE,
@@ -70,4 +64,4 @@ def history(
     """Your latest games, newest first, with their moves (a game in progress without its secret)."""
     if session.player is None:
         return []
-    return [g.as_dict() for g in _store(request).history(session.player, limit=limit, with_moves=True)]
+    return [g.as_dict() for g in store_of(request).history(session.player, limit=limit, with_moves=True)]

@@ -13,7 +13,16 @@ from fastapi import HTTPException, Request, Response
 
 from keypeg.store import Store
 
-__all__ = ["COOKIE", "GUEST_PREFIX", "WebSession", "current", "open_session", "new_session", "check_origin_and_csrf"]
+__all__ = [
+    "COOKIE",
+    "GUEST_PREFIX",
+    "WebSession",
+    "current",
+    "open_session",
+    "new_session",
+    "check_origin_and_csrf",
+    "store_of",
+]
 
 COOKIE = "keypeg_session"
 GUEST_PREFIX = "guest-"
@@ -34,6 +43,12 @@ class WebSession:
         return None if self.player is None or self.player.startswith(GUEST_PREFIX) else self.player
 
 
+def store_of(request: Request) -> Store:
+    """The store the app serves."""
+    store: Store = request.app.state.store
+    return store
+
+
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
@@ -43,8 +58,7 @@ def current(request: Request) -> WebSession | None:
     token = request.cookies.get(COOKIE)
     if not token or len(token) > 128:
         return None
-    store: Store = request.app.state.store
-    found = store.web_session(_hash(token))
+    found = store_of(request).web_session(_hash(token))
     return WebSession(_hash(token), found[0], found[1]) if found is not None else None
 
 
@@ -57,7 +71,7 @@ def open_session(request: Request, response: Response) -> WebSession:
 def new_session(request: Request, response: Response, player: str | None = None) -> WebSession:
     """A fresh session (of ``player``, or a guest's), its cookie set on ``response``; the request's old
     session, if any, is forgotten (a new token at every login: no session fixation)."""
-    store: Store = request.app.state.store
+    store = store_of(request)
     old = current(request)
     if old is not None:
         store.drop_web_session(old.token_hash)
