@@ -165,14 +165,7 @@ def result_dict(tree: StrategyTree) -> dict[str, Any]:
     return data
 
 
-@app.command()
-@strategy_option
-@rules_options
-@convention_options
-@click.option("--compare", is_flag=True, help=f"Run several strategies (default: {', '.join(COMPARED)}) side by side.")
-@click.option("--chart", type=FILE, help="Save a bar chart (PNG or SVG).")
-@click.option("--export", type=FILE, help="Save the strategy tree.")
-@click.option(
+tree_format_option = click.option(
     "--format",
     "fmt",
     type=click.Choice(["json", "text", "lookup"]),
@@ -180,6 +173,16 @@ def result_dict(tree: StrategyTree) -> dict[str, Any]:
     show_default=True,
     help="Tree format for --export (only json loads back into 'verify' and 'replay').",
 )
+
+
+@app.command()
+@strategy_option
+@rules_options
+@convention_options
+@click.option("--compare", is_flag=True, help=f"Run several strategies (default: {', '.join(COMPARED)}) side by side.")
+@click.option("--chart", type=FILE, help="Save a bar chart (PNG or SVG).")
+@click.option("--export", type=FILE, help="Save the strategy tree.")
+@tree_format_option
 @force_option
 @json_option
 def analyze(
@@ -546,4 +549,15 @@ def replay(what: tuple[str, ...], coach: bool, db: str | None, force: bool, as_j
         say(f"{k:>2}. {guess}  {feedback}")
 
 
-__all__ = ["analyze", "tables", "next_guess", "verify", "replay", "figure", "plural", "say", "announce_compiling"]
+__all__ = [
+    "tree_format_option",
+    "analyze",
+    "tables",
+    "next_guess",
+    "verify",
+    "replay",
+    "figure",
+    "plural",
+    "say",
+    "announce_compiling",
+]

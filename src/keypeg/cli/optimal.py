@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from keypeg.cli.analysis import announce_compiling, force_option, plural, refuse_empty, say
+from keypeg.cli.analysis import announce_compiling, force_option, plural, refuse_empty, say, tree_format_option
 from keypeg.cli.common import FILE, cli, err, json_option, out, print_json, rules_options
 from keypeg.rules import Rules
 from keypeg.text import visible
@@ -45,14 +45,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     help="Continue from where an interrupted search of these rules stopped (Ctrl-C saves it).",
 )
 @click.option("--export", type=FILE, help="Also save the tree here.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["json", "text", "lookup"]),
-    default="json",
-    show_default=True,
-    help="Tree format for --export (only json loads back into 'verify' and 'replay').",
-)
+@tree_format_option
 @force_option
 @json_option
 def optimal(
