@@ -249,3 +249,11 @@ def test_history_and_the_top_10_follow_the_rated_rule(url: str, monkeypatch: pyt
     assert "Only rated games count" in top["rule"]
     assert browser.get("/api/top", params={"pegs": 0}).status_code == 422
     assert browser.get("/api/top", params={"variant": "nonesuch"}).status_code == 400
+
+
+def test_the_docs_page_needs_no_other_site(url: str) -> None:
+    browser = TestClient(create_app(url))
+    page = browser.get("/docs")
+    assert page.status_code == 200 and "/docs-assets/swagger-ui-bundle.js" in page.text
+    assert "http://" not in page.text and "https://" not in page.text  # nothing from a CDN
+    assert browser.get("/docs-assets/swagger-ui-bundle.js").status_code == 200

@@ -33,9 +33,17 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     """The app, serving the store at ``url`` (the CLI's default when ``None``)."""
     from keypeg.web import accounts, api, records
 
-    app = FastAPI(title="keypeg", summary="Mastermind: play, solve and analyse.", version="1")
+    app = FastAPI(
+        title="keypeg",
+        summary="Mastermind: play, solve and analyse.",
+        version="1",
+        docs_url=None,  # served below from the swagger-ui-bundle package, not from a CDN
+        redoc_url=None,
+    )
+    app.openapi_version = "3.0.3"  # what the Swagger UI of swagger-ui-bundle renders
     app.state.store = Store(url)
     app.state.https = https
+    _serve_docs(app)
     app.include_router(api.router)
     app.include_router(accounts.router)
     app.include_router(records.router)
@@ -47,7 +55,7 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
         except Exception:  # the last resort: never a stack trace, never a 500 page
             response = _error(500, "internal error; please report it")
         for name, value in SECURITY_HEADERS.items():
-            if not (name == "Content-Security-Policy" and request.url.path in ("/docs", "/redoc")):
+            if not (name == "Content-Security-Policy" and request.url.path == "/docs"):  # Swagger UI's inline start
                 response.headers.setdefault(name, value)
         return response
 
@@ -72,6 +80,26 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
         return _error(status, str(error))
 
     return app
+
+
+def _serve_docs(app: FastAPI) -> None:
+    """The API's documentation at ``/docs``: Swagger UI from the ``swagger-ui-bundle`` package (no CDN)."""
+    from fastapi.openapi.docs import get_swagger_ui_html
+    from fastapi.responses import HTMLResponse
+    from fastapi.staticfiles import StaticFiles
+    from swagger_ui_bundle import swagger_ui_path
+
+    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
+
+    @app.get("/docs", include_in_schema=False)
+    def docs() -> HTMLResponse:
+        return get_swagger_ui_html(
+            openapi_url="/openapi.json",
+            title="keypeg API",
+            swagger_js_url="/docs-assets/swagger-ui-bundle.js",
+            swagger_css_url="/docs-assets/swagger-ui.css",
+            swagger_favicon_url="/docs-assets/favicon-32x32.png",
+        )
 
 
 def app_from_environment() -> FastAPI:
