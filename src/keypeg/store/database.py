@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from platformdirs import user_data_dir
-from sqlalchemy import Engine, case, create_engine, event, func, select, text
+from sqlalchemy import Engine, case, create_engine, event, func, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
@@ -116,6 +116,8 @@ class GameRecord:
     moves: list[Move] = field(default_factory=list)
     rated: bool = False
     """Whether the game counts on the leaderboard (else it is a practice game)."""
+    public_id: str | None = None
+    """The unguessable id of a game started on the web (its address there)."""
 
     @property
     def variant(self) -> str:
@@ -568,18 +570,49 @@ class Store:
 
         self._guarded(work)
 
-    def save_match(self, state: str, match_id: int | None = None) -> int:
-        """Store (or update) a match's state; returns its id."""
+    def save_match(
+        self,
+        state: str,
+        match_id: int | None = None,
+        *,
+        expect: str | None = None,
+        player: str | None = None,
+        public_id: str | None = None,
+    ) -> int:
+        """Store (or update) a match's state; returns its id. With ``expect``, the update happens only if
+        the stored state is still ``expect`` (else :class:`StoreError`: another request moved the match
+        on meanwhile). A new match may name its ``player`` and the ``public_id`` the web shows for it."""
 
         def work() -> int:
             with self._session() as session:
                 row = session.get(MatchRow, match_id) if match_id is not None else None
                 if row is None:
-                    row = MatchRow(state=state, started_at=_now())
+                    owner = self._player(session, player, create=True).id if player is not None else None
+                    row = MatchRow(state=state, started_at=_now(), public_id=public_id, player_id=owner)
                     session.add(row)
+                elif expect is not None:
+                    moved = session.execute(
+                        update(MatchRow).where(MatchRow.id == row.id, MatchRow.state == expect).values(state=state)
+                    )
+                    if moved.rowcount != 1:  # type: ignore[attr-defined]
+                        raise StoreError("the match was moved on elsewhere meanwhile")
+                    return row.id
                 row.state = state
                 session.flush()
                 return row.id
+
+        return self._guarded(work)
+
+    def match_by_public_id(self, public_id: str) -> tuple[int, str | None, str]:
+        """The id, player and state of the match with this public id (a usage error when none has it)."""
+
+        def work() -> tuple[int, str | None, str]:
+            with self._session() as session:
+                row = session.scalar(select(MatchRow).where(MatchRow.public_id == public_id))
+                if row is None:
+                    raise StoreError("no such match", usage=True)
+                owner = session.get(PlayerRow, row.player_id) if row.player_id is not None else None
+                return row.id, owner.name if owner is not None else None, row.state
 
         return self._guarded(work)
 
@@ -606,6 +639,7 @@ class Store:
                     ended_at=row.ended_at,
                     moves=moves,
                     rated=bool(row.rated),
+                    public_id=row.public_id,
                 )
             )
         return records

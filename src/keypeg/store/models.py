@@ -95,6 +95,10 @@ class MatchRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     state: Mapped[str] = mapped_column(Text)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    public_id: Mapped[str | None] = mapped_column(String(32), unique=True, index=True, default=None)
+    """The unguessable id a web front end shows for the match."""
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
+    """The player whose match it is, for a match started on the web."""
 
 
 class WebSessionRow(Base):

@@ -7,7 +7,6 @@ anyone else gets 404, as for a game that does not exist; the secret appears only
 
 from __future__ import annotations
 
-import secrets
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
@@ -15,12 +14,24 @@ from pydantic import BaseModel, Field
 
 from keypeg.code import Feedback
 from keypeg.errors import IllegalMoveError
-from keypeg.play.codemakers import RandomCodemaker
-from keypeg.play.records import GameKeeper, RecordingError, continue_game
 from keypeg.play.sessions import BreakSession, Session, SolveSession
-from keypeg.store import StoreError
+from keypeg.strategies import Choice
 from keypeg.variants import rules_from_options
-from keypeg.web.sessions import GUEST_PREFIX, WebSession, check_origin_and_csrf, current, open_session, store_of
+from keypeg.web.games import (
+    EXPLAIN_TOP,
+    LoadedGame,
+    LoadedMatch,
+    game_view,
+    load_game,
+    load_match,
+    match_view,
+    new_game,
+    new_match,
+    next_match_game,
+    save_game,
+    start_game,
+)
+from keypeg.web.sessions import WebSession, check_origin_and_csrf, current, open_session
 
 __all__ = ["router", "changing", "session_of", "SessionOut", "ErrorOut", "ERRORS"]
 
@@ -113,77 +124,47 @@ def get_session(request: Request, response: Response) -> SessionOut:
     return SessionOut(player=session.person, csrf=session.csrf)
 
 
-def _player(request: Request, session: WebSession) -> str:
-    """The session's player; a guest gets a player of their own on their first game."""
-    if session.player is not None:
-        return session.player
-    guest = f"{GUEST_PREFIX}{secrets.token_hex(6)}"
-    store_of(request).bind_web_session(session.token_hash, guest)
-    return guest
-
-
-def _view(public_id: str, game: Session, feedback: Feedback | None = None) -> GameOut:
-    outcome = game.outcome()
-    if outcome is None:
-        status: Literal["playing", "won", "lost"] = "playing"
-    else:
-        broken = outcome.solved
-        status = "won" if broken == (game.role == "breaker") and not game.resigned else "lost"
-    secret = outcome.secret if outcome is not None else None
+def _out(public_id: str, game: Session, feedback: Feedback | None = None) -> GameOut:
+    view = game_view(game)
     return GameOut(
         id=public_id,
-        rules=game.rules.as_dict(),
-        role="breaker" if game.role == "breaker" else "maker",
-        rated=game.rated,
-        status=status,
-        rows_left=game.rows_left,
-        history=[Move(guess=str(g), black=f.black, white=f.white) for g, f in game.history],
-        guess=str(game.guess()) if isinstance(game, SolveSession) and not game.is_over else None,
-        secret=str(secret) if secret is not None else None,
+        rules=view.rules.as_dict(),
+        role=view.role,
+        rated=view.rated,
+        status=view.status,
+        rows_left=view.rows_left,
+        history=[Move(guess=g, black=f.black, white=f.white) for g, f in view.history],
+        guess=view.guess,
+        secret=view.secret,
         black=feedback.black if feedback is not None else None,
         white=feedback.white if feedback is not None else None,
     )
 
 
-def _load(request: Request, session: WebSession, public_id: str) -> tuple[Session, GameKeeper]:
-    """The game, if it is the session's player's (404 otherwise, as for a game that does not exist)."""
-    store = store_of(request)
-    try:
-        game_id = store.game_by_public_id(public_id)
-        record = store.game(game_id)
-    except StoreError:
-        raise HTTPException(404, "no such game") from None
-    if session.player is None or record.player != session.player:
-        raise HTTPException(404, "no such game")
-    return continue_game(store, game_id, session.player, over_ok=True)
-
-
-def _moved(keeper: GameKeeper, game: Session) -> None:
-    try:
-        keeper.sync(game)
-    except RecordingError:
-        raise HTTPException(409, "the game was played on elsewhere meanwhile: GET it and go on") from None
-
-
 @router.post("/games", status_code=201, response_model=GameOut, response_model_exclude_none=True)
-def new_game(request: Request, body: NewGame, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
+def create_game(request: Request, body: NewGame, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
     """Start a game: you break the computer's code (a rated game unless ``practice``), or it breaks yours."""
     rules = rules_from_options(body.variant, body.pegs, body.colors, body.repeats, body.blanks, body.rows)
-    game: Session
-    if body.role == "breaker":
-        game = BreakSession.new(rules, RandomCodemaker.draw(rules), practice=body.practice)
-    else:
-        game = SolveSession(rules, level=body.level)
-    public_id = secrets.token_urlsafe(16)
-    GameKeeper.start(store_of(request), _player(request, session), game, public_id=public_id)
-    return _view(public_id, game)
+    game = new_game(rules, body.role, level=body.level, practice=body.practice)
+    return _out(start_game(request, session, game), game)
 
 
 @router.get("/games/{game_id}", response_model=GameOut, response_model_exclude_none=True)
 def get_game(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(session_of)]) -> GameOut:
     """The board so far (the secret only once the game is over)."""
-    game, _ = _load(request, session, game_id)
-    return _view(game_id, game)
+    return _out(game_id, load_game(request, session, game_id).game)
+
+
+def _breaking(loaded: LoadedGame) -> BreakSession:
+    if not isinstance(loaded.game, BreakSession):
+        raise IllegalMoveError("in this game the computer guesses: send scores")
+    return loaded.game
+
+
+def _solving(loaded: LoadedGame) -> SolveSession:
+    if not isinstance(loaded.game, SolveSession):
+        raise IllegalMoveError("in this game you guess: send guesses")
+    return loaded.game
 
 
 @router.post("/games/{game_id}/guesses", response_model=GameOut, response_model_exclude_none=True)
@@ -191,12 +172,10 @@ def guess(
     request: Request, game_id: GameId, body: GuessIn, session: Annotated[WebSession, Depends(changing)]
 ) -> GameOut:
     """Guess the computer's code: the score, and the secret once the game is over."""
-    game, keeper = _load(request, session, game_id)
-    if not isinstance(game, BreakSession):
-        raise IllegalMoveError("in this game the computer guesses: send scores")
-    feedback = game.guess(body.code)
-    _moved(keeper, game)
-    return _view(game_id, game, feedback)
+    loaded = load_game(request, session, game_id)
+    feedback = _breaking(loaded).guess(body.code)
+    save_game(loaded)
+    return _out(game_id, loaded.game, feedback)
 
 
 @router.post("/games/{game_id}/scores", response_model=GameOut, response_model_exclude_none=True)
@@ -205,18 +184,162 @@ def score(
 ) -> GameOut:
     """Score the computer's guess; an impossible or contradicting score is refused (409 names the likely
     mistake)."""
-    game, keeper = _load(request, session, game_id)
-    if not isinstance(game, SolveSession):
-        raise IllegalMoveError("in this game you guess: send guesses")
-    game.score(Feedback(body.black, body.white))
-    _moved(keeper, game)
-    return _view(game_id, game)
+    loaded = load_game(request, session, game_id)
+    _solving(loaded).score(Feedback(body.black, body.white))
+    save_game(loaded)
+    return _out(game_id, loaded.game)
+
+
+@router.post("/games/{game_id}/undo", response_model=GameOut, response_model_exclude_none=True)
+def undo(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
+    """Take back your last guess (a practice game) or your last score of the computer's guess."""
+    loaded = load_game(request, session, game_id)
+    loaded.game.undo()
+    save_game(loaded)
+    return _out(game_id, loaded.game)
 
 
 @router.post("/games/{game_id}/resign", response_model=GameOut, response_model_exclude_none=True)
 def resign(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
     """Give the game up (a rated game counts as lost); the secret is shown."""
-    game, keeper = _load(request, session, game_id)
-    game.resign()
-    _moved(keeper, game)
-    return _view(game_id, game)
+    loaded = load_game(request, session, game_id)
+    loaded.game.resign()
+    save_game(loaded)
+    return _out(game_id, loaded.game)
+
+
+class Figures(BaseModel):
+    guess: str
+    parts: dict[str, int] = Field(description="Codes left after each answer, as 'black,white'.")
+    largest: int
+    expected_size: float
+    entropy: float
+    number_of_parts: int
+    fits: bool = Field(description="Whether the guess could be the secret.")
+
+
+class HelpOut(BaseModel):
+    guess: str = Field(description="The guess advised (hint, explain), or the guess reviewed (coach).")
+    candidates: int | None = Field(None, description="Codes that fit the scores so far.")
+    ranked: list[Figures] = Field(default_factory=list, description="The best guesses with their figures.")
+    review: str | None = Field(None, description="The coach's review of your last guess.")
+
+
+def figures(choice: Choice) -> list[Figures]:
+    """The figures behind a strategy's best guesses."""
+    return [
+        Figures(
+            guess=str(g.guess),
+            parts={f"{f.black},{f.white}": n for f, n in g.parts.items()},
+            largest=g.largest,
+            expected_size=round(g.expected_size, 4),
+            entropy=round(g.entropy, 4),
+            number_of_parts=g.number_of_parts,
+            fits=g.fits,
+        )
+        for g in choice.ranked
+    ]
+
+
+@router.post("/games/{game_id}/help/{kind}", response_model=HelpOut, response_model_exclude_none=True)
+def help_(
+    request: Request,
+    game_id: GameId,
+    kind: Literal["hint", "explain", "coach"],
+    session: Annotated[WebSession, Depends(changing)],
+) -> HelpOut:
+    """Help in a practice game: a hint, the best guesses explained, or the coach's review of your last
+    guess (a rated game offers none)."""
+    loaded = load_game(request, session, game_id)
+    game = _breaking(loaded)
+    if kind == "hint":
+        found = HelpOut(guess=str(game.hint()), candidates=None, review=None)
+    elif kind == "explain":
+        choice = game.explain(EXPLAIN_TOP)
+        found = HelpOut(guess=str(choice.guess), candidates=choice.fitting, ranked=figures(choice), review=None)
+    else:
+        review = game.review()
+        found = HelpOut(guess=str(review.guess), candidates=review.after, review=review.line())
+    save_game(loaded)
+    return found
+
+
+@router.get("/games/{game_id}/reasoning", response_model=HelpOut, response_model_exclude_none=True)
+def reasoning(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(session_of)]) -> HelpOut:
+    """The computer's reasoning behind the guess it awaits your score for (role maker): the codes that
+    fit your scores, and the figures of its best guesses."""
+    game = _solving(load_game(request, session, game_id))
+    choice = game.choice()
+    return HelpOut(guess=str(choice.guess), candidates=choice.fitting, ranked=figures(choice), review=None)
+
+
+# -- matches -------------------------------------------------------------------------------------------
+
+
+class NewMatch(BaseModel):
+    variant: str | None = Field(None, min_length=1, max_length=64, description="A preset (classic by default).")
+    pegs: int | None = Field(None, ge=1, le=15)
+    colors: int | None = Field(None, ge=2, le=26)
+    repeats: bool | None = None
+    blanks: bool | None = None
+    rows: int | None = Field(None, ge=1, le=100)
+    games: int = Field(2, ge=2, le=20, multiple_of=2, description="An even number of games.")
+    level: int = Field(3, ge=1, le=4, description="The computer's level when it breaks your code.")
+
+
+class PlayedOut(BaseModel):
+    codemaker: Literal["you", "computer"]
+    guesses: int
+    broken: bool
+
+
+class MatchOut(BaseModel):
+    id: str
+    rules: dict[str, Any]
+    games: int
+    level: int
+    played: list[PlayedOut]
+    you: int = Field(description="Your points: a point per guess of the computer's, one more if it failed.")
+    computer: int
+    over: bool
+    winner: Literal["you", "computer"] | None = None
+    game: str | None = Field(None, description="The id of the game being played (play it under /api/games).")
+
+
+def _match_out(request: Request, public_id: str, loaded: LoadedMatch) -> MatchOut:
+    view = match_view(request, loaded)
+    return MatchOut(
+        id=public_id,
+        rules=view.rules.as_dict(),
+        games=view.games,
+        level=view.level,
+        played=[PlayedOut(codemaker=m, guesses=n, broken=b) for m, n, b in view.played],  # type: ignore[arg-type]
+        you=view.you,
+        computer=view.computer,
+        over=view.over,
+        winner=view.winner,  # type: ignore[arg-type]
+        game=view.game,
+    )
+
+
+@router.post("/matches", status_code=201, response_model=MatchOut, response_model_exclude_none=True)
+def create_match(request: Request, body: NewMatch, session: Annotated[WebSession, Depends(changing)]) -> MatchOut:
+    """Start a match against the computer: an even number of games, roles alternating (the computer makes
+    the first code), the codemaker scoring a point per guess and one more when the code holds."""
+    rules = rules_from_options(body.variant, body.pegs, body.colors, body.repeats, body.blanks, body.rows)
+    public_id = new_match(request, session, rules, body.games, body.level)
+    return _match_out(request, public_id, load_match(request, session, public_id))
+
+
+@router.get("/matches/{match_id}", response_model=MatchOut, response_model_exclude_none=True)
+def get_match(request: Request, match_id: GameId, session: Annotated[WebSession, Depends(session_of)]) -> MatchOut:
+    """The match so far, and the id of the game being played."""
+    return _match_out(request, match_id, load_match(request, session, match_id))
+
+
+@router.post("/matches/{match_id}/next", response_model=MatchOut, response_model_exclude_none=True)
+def next_game(request: Request, match_id: GameId, session: Annotated[WebSession, Depends(changing)]) -> MatchOut:
+    """Count the finished game and start the next one (409 while the game is still being played)."""
+    loaded = load_match(request, session, match_id)
+    next_match_game(request, session, loaded)
+    return _match_out(request, match_id, load_match(request, session, match_id))

@@ -1,0 +1,267 @@
+"""Games and matches as the web keeps them: started, loaded and saved through :mod:`keypeg.play` and the
+store, and shown as views that hold nothing secret before a game ends. The JSON API and the pages both
+use these; neither keeps any game in memory between requests.
+
+A game belongs to the player of the session that started it (a guest gets a player of their own); a
+game or match of anyone else is "not found", exactly like one that does not exist.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+from dataclasses import dataclass
+from typing import Literal
+
+from fastapi import HTTPException, Request
+
+from keypeg.code import Feedback
+from keypeg.errors import KeypegError
+from keypeg.game import Match
+from keypeg.play.codemakers import RandomCodemaker
+from keypeg.play.matches import MatchSession
+from keypeg.play.records import GameKeeper, RecordingError, continue_game
+from keypeg.play.sessions import BreakSession, Session, SolveSession
+from keypeg.rules import Rules
+from keypeg.store import StoreError
+from keypeg.web.sessions import GUEST_PREFIX, WebSession, store_of
+
+__all__ = [
+    "COMPUTER",
+    "YOU",
+    "EXPLAIN_TOP",
+    "GameView",
+    "MatchView",
+    "player_for",
+    "new_game",
+    "load_game",
+    "save_game",
+    "new_match",
+    "load_match",
+    "next_match_game",
+    "game_view",
+    "match_view",
+    "new_id",
+]
+
+COMPUTER, YOU = "computer", "you"
+"""The two seats of a match against the computer (the games are recorded under the session's player)."""
+EXPLAIN_TOP = 4
+"""How many of the computer's candidate guesses the verbose view shows, with their figures."""
+
+Status = Literal["playing", "won", "lost"]
+
+
+def new_id() -> str:
+    """An unguessable public id for a game or a match."""
+    return secrets.token_urlsafe(16)
+
+
+def player_for(request: Request, session: WebSession) -> str:
+    """The session's player; a guest gets a player of their own on their first game."""
+    if session.player is not None:
+        return session.player
+    guest = f"{GUEST_PREFIX}{secrets.token_hex(6)}"
+    store_of(request).bind_web_session(session.token_hash, guest)
+    return guest
+
+
+def new_game(rules: Rules, role: str, *, level: int = 3, practice: bool = False) -> Session:
+    """A game as a person starts one on the web: breaking the computer's random code (rated unless
+    ``practice``), or scoring the computer's guesses at ``level``."""
+    if role == "breaker":
+        return BreakSession.new(rules, RandomCodemaker.draw(rules), practice=practice)
+    return SolveSession(rules, level=level, top=EXPLAIN_TOP)
+
+
+def start_game(request: Request, session: WebSession, game: Session, *, match_id: int | None = None) -> str:
+    """Record a new game of the session's player; its public id."""
+    public_id = new_id()
+    GameKeeper.start(store_of(request), player_for(request, session), game, match_id=match_id, public_id=public_id)
+    return public_id
+
+
+@dataclass(frozen=True)
+class LoadedGame:
+    """A game loaded for a request: the session, its keeper, and the match it belongs to (store id)."""
+
+    game: Session
+    keeper: GameKeeper
+    match_id: int | None
+
+
+def load_game(request: Request, session: WebSession, public_id: str) -> LoadedGame:
+    """The game, if it is the session's player's (404 otherwise, as for a game that does not exist)."""
+    store = store_of(request)
+    try:
+        saved = store.saved_game(store.game_by_public_id(public_id))
+    except StoreError:
+        raise HTTPException(404, "no such game") from None
+    if session.player is None or saved.record.player != session.player:
+        raise HTTPException(404, "no such game")
+    game, keeper = continue_game(store, saved.record.id, session.player, match_id=saved.match_id, over_ok=True)
+    return LoadedGame(game, keeper, saved.match_id)
+
+
+def save_game(loaded: LoadedGame) -> None:
+    """Write the move just made; 409 when another request moved the game on meanwhile."""
+    try:
+        loaded.keeper.sync(loaded.game)
+    except RecordingError:
+        raise HTTPException(409, "the game was played on elsewhere meanwhile: reload it and go on") from None
+
+
+# -- what may be shown -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameView:
+    """A game as its player may see it: the secret only once the game is over."""
+
+    rules: Rules
+    role: Literal["breaker", "maker"]
+    rated: bool
+    status: Status
+    rows_left: int
+    history: tuple[tuple[str, Feedback], ...]
+    guess: str | None
+    """The computer's guess awaiting the player's score (role maker)."""
+    secret: str | None
+    helps: bool
+    """Whether undo, hints, explain and the coach are offered (a practice game)."""
+    can_undo: bool
+    resigned: bool
+
+
+def game_view(game: Session) -> GameView:
+    """What the player of ``game`` may see of it now."""
+    from keypeg.play.sessions import Action
+
+    outcome = game.outcome()
+    status: Status = "playing"
+    if outcome is not None:
+        status = "won" if outcome.solved == (game.role == "breaker") and not game.resigned else "lost"
+    secret = outcome.secret if outcome is not None else None
+    return GameView(
+        rules=game.rules,
+        role="maker" if isinstance(game, SolveSession) else "breaker",
+        rated=game.rated,
+        status=status,
+        rows_left=game.rows_left,
+        history=tuple((str(g), f) for g, f in game.history),
+        guess=str(game.guess()) if isinstance(game, SolveSession) and not game.is_over else None,
+        secret=str(secret) if secret is not None else None,
+        helps=isinstance(game, BreakSession) and game.helps and not game.is_over,
+        can_undo=Action.UNDO in game.actions(),
+        resigned=game.resigned,
+    )
+
+
+# -- matches against the computer ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoadedMatch:
+    """A match loaded for a request: the play layer's match, its store id and the state it was read as."""
+
+    match: MatchSession
+    match_id: int
+    state: str
+
+
+def new_match(request: Request, session: WebSession, rules: Rules, games: int, level: int) -> str:
+    """Start a match against the computer (the computer makes the first code) and its first game; the
+    match's public id."""
+    store = store_of(request)
+    player = player_for(request, session)
+    match = MatchSession(rules, Match((COMPUTER, YOU), games=games), computer=COMPUTER, level=level)
+    public_id = new_id()
+    match.match_id = store.save_match(json.dumps(match.to_state()), player=player, public_id=public_id)
+    _start_next(request, session, match, expect=None)
+    return public_id
+
+
+def load_match(request: Request, session: WebSession, public_id: str) -> LoadedMatch:
+    """The match, if it is the session's player's (404 otherwise)."""
+    try:
+        match_id, owner, state = store_of(request).match_by_public_id(public_id)
+    except StoreError:
+        raise HTTPException(404, "no such match") from None
+    if session.player is None or owner != session.player:
+        raise HTTPException(404, "no such match")
+    try:
+        match = MatchSession.from_state(json.loads(state))
+    except (ValueError, KeypegError):
+        raise KeypegError("the match's record is damaged") from None
+    return LoadedMatch(match, match_id, state)
+
+
+def current_game_id(request: Request, loaded: LoadedMatch) -> str | None:
+    """The public id of the match's game in progress (or just finished and not yet counted)."""
+    game_id = loaded.match.current_id
+    if game_id is None:
+        return None
+    return store_of(request).saved_game(game_id).record.public_id
+
+
+def next_match_game(request: Request, session: WebSession, loaded: LoadedMatch) -> None:
+    """Count the match's finished game and start the next (409 when the game is still being played)."""
+    store, match = store_of(request), loaded.match
+    if match.current_id is None:
+        raise HTTPException(409, "the match is over" if match.is_over else "no game to count")
+    game, _ = continue_game(store, match.current_id, session.player, match_id=loaded.match_id, over_ok=True)
+    if not game.is_over:
+        raise HTTPException(409, "finish this game first (or resign it)")
+    match.resume(game, match.current_id)
+    match.finish()
+    _start_next(request, session, match, expect=loaded.state)
+
+
+def _start_next(request: Request, session: WebSession, match: MatchSession, *, expect: str | None) -> None:
+    """Start the match's next game (if any) and save the match; 409 if another request moved it on."""
+    store = store_of(request)
+    game_id: int | None = None
+    public: str | None = None
+    if not match.is_over:
+        game = match.start()
+        public = start_game(request, session, game, match_id=match.match_id)
+        game_id = store.game_by_public_id(public)
+    match.current_id = game_id
+    try:
+        store.save_match(json.dumps(match.to_state()), match.match_id, expect=expect)
+    except StoreError:
+        raise HTTPException(409, "the match was moved on elsewhere meanwhile: reload it") from None
+
+
+@dataclass(frozen=True)
+class MatchView:
+    """A match as its player sees it: the games played, the points, the game being played."""
+
+    rules: Rules
+    games: int
+    level: int
+    played: tuple[tuple[str, int, bool], ...]
+    """Per finished game: who made the code (``you`` or ``computer``), the guesses, whether it was broken."""
+    you: int
+    computer: int
+    over: bool
+    winner: str | None
+    game: str | None
+    """The public id of the game being played."""
+
+
+def match_view(request: Request, loaded: LoadedMatch) -> MatchView:
+    """What the player may see of a match."""
+    match = loaded.match
+    points = match.scores()
+    return MatchView(
+        rules=match.rules,
+        games=match.match.games,
+        level=match.level,
+        played=tuple((g.codemaker, g.guesses, g.broken) for g in match.match.played),
+        you=points.get(YOU, 0),
+        computer=points.get(COMPUTER, 0),
+        over=match.is_over,
+        winner=match.winner(),
+        game=current_game_id(request, loaded),
+    )
