@@ -616,6 +616,16 @@ class Store:
 
         return self._guarded(work)
 
+    def match_public_id(self, match_id: int) -> str | None:
+        """The public id of a match started on the web (``None`` for one started elsewhere)."""
+
+        def work() -> str | None:
+            with self._session() as session:
+                row = session.get(MatchRow, match_id)
+                return row.public_id if row is not None else None
+
+        return self._guarded(work)
+
     # -- queries ------------------------------------------------------------------------------------
 
     def _records(self, session: Session, rows: Any, with_moves: bool = False) -> list[GameRecord]:

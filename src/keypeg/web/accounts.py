@@ -13,7 +13,14 @@ from keypeg.store import InvalidNameError, name_key, player_name
 from keypeg.web.api import ERRORS, SessionOut, changing
 from keypeg.web.sessions import GUEST_PREFIX, WebSession, new_session, store_of
 
-__all__ = ["router", "LOGIN_WINDOW", "LOGIN_LIMIT_PER_NAME", "LOGIN_LIMIT_PER_ADDRESS"]
+__all__ = [
+    "router",
+    "register_player",
+    "check_login",
+    "LOGIN_WINDOW",
+    "LOGIN_LIMIT_PER_NAME",
+    "LOGIN_LIMIT_PER_ADDRESS",
+]
 
 router = APIRouter(prefix="/api", responses=ERRORS)
 
@@ -28,30 +35,23 @@ class Credentials(BaseModel):
     password: str = Field(min_length=1, max_length=1000)
 
 
-@router.post("/players", status_code=201, response_model=SessionOut)
-def register(
-    request: Request, response: Response, body: Credentials, session: Annotated[WebSession, Depends(changing)]
-) -> SessionOut:
-    """Register a new player with a password, and log in as them."""
+def register_player(request: Request, name: str, password: str) -> str:
+    """Register a new player with a password; the name as registered (409 when it is taken)."""
     store = store_of(request)
-    name = player_name(body.name)
+    name = player_name(name)
     if name_key(name).startswith(GUEST_PREFIX):
         raise InvalidNameError(f"names starting with {GUEST_PREFIX!r} are kept for guests")
     if store.player(name) is not None:
         raise HTTPException(409, "that name is taken (names that look alike are one name)")
-    store.set_password(name, body.password)
-    fresh = new_session(request, response, store.player(name))
-    return SessionOut(player=fresh.person, csrf=fresh.csrf)
+    store.set_password(name, password)
+    return store.player(name) or name
 
 
-@router.post("/login", response_model=SessionOut)
-def login(
-    request: Request, response: Response, body: Credentials, session: Annotated[WebSession, Depends(changing)]
-) -> SessionOut:
-    """Log in: a new session (and a new CSRF token) for the player."""
+def check_login(request: Request, name: str, password: str) -> str:
+    """The player ``name`` if ``password`` is theirs (401 otherwise; 429 after too many failures)."""
     store = store_of(request)
     try:
-        key = f"name:{name_key(body.name)}"
+        key = f"name:{name_key(name)}"
     except InvalidNameError:
         raise HTTPException(401, "wrong name or password") from None
     address = f"address:{request.client.host if request.client else 'unknown'}"
@@ -60,11 +60,28 @@ def login(
         store.login_failures([address], since) >= LOGIN_LIMIT_PER_ADDRESS
     ):
         raise HTTPException(429, "too many failed logins: wait a few minutes")
-    known = store.player(body.name)
-    if known is None or not store.has_password(known) or not store.check_password(known, body.password):
+    known = store.player(name)
+    if known is None or not store.has_password(known) or not store.check_password(known, password):
         store.record_login_failure([key, address])
         raise HTTPException(401, "wrong name or password")
-    fresh = new_session(request, response, known)
+    return known
+
+
+@router.post("/players", status_code=201, response_model=SessionOut)
+def register(
+    request: Request, response: Response, body: Credentials, session: Annotated[WebSession, Depends(changing)]
+) -> SessionOut:
+    """Register a new player with a password, and log in as them."""
+    fresh = new_session(request, response, register_player(request, body.name, body.password))
+    return SessionOut(player=fresh.person, csrf=fresh.csrf)
+
+
+@router.post("/login", response_model=SessionOut)
+def login(
+    request: Request, response: Response, body: Credentials, session: Annotated[WebSession, Depends(changing)]
+) -> SessionOut:
+    """Log in: a new session (and a new CSRF token) for the player."""
+    fresh = new_session(request, response, check_login(request, body.name, body.password))
     return SessionOut(player=fresh.person, csrf=fresh.csrf)
 
 

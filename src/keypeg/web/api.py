@@ -291,6 +291,7 @@ class PlayedOut(BaseModel):
     codemaker: Literal["you", "computer"]
     guesses: int
     broken: bool
+    points: int = Field(description="The codemaker's points for the game.")
 
 
 class MatchOut(BaseModel):
@@ -313,7 +314,7 @@ def _match_out(request: Request, public_id: str, loaded: LoadedMatch) -> MatchOu
         rules=view.rules.as_dict(),
         games=view.games,
         level=view.level,
-        played=[PlayedOut(codemaker=m, guesses=n, broken=b) for m, n, b in view.played],  # type: ignore[arg-type]
+        played=[PlayedOut(codemaker=m, guesses=n, broken=b, points=p) for m, n, b, p in view.played],  # type: ignore[arg-type]
         you=view.you,
         computer=view.computer,
         over=view.over,

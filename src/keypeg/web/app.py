@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Awaitable, Callable
 
@@ -25,13 +26,29 @@ SECURITY_HEADERS = {
 }
 
 
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+def _error(
+    status: int, message: str, headers: dict[str, str] | None = None, request: Request | None = None
+) -> Response:
+    """An error as JSON ``{"error"}`` for the API, as a page for a page's address."""
+    if request is not None and _is_page(request):
+        from keypeg.web.pages import error_page
+
+        response: Response = error_page(request, status, message)
+        response.headers.update(headers or {})
+        return response
     return JSONResponse({"error": visible(message, 400)}, status_code=status, headers=headers)
+
+
+def _is_page(request: Request) -> bool:
+    path = request.url.path
+    return not (path.startswith(("/api/", "/docs", "/openapi.json", "/static/")) or path == "/api")
 
 
 def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     """The app, serving the store at ``url`` (the CLI's default when ``None``)."""
-    from keypeg.web import accounts, api, records
+    from fastapi.staticfiles import StaticFiles
+
+    from keypeg.web import accounts, api, pages, play_pages, player_pages, records
 
     app = FastAPI(
         title="keypeg",
@@ -47,37 +64,41 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     app.include_router(api.router)
     app.include_router(accounts.router)
     app.include_router(records.router)
+    app.include_router(play_pages.router)
+    app.include_router(player_pages.router)
+    app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         try:
             response = await call_next(request)
-        except Exception:  # the last resort: never a stack trace, never a 500 page
-            response = _error(500, "internal error; please report it")
+        except Exception:  # the last resort: never a stack trace to the client (the server's log has it)
+            logging.getLogger("keypeg.web").exception("internal error on %s %s", request.method, request.url.path)
+            response = _error(500, "internal error; please report it", request=request)
         for name, value in SECURITY_HEADERS.items():
             if not (name == "Content-Security-Policy" and request.url.path == "/docs"):  # Swagger UI's inline start
                 response.headers.setdefault(name, value)
         return response
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, error: StarletteHTTPException) -> JSONResponse:
-        return _error(error.status_code, str(error.detail), getattr(error, "headers", None))
+    async def http_error(request: Request, error: StarletteHTTPException) -> Response:
+        return _error(error.status_code, str(error.detail), getattr(error, "headers", None), request)
 
     @app.exception_handler(RequestValidationError)
-    async def bad_request(_request: Request, error: RequestValidationError) -> JSONResponse:
+    async def bad_request(request: Request, error: RequestValidationError) -> Response:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e.get('loc', ()))}: {e.get('msg', 'invalid')}" for e in error.errors()[:5]
         )
-        return _error(422, f"bad request: {problems}")
+        return _error(422, f"bad request: {problems}", request=request)
 
     @app.exception_handler(InconsistentScoreError)
-    async def inconsistent(_request: Request, error: InconsistentScoreError) -> JSONResponse:
-        return _error(409, str(error))
+    async def inconsistent(request: Request, error: InconsistentScoreError) -> Response:
+        return _error(409, str(error), request=request)
 
     @app.exception_handler(KeypegError)
-    async def refused(_request: Request, error: KeypegError) -> JSONResponse:
+    async def refused(request: Request, error: KeypegError) -> Response:
         status = 400 if error.exit_code == 2 else 503
-        return _error(status, str(error))
+        return _error(status, str(error), request=request)
 
     return app
 

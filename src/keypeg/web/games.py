@@ -196,12 +196,14 @@ def load_match(request: Request, session: WebSession, public_id: str) -> LoadedM
     return LoadedMatch(match, match_id, state)
 
 
-def current_game_id(request: Request, loaded: LoadedMatch) -> str | None:
-    """The public id of the match's game in progress (or just finished and not yet counted)."""
+def current_game(request: Request, loaded: LoadedMatch) -> tuple[str | None, bool]:
+    """The public id of the match's game being played (or just finished and not yet counted), and
+    whether it is over."""
     game_id = loaded.match.current_id
     if game_id is None:
-        return None
-    return store_of(request).saved_game(game_id).record.public_id
+        return None, False
+    record = store_of(request).saved_game(game_id).record
+    return record.public_id, record.outcome is not None
 
 
 def next_match_game(request: Request, session: WebSession, loaded: LoadedMatch) -> None:
@@ -240,28 +242,33 @@ class MatchView:
     rules: Rules
     games: int
     level: int
-    played: tuple[tuple[str, int, bool], ...]
-    """Per finished game: who made the code (``you`` or ``computer``), the guesses, whether it was broken."""
+    played: tuple[tuple[str, int, bool, int], ...]
+    """Per finished game: who made the code (``you`` or ``computer``), the guesses, whether it was broken,
+    and the codemaker's points."""
     you: int
     computer: int
     over: bool
     winner: str | None
     game: str | None
     """The public id of the game being played."""
+    game_over: bool
+    """Whether that game is over (counted when the player goes on to the next)."""
 
 
 def match_view(request: Request, loaded: LoadedMatch) -> MatchView:
     """What the player may see of a match."""
     match = loaded.match
     points = match.scores()
+    game, game_over = current_game(request, loaded)
     return MatchView(
         rules=match.rules,
         games=match.match.games,
         level=match.level,
-        played=tuple((g.codemaker, g.guesses, g.broken) for g in match.match.played),
+        played=tuple((g.codemaker, g.guesses, g.broken, g.points(match.match.scoring)) for g in match.match.played),
         you=points.get(YOU, 0),
         computer=points.get(COMPUTER, 0),
         over=match.is_over,
         winner=match.winner(),
-        game=current_game_id(request, loaded),
+        game=game,
+        game_over=game_over,
     )

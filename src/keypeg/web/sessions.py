@@ -20,6 +20,7 @@ __all__ = [
     "current",
     "open_session",
     "new_session",
+    "check_origin",
     "check_origin_and_csrf",
     "store_of",
 ]
@@ -84,8 +85,8 @@ def new_session(request: Request, response: Response, player: str | None = None)
     return WebSession(_hash(token), csrf, player)
 
 
-def check_origin_and_csrf(request: Request, session: WebSession) -> None:
-    """Refuse (403) a state-changing request from a foreign origin or without the session's CSRF token."""
+def check_origin(request: Request) -> None:
+    """Refuse (403) a state-changing request from a foreign origin."""
     origin = request.headers.get("origin")
     if origin is not None and origin != "null":
         ours = f"{request.url.scheme}://{request.url.netloc}"
@@ -94,6 +95,11 @@ def check_origin_and_csrf(request: Request, session: WebSession) -> None:
             raise HTTPException(403, "requests from another site are refused")
     elif origin == "null":
         raise HTTPException(403, "requests from another site are refused")
+
+
+def check_origin_and_csrf(request: Request, session: WebSession) -> None:
+    """Refuse (403) a state-changing request from a foreign origin or without the session's CSRF token."""
+    check_origin(request)
     given = request.headers.get("x-csrf-token", "")
     if not hmac.compare_digest(given.encode(), session.csrf.encode()):
         raise HTTPException(403, "the X-CSRF-Token header must carry this session's token (GET /api/session)")

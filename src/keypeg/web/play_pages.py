@@ -1,0 +1,267 @@
+"""The Play and Match pages: start a game in either role or a match against the computer, and play it on
+a board. Every move goes through :mod:`keypeg.web.games` (the play layer and the store), as the JSON
+API's do; a refused move shows the board again with the reason."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from keypeg.code import Feedback
+from keypeg.errors import InconsistentScoreError, KeypegError
+from keypeg.play.levels import LEVELS
+from keypeg.play.sessions import BreakSession, SolveSession
+from keypeg.variants import VARIANTS
+from keypeg.web.games import (
+    EXPLAIN_TOP,
+    LoadedGame,
+    game_view,
+    load_game,
+    load_match,
+    match_view,
+    new_game,
+    new_match,
+    next_match_game,
+    save_game,
+    start_game,
+)
+from keypeg.web.pages import RulesForm, form_session, page, redirect, rules_form
+from keypeg.web.sessions import current, store_of
+
+__all__ = ["router"]
+
+router = APIRouter(include_in_schema=False)
+
+Csrf = Annotated[str, Form(max_length=128)]
+PublicId = Annotated[str, Form(max_length=64)]
+
+
+def _variants() -> list[object]:
+    return list(VARIANTS.values())
+
+
+def _number(text: str, field: str) -> int:
+    text = text.strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 3:
+        raise KeypegError(f"{field} must be a whole number")
+    return int(text)
+
+
+@router.get("/", response_class=HTMLResponse)
+def home(request: Request) -> Response:
+    """Start a game: rules, your role, the computer's level."""
+    session = current(request)
+    playing = []
+    if session is not None and session.player is not None:
+        recent = store_of(request).history(session.player, limit=20)
+        playing = [g for g in recent if g.outcome is None and g.public_id is not None]
+    return page(
+        request, "home.html", active="Play", variants=_variants(), chosen=RulesForm(), levels=LEVELS, playing=playing
+    )
+
+
+@router.post("/play", response_class=HTMLResponse)
+def start(
+    request: Request,
+    csrf: Csrf,
+    fields: Annotated[RulesForm, Depends(rules_form)],
+    role: Annotated[Literal["breaker", "maker"], Form()] = "breaker",
+    level: Annotated[str, Form(max_length=3)] = "3",
+    practice: Annotated[str, Form(max_length=8)] = "",
+) -> Response:
+    session = form_session(request, csrf)
+    try:
+        rules = fields.rules()
+        game = new_game(rules, role, level=_number(level, "level"), practice=bool(practice))
+    except KeypegError as error:
+        return page(
+            request,
+            "home.html",
+            status=400,
+            active="Play",
+            variants=_variants(),
+            chosen=fields,
+            levels=LEVELS,
+            playing=[],
+            error=str(error),
+        )
+    return redirect(f"/play/{start_game(request, session, game)}")
+
+
+def _board(
+    request: Request, public_id: str, loaded: LoadedGame, *, status: int = 200, error: str = "", **extra: Any
+) -> Response:
+    """The game's page."""
+    game = loaded.game
+    view = game_view(game)
+    reasoning = None
+    if isinstance(game, SolveSession) and not game.is_over:
+        reasoning = game.choice()
+    match = None
+    if loaded.match_id is not None:
+        match = store_of(request).match_public_id(loaded.match_id)
+    last = view.history[-1] if view.history else None
+    said = ""
+    if last is not None:
+        who = "Your guess" if view.role == "breaker" else "The computer's guess"
+        said = f"{who} {len(view.history)}, {last[0]}: {last[1].black} black, {last[1].white} white."
+    if view.status != "playing":
+        said += f" The game is over: you {view.status}."
+    elif view.guess is not None:
+        said += f" The computer guesses {view.guess}: score it."
+    return page(
+        request,
+        "game.html",
+        status=status,
+        active="Match" if match else "Play",
+        id=public_id,
+        view=view,
+        rules=game.rules,
+        reasoning=reasoning,
+        match=match,
+        error=error,
+        said=said,
+        explain_top=EXPLAIN_TOP,
+        **{"hint": None, "review": None, "explained": None, **extra},
+    )
+
+
+@router.get("/play/{public_id}", response_class=HTMLResponse)
+def board(request: Request, public_id: str) -> Response:
+    session = current(request)
+    if session is None:
+        raise HTTPException(404, "no such game")
+    return _board(request, public_id, load_game(request, session, public_id))
+
+
+def _move(request: Request, public_id: str, csrf: str, move: object) -> Response:
+    """Load the game, make ``move`` on it (a function of the session), save it; the board again, with the
+    reason when the move is refused."""
+    session = form_session(request, csrf)
+    loaded = load_game(request, session, public_id)
+    try:
+        move(loaded.game)  # type: ignore[operator]
+    except InconsistentScoreError as error:
+        return _board(request, public_id, loaded, status=409, error=str(error))
+    except KeypegError as error:
+        return _board(request, public_id, loaded, status=400, error=str(error))
+    save_game(loaded)
+    return redirect(f"/play/{public_id}")
+
+
+@router.post("/play/{public_id}/guess", response_class=HTMLResponse)
+def guess(request: Request, public_id: str, csrf: Csrf, code: Annotated[str, Form(max_length=200)] = "") -> Response:
+    def move(game: object) -> None:
+        if not isinstance(game, BreakSession):
+            raise KeypegError("in this game the computer guesses: score its guess")
+        game.guess(code)
+
+    return _move(request, public_id, csrf, move)
+
+
+@router.post("/play/{public_id}/score", response_class=HTMLResponse)
+def score(
+    request: Request,
+    public_id: str,
+    csrf: Csrf,
+    black: Annotated[str, Form(max_length=3)] = "",
+    white: Annotated[str, Form(max_length=3)] = "",
+) -> Response:
+    def move(game: object) -> None:
+        if not isinstance(game, SolveSession):
+            raise KeypegError("in this game you guess")
+        game.score(Feedback(_number(black or "0", "black"), _number(white or "0", "white")))
+
+    return _move(request, public_id, csrf, move)
+
+
+@router.post("/play/{public_id}/undo", response_class=HTMLResponse)
+def undo(request: Request, public_id: str, csrf: Csrf) -> Response:
+    return _move(request, public_id, csrf, lambda game: game.undo())
+
+
+@router.post("/play/{public_id}/resign", response_class=HTMLResponse)
+def resign(request: Request, public_id: str, csrf: Csrf) -> Response:
+    return _move(request, public_id, csrf, lambda game: game.resign())
+
+
+@router.post("/play/{public_id}/help", response_class=HTMLResponse)
+def help_(
+    request: Request, public_id: str, csrf: Csrf, kind: Annotated[Literal["hint", "explain", "coach"], Form()]
+) -> Response:
+    """A hint, the best guesses explained, or the coach's review (practice games only), shown on the board."""
+    session = form_session(request, csrf)
+    loaded = load_game(request, session, public_id)
+    game = loaded.game
+    try:
+        if not isinstance(game, BreakSession):
+            raise KeypegError("help is for games where you break the code")
+        found: dict[str, Any] = {}
+        if kind == "hint":
+            found["hint"] = str(game.hint())
+        elif kind == "explain":
+            found["explained"] = game.explain(EXPLAIN_TOP)
+        else:
+            found["review"] = game.review()
+    except KeypegError as error:
+        return _board(request, public_id, loaded, status=400, error=str(error))
+    save_game(loaded)
+    return _board(request, public_id, loaded, **found)
+
+
+# -- matches ----------------------------------------------------------------------------------------------
+
+
+@router.get("/match", response_class=HTMLResponse)
+def match_form(request: Request) -> Response:
+    """Start a match against the computer."""
+    return page(request, "match_new.html", active="Match", variants=_variants(), chosen=RulesForm(), levels=LEVELS)
+
+
+@router.post("/match", response_class=HTMLResponse)
+def match_start(
+    request: Request,
+    csrf: Csrf,
+    fields: Annotated[RulesForm, Depends(rules_form)],
+    games: Annotated[str, Form(max_length=3)] = "2",
+    level: Annotated[str, Form(max_length=3)] = "3",
+) -> Response:
+    session = form_session(request, csrf)
+    try:
+        rules = fields.rules()
+        count, strength = _number(games, "games"), _number(level, "level")
+        if count < 2 or count % 2 or count > 20:
+            raise KeypegError("a match has an even number of games, from 2 to 20")
+        if strength not in LEVELS:
+            raise KeypegError("the level is 1 to 4")
+        public_id = new_match(request, session, rules, count, strength)
+    except KeypegError as error:
+        return page(
+            request,
+            "match_new.html",
+            status=400,
+            active="Match",
+            variants=_variants(),
+            chosen=fields,
+            levels=LEVELS,
+            error=str(error),
+        )
+    return redirect(f"/match/{public_id}")
+
+
+@router.get("/match/{public_id}", response_class=HTMLResponse)
+def match_page(request: Request, public_id: str) -> Response:
+    session = current(request)
+    if session is None:
+        raise HTTPException(404, "no such match")
+    loaded = load_match(request, session, public_id)
+    return page(request, "match.html", active="Match", id=public_id, match=match_view(request, loaded))
+
+
+@router.post("/match/{public_id}/next", response_class=HTMLResponse)
+def match_next(request: Request, public_id: str, csrf: Csrf) -> Response:
+    session = form_session(request, csrf)
+    next_match_game(request, session, load_match(request, session, public_id))
+    return redirect(f"/match/{public_id}")

@@ -1,0 +1,143 @@
+"""The Players pages: register, log in and out; your stats, history and its chart; a game's top 10."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Form, HTTPException, Request
+from fastapi.responses import HTMLResponse, Response
+
+from keypeg.errors import KeypegError
+from keypeg.limits import TOP_RULE
+from keypeg.variants import VARIANTS
+from keypeg.web.accounts import check_login, register_player
+from keypeg.web.pages import RulesForm, form_session, page, redirect, rules_query
+from keypeg.web.sessions import current, new_session, store_of
+
+__all__ = ["router", "Chart", "trend_chart"]
+
+router = APIRouter(include_in_schema=False)
+
+Csrf = Annotated[str, Form(max_length=128)]
+Name = Annotated[str, Form(max_length=64)]
+Password = Annotated[str, Form(max_length=1000)]
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A line chart of guesses per game, as an SVG's coordinates."""
+
+    width: int
+    height: int
+    points: str
+    """The polyline's ``x,y`` pairs."""
+    dots: tuple[tuple[float, float, int], ...]
+    """Each game: x, y and its guesses."""
+    ticks: tuple[tuple[float, int], ...]
+    """Horizontal grid lines: y and the guesses they mark."""
+    games: int
+
+
+def trend_chart(values: list[int], width: int = 640, height: int = 220) -> Chart | None:
+    """The chart of ``values`` (guesses per finished game, oldest first), or ``None`` with fewer than 2."""
+    if len(values) < 2:
+        return None
+    left, right, top, bottom = 40, 10, 10, 30
+    high = max(values) + 1
+    step = (width - left - right) / (len(values) - 1)
+
+    def y(v: float) -> float:
+        return round(top + (height - top - bottom) * (1 - v / high), 1)
+
+    dots = tuple((round(left + k * step, 1), y(v), v) for k, v in enumerate(values))
+    ticks = tuple((y(v), v) for v in range(0, high + 1, max(1, high // 5)))
+    return Chart(width, height, " ".join(f"{x},{yy}" for x, yy, _ in dots), dots, ticks, len(values))
+
+
+def _players_page(request: Request, *, status: int = 200, error: str = "", name: str = "") -> Response:
+    session = current(request)
+    person = session.person if session is not None else None
+    games, stats, chart = [], None, None
+    if session is not None and session.player is not None:
+        store = store_of(request)
+        games = store.history(session.player, limit=50)
+        stats = store.stats(session.player)
+        chart = trend_chart(stats.trend[-100:])
+    return page(
+        request,
+        "players.html",
+        status=status,
+        active="Players",
+        person=person,
+        games=games,
+        stats=stats,
+        chart=chart,
+        error=error,
+        name=name,
+    )
+
+
+@router.get("/players", response_class=HTMLResponse)
+def players(request: Request) -> Response:
+    """Log in or register; once in, your stats and history."""
+    return _players_page(request)
+
+
+@router.post("/players/login", response_class=HTMLResponse)
+def login(request: Request, csrf: Csrf, name: Name, password: Password) -> Response:
+    form_session(request, csrf)
+    try:
+        player = check_login(request, name, password)
+    except HTTPException as refused:
+        return _players_page(request, status=refused.status_code, error=str(refused.detail), name=name)
+    response = redirect("/players")
+    new_session(request, response, player)
+    return response
+
+
+@router.post("/players/register", response_class=HTMLResponse)
+def register(request: Request, csrf: Csrf, name: Name, password: Password) -> Response:
+    form_session(request, csrf)
+    try:
+        if len(password) < 8:
+            raise KeypegError("choose a password of at least 8 characters")
+        player = register_player(request, name, password)
+    except HTTPException as refused:
+        return _players_page(request, status=refused.status_code, error=str(refused.detail), name=name)
+    except KeypegError as error:
+        return _players_page(request, status=400, error=str(error), name=name)
+    response = redirect("/players")
+    new_session(request, response, player)
+    return response
+
+
+@router.post("/players/logout", response_class=HTMLResponse)
+def logout(request: Request, csrf: Csrf) -> Response:
+    form_session(request, csrf)
+    response = redirect("/players")
+    new_session(request, response)
+    return response
+
+
+@router.get("/top", response_class=HTMLResponse)
+def top(request: Request, fields: Annotated[RulesForm, Depends(rules_query)]) -> Response:
+    """The top 10 players of a game (rated games only)."""
+    error, board, rules = "", [], None
+    try:
+        rules = fields.rules()
+        board = store_of(request).top(rules)
+    except KeypegError as refused:
+        error = str(refused)
+    return page(
+        request,
+        "top.html",
+        status=400 if error else 200,
+        active="Players",
+        variants=list(VARIANTS.values()),
+        chosen=fields,
+        rules=rules,
+        board=board,
+        rule=TOP_RULE,
+        error=error,
+    )

@@ -1,0 +1,119 @@
+// keypeg's pages work as plain HTML forms; this script only makes them quicker:
+// - forms marked data-live are sent in the background and the page's <main> is replaced by the answer's;
+// - a guess can be built by clicking pegs (or typing), and a peg taken back before it is sent;
+// - when you let this browser keep your code (it never leaves the browser), your score is filled in.
+"use strict";
+
+function announce(text) {
+  const region = document.getElementById("announce");
+  if (region) { region.textContent = ""; window.setTimeout(() => { region.textContent = text; }, 50); }
+}
+
+async function sendLive(form, submitter) {
+  const data = new FormData(form);
+  if (submitter && submitter.name) data.append(submitter.name, submitter.value);
+  let answer;
+  try {
+    answer = await fetch(form.action, { method: "POST", body: data, credentials: "same-origin" });
+  } catch (error) {
+    form.submit();
+    return;
+  }
+  const html = await answer.text();
+  const fresh = new DOMParser().parseFromString(html, "text/html");
+  const main = fresh.querySelector("main");
+  if (!main) { form.submit(); return; }
+  document.querySelector("main").replaceWith(main);
+  if (answer.url && answer.url !== window.location.href) window.history.pushState({}, "", answer.url);
+  document.title = fresh.title;
+  setUp(main);
+  const said = main.querySelector("[data-announce]");
+  if (said) announce(said.getAttribute("data-announce"));
+  const focus = main.querySelector("[autofocus]") || main.querySelector("h1");
+  if (focus) focus.focus();
+}
+
+function setUpComposer(root) {
+  const input = root.querySelector("input[data-code]");
+  const shown = root.querySelector("[data-composed]");
+  if (!input || !shown) return;
+  const pegs = Number(input.getAttribute("data-pegs"));
+  const styles = {};
+  root.querySelectorAll("button[data-symbol]").forEach((b) => { styles[b.getAttribute("data-symbol")] = b.className; });
+  const draw = () => {
+    shown.textContent = "";
+    for (const symbol of input.value.toUpperCase().replace(/\s/g, "")) {
+      const peg = document.createElement("span");
+      peg.className = styles[symbol] || "peg";
+      peg.textContent = symbol;
+      shown.appendChild(peg);
+    }
+  };
+  root.querySelectorAll("[data-palette]").forEach((el) => { el.hidden = false; });
+  root.querySelectorAll("button[data-symbol]").forEach((button) => {
+    button.addEventListener("click", () => {
+      if (input.value.replace(/\s/g, "").length < pegs) input.value += button.getAttribute("data-symbol");
+      draw();
+      announce(button.getAttribute("aria-label"));
+    });
+  });
+  const back = root.querySelector("button[data-back]");
+  if (back) back.addEventListener("click", () => { input.value = input.value.replace(/\s/g, "").slice(0, -1); draw(); });
+  const clear = root.querySelector("button[data-clear]");
+  if (clear) clear.addEventListener("click", () => { input.value = ""; draw(); });
+  input.addEventListener("input", draw);
+  draw();
+}
+
+// Score a guess against a code the player let this browser keep: black and white key pegs.
+function scoreOf(secret, guess) {
+  let black = 0;
+  const left = {}, wanted = {};
+  for (let k = 0; k < guess.length; k++) {
+    if (secret[k] === guess[k]) black++;
+    else { left[secret[k]] = (left[secret[k]] || 0) + 1; wanted[guess[k]] = (wanted[guess[k]] || 0) + 1; }
+  }
+  let white = 0;
+  for (const symbol in wanted) white += Math.min(wanted[symbol], left[symbol] || 0);
+  return [black, white];
+}
+
+function setUpKeeper(root) {
+  const keeper = root.querySelector("[data-keep-code]");
+  if (!keeper) return;
+  keeper.hidden = false;
+  const game = keeper.getAttribute("data-keep-code");
+  const input = keeper.querySelector("input");
+  const guess = keeper.getAttribute("data-guess");
+  const fill = () => {
+    const secret = input.value.toUpperCase().replace(/\s/g, "");
+    if (secret) window.sessionStorage.setItem("keypeg-code-" + game, secret);
+    else window.sessionStorage.removeItem("keypeg-code-" + game);
+    if (!secret || !guess || secret.length !== guess.length) return;
+    const [black, white] = scoreOf(secret, guess);
+    const b = root.querySelector("input[name=black]"), w = root.querySelector("input[name=white]");
+    if (b && w) { b.value = black; w.value = white; }
+  };
+  input.value = window.sessionStorage.getItem("keypeg-code-" + game) || "";
+  input.addEventListener("input", fill);
+  fill();
+}
+
+function setUp(root) {
+  root.querySelectorAll("form[data-live]").forEach((form) => {
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      sendLive(form, event.submitter);
+    });
+  });
+  root.querySelectorAll("form[data-confirm]").forEach((form) => {
+    form.addEventListener("submit", (event) => {
+      if (!window.confirm(form.getAttribute("data-confirm"))) { event.preventDefault(); event.stopImmediatePropagation(); }
+    }, { capture: true });
+  });
+  setUpComposer(root);
+  setUpKeeper(root);
+}
+
+window.addEventListener("popstate", () => window.location.reload());
+document.addEventListener("DOMContentLoaded", () => setUp(document));
