@@ -21,6 +21,7 @@ __all__ = [
     "PLAIN_SCORING_PAIRS",
     "LOOKAHEAD_LIMIT",
     "OPTIMAL_ON_DEMAND",
+    "WEB_THINK_LIMIT",
     "COACH_EXACT_LIMIT",
     "MEMORY_SHARE",
     "TIME_LIMIT",
@@ -67,6 +68,10 @@ PLAIN_SCORING_PAIRS = 20_000
 than loading the kernels."""
 LOOKAHEAD_LIMIT = 100_000
 """Above this many codes, strategies that score every code fall back to the genetic codebreaker."""
+WEB_THINK_LIMIT = 10**9
+"""The web app lets the computer think (break a code, give a hint) only on games of up to this many
+codes: there its moves took at most 0.25 s on 2 cores (8 pegs of 12 colours), while 10 pegs of 20
+colours took up to 17 s a move, too long for a request on a shared server."""
 OPTIMAL_ON_DEMAND = 700
 """Level 4 solves the optimum on the spot for code spaces up to this size (well under a second)."""
 COACH_EXACT_LIMIT = 1500

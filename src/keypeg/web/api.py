@@ -329,7 +329,7 @@ def create_match(request: Request, body: NewMatch, session: Annotated[WebSession
     the first code), the codemaker scoring a point per guess and one more when the code holds."""
     rules = rules_from_options(body.variant, body.pegs, body.colors, body.repeats, body.blanks, body.rows)
     public_id = new_match(request, session, rules, body.games, body.level)
-    return _match_out(request, public_id, load_match(request, session, public_id))
+    return _match_out(request, public_id, load_match(request, session_of(request), public_id))  # a guest's player
 
 
 @router.get("/matches/{match_id}", response_model=MatchOut, response_model_exclude_none=True)

@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from fastapi import HTTPException, Request
 
 from keypeg.code import Feedback
-from keypeg.errors import KeypegError
+from keypeg.errors import KeypegError, TooLargeError
 from keypeg.game import Match
+from keypeg.limits import WEB_THINK_LIMIT
 from keypeg.play.codemakers import RandomCodemaker
 from keypeg.play.matches import MatchSession
 from keypeg.play.records import GameKeeper, RecordingError, continue_game
@@ -33,6 +34,7 @@ __all__ = [
     "GameView",
     "MatchView",
     "player_for",
+    "check_thinkable",
     "new_game",
     "load_game",
     "save_game",
@@ -66,11 +68,23 @@ def player_for(request: Request, session: WebSession) -> str:
     return guest
 
 
+def check_thinkable(rules: Rules, work: str) -> None:
+    """Refuse (a usage error, 400) ``work`` that needs the computer to think on too large a game."""
+    if rules.size > WEB_THINK_LIMIT:
+        raise TooLargeError(
+            f"{rules.size:,} codes are too many for {work} here (at most {WEB_THINK_LIMIT:,}); "
+            "the terminal's 'keypeg solve' has no such limit"
+        )
+
+
 def new_game(rules: Rules, role: str, *, level: int = 3, practice: bool = False) -> Session:
     """A game as a person starts one on the web: breaking the computer's random code (rated unless
     ``practice``), or scoring the computer's guesses at ``level``."""
     if role == "breaker":
+        if practice:
+            check_thinkable(rules, "hints")
         return BreakSession.new(rules, RandomCodemaker.draw(rules), practice=practice)
+    check_thinkable(rules, "the computer to break your code")
     return SolveSession(rules, level=level, top=EXPLAIN_TOP)
 
 
@@ -172,8 +186,10 @@ class LoadedMatch:
 def new_match(request: Request, session: WebSession, rules: Rules, games: int, level: int) -> str:
     """Start a match against the computer (the computer makes the first code) and its first game; the
     match's public id."""
+    check_thinkable(rules, "a match against the computer")
     store = store_of(request)
     player = player_for(request, session)
+    session = replace(session, player=player)  # a guest's player, made just now, plays the match's games
     match = MatchSession(rules, Match((COMPUTER, YOU), games=games), computer=COMPUTER, level=level)
     public_id = new_id()
     match.match_id = store.save_match(json.dumps(match.to_state()), player=player, public_id=public_id)
