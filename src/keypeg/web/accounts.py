@@ -7,10 +7,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from keypeg.store import InvalidNameError, name_key, player_name
-from keypeg.web.api import ERRORS, SessionOut, changing
+from keypeg.web.api import ERRORS, RequestBody, SessionOut, changing
 from keypeg.web.sessions import GUEST_PREFIX, WebSession, new_session, store_of
 
 __all__ = [
@@ -30,7 +30,7 @@ LOGIN_LIMIT_PER_NAME = 5
 LOGIN_LIMIT_PER_ADDRESS = 20
 
 
-class Credentials(BaseModel):
+class Credentials(RequestBody):
     name: str = Field(min_length=1, max_length=64)
     password: str = Field(min_length=1, max_length=1000)
 

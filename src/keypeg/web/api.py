@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from keypeg.code import Feedback
 from keypeg.errors import IllegalMoveError
@@ -33,7 +33,7 @@ from keypeg.web.games import (
 )
 from keypeg.web.sessions import WebSession, check_origin_and_csrf, current, open_session
 
-__all__ = ["router", "changing", "session_of", "SessionOut", "ErrorOut", "ERRORS"]
+__all__ = ["router", "RequestBody", "changing", "session_of", "SessionOut", "ErrorOut", "ERRORS"]
 
 
 class ErrorOut(BaseModel):
@@ -64,7 +64,13 @@ class SessionOut(BaseModel):
     csrf: str = Field(description="Send it as X-CSRF-Token with every request that changes something.")
 
 
-class NewGame(BaseModel):
+class RequestBody(BaseModel):
+    """A request body: values of exactly the documented JSON types (``0.0`` is not ``false``)."""
+
+    model_config = ConfigDict(strict=True)
+
+
+class NewGame(RequestBody):
     variant: str | None = Field(None, min_length=1, max_length=64, description="A preset (classic by default).")
     pegs: int | None = Field(None, ge=1, le=15)
     colors: int | None = Field(None, ge=2, le=26)
@@ -76,11 +82,11 @@ class NewGame(BaseModel):
     practice: bool = Field(False, description="A practice game: never ranked.")
 
 
-class GuessIn(BaseModel):
+class GuessIn(RequestBody):
     code: str = Field(min_length=1, max_length=200)
 
 
-class ScoreIn(BaseModel):
+class ScoreIn(RequestBody):
     black: int = Field(ge=0, le=100)
     white: int = Field(ge=0, le=100)
 
@@ -276,7 +282,7 @@ def reasoning(request: Request, game_id: GameId, session: Annotated[WebSession, 
 # -- matches -------------------------------------------------------------------------------------------
 
 
-class NewMatch(BaseModel):
+class NewMatch(RequestBody):
     variant: str | None = Field(None, min_length=1, max_length=64, description="A preset (classic by default).")
     pegs: int | None = Field(None, ge=1, le=15)
     colors: int | None = Field(None, ge=2, le=26)
