@@ -24,7 +24,8 @@ async function sendLive(form, submitter) {
   const main = fresh.querySelector("main");
   if (!main) { form.submit(); return; }
   document.querySelector("main").replaceWith(main);
-  if (answer.url && answer.url !== window.location.href) window.history.pushState({}, "", answer.url);
+  // a form that moved on to another page (a redirect) changes the address; an answer shown in place does not
+  if (answer.redirected && answer.url !== window.location.href) window.history.pushState({}, "", answer.url);
   document.title = fresh.title;
   setUp(main);
   const said = main.querySelector("[data-announce]");
