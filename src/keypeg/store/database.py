@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import secrets
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -17,14 +18,29 @@ from typing import Any, TypeVar
 from platformdirs import user_data_dir
 from sqlalchemy import Engine, case, create_engine, event, func, select, text, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DatabaseError,
+    IntegrityError,
+    NoSuchModuleError,
+    OperationalError,
+    SQLAlchemyError,
+)
 from sqlalchemy.orm import Session, sessionmaker
 
 from keypeg.code import Feedback
 from keypeg.errors import KeypegError
 from keypeg.limits import MIN_RANKED_GAMES, TOP_SIZE
 from keypeg.rules import Rules
-from keypeg.store.models import GameRow, GuessRow, LoginFailureRow, MatchRow, PlayerRow, WebSessionRow
+from keypeg.store.models import (
+    GameRow,
+    GuessRow,
+    LoginFailureRow,
+    MatchRow,
+    PlayerRow,
+    ServerKeyRow,
+    WebSessionRow,
+)
 from keypeg.store.names import name_key, player_name
 from keypeg.text import visible
 
@@ -32,6 +48,7 @@ __all__ = [
     "Store",
     "StoreError",
     "WrongPasswordError",
+    "PlayedAlreadyError",
     "GameRecord",
     "Move",
     "PlayerStats",
@@ -53,6 +70,13 @@ class StoreError(KeypegError):
         super().__init__(message)
         self.exit_code = 2 if usage else 1
         """2 when the database was asked for wrongly (a bad URL, an unknown player), 1 when it failed."""
+
+
+class PlayedAlreadyError(StoreError):
+    """A second attempt at a daily puzzle (refused: one attempt per player and puzzle)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, usage=False)
 
 
 class WrongPasswordError(StoreError):
@@ -118,6 +142,8 @@ class GameRecord:
     """Whether the game counts on the leaderboard (else it is a practice game)."""
     public_id: str | None = None
     """The unguessable id of a game started on the web (its address there)."""
+    daily: str | None = None
+    """The daily puzzle the game is (``2026-11-23 classic``), if it is one."""
 
     @property
     def variant(self) -> str:
@@ -394,16 +420,23 @@ class Store:
         state: str | None = None,
         rated: bool = False,
         public_id: str | None = None,
+        daily: str | None = None,
     ) -> int:
         """Record a game as it starts; returns its id. Codes are kept in the rules' own symbols.
         ``secret`` is kept on the private side: no query shows it before the game ends
         (:meth:`saved_game` gives it to the play layer). A ``rated`` game counts on the leaderboard
-        from now on, as a loss until it is won."""
+        from now on, as a loss until it is won. A game of the ``daily`` puzzle (``YYYY-MM-DD preset``)
+        is refused (:class:`PlayedAlreadyError`) when the player has played that puzzle."""
 
         def work() -> int:
             with self._session() as session:
+                owner = self._player(session, player, create=True)
+                if daily is not None:
+                    taken = select(GameRow.id).where(GameRow.player_id == owner.id, GameRow.daily == daily)
+                    if session.scalar(taken) is not None:
+                        raise PlayedAlreadyError(f"{owner.name} has played the puzzle of {daily} already")
                 row = GameRow(
-                    player=self._player(session, player, create=True),
+                    player=owner,
                     variant=rules.slug,
                     rules=json.dumps(rules.as_dict()),
                     pegs=rules.pegs,
@@ -420,9 +453,13 @@ class Store:
                     state=state,
                     rated=rated,
                     public_id=public_id,
+                    daily=daily,
                 )
                 session.add(row)
-                session.flush()
+                try:
+                    session.flush()
+                except IntegrityError:  # the same attempt started at the same moment elsewhere
+                    raise PlayedAlreadyError(f"{owner.name} has played the puzzle of {daily} already") from None
                 return row.id
 
         return self._guarded(work)
@@ -616,6 +653,54 @@ class Store:
 
         return self._guarded(work)
 
+    def server_key(self, name: str) -> bytes:
+        """The server's secret key ``name`` (32 random bytes made on first use, the same for every
+        process after): never shown."""
+
+        def work() -> bytes:
+            with self._session() as session:
+                row = session.get(ServerKeyRow, name)
+                if row is not None:
+                    return bytes.fromhex(row.value)
+            try:
+                with self._session() as session:
+                    session.add(ServerKeyRow(name=name, value=secrets.token_hex(32)))
+            except IntegrityError:
+                pass  # made at the same moment by another process: theirs stands
+            with self._session() as session:
+                return bytes.fromhex(session.get(ServerKeyRow, name).value)  # type: ignore[union-attr]
+
+        return self._guarded(work)
+
+    def daily_games(self, daily: str, player: str | None = None) -> list[GameRecord]:
+        """The games of the ``daily`` puzzle (``YYYY-MM-DD preset``), or ``player``'s only, oldest first."""
+
+        def work() -> list[GameRecord]:
+            with self._session() as session:
+                query = select(GameRow).where(GameRow.daily == daily).order_by(GameRow.id)
+                if player is not None:
+                    query = query.where(GameRow.player_id == self._player(session, player, create=True).id)
+                return self._records(session, session.scalars(query))
+
+        return self._guarded(work)
+
+    def daily_days(self, player: str, suffix: str) -> list[str]:
+        """The puzzles ``player`` solved whose name ends in `` suffix`` (a preset), newest first."""
+
+        def work() -> list[str]:
+            with self._session() as session:
+                row = session.scalar(select(PlayerRow).where(PlayerRow.key == name_key(player)))
+                if row is None:
+                    return []
+                query = (
+                    select(GameRow.daily)
+                    .where(GameRow.player_id == row.id, GameRow.daily.like(f"% {suffix}"), GameRow.outcome == "solved")
+                    .order_by(GameRow.daily.desc())
+                )
+                return [d for d in session.scalars(query) if d is not None]
+
+        return self._guarded(work)
+
     def match_public_id(self, match_id: int) -> str | None:
         """The public id of a match started on the web (``None`` for one started elsewhere)."""
 
@@ -650,6 +735,7 @@ class Store:
                     moves=moves,
                     rated=bool(row.rated),
                     public_id=row.public_id,
+                    daily=row.daily,
                 )
             )
         return records

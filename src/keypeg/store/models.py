@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-__all__ = ["Base", "PlayerRow", "GameRow", "GuessRow", "MatchRow", "WebSessionRow", "LoginFailureRow"]
+__all__ = ["Base", "PlayerRow", "GameRow", "GuessRow", "MatchRow", "ServerKeyRow", "WebSessionRow", "LoginFailureRow"]
 
 
 class Base(DeclarativeBase):
@@ -66,6 +66,14 @@ class GameRow(Base):
     """Whether the game counts on the leaderboard: the computer drew the secret from an unpredictable source
     and the game offered no help (set when it starts; a game lost, resigned or left unfinished counts as a loss)."""
 
+    daily: Mapped[str | None] = mapped_column(String(80), default=None)
+    """The daily puzzle the game is (``2026-11-23 classic``): one attempt per player and puzzle."""
+
+    __table_args__ = (
+        Index("ix_games_daily_attempt", "player_id", "daily", unique=True),
+        Index("ix_games_daily", "daily"),
+    )
+
     player: Mapped[PlayerRow] = relationship(back_populates="games")
     moves: Mapped[list[GuessRow]] = relationship(back_populates="game", order_by="GuessRow.number")
 
@@ -99,6 +107,15 @@ class MatchRow(Base):
     """The unguessable id a web front end shows for the match."""
     player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
     """The player whose match it is, for a match started on the web."""
+
+
+class ServerKeyRow(Base):
+    """A secret key of the server's (the daily puzzles' secrets derive from one): never shown."""
+
+    __tablename__ = "server_keys"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
 
 
 class WebSessionRow(Base):

@@ -33,7 +33,7 @@ from keypeg.web.games import (
 )
 from keypeg.web.sessions import WebSession, check_origin_and_csrf, current, open_session
 
-__all__ = ["router", "RequestBody", "changing", "session_of", "SessionOut", "ErrorOut", "ERRORS"]
+__all__ = ["router", "RequestBody", "game_out", "GameOut", "changing", "session_of", "SessionOut", "ErrorOut", "ERRORS"]
 
 
 class ErrorOut(BaseModel):
@@ -155,10 +155,15 @@ def create_game(request: Request, body: NewGame, session: Annotated[WebSession, 
     return _out(start_game(request, session, game), game)
 
 
+def game_out(request: Request, session: WebSession, public_id: str) -> GameOut:
+    """The game's board as the API shows it (404 unless it is the session's player's)."""
+    return _out(public_id, load_game(request, session, public_id).game)
+
+
 @router.get("/games/{game_id}", response_model=GameOut, response_model_exclude_none=True)
 def get_game(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(session_of)]) -> GameOut:
     """The board so far (the secret only once the game is over)."""
-    return _out(game_id, load_game(request, session, game_id).game)
+    return game_out(request, session, game_id)
 
 
 def _breaking(loaded: LoadedGame) -> BreakSession:

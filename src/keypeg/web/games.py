@@ -102,6 +102,8 @@ class LoadedGame:
     game: Session
     keeper: GameKeeper
     match_id: int | None
+    daily: str | None = None
+    """The daily puzzle the game is (``2026-11-23 classic``), if it is one."""
 
 
 def load_game(request: Request, session: WebSession, public_id: str) -> LoadedGame:
@@ -114,7 +116,7 @@ def load_game(request: Request, session: WebSession, public_id: str) -> LoadedGa
     if session.player is None or saved.record.player != session.player:
         raise HTTPException(404, "no such game")
     game, keeper = continue_game(store, saved.record.id, session.player, match_id=saved.match_id, over_ok=True)
-    return LoadedGame(game, keeper, saved.match_id)
+    return LoadedGame(game, keeper, saved.match_id, saved.record.daily)
 
 
 def save_game(loaded: LoadedGame) -> None:

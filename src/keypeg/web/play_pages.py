@@ -102,6 +102,13 @@ def _board(
     match = None
     if loaded.match_id is not None:
         match = store_of(request).match_public_id(loaded.match_id)
+    grid = None
+    if loaded.daily is not None and view.status != "playing":
+        from keypeg.play.daily import share_grid
+        from keypeg.variants import find_variant
+
+        day, preset = loaded.daily.split(" ", 1)
+        grid = share_grid(day, find_variant(preset), view.history, view.status == "won")
     last = view.history[-1] if view.history else None
     said = ""
     if last is not None:
@@ -121,6 +128,8 @@ def _board(
         rules=game.rules,
         reasoning=reasoning,
         match=match,
+        daily=loaded.daily,
+        grid=grid,
         error=error,
         said=said,
         explain_top=EXPLAIN_TOP,
