@@ -30,7 +30,7 @@ THIRD_PARTY = {
     "store": {"sqlalchemy", "alembic", "argon2", "platformdirs", "confusable_homoglyphs"},
     "play": {"numpy"},
     "cli": {"click", "rich", "matplotlib", "numpy", "uvicorn"},
-    "web": {"fastapi", "starlette", "pydantic", "swagger_ui_bundle"},
+    "web": {"fastapi", "starlette", "pydantic", "swagger_ui_bundle", "jinja2"},
 }
 """The third-party packages each layer may import (besides the standard library)."""
 
