@@ -22,6 +22,7 @@ __all__ = [
     "LOOKAHEAD_LIMIT",
     "OPTIMAL_ON_DEMAND",
     "WEB_THINK_LIMIT",
+    "LIVE_ABSENCE_LIMIT",
     "COACH_EXACT_LIMIT",
     "MEMORY_SHARE",
     "TIME_LIMIT",
@@ -72,6 +73,9 @@ WEB_THINK_LIMIT = 10**9
 """The web app lets the computer think (break a code, give a hint) only on games of up to this many
 codes: there its moves took at most 0.25 s on 2 cores (8 pegs of 12 colours), while 10 pegs of 20
 colours took up to 17 s a move, too long for a request on a shared server."""
+LIVE_ABSENCE_LIMIT = 90
+"""Seconds a player of a live match may be away (no page of the match open) on their turn before they
+forfeit the game."""
 OPTIMAL_ON_DEMAND = 700
 """Level 4 solves the optimum on the spot for code spaces up to this size (well under a second)."""
 COACH_EXACT_LIMIT = 1500

@@ -101,7 +101,9 @@ def start_daily(
     made = attempt(store, player, variant, day)
     if made is not None:
         if made.outcome is not None:
-            raise PlayedAlreadyError(f"{made.player} has played the puzzle of {puzzle_name(day, variant)}: one attempt a day")
+            raise PlayedAlreadyError(
+                f"{made.player} has played the puzzle of {puzzle_name(day, variant)}: one attempt a day"
+            )
         game, keeper = continue_game(store, made.id, made.player)
         assert isinstance(game, BreakSession)
         return game, keeper

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from platformdirs import user_data_dir
-from sqlalchemy import Engine, case, create_engine, event, func, select, text, update
+from sqlalchemy import Engine, case, create_engine, event, func, or_, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import (
     ArgumentError,
@@ -50,6 +50,7 @@ __all__ = [
     "WrongPasswordError",
     "PlayedAlreadyError",
     "GameRecord",
+    "LiveRecord",
     "Move",
     "PlayerStats",
     "Ranking",
@@ -144,6 +145,8 @@ class GameRecord:
     """The unguessable id of a game started on the web (its address there)."""
     daily: str | None = None
     """The daily puzzle the game is (``2026-11-23 classic``), if it is one."""
+    maker: str | None = None
+    """The person who set the code, in a game between two people."""
 
     @property
     def variant(self) -> str:
@@ -190,6 +193,20 @@ class GameRecord:
             "seconds": self.seconds,
             "moves": [{"guess": m.guess, "black": m.feedback.black, "white": m.feedback.white} for m in self.moves],
         }
+
+
+@dataclass(frozen=True)
+class LiveRecord:
+    """A match between two people as stored: its seats, the invitation's hash, its version and state,
+    and when each seat was last seen."""
+
+    id: int
+    first: str | None
+    second: str | None
+    invite_hash: str | None
+    version: int
+    state: str
+    seen: tuple[datetime | None, ...]
 
 
 @dataclass(frozen=True)
@@ -421,6 +438,7 @@ class Store:
         rated: bool = False,
         public_id: str | None = None,
         daily: str | None = None,
+        maker: str | None = None,
     ) -> int:
         """Record a game as it starts; returns its id. Codes are kept in the rules' own symbols.
         ``secret`` is kept on the private side: no query shows it before the game ends
@@ -435,8 +453,10 @@ class Store:
                     taken = select(GameRow.id).where(GameRow.player_id == owner.id, GameRow.daily == daily)
                     if session.scalar(taken) is not None:
                         raise PlayedAlreadyError(f"{owner.name} has played the puzzle of {daily} already")
+                maker_id = self._player(session, maker, create=True).id if maker is not None else None
                 row = GameRow(
                     player=owner,
+                    maker_id=maker_id,
                     variant=rules.slug,
                     rules=json.dumps(rules.as_dict()),
                     pegs=rules.pegs,
@@ -701,6 +721,91 @@ class Store:
 
         return self._guarded(work)
 
+    # -- matches between two people ----------------------------------------------------------------
+
+    def start_live(self, player: str, state: str, public_id: str, invite_hash: str) -> int:
+        """Record a match between two people, waiting for its second player; returns its id."""
+
+        def work() -> int:
+            with self._session() as session:
+                row = MatchRow(
+                    state=state,
+                    started_at=_now(),
+                    public_id=public_id,
+                    player_id=self._player(session, player, create=True).id,
+                    invite_hash=invite_hash,
+                    version=0,
+                    seen_first=_now(),
+                )
+                session.add(row)
+                session.flush()
+                return row.id
+
+        return self._guarded(work)
+
+    def live(self, public_id: str) -> LiveRecord:
+        """The match with this public id, as live play needs it (a usage error when there is none)."""
+
+        def work() -> LiveRecord:
+            with self._session() as session:
+                row = session.scalar(select(MatchRow).where(MatchRow.public_id == public_id))
+                if row is None:
+                    raise StoreError("no such match", usage=True)
+
+                def name(player_id: int | None) -> str | None:
+                    found = session.get(PlayerRow, player_id) if player_id is not None else None
+                    return found.name if found is not None else None
+
+                seen = tuple(_aware(t) if t is not None else None for t in (row.seen_first, row.seen_second))
+                return LiveRecord(
+                    row.id, name(row.player_id), name(row.opponent_id), row.invite_hash, row.version, row.state, seen
+                )
+
+        return self._guarded(work)
+
+    def save_live(self, match_id: int, state: str, version: int, *, opponent: str | None = None) -> int:
+        """Store a match's new state if it is still at ``version`` (else :class:`StoreError`: another request
+        moved it on); the new version. ``opponent`` takes the second seat (only if it is free)."""
+
+        def work() -> int:
+            with self._session() as session:
+                values: dict[str, Any] = {"state": state, "version": version + 1}
+                where = [MatchRow.id == match_id, MatchRow.version == version]
+                if opponent is not None:
+                    values.update(opponent_id=self._player(session, opponent, create=True).id, seen_second=_now())
+                    where.append(MatchRow.opponent_id.is_(None))
+                moved = session.execute(update(MatchRow).where(*where).values(**values))
+                if moved.rowcount != 1:  # type: ignore[attr-defined]
+                    raise StoreError("the match was moved on elsewhere meanwhile")
+                return version + 1
+
+        return self._guarded(work)
+
+    def touch_live(self, match_id: int, seat: int, *, bump: bool = False) -> None:
+        """Note that seat ``seat`` (0 or 1) of a match is here now; with ``bump``, mark the match changed
+        (a move in its game) for live viewers."""
+
+        def work() -> None:
+            with self._session() as session:
+                values: dict[str, Any] = {"seen_first" if seat == 0 else "seen_second": _now()}
+                if bump:
+                    values["version"] = MatchRow.version + 1
+                session.execute(update(MatchRow).where(MatchRow.id == match_id).values(**values))
+
+        self._guarded(work)
+
+    def notify(self, channel: str, payload: str) -> None:
+        """Tell every process listening on ``channel`` (PostgreSQL's NOTIFY); nothing on other databases,
+        whose one process is told directly."""
+        if self.engine.dialect.name != "postgresql":
+            return
+
+        def work() -> None:
+            with self._session() as session:
+                session.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": channel, "payload": payload})
+
+        self._guarded(work)
+
     def match_public_id(self, match_id: int) -> str | None:
         """The public id of a match started on the web (``None`` for one started elsewhere)."""
 
@@ -736,6 +841,7 @@ class Store:
                     rated=bool(row.rated),
                     public_id=row.public_id,
                     daily=row.daily,
+                    maker=session.get(PlayerRow, row.maker_id).name if row.maker_id is not None else None,  # type: ignore[union-attr]
                 )
             )
         return records
@@ -745,15 +851,25 @@ class Store:
         return self.saved_game(game_id).record
 
     def history(
-        self, player: str | None = None, *, limit: int | None = 20, rules: Rules | None = None, with_moves: bool = False
+        self,
+        player: str | None = None,
+        *,
+        limit: int | None = 20,
+        rules: Rules | None = None,
+        with_moves: bool = False,
+        made: bool = False,
     ) -> list[GameRecord]:
-        """The latest games, newest first (of one player; of one game and row limit)."""
+        """The latest games, newest first (of one player, and with ``made`` the games whose code they set
+        for another person too; of one game and row limit)."""
 
         def work() -> list[GameRecord]:
             with self._session() as session:
                 query = select(GameRow).order_by(GameRow.started_at.desc(), GameRow.id.desc())
                 if player is not None:
-                    query = query.where(GameRow.player_id == self._player(session, player, create=False).id)
+                    who = self._player(session, player, create=False).id
+                    query = query.where(
+                        or_(GameRow.player_id == who, GameRow.maker_id == who) if made else GameRow.player_id == who
+                    )
                 if rules is not None:
                     query = query.where(GameRow.variant == rules.slug, GameRow.rows == rules.rows)
                 if limit is not None:
