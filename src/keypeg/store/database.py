@@ -178,6 +178,7 @@ class GameRecord:
         return {
             "id": self.id,
             "player": self.player,
+            "maker": self.maker,
             "variant": self.variant,
             "rules": self.rules.as_dict(),
             "role": self.role,
@@ -197,13 +198,12 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class LiveRecord:
-    """A match between two people as stored: its seats, the invitation's hash, its version and state,
-    and when each seat was last seen."""
+    """A match between two people as stored: its seats, its version and state, and when each seat was
+    last seen."""
 
     id: int
     first: str | None
     second: str | None
-    invite_hash: str | None
     version: int
     state: str
     seen: tuple[datetime | None, ...]
@@ -723,7 +723,7 @@ class Store:
 
     # -- matches between two people ----------------------------------------------------------------
 
-    def start_live(self, player: str, state: str, public_id: str, invite_hash: str) -> int:
+    def start_live(self, player: str, state: str, public_id: str) -> int:
         """Record a match between two people, waiting for its second player; returns its id."""
 
         def work() -> int:
@@ -733,7 +733,6 @@ class Store:
                     started_at=_now(),
                     public_id=public_id,
                     player_id=self._player(session, player, create=True).id,
-                    invite_hash=invite_hash,
                     version=0,
                     seen_first=_now(),
                 )
@@ -757,9 +756,7 @@ class Store:
                     return found.name if found is not None else None
 
                 seen = tuple(_aware(t) if t is not None else None for t in (row.seen_first, row.seen_second))
-                return LiveRecord(
-                    row.id, name(row.player_id), name(row.opponent_id), row.invite_hash, row.version, row.state, seen
-                )
+                return LiveRecord(row.id, name(row.player_id), name(row.opponent_id), row.version, row.state, seen)
 
         return self._guarded(work)
 
@@ -805,6 +802,25 @@ class Store:
                 session.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": channel, "payload": payload})
 
         self._guarded(work)
+
+    def live_matches(self, player: str, limit: int = 50) -> list[tuple[str, str]]:
+        """The public ids and states of the matches between people ``player`` sits in, newest first."""
+
+        def work() -> list[tuple[str, str]]:
+            with self._session() as session:
+                row = session.scalar(select(PlayerRow).where(PlayerRow.key == name_key(player)))
+                if row is None:
+                    return []
+                query = (
+                    select(MatchRow.public_id, MatchRow.state)
+                    .where(or_(MatchRow.player_id == row.id, MatchRow.opponent_id == row.id))
+                    .where(MatchRow.opponent_id.is_not(None) | MatchRow.state.like('%"live"%'))
+                    .order_by(MatchRow.id.desc())
+                    .limit(limit)
+                )
+                return [(p, s) for p, s in session.execute(query) if p is not None]
+
+        return self._guarded(work)
 
     def match_public_id(self, match_id: int) -> str | None:
         """The public id of a match started on the web (``None`` for one started elsewhere)."""

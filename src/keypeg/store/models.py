@@ -111,8 +111,6 @@ class MatchRow(Base):
     """The player whose match it is, for a match started on the web (the first seat)."""
     opponent_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
     """The second seat of a match between two people, once taken."""
-    invite_hash: Mapped[str | None] = mapped_column(String(64), default=None)
-    """The hash of the invitation's token (a match between two people): only its holder takes the seat."""
     version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """Bumped at every change: live viewers compare it."""
     seen_first: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)

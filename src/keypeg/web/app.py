@@ -48,7 +48,7 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     """The app, serving the store at ``url`` (the CLI's default when ``None``)."""
     from fastapi.staticfiles import StaticFiles
 
-    from keypeg.web import accounts, api, daily, pages, play_pages, player_pages, records
+    from keypeg.web import accounts, api, daily, live, pages, play_pages, player_pages, records
 
     app = FastAPI(
         title="keypeg",
@@ -67,6 +67,8 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     app.include_router(daily.api)
     app.include_router(play_pages.router)
     app.include_router(daily.pages)
+    app.include_router(live.api)
+    app.include_router(live.pages)
     app.include_router(player_pages.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
 

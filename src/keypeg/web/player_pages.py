@@ -61,7 +61,7 @@ def _players_page(request: Request, *, status: int = 200, error: str = "", name:
     games, stats, chart = [], None, None
     if session is not None and session.player is not None:
         store = store_of(request)
-        games = store.history(session.player, limit=50)
+        games = store.history(session.player, limit=50, made=True)
         stats = store.stats(session.player)
         chart = trend_chart(stats.trend[-100:])
     return page(

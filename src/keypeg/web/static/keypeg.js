@@ -100,6 +100,36 @@ function setUpKeeper(root) {
   fill();
 }
 
+// A live match: follow its events; when it changes, show the page again (what was typed is kept).
+let following = null;
+function follow(root) {
+  const marker = root.querySelector("[data-live-events]");
+  if (!marker) return;
+  const address = marker.getAttribute("data-live-events");
+  if (following && following.address === address) return;
+  if (following) following.source.close();
+  const source = new EventSource(address);
+  following = { address, source };
+  source.addEventListener("state", async (event) => {
+    const shown = document.querySelector("[data-live-events]");
+    const state = JSON.parse(event.data);
+    if (shown && String(state.version) === shown.getAttribute("data-version")) return;
+    const answer = await fetch(window.location.href, { credentials: "same-origin" });
+    const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
+    const main = fresh.querySelector("main");
+    if (!main) return;
+    const typed = document.querySelector("input[data-code]");
+    const kept = typed ? typed.value : "";
+    document.querySelector("main").replaceWith(main);
+    const input = main.querySelector("input[data-code]");
+    if (input && kept) input.value = kept;
+    setUp(main);
+    const said = main.querySelector("[data-announce]");
+    if (said) announce(said.getAttribute("data-announce"));
+    if (input) input.focus();
+  });
+}
+
 function setUp(root) {
   root.querySelectorAll("form[data-live]").forEach((form) => {
     form.addEventListener("submit", (event) => {
@@ -114,6 +144,7 @@ function setUp(root) {
   });
   setUpComposer(root);
   setUpKeeper(root);
+  follow(root);
 }
 
 window.addEventListener("popstate", () => window.location.reload());

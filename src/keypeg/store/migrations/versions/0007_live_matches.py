@@ -1,4 +1,4 @@
-"""Matches between two people on the web: the second seat, the invitation (its token's hash), a version
+"""Matches between two people on the web: the second seat, a version
 bumped at every move (for live updates), when each seat was last seen (for forfeits); and who set the
 code of a game between people.
 
@@ -24,7 +24,6 @@ def upgrade() -> None:
                 "opponent_id", sa.Integer, sa.ForeignKey("players.id", name="fk_matches_opponent_id"), nullable=True
             )
         )
-        batch.add_column(sa.Column("invite_hash", sa.String(64), nullable=True))
         batch.add_column(sa.Column("version", sa.Integer, nullable=False, server_default="0"))
         batch.add_column(sa.Column("seen_first", sa.DateTime(timezone=True), nullable=True))
         batch.add_column(sa.Column("seen_second", sa.DateTime(timezone=True), nullable=True))
@@ -40,5 +39,5 @@ def downgrade() -> None:
         batch.drop_index("ix_games_maker_id")
         batch.drop_column("maker_id")
     with op.batch_alter_table("matches") as batch:
-        for column in ("seen_second", "seen_first", "version", "invite_hash", "opponent_id"):
+        for column in ("seen_second", "seen_first", "version", "opponent_id"):
             batch.drop_column(column)
