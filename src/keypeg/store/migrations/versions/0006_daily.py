@@ -22,15 +22,14 @@ def upgrade() -> None:
         sa.Column("name", sa.String(32), primary_key=True),
         sa.Column("value", sa.String(128), nullable=False),
     )
-    with op.batch_alter_table("games") as batch:
-        batch.add_column(sa.Column("daily", sa.String(80), nullable=True))
-        batch.create_index("ix_games_daily_attempt", ["player_id", "daily"], unique=True)
-        batch.create_index("ix_games_daily", ["daily"])
+    op.add_column("games", sa.Column("daily", sa.String(80), nullable=True))
+    op.create_index("ix_games_daily_attempt", "games", ["player_id", "daily"], unique=True)
+    op.create_index("ix_games_daily", "games", ["daily"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_games_daily", "games")
+    op.drop_index("ix_games_daily_attempt", "games")
     with op.batch_alter_table("games") as batch:
-        batch.drop_index("ix_games_daily")
-        batch.drop_index("ix_games_daily_attempt")
         batch.drop_column("daily")
     op.drop_table("server_keys")
