@@ -27,7 +27,7 @@ THIRD_PARTY = {
     "core": set(),
     "kernels": {"numpy", "numba", "llvmlite"},
     "engine": {"numpy", "numba", "ortools", "platformdirs"},
-    "store": {"sqlalchemy", "alembic", "argon2", "platformdirs", "confusable_homoglyphs"},
+    "store": {"sqlalchemy", "alembic", "argon2", "platformdirs", "confusable_homoglyphs", "psycopg"},
     "play": {"numpy"},
     "cli": {"click", "rich", "matplotlib", "numpy", "uvicorn"},
     "web": {"fastapi", "starlette", "pydantic", "swagger_ui_bundle", "jinja2"},

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import os
 import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -821,6 +823,30 @@ class Store:
                 return [(p, s) for p, s in session.execute(query) if p is not None]
 
         return self._guarded(work)
+
+    def listen(self, channel: str, heard: Callable[[str], None]) -> bool:
+        """On PostgreSQL, call ``heard`` with the payload of every NOTIFY on ``channel``, from a thread of its
+        own that reconnects if the server goes away; ``False`` (and nothing) on other databases."""
+        if self.engine.dialect.name != "postgresql":
+            return False
+        conninfo = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+        def listen() -> None:
+            import psycopg
+
+            while True:
+                try:
+                    with psycopg.connect(conninfo, autocommit=True) as connection:
+                        connection.execute(f"LISTEN {channel}")
+                        for note in connection.notifies():
+                            if note.payload.isdigit():
+                                heard(note.payload)
+                except Exception as error:  # the server went away: listen again shortly
+                    logging.getLogger("keypeg.store").warning("listening on %s paused: %s", channel, error)
+                    time.sleep(1.0)
+
+        threading.Thread(target=listen, name=f"keypeg-listen-{channel}", daemon=True).start()
+        return True
 
     def match_public_id(self, match_id: int) -> str | None:
         """The public id of a match started on the web (``None`` for one started elsewhere)."""

@@ -15,8 +15,6 @@ import hashlib
 import hmac
 import json
 import logging
-import threading
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -92,27 +90,9 @@ class LiveBus:
             event.set()
 
     def _listen(self) -> None:
-        """On PostgreSQL, a thread that listens for other workers' changes (reconnecting if it must)."""
-        if self._listening or self.store.engine.dialect.name != "postgresql":
-            return
-        self._listening = True
-        conninfo = self.store.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
-
-        def listen() -> None:
-            import psycopg
-
-            while True:
-                try:
-                    with psycopg.connect(conninfo, autocommit=True) as connection:
-                        connection.execute(f"LISTEN {CHANNEL}")
-                        for note in connection.notifies():
-                            if note.payload.isdigit():
-                                self._wake(int(note.payload))
-                except Exception as error:  # the database went away: try again shortly
-                    log.warning("live updates from other workers paused: %s", error)
-                    time.sleep(1.0)
-
-        threading.Thread(target=listen, name="keypeg-live-listen", daemon=True).start()
+        """On PostgreSQL, hear other workers' changes (the store listens in a thread of its own)."""
+        if not self._listening:
+            self._listening = self.store.listen(CHANNEL, lambda payload: self._wake(int(payload)))
 
 
 def bus_of(request: Request) -> LiveBus:
