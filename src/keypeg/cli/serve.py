@@ -41,6 +41,7 @@ def serve(host: str, port: int, workers: int, https: bool, db: str | None) -> No
             workers=workers,
             proxy_headers=https,
             server_header=False,
+            timeout_graceful_shutdown=3,  # live streams stay open: Ctrl-C closes them after 3 s
         )
     except SystemExit as stop:  # uvicorn exits 3 when it cannot start: one line, a run-time failure
         if stop.code not in (0, None):

@@ -229,7 +229,7 @@ def guess(request: Request, session: WebSession, public_id: str, code: str) -> N
     loaded.live.guess(player, loaded.game, code)
     _sync(loaded)
     if loaded.game.is_over and not over_before:
-        save(request, loaded)  # the game is counted: the match moves on
+        _save_counted(request, loaded)  # the game is counted: the match moves on
     else:
         store_of(request).touch_live(loaded.id, 0 if player == loaded.live.first else 1, bump=True)
         bus_of(request).changed(loaded.id)
@@ -240,7 +240,25 @@ def resign(request: Request, session: WebSession, public_id: str) -> None:
     loaded.live.resign(_seat(loaded, session), loaded.game)
     if loaded.game is not None and loaded.game.is_over:
         _sync(loaded)
-    save(request, loaded)
+        _save_counted(request, loaded)
+    else:
+        save(request, loaded)
+
+
+def _save_counted(request: Request, loaded: Loaded) -> None:
+    """Save the match after its game ended; if a follower's request counted the game first (it saw the
+    finished game in the store), that stands."""
+    counted = loaded.game
+    try:
+        save(request, loaded)
+    except HTTPException as conflict:
+        again = load(request, loaded.public_id)
+        if conflict.status_code != 409 or counted is None or again.live.match is None:
+            raise
+        if again.live.match.current_id is not None and again.game is not None and not again.game.is_over:
+            return  # counted, and the next game already set
+        if len(again.live.match.match.played) < len(loaded.live.match.match.played):  # type: ignore[union-attr]
+            raise
 
 
 def snapshot(request: Request, public_id: str, viewer: str | None, *, present: bool = True) -> dict[str, Any]:
