@@ -204,13 +204,16 @@ class Stream:
         self.thread.start()
 
     def run(self, client: httpx.Client, match: str) -> None:
-        with client.stream("GET", f"/api/live/{match}/events", timeout=httpx.Timeout(30, read=30)) as answer:
-            for line in answer.iter_lines():
-                self.raw.append(line)
-                if line.startswith("data: "):
-                    self.states.append(json.loads(line[6:]))
-                if self.stop.is_set():
-                    return
+        try:
+            with client.stream("GET", f"/api/live/{match}/events", timeout=httpx.Timeout(30, read=30)) as answer:
+                for line in answer.iter_lines():
+                    self.raw.append(line)
+                    if line.startswith("data: "):
+                        self.states.append(json.loads(line[6:]))
+                    if self.stop.is_set():
+                        return
+        except httpx.HTTPError:
+            return  # the server stopped at the end of the test
 
     def wait_for(self, seen: dict[str, object], timeout: float = 10.0) -> dict[str, object]:
         """The first state the stream received that is as far on as ``seen`` (a state some player was
