@@ -63,6 +63,9 @@ def test_turns_points_and_what_each_viewer_sees() -> None:
     assert live.view(None, None)["winner"] == "bob"
     again = LiveMatch.from_state(json.loads(json.dumps(live.to_state())))
     assert again.scores() == live.scores() and again.notes == live.notes and again.is_over
+    waiting = LiveMatch.new(RULES, games=2, first="bob")
+    assert live_rules.standing("bob", [again, waiting]) == live_rules.Standing(1, 1, 0, 0, RULES.rows + 1, 3)
+    assert live_rules.standing("ann", [again]) == live_rules.Standing(1, 0, 1, 0, 3, RULES.rows + 1)
 
 
 def test_a_player_away_on_their_turn_forfeits() -> None:
@@ -151,6 +154,18 @@ def test_a_whole_match_between_two_players_and_a_spectator(url: str) -> None:
     assert len(Store(url).history(limit=None)) == 2
     listing = ann.client.get("/live")
     assert listing.status_code == 200 and f"/live/{match}" in listing.text
+    winner = final["winner"]
+    for name, player in (("ann", ann), ("bob", bob)):
+        mine, theirs = final["scores"][name], final["scores"]["bob" if name == "ann" else "ann"]
+        record = (
+            "1 won, 0 lost, 0 drawn"
+            if winner == name
+            else "0 won, 0 lost, 1 drawn"
+            if winner is None
+            else "0 won, 1 lost"
+        )
+        page = player.client.get("/players").text
+        assert f"1 finished: {record}" in page and f"{mine} points for you, {theirs} against" in page
 
 
 # -- a real server and its live streams -------------------------------------------------------------

@@ -36,7 +36,7 @@ from keypeg.play.matches import MatchSession
 from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
 
-__all__ = ["LIVE_VERSION", "LiveMatch", "Note"]
+__all__ = ["LIVE_VERSION", "LiveMatch", "Note", "Standing", "standing"]
 
 LIVE_VERSION = 1
 
@@ -255,3 +255,25 @@ class LiveMatch:
             raise
         except (KeyError, TypeError, ValueError) as error:
             raise KeypegError(f"damaged match state: {error.__class__.__name__}: {error}") from None
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A player's record in finished matches against people."""
+
+    matches: int
+    won: int
+    lost: int
+    drawn: int
+    points_for: int
+    points_against: int
+
+
+def standing(player: str, matches: list[LiveMatch]) -> Standing:
+    """``player``'s record over the finished ones of ``matches``."""
+    done = [m for m in matches if m.is_over and player in m.seats]
+    won = sum(m.match is not None and m.match.winner() == player for m in done)
+    drawn = sum(m.match is not None and m.match.winner() is None for m in done)
+    points = [m.scores() for m in done]
+    mine = sum(p[player] for p in points)
+    return Standing(len(done), won, len(done) - won - drawn, drawn, mine, sum(sum(p.values()) for p in points) - mine)

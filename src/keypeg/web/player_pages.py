@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -10,6 +11,8 @@ from fastapi.responses import HTMLResponse, Response
 
 from keypeg.errors import KeypegError
 from keypeg.limits import TOP_RULE
+from keypeg.play.live import LiveMatch, standing
+from keypeg.store import Store
 from keypeg.variants import VARIANTS
 from keypeg.web.accounts import check_login, register_player
 from keypeg.web.pages import RulesForm, form_session, page, redirect, rules_query
@@ -55,15 +58,26 @@ def trend_chart(values: list[int], width: int = 640, height: int = 220) -> Chart
     return Chart(width, height, " ".join(f"{x},{yy}" for x, yy, _ in dots), dots, ticks, len(values))
 
 
+def _live_matches(store: Store, player: str) -> list[LiveMatch]:
+    found = []
+    for _, state in store.live_matches(player, limit=1000):
+        try:
+            found.append(LiveMatch.from_state(json.loads(state)))
+        except (ValueError, KeypegError):
+            continue  # a damaged record is left out of the standing
+    return found
+
+
 def _players_page(request: Request, *, status: int = 200, error: str = "", name: str = "") -> Response:
     session = current(request)
     person = session.person if session is not None else None
-    games, stats, chart = [], None, None
+    games, stats, chart, record = [], None, None, None
     if session is not None and session.player is not None:
         store = store_of(request)
         games = store.history(session.player, limit=50, made=True)
         stats = store.stats(session.player)
         chart = trend_chart(stats.trend[-100:])
+        record = standing(session.player, _live_matches(store, session.player))
     return page(
         request,
         "players.html",
@@ -73,6 +87,7 @@ def _players_page(request: Request, *, status: int = 200, error: str = "", name:
         games=games,
         stats=stats,
         chart=chart,
+        standing=record,
         error=error,
         name=name,
     )
