@@ -7,6 +7,7 @@ anyone else gets 404, as for a game that does not exist; the secret appears only
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
@@ -28,6 +29,7 @@ from keypeg.web.games import (
     new_game,
     new_match,
     next_match_game,
+    player_for,
     save_game,
     start_game,
 )
@@ -328,6 +330,7 @@ def create_match(request: Request, body: NewMatch, session: Annotated[WebSession
     """Start a match against the computer: an even number of games, roles alternating (the computer makes
     the first code), the codemaker scoring a point per guess and one more when the code holds."""
     rules = rules_from_options(body.variant, body.pegs, body.colors, body.repeats, body.blanks, body.rows)
+    session = replace(session, player=player_for(request, session))  # a guest's first match: their player now
     public_id = new_match(request, session, rules, body.games, body.level)
     return _match_out(request, public_id, load_match(request, session, public_id))
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from fastapi import HTTPException, Request
@@ -174,6 +174,7 @@ def new_match(request: Request, session: WebSession, rules: Rules, games: int, l
     match's public id."""
     store = store_of(request)
     player = player_for(request, session)
+    session = replace(session, player=player)  # a guest's first game of the match is theirs too, not a new guest's
     match = MatchSession(rules, Match((COMPUTER, YOU), games=games), computer=COMPUTER, level=level)
     public_id = new_id()
     match.match_id = store.save_match(json.dumps(match.to_state()), player=player, public_id=public_id)
