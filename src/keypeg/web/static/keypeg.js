@@ -24,7 +24,7 @@ async function sendLive(form, submitter) {
   const main = fresh.querySelector("main");
   if (!main) { form.submit(); return; }
   document.querySelector("main").replaceWith(main);
-  if (answer.url && answer.url !== window.location.href) window.history.pushState({}, "", answer.url);
+  if (answer.redirected && answer.url !== window.location.href) window.history.pushState({}, "", answer.url);
   document.title = fresh.title;
   setUp(main);
   const said = main.querySelector("[data-announce]");
