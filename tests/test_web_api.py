@@ -257,3 +257,14 @@ def test_the_docs_page_needs_no_other_site(url: str) -> None:
     assert page.status_code == 200 and "/docs-assets/swagger-ui-bundle.js" in page.text
     assert "http://" not in page.text and "https://" not in page.text  # nothing from a CDN
     assert browser.get("/docs-assets/swagger-ui-bundle.js").status_code == 200
+
+
+def test_a_guests_first_move_can_be_a_match(url: str) -> None:
+    browser, csrf = client(url)  # a new guest: no player yet
+    made = browser.post("/api/matches", json={"variant": "mini", "games": 2}, headers=csrf)
+    assert made.status_code == 201, made.text
+    match = made.json()
+    assert browser.get(f"/api/matches/{match['id']}").status_code == 200
+    assert browser.get(f"/api/games/{match['game']}").json()["status"] == "playing"
+    (player,) = {g.player for g in Store(url).history(limit=None)}
+    assert player.startswith("guest-")

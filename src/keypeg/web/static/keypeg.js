@@ -24,8 +24,10 @@ async function sendLive(form, submitter) {
   const main = fresh.querySelector("main");
   if (!main) { form.submit(); return; }
   document.querySelector("main").replaceWith(main);
-  // a form that moved on to another page (a redirect) changes the address; an answer shown in place does not
-  if (answer.redirected && answer.url !== window.location.href) window.history.pushState({}, "", answer.url);
+  if (answer.redirected && answer.url !== window.location.href) {
+    window.history.pushState({}, "", answer.url);
+    shown = pageOf(window.location);
+  }
   document.title = fresh.title;
   setUp(main);
   const said = main.querySelector("[data-announce]");
@@ -147,5 +149,9 @@ function setUp(root) {
   follow(root);
 }
 
-window.addEventListener("popstate", () => window.location.reload());
+// Back and Forward over the pages a live form went to: load the page now at that address. A link within
+// the page (the skip link's #main) changes only the fragment, and must not reload it.
+function pageOf(place) { return place.pathname + place.search; }
+let shown = pageOf(window.location);
+window.addEventListener("popstate", () => { if (pageOf(window.location) !== shown) window.location.reload(); });
 document.addEventListener("DOMContentLoaded", () => setUp(document));
