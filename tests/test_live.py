@@ -141,9 +141,12 @@ def test_a_whole_match_between_two_players_and_a_spectator(url: str) -> None:
     for maker, breaker, code in ((ann, bob, "EDA"), (bob, ann, "CEB")):
         assert maker.post(f"/api/live/{match}/secret", {"code": code}).status_code == 200
         assert maker.client.get(f"/api/live/{match}").json()["current"]["secret"] == code
+        pages = [p.client.get(f"/live/{match}") for p in (maker, breaker, eve)]
+        assert [p.status_code for p in pages] == [200, 200, 200]
+        assert "Your turn" in pages[1].text and "Waiting for" in pages[0].text
         seen = [json.dumps(s) for s in break_code(breaker, match, RULES)]
-        watched = [eve.client.get(f"/api/live/{match}").text, eve.client.get(f"/live/{match}").text]
-        for text in seen[:-1] + watched[:1]:
+        watched = [eve.client.get(f"/api/live/{match}").text, pages[2].text, pages[1].text]
+        for text in seen[:-1] + watched:
             assert not any(form in text for form in secret_forms(RULES, code))
     final = eve.client.get(f"/api/live/{match}").json()
     assert final["over"] and sum(final["scores"].values()) == sum(g["guesses"] for g in final["played"])
