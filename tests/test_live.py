@@ -126,7 +126,13 @@ def test_a_whole_match_between_two_players_and_a_spectator(url: str) -> None:
     ann = Player(TestClient(app, base_url="https://keypeg.test"), "ann")
     bob = Player(TestClient(app, base_url="https://keypeg.test"), "bob")
     eve = Player(TestClient(app, base_url="https://keypeg.test"))
-    made = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2})
+    guest = Player(TestClient(app, base_url="https://keypeg.test"))
+    other = guest.post("/api/live", {"pegs": 3, "colors": 5, "games": 2, "nickname": "<b>Zoe</b>"}).json()
+    assert other["names"][other["seats"][0]] == "<b>Zoe</b> (guest)"
+    page = guest.client.get(f"/live/{other['id']}").text
+    assert "&lt;b&gt;Zoe&lt;/b&gt; (guest)" in page and "<b>Zoe" not in page
+    assert guest.post("/api/live", {"games": 2, "nickname": "bad\u202ename"}).status_code == 400
+    made = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2, "nickname": "ignored: ann is registered"})
     assert made.status_code == 201
     match, token = made.json()["id"], made.json()["token"]
     assert bob.post(f"/api/live/{match}/join", {"token": "0" * 32}).status_code == 403

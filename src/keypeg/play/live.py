@@ -59,12 +59,23 @@ class LiveMatch:
     second: str | None = None
     match: MatchSession | None = None
     notes: list[Note] = field(default_factory=list)
+    nicknames: dict[str, str] = field(default_factory=dict)
+    """Names that guests chose to be shown by (``guest-...`` players have no name of their own)."""
 
     @classmethod
-    def new(cls, rules: Rules, games: int, first: str) -> LiveMatch:
-        """A match waiting for its second player."""
+    def new(cls, rules: Rules, games: int, first: str, nickname: str | None = None) -> LiveMatch:
+        """A match waiting for its second player (a guest may give a ``nickname`` to be shown by)."""
         Match(("first", "second"), games=games)  # the number of games checked now: even, at least 2
-        return cls(rules, games, first)
+        live = cls(rules, games, first)
+        if nickname:
+            live.nicknames[first] = nickname
+        return live
+
+    def shown(self, player: str | None) -> str:
+        """How a player is shown: their name, or a guest's nickname marked as a guest's."""
+        if player is None:
+            return ""
+        return f"{self.nicknames[player]} (guest)" if player in self.nicknames else player
 
     # -- seats and turns --------------------------------------------------------------------------------
 
@@ -76,13 +87,15 @@ class LiveMatch:
         """0 or 1 for a player in the match, ``None`` for a spectator."""
         return self.seats.index(player) if player in self.seats else None
 
-    def join(self, player: str) -> None:
-        """Take the second seat."""
+    def join(self, player: str, nickname: str | None = None) -> None:
+        """Take the second seat (a guest may give a ``nickname``)."""
         if self.second is not None:
             raise IllegalMoveError("both seats are taken")
         if player == self.first:
             raise IllegalMoveError("you cannot play against yourself: send the invitation to someone else")
         self.second = player
+        if nickname:
+            self.nicknames[player] = nickname
         self.match = MatchSession(self.rules, Match((self.first, player), games=self.games))
 
     @property
@@ -145,7 +158,7 @@ class LiveMatch:
     def resign(self, player: str, game: BreakSession | None) -> None:
         """A player gives up the game being played (as codebreaker: the code held; as codemaker before
         setting it: no points)."""
-        self._give_up(player, game, f"{player} resigned")
+        self._give_up(player, game, f"{self.shown(player)} gave up")
 
     def absent(self, now: datetime, seen: tuple[datetime | None, ...]) -> str | None:
         """The player who must act but has been away too long (by the times each seat was last seen)."""
@@ -157,7 +170,7 @@ class LiveMatch:
 
     def forfeit(self, player: str, game: BreakSession | None) -> None:
         """``player`` was away too long on their turn: they lose the game being played."""
-        self._give_up(player, game, f"{player} was away more than {LIVE_ABSENCE_LIMIT} seconds and forfeited")
+        self._give_up(player, game, f"{self.shown(player)} was away more than {LIVE_ABSENCE_LIMIT} s and forfeited")
 
     def _give_up(self, player: str, game: BreakSession | None, why: str) -> None:
         roles = self.roles()
@@ -217,6 +230,7 @@ class LiveMatch:
             ],
             "current": current,
             "notes": [{"game": n.game, "text": n.text} for n in self.notes[-5:]],
+            "names": {p: self.shown(p) for p in self.seats},
             "over": self.is_over,
             "winner": self.match.winner() if self.match is not None else None,
         }
@@ -233,6 +247,7 @@ class LiveMatch:
             "second": self.second,
             "match": self.match.to_state() if self.match is not None else None,
             "notes": [[n.game, n.text] for n in self.notes],
+            "nicknames": self.nicknames,
         }
 
     @classmethod
@@ -250,6 +265,7 @@ class LiveMatch:
                 None if state.get("second") is None else str(state["second"]),
                 MatchSession.from_state(kept) if kept is not None else None,
                 [Note(int(g), str(t)) for g, t in state.get("notes", [])],
+                {str(k): str(v) for k, v in state.get("nicknames", {}).items()},
             )
         except KeypegError:
             raise

@@ -32,7 +32,7 @@ from keypeg.play.live import LiveMatch
 from keypeg.play.records import GameKeeper, RecordingError, continue_game
 from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
-from keypeg.store import Store, StoreError
+from keypeg.store import Store, StoreError, player_name
 from keypeg.variants import VARIANTS, rules_from_options
 from keypeg.web.api import ERRORS, RequestBody, changing, session_of
 from keypeg.web.games import new_id, player_for
@@ -188,23 +188,32 @@ def _sync(loaded: Loaded) -> None:
 # -- the moves, shared by the API and the pages --------------------------------------------------------
 
 
-def create(request: Request, session: WebSession, rules: Rules, games: int) -> str:
+def nickname_of(session: WebSession, nickname: str | None) -> str | None:
+    """A guest's nickname, checked like a player's name (a registered player is shown by their name)."""
+    if session.person is not None or not nickname or not nickname.strip():
+        return None
+    return player_name(nickname)
+
+
+def create(request: Request, session: WebSession, rules: Rules, games: int, nickname: str | None = None) -> str:
     """A new match of the session's player, waiting for a second; its public id."""
+    nick = nickname_of(session, nickname)
     player = player_for(request, session)
-    live = LiveMatch.new(rules, games, player)
+    live = LiveMatch.new(rules, games, player, nick)
     public_id = new_id()
     store_of(request).start_live(player, json.dumps(live.to_state()), public_id)
     return public_id
 
 
-def join(request: Request, session: WebSession, public_id: str, token: str) -> None:
+def join(request: Request, session: WebSession, public_id: str, token: str, nickname: str | None = None) -> None:
     loaded = load(request, public_id)
     if not hmac.compare_digest(token.encode(), invite_token(store_of(request), public_id).encode()):
         raise HTTPException(403, "this invitation is not valid for this match")
+    nick = nickname_of(session, nickname)
     player = player_for(request, session)
     if loaded.live.seat_of(player) is not None:
         return  # already seated: opening the invitation again changes nothing
-    loaded.live.join(player)
+    loaded.live.join(player, nick)
     save(request, loaded, opponent=player)
 
 
@@ -287,6 +296,7 @@ class NewLive(RequestBody):
     blanks: bool | None = None
     rows: int | None = Field(None, ge=1, le=100)
     games: int = Field(2, ge=2, le=20, multiple_of=2, description="An even number of games.")
+    nickname: str | None = Field(None, max_length=64, description="A guest's name to be shown by.")
 
 
 class CodeIn(RequestBody):
@@ -295,6 +305,7 @@ class CodeIn(RequestBody):
 
 class TokenIn(RequestBody):
     token: str = Field(min_length=1, max_length=64)
+    nickname: str | None = Field(None, max_length=64, description="A guest's name to be shown by.")
 
 
 @api.post("", status_code=201)
@@ -302,7 +313,7 @@ def api_create(request: Request, body: NewLive, session: Annotated[WebSession, D
     """Create a match against another person: its id, the invitation's token (the second player sends it
     to ``/join``) and the links to share."""
     rules = rules_from_options(body.variant, body.pegs, body.colors, body.repeats, body.blanks, body.rows)
-    public_id = create(request, session, rules, body.games)
+    public_id = create(request, session, rules, body.games, body.nickname)
     return _links(request, public_id) | snapshot(request, public_id, session_of(request).player)
 
 
@@ -324,7 +335,7 @@ def api_join(
     request: Request, match_id: str, body: TokenIn, session: Annotated[WebSession, Depends(changing)]
 ) -> dict[str, Any]:
     """Take the second seat with the invitation's token."""
-    join(request, session, match_id, body.token)
+    join(request, session, match_id, body.token, body.nickname)
     return snapshot(request, match_id, session_of(request).player)
 
 
@@ -407,7 +418,11 @@ def live_form(request: Request) -> Response:
                 live = LiveMatch.from_state(json.loads(state))
             except (ValueError, KeypegError):
                 continue
-            mine.append({"id": public_id, "seats": live.seats, "scores": live.scores(), "over": live.is_over})
+            points = live.scores()
+            names = [live.shown(p) for p in live.seats]
+            mine.append(
+                {"id": public_id, "names": names, "points": [points[p] for p in live.seats], "over": live.is_over}
+            )
     return page(
         request, "live_new.html", active="Friends", variants=list(VARIANTS.values()), chosen=RulesForm(), mine=mine
     )
@@ -419,11 +434,12 @@ def live_create(
     csrf: Csrf,
     fields: Annotated[RulesForm, Depends(rules_form)],
     games: Annotated[str, Form(max_length=3)] = "2",
+    nickname: Annotated[str, Form(max_length=64)] = "",
 ) -> Response:
     session = form_session(request, csrf)
     try:
         count = int(games) if games.isascii() and games.isdigit() else 0
-        public_id = create(request, session, fields.rules(), count)
+        public_id = create(request, session, fields.rules(), count, nickname)
     except KeypegError as error:
         return page(
             request,
@@ -485,8 +501,10 @@ def _act(request: Request, public_id: str, csrf: str, act: Any) -> Response:
 
 
 @pages.post("/live/{public_id}/join", response_class=HTMLResponse)
-def live_join(request: Request, public_id: str, csrf: Csrf, token: Token = "") -> Response:
-    return _act(request, public_id, csrf, lambda session: join(request, session, public_id, token))
+def live_join(
+    request: Request, public_id: str, csrf: Csrf, token: Token = "", nickname: Annotated[str, Form(max_length=64)] = ""
+) -> Response:
+    return _act(request, public_id, csrf, lambda session: join(request, session, public_id, token, nickname))
 
 
 @pages.post("/live/{public_id}/secret", response_class=HTMLResponse)
