@@ -13,12 +13,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
 from platformdirs import user_data_dir
-from sqlalchemy import Engine, case, create_engine, event, func, or_, select, text, update
+from sqlalchemy import Engine, case, create_engine, delete, event, func, or_, select, text, update
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import (
     ArgumentError,
@@ -43,7 +43,7 @@ from keypeg.store.models import (
     ServerKeyRow,
     WebSessionRow,
 )
-from keypeg.store.names import name_key, player_name
+from keypeg.store.names import GUEST_PREFIX, name_key, player_name
 from keypeg.text import visible
 
 __all__ = [
@@ -111,6 +111,10 @@ def default_url() -> str:
     folder = Path(user_data_dir("keypeg"))
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'keypeg.sqlite3'}"
+
+
+WEB_SESSION_LIFETIME = timedelta(days=30)
+"""A web session ends this long after it began (and is then deleted)."""
 
 
 def _now() -> datetime:
@@ -572,7 +576,7 @@ class Store:
         def work() -> tuple[str, str | None] | None:
             with self._session() as session:
                 row = session.get(WebSessionRow, token_hash)
-                if row is None:
+                if row is None or _aware(row.created_at) < _now() - WEB_SESSION_LIFETIME:
                     return None
                 player = session.get(PlayerRow, row.player_id) if row.player_id is not None else None
                 return row.csrf, player.name if player is not None else None
@@ -584,6 +588,7 @@ class Store:
 
         def work() -> None:
             with self._session() as session:
+                session.execute(delete(WebSessionRow).where(WebSessionRow.created_at < _now() - WEB_SESSION_LIFETIME))
                 session.add(WebSessionRow(token_hash=token_hash, csrf=csrf, created_at=_now()))
 
         self._guarded(work)
@@ -620,14 +625,44 @@ class Store:
 
         return self._guarded(work)
 
-    def record_login_failure(self, keys: list[str]) -> None:
-        """Count a failed login against each of ``keys``."""
+    def record_login_failure(self, keys: list[str]) -> list[int]:
+        """Count a failed login against each of ``keys`` (a login is counted as failed before its password
+        is checked, so attempts sent at once cannot all pass the limit); the ids, to forget them once the
+        password proves right."""
+
+        def work() -> list[int]:
+            with self._session() as session:
+                rows = [LoginFailureRow(key=key[:200], at=_now()) for key in keys]
+                session.add_all(rows)
+                session.flush()
+                return [row.id for row in rows]
+
+        return self._guarded(work)
+
+    def forget_login_failures(self, ids: list[int]) -> None:
+        """Forget counted failures (a login that succeeded)."""
 
         def work() -> None:
             with self._session() as session:
-                session.add_all(LoginFailureRow(key=key[:200], at=_now()) for key in keys)
+                session.execute(delete(LoginFailureRow).where(LoginFailureRow.id.in_(ids)))
 
         self._guarded(work)
+
+    def adopt_games(self, guest: str, player: str) -> int:
+        """Make a guest's games ``player``'s (a guest who registers or logs in keeps what they played);
+        how many moved."""
+
+        def work() -> int:
+            with self._session() as session:
+                old = session.scalar(select(PlayerRow).where(PlayerRow.key == name_key(guest)))
+                if old is None or old.key is None or not old.key.startswith(GUEST_PREFIX):
+                    return 0
+                new = self._player(session, player, create=False)
+                moved = session.execute(update(GameRow).where(GameRow.player_id == old.id).values(player_id=new.id))
+                session.execute(update(GameRow).where(GameRow.maker_id == old.id).values(maker_id=new.id))
+                return int(moved.rowcount)  # type: ignore[attr-defined]
+
+        return self._guarded(work)
 
     def save_match(
         self,
@@ -924,7 +959,7 @@ class Store:
         """The leaderboard of a game (its pegs, colours, repeats, blanks and row limit): the players with at
         least ``minimum`` rated games, by average guesses, a game lost, resigned or unfinished counted as
         the row limit plus one; ties go to the player with more rated games, then to the one whose latest
-        rated game came first. Practice games never count."""
+        rated game came first. Practice games and guests never count."""
         score = case((GameRow.outcome == "solved", GameRow.guesses), else_=GameRow.rows + 1)  # GameRecord.score
         games, average, last = func.count(GameRow.id), func.avg(score), func.max(GameRow.started_at)
 
@@ -936,6 +971,7 @@ class Store:
                     .where(
                         GameRow.rated.is_(True),
                         GameRow.role == "breaker",
+                        PlayerRow.key.not_like(f"{GUEST_PREFIX}%"),  # a guest can be new at will: never ranked
                         GameRow.variant == rules.slug,
                         GameRow.rows == rules.rows,
                     )

@@ -21,6 +21,7 @@ from keypeg.web.games import (
     EXPLAIN_TOP,
     LoadedGame,
     LoadedMatch,
+    expect_row,
     game_view,
     load_game,
     load_match,
@@ -65,9 +66,10 @@ class SessionOut(BaseModel):
 
 
 class RequestBody(BaseModel):
-    """A request body: values of exactly the documented JSON types (``0.0`` is not ``false``)."""
+    """A request body: values of exactly the documented JSON types (``0.0`` is not ``false``), and no
+    field it does not know (a misspelt ``practise`` is refused, not ignored)."""
 
-    model_config = ConfigDict(strict=True)
+    model_config = ConfigDict(strict=True, extra="forbid")
 
 
 class NewGame(RequestBody):
@@ -82,13 +84,28 @@ class NewGame(RequestBody):
     practice: bool = Field(False, description="A practice game: never ranked.")
 
 
+ROW = "The row this move is for (1 for the first): the same request sent twice is refused (409)."
+
+
 class GuessIn(RequestBody):
     code: str = Field(min_length=1, max_length=200)
+    row: int | None = Field(
+        None,
+        ge=1,
+        le=101,
+        description="The row this guess is for (1 for the first): a request sent twice is refused (409).",
+    )
 
 
 class ScoreIn(RequestBody):
     black: int = Field(ge=0, le=100)
     white: int = Field(ge=0, le=100)
+    row: int | None = Field(
+        None,
+        ge=1,
+        le=101,
+        description="The row this score is for (1 for the first): a request sent twice is refused (409).",
+    )
 
 
 class Move(BaseModel):
@@ -184,6 +201,7 @@ def guess(
 ) -> GameOut:
     """Guess the computer's code: the score, and the secret once the game is over."""
     loaded = load_game(request, session, game_id)
+    expect_row(loaded, body.row)
     feedback = _breaking(loaded).guess(body.code)
     save_game(loaded)
     return _out(game_id, loaded.game, feedback)
@@ -196,6 +214,7 @@ def score(
     """Score the computer's guess; an impossible or contradicting score is refused (409 names the likely
     mistake)."""
     loaded = load_game(request, session, game_id)
+    expect_row(loaded, body.row)
     _solving(loaded).score(Feedback(body.black, body.white))
     save_game(loaded)
     return _out(game_id, loaded.game)

@@ -37,6 +37,7 @@ __all__ = [
     "check_thinkable",
     "new_game",
     "load_game",
+    "expect_row",
     "save_game",
     "new_match",
     "load_match",
@@ -119,6 +120,13 @@ def load_game(request: Request, session: WebSession, public_id: str) -> LoadedGa
     return LoadedGame(game, keeper, saved.match_id, saved.record.daily)
 
 
+def expect_row(loaded: LoadedGame, row: int | None) -> None:
+    """Refuse (409) a move meant for another row than the next: the same request sent twice (a double
+    click, a retry) is applied once."""
+    if row is not None and row != len(loaded.game.history) + 1:
+        raise HTTPException(409, f"that move was for row {row}, and the next row is {len(loaded.game.history) + 1}")
+
+
 def save_game(loaded: LoadedGame) -> None:
     """Write the move just made; 409 when another request moved the game on meanwhile."""
     try:
@@ -194,8 +202,9 @@ def new_match(request: Request, session: WebSession, rules: Rules, games: int, l
     session = replace(session, player=player)  # a guest's player, made just now, plays the match's games
     match = MatchSession(rules, Match((COMPUTER, YOU), games=games), computer=COMPUTER, level=level)
     public_id = new_id()
-    match.match_id = store.save_match(json.dumps(match.to_state()), player=player, public_id=public_id)
-    _start_next(request, session, match, expect=None)
+    state = json.dumps(match.to_state())
+    match.match_id = store.save_match(state, player=player, public_id=public_id)
+    _start_next(request, session, match, expect=state)
     return public_id
 
 
@@ -234,23 +243,27 @@ def next_match_game(request: Request, session: WebSession, loaded: LoadedMatch) 
         raise HTTPException(409, "finish this game first (or resign it)")
     match.resume(game, match.current_id)
     match.finish()
-    _start_next(request, session, match, expect=loaded.state)
+    counted = json.dumps(match.to_state())
+    _save_match(request, match, counted, expect=loaded.state)  # only one request counts the game
+    _start_next(request, session, match, expect=counted)
 
 
-def _start_next(request: Request, session: WebSession, match: MatchSession, *, expect: str | None) -> None:
-    """Start the match's next game (if any) and save the match; 409 if another request moved it on."""
-    store = store_of(request)
-    game_id: int | None = None
-    public: str | None = None
-    if not match.is_over:
-        game = match.start()
-        public = start_game(request, session, game, match_id=match.match_id)
-        game_id = store.game_by_public_id(public)
-    match.current_id = game_id
+def _save_match(request: Request, match: MatchSession, state: str, *, expect: str) -> None:
     try:
-        store.save_match(json.dumps(match.to_state()), match.match_id, expect=expect)
+        store_of(request).save_match(state, match.match_id, expect=expect)
     except StoreError:
         raise HTTPException(409, "the match was moved on elsewhere meanwhile: reload it") from None
+
+
+def _start_next(request: Request, session: WebSession, match: MatchSession, *, expect: str) -> None:
+    """Start the match's next game (if any) on the state ``expect`` just saved, and save the match (no other
+    request can have moved it on from that state: it can count no game)."""
+    if match.is_over:
+        return
+    game = match.start()
+    public = start_game(request, session, game, match_id=match.match_id)
+    match.current_id = store_of(request).game_by_public_id(public)
+    _save_match(request, match, json.dumps(match.to_state()), expect=expect)
 
 
 @dataclass(frozen=True)

@@ -229,11 +229,14 @@ def set_secret(request: Request, session: WebSession, public_id: str, code: str)
     save(request, loaded)
 
 
-def guess(request: Request, session: WebSession, public_id: str, code: str) -> None:
+def guess(request: Request, session: WebSession, public_id: str, code: str, row: int | None = None) -> None:
+    """The codebreaker's guess (``row``, when given, must be the next row: a request sent twice is 409)."""
     loaded = load(request, public_id)
     player = _seat(loaded, session)
     if loaded.game is None:
         raise HTTPException(409, "the code of this game is not set yet")
+    if row is not None and row != len(loaded.game.history) + 1:
+        raise HTTPException(409, f"that guess was for row {row}, and the next row is {len(loaded.game.history) + 1}")
     over_before = loaded.live.is_over or loaded.game.is_over
     loaded.live.guess(player, loaded.game, code)
     _sync(loaded)
@@ -303,6 +306,10 @@ class CodeIn(RequestBody):
     code: str = Field(min_length=1, max_length=200)
 
 
+class GuessIn(CodeIn):
+    row: int | None = Field(None, ge=1, le=101, description="The row this guess is for: a request sent twice is 409.")
+
+
 class TokenIn(RequestBody):
     token: str = Field(min_length=1, max_length=64)
     nickname: str | None = Field(None, max_length=64, description="A guest's name to be shown by.")
@@ -350,10 +357,10 @@ def api_secret(
 
 @api.post("/{match_id}/guesses")
 def api_guess(
-    request: Request, match_id: str, body: CodeIn, session: Annotated[WebSession, Depends(changing)]
+    request: Request, match_id: str, body: GuessIn, session: Annotated[WebSession, Depends(changing)]
 ) -> dict[str, Any]:
     """As codebreaker, guess: the server scores it."""
-    guess(request, session, match_id, body.code)
+    guess(request, session, match_id, body.code, body.row)
     return snapshot(request, match_id, session.player)
 
 
@@ -513,8 +520,9 @@ def live_secret(request: Request, public_id: str, csrf: Csrf, code: Code = "") -
 
 
 @pages.post("/live/{public_id}/guess", response_class=HTMLResponse)
-def live_guess(request: Request, public_id: str, csrf: Csrf, code: Code = "") -> Response:
-    return _act(request, public_id, csrf, lambda session: guess(request, session, public_id, code))
+def live_guess(request: Request, public_id: str, csrf: Csrf, code: Code = "", row: Token = "") -> Response:
+    number = int(row) if row.isascii() and row.isdigit() and len(row) < 4 else None
+    return _act(request, public_id, csrf, lambda session: guess(request, session, public_id, code, number))
 
 
 @pages.post("/live/{public_id}/resign", response_class=HTMLResponse)

@@ -14,7 +14,7 @@ from keypeg.limits import TOP_RULE
 from keypeg.play.live import LiveMatch, standing
 from keypeg.store import Store
 from keypeg.variants import VARIANTS
-from keypeg.web.accounts import check_login, register_player
+from keypeg.web.accounts import check_login, register_player, welcome
 from keypeg.web.pages import RulesForm, form_session, page, redirect, rules_query
 from keypeg.web.sessions import current, new_session, store_of
 
@@ -101,11 +101,12 @@ def players(request: Request) -> Response:
 
 @router.post("/players/login", response_class=HTMLResponse)
 def login(request: Request, csrf: Csrf, name: Name, password: Password) -> Response:
-    form_session(request, csrf)
+    session = form_session(request, csrf)
     try:
         player = check_login(request, name, password)
     except HTTPException as refused:
         return _players_page(request, status=refused.status_code, error=str(refused.detail), name=name)
+    welcome(request, session, player)
     response = redirect("/players")
     new_session(request, response, player)
     return response
@@ -113,7 +114,7 @@ def login(request: Request, csrf: Csrf, name: Name, password: Password) -> Respo
 
 @router.post("/players/register", response_class=HTMLResponse)
 def register(request: Request, csrf: Csrf, name: Name, password: Password) -> Response:
-    form_session(request, csrf)
+    session = form_session(request, csrf)
     try:
         if len(password) < 8:
             raise KeypegError("choose a password of at least 8 characters")
@@ -122,6 +123,7 @@ def register(request: Request, csrf: Csrf, name: Name, password: Password) -> Re
         return _players_page(request, status=refused.status_code, error=str(refused.detail), name=name)
     except KeypegError as error:
         return _players_page(request, status=400, error=str(error), name=name)
+    welcome(request, session, player)
     response = redirect("/players")
     new_session(request, response, player)
     return response

@@ -10,6 +10,9 @@ function announce(text) {
 }
 
 async function sendLive(form, submitter) {
+  if (form.dataset.sending) return; // a double click sends the form once
+  form.dataset.sending = "yes";
+  form.querySelectorAll("button").forEach((b) => { b.disabled = true; });
   const data = new FormData(form);
   if (submitter && submitter.name) data.append(submitter.name, submitter.value);
   let answer;
