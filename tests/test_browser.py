@@ -10,232 +10,56 @@ missing; CI installs both.
 
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
-from collections.abc import Iterator
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
+from browser_support import (
+    DESKTOP,
+    MARKS,
+    PHONE,
+    Server,
+    Visit,
+    desktop_tab,
+    enter_guess,
+    expect,
+    launch,
+    next_guess,
+    open_tab,
+    read_score,
+    rows_text,
+    serve,
+)
 from keypeg import Feedback, Rules, score
 from keypeg.knowledge import Knowledge
 from keypeg.limits import MIN_RANKED_GAMES
-from keypeg.store import Store
 from keypeg.web.pages import RulesForm
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Page
+    from collections.abc import Iterator
 
-CHROMIUM = Path("/usr/bin/chromium")
-ROOT = Path(__file__).resolve().parents[1]
-SHOTS = ROOT / "test-artifacts" / "browser"
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
+    from playwright.sync_api import Browser
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no chromium at {CHROMIUM} (apt-get install chromium)"),
-]
-
-sync_api = pytest.importorskip(
-    "playwright.sync_api", reason="the playwright package is not installed (pip install playwright)"
-)
-expect = sync_api.expect
-
-
-# -- the server and the browser ---------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Server:
-    """A ``keypeg serve`` of the tests: its address and its store."""
-
-    base: str
-    db: str
-
-    def store(self) -> Store:
-        return Store(self.db)
-
-    def game(self, public_id: str) -> Any:
-        """The stored record of a game started on the web (its secret, moves and outcome)."""
-        (found,) = [g for g in self.store().history(limit=None, with_moves=True) if g.public_id == public_id]
-        return found
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
+pytestmark = MARKS
 
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """``python -m keypeg serve`` on a free port and a fresh SQLite store, stopped at the end."""
-    folder = tmp_path_factory.mktemp("browser")
-    db = f"sqlite:///{folder / 'web.sqlite3'}"
-    port = _free_port()
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p)
-    log_path = folder / "serve.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "keypeg", "serve", "--port", str(port), "--db", db],
-            cwd=folder,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"keypeg serve stopped (exit {process.returncode}):\n{log_path.read_text()}")
-            try:
-                with urllib.request.urlopen(base + "/", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except (urllib.error.URLError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"keypeg serve did not answer within 60 s:\n{log_path.read_text()}")
-            time.sleep(0.1)
-        yield Server(base, db)
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
-    said = log_path.read_text(errors="replace")
-    assert "Traceback" not in said and "internal error" not in said, f"the server failed:\n{said}"
+    yield from serve(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
-    """Headless chromium (Debian's: no browser is downloaded)."""
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    for old in SHOTS.glob("*.png"):
-        old.unlink()
-    expect.set_options(timeout=20_000)  # the server's first moves compile its kernels
-    args = ["--no-sandbox"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []
-    with sync_api.sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=args)
-        yield launched
-        launched.close()
-
-
-CSP_WATCH = """
-document.addEventListener("securitypolicyviolation", (e) => {
-  console.error("CSP violation: " + e.violatedDirective + " blocked " + e.blockedURI);
-});
-"""
-
-UNNAMED = """
-() => {
-  const unnamed = [];
-  for (const el of document.querySelectorAll("input, select, textarea, button")) {
-    if (el.type === "hidden" || el.closest("[hidden]")) continue;
-    const labelled = (el.getAttribute("aria-labelledby") || "").split(/\\s+/).filter(Boolean)
-      .map((id) => (document.getElementById(id) || {}).textContent || "").join(" ");
-    const labels = Array.from(el.labels || []).map((l) => l.textContent).join(" ");
-    const name = [el.getAttribute("aria-label"), labelled, labels, el.getAttribute("title"),
-      el.tagName === "BUTTON" ? el.textContent : "", el.type === "submit" ? el.value : ""].join("").trim();
-    if (!name) unnamed.push(el.outerHTML.slice(0, 160));
-  }
-  return unnamed;
-}
-"""
-
-FAILED_LOAD = re.compile(r"Failed to load resource: the server responded with a status of (\d{3})")
-
-
-@dataclass
-class Visit:
-    """A browser tab of one test: it saves a screenshot of every page it visits, and gathers console
-    errors, uncaught exceptions and CSP violations (none are allowed, bar error statuses the test expects)."""
-
-    page: Page
-    name: str
-    js: bool = True
-    errors: list[str] = field(default_factory=list)
-    allowed: set[int] = field(default_factory=set)
-    shots: int = 0
-
-    def __post_init__(self) -> None:
-        self.page.on("console", self._console)
-        self.page.on("pageerror", lambda error: self.errors.append(f"uncaught: {error}"))
-
-    def _console(self, message: Any) -> None:
-        if message.type != "error":
-            return
-        failed = FAILED_LOAD.search(message.text)
-        where = message.location.get("url", "")
-        if failed and (int(failed.group(1)) in self.allowed or where.endswith("/favicon.ico")):
-            return  # an error status the test asked for; the icon the browser looks for by itself (none)
-        self.errors.append(f"console: {message.text} ({where or self.page.url})")
-
-    def goto(self, path: str, label: str) -> None:
-        answer = self.page.goto(path)
-        assert answer is not None and answer.ok, f"{path}: {answer.status if answer else 'no answer'}"
-        self.shot(label)
-
-    def shot(self, label: str) -> None:
-        """Save the page as it looks now; check every form control on it has an accessible name."""
-        self.page.wait_for_load_state()
-        self.shots += 1
-        self.page.screenshot(path=str(SHOTS / f"{self.name}-{self.shots:02d}-{label}.png"), full_page=True)
-        if self.js:
-            self.check_names()
-
-    def check_names(self) -> None:
-        """Every form control shown has an accessible name (a label, aria-label(ledby), a button's text)."""
-        unnamed = self.page.evaluate(UNNAMED)
-        assert not unnamed, f"form controls without an accessible name on {self.page.url}: {unnamed}"
-
-    def clean(self) -> None:
-        assert not self.errors, "\n".join(self.errors)
-
-
-def _open(browser: Browser, base: str, name: str, **options: Any) -> tuple[BrowserContext, Visit]:
-    context = browser.new_context(base_url=base, **options)
-    if options.get("java_script_enabled", True):
-        context.add_init_script(CSP_WATCH)
-    return context, Visit(context.new_page(), name, js=options.get("java_script_enabled", True))
+    yield from launch()
 
 
 @pytest.fixture
 def visit(browser: Browser, server: Server, request: pytest.FixtureRequest) -> Iterator[Visit]:
-    """A fresh desktop browser (1280 px wide, its own cookies); no console error by the end."""
-    context, tab = _open(browser, server.base, request.node.name.removeprefix("test_"), viewport=DESKTOP)
-    try:
-        yield tab
-        tab.clean()
-    finally:
-        context.close()
+    yield from desktop_tab(browser, server, request)
 
 
 # -- playing --------------------------------------------------------------------------------------
-
-
-def next_guess(rules: Rules, history: list[tuple[str, Feedback]]) -> str:
-    """keypeg's own choice: the first code that fits every score so far."""
-    knowledge = Knowledge(rules, tuple((rules.parse(g), f) for g, f in history))
-    return str(knowledge.codes(1)[0])
-
-
-def rows_text(left: int) -> str:
-    return f"{left} {'row' if left == 1 else 'rows'} left"
 
 
 def start_game(
@@ -257,34 +81,6 @@ def start_game(
     page.get_by_role("button", name="Start the game").click()
     page.wait_for_url(re.compile(r"/play/[\w-]+$"))
     return page.url.rsplit("/", 1)[1]
-
-
-def enter_guess(visit: Visit, guess: str, how: str) -> None:
-    """Send a guess: by clicking the palette's pegs, typing it then Enter, or the keyboard alone."""
-    page = visit.page
-    code = page.locator("#code")
-    if how == "click":
-        for symbol in guess:
-            page.locator(f"[data-palette] button[data-symbol='{symbol}']").click()
-        expect(code).to_have_value(guess)
-        expect(page.locator("[data-composed] .peg")).to_have_count(len(guess))
-        page.get_by_role("button", name="Guess", exact=True).click()
-    elif how == "type":
-        code.click()
-        code.press_sequentially(guess)
-        code.press("Enter")
-    else:  # the keyboard alone: the field has the focus (autofocus, and after every live answer)
-        expect(code).to_be_focused()
-        page.keyboard.type(guess)
-        page.keyboard.press("Enter")
-
-
-def read_score(visit: Visit, number: int) -> Feedback:
-    """The key pegs drawn on row ``number`` of the board (and its text for screen readers, the same)."""
-    row = visit.page.locator("ol.board > li").nth(number - 1)
-    found = Feedback(row.locator(".key.black").count(), row.locator(".key.white").count())
-    expect(row.locator(".score-text")).to_have_text(f"{found.black} black, {found.white} white")
-    return found
 
 
 def break_code(visit: Visit, rules: Rules, ways: tuple[str, ...], *, pages: list[str] | None = None) -> list:
@@ -596,7 +392,7 @@ def test_a_game_with_the_keyboard_alone(visit: Visit, server: Server) -> None:
 
 
 def test_the_phone_layout_never_scrolls_sideways(browser: Browser, server: Server) -> None:
-    context, visit = _open(browser, server.base, "phone", viewport=PHONE, is_mobile=True, has_touch=True)
+    context, visit = open_tab(browser, server.base, "phone", viewport=PHONE, is_mobile=True, has_touch=True)
     page = visit.page
 
     def fits(label: str, path: str | None = None) -> None:
@@ -635,7 +431,7 @@ def test_the_phone_layout_never_scrolls_sideways(browser: Browser, server: Serve
 
 
 def test_the_plain_forms_work_without_javascript(browser: Browser, server: Server) -> None:
-    context, visit = _open(browser, server.base, "nojs", viewport=DESKTOP, java_script_enabled=False)
+    context, visit = open_tab(browser, server.base, "nojs", viewport=DESKTOP, java_script_enabled=False)
     page = visit.page
     rules = RulesForm().rules()
     visit.allowed.add(400)  # the bad guess

@@ -123,6 +123,10 @@ function follow(root) {
     const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
     const main = fresh.querySelector("main");
     if (!main) return;
+    // Fetches overtake each other: a page older than the one shown (a late answer) is left unshown.
+    const now = document.querySelector("[data-live-events]");
+    const got = main.querySelector("[data-live-events]");
+    if (now && got && Number(got.getAttribute("data-version")) < Number(now.getAttribute("data-version"))) return;
     const typed = document.querySelector("input[data-code]");
     const kept = typed ? typed.value : "";
     document.querySelector("main").replaceWith(main);
