@@ -150,8 +150,10 @@ def test_a_whole_match_between_two_players_and_a_spectator(url: str) -> None:
         pages = [p.client.get(f"/live/{match}") for p in (maker, breaker, eve)]
         assert [p.status_code for p in pages] == [200, 200, 200]
         assert "Your turn" in pages[1].text and "Waiting for" in pages[0].text
-        seen = [json.dumps(s) for s in break_code(breaker, match, RULES)]
         watched = [eve.client.get(f"/api/live/{match}").text, pages[2].text, pages[1].text]
+        seen = [json.dumps(s) for s in break_code(breaker, match, RULES)]
+        after = eve.client.get(f"/api/live/{match}").json()  # the game is over: now its code is shown
+        assert after["last"]["code"] == code and after["last"]["broken"]
         for text in seen[:-1] + watched:
             assert not any(form in text for form in secret_forms(RULES, code))
     final = eve.client.get(f"/api/live/{match}").json()

@@ -61,6 +61,8 @@ class LiveMatch:
     notes: list[Note] = field(default_factory=list)
     nicknames: dict[str, str] = field(default_factory=dict)
     """Names that guests chose to be shown by (``guest-...`` players have no name of their own)."""
+    last_id: int | None = None
+    """The store's id of the game that ended last (shown until the next one begins)."""
 
     @classmethod
     def new(cls, rules: Rules, games: int, first: str, nickname: str | None = None) -> LiveMatch:
@@ -192,6 +194,7 @@ class LiveMatch:
 
     def _count(self, game: BreakSession) -> None:
         assert self.match is not None
+        self.last_id = self.match.current_id
         self.match.resume(game, self.match.current_id)
         self.match.finish()
 
@@ -248,6 +251,7 @@ class LiveMatch:
             "match": self.match.to_state() if self.match is not None else None,
             "notes": [[n.game, n.text] for n in self.notes],
             "nicknames": self.nicknames,
+            "last": self.last_id,
         }
 
     @classmethod
@@ -266,6 +270,7 @@ class LiveMatch:
                 MatchSession.from_state(kept) if kept is not None else None,
                 [Note(int(g), str(t)) for g, t in state.get("notes", [])],
                 {str(k): str(v) for k, v in state.get("nicknames", {}).items()},
+                int(state["last"]) if state.get("last") is not None else None,
             )
         except KeypegError:
             raise

@@ -41,6 +41,17 @@ def _error(
     return JSONResponse({"error": visible(message, 400)}, status_code=status, headers=headers)
 
 
+def _methods(request: Request) -> list[str]:
+    """The methods the routes at the request's address take."""
+    path = request.url.path
+    found: set[str] = set()
+    for route in request.app.routes:
+        regex, methods = getattr(route, "path_regex", None), getattr(route, "methods", None)
+        if regex is not None and methods and regex.match(path):
+            found |= set(methods)
+    return sorted(found)
+
+
 def _is_page(request: Request) -> bool:
     path = request.url.path
     return not (path.startswith(("/api/", "/docs", "/openapi.json", "/static/")) or path == "/api")
@@ -94,7 +105,10 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:
-        return _error(error.status_code, str(error.detail), getattr(error, "headers", None), request)
+        headers = getattr(error, "headers", None)
+        if error.status_code == 405:  # every method the address takes, not only its first route's
+            headers = {**(headers or {}), "Allow": ", ".join(_methods(request))}
+        return _error(error.status_code, str(error.detail), headers, request)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(request: Request, error: RequestValidationError) -> Response:

@@ -284,8 +284,29 @@ def snapshot(request: Request, public_id: str, viewer: str | None, *, present: b
     if loaded.live.second is not None:
         check_absence(request, loaded)
     view = loaded.live.view(viewer, loaded.game)
-    view.update(id=public_id, version=loaded.version, absence_limit=LIVE_ABSENCE_LIMIT)
+    view.update(
+        id=public_id, version=loaded.version, absence_limit=LIVE_ABSENCE_LIMIT, last=_last_game(request, loaded)
+    )
     return view
+
+
+def _last_game(request: Request, loaded: Loaded) -> dict[str, Any] | None:
+    """The game that ended last, shown (with its code: it is over) until the next game's code is set."""
+    live = loaded.live
+    if live.last_id is None or live.match is None or live.match.current_id is not None:
+        return None
+    record = store_of(request).game(live.last_id)
+    if record.outcome is None:
+        return None
+    played = live.match.match.played[-1]
+    return {
+        "number": len(live.match.match.played),
+        "codemaker": played.codemaker,
+        "codebreaker": played.codebreaker,
+        "code": record.secret,
+        "broken": played.broken,
+        "history": [{"guess": m.guess, "black": m.feedback.black, "white": m.feedback.white} for m in record.moves],
+    }
 
 
 # -- the JSON API ------------------------------------------------------------------------------------
@@ -468,6 +489,8 @@ def _live_page(request: Request, public_id: str, *, status: int = 200, error: st
     links = _links(request, public_id) if view["you"] == view["seats"][0] and view["waiting"] else None
     history = view["current"]["history"] if view["current"] else []
     moves = [(m["guess"], Feedback(m["black"], m["white"])) for m in history]
+    last = view["last"]["history"] if view["last"] else []
+    last_moves = [(m["guess"], Feedback(m["black"], m["white"])) for m in last]
     return page(
         request,
         "live.html",
@@ -478,6 +501,7 @@ def _live_page(request: Request, public_id: str, *, status: int = 200, error: st
         rules=Rules.from_dict(view["rules"]),
         links=links,
         moves=moves,
+        last_moves=last_moves,
         error=error,
     )
 
