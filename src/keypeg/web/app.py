@@ -48,7 +48,7 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     """The app, serving the store at ``url`` (the CLI's default when ``None``)."""
     from fastapi.staticfiles import StaticFiles
 
-    from keypeg.web import accounts, api, pages, play_pages, player_pages, records
+    from keypeg.web import accounts, analysis_api, analysis_pages, api, pages, play_pages, player_pages, records
 
     app = FastAPI(
         title="keypeg",
@@ -66,6 +66,8 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     app.include_router(records.router)
     app.include_router(play_pages.router)
     app.include_router(player_pages.router)
+    app.include_router(analysis_api.router)
+    app.include_router(analysis_pages.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
 
     @app.middleware("http")
