@@ -136,6 +136,8 @@ def test_the_likely_wrong_score_is_named(browser: TestClient) -> None:
     shown = browser.get("/analyse", params={"variant": "classic", "scored": scored})
     assert shown.status_code == 200
     assert "no code fits these scores" in shown.text and "Likely mistake: guess 2 (RRGG) scored 2,0" in shown.text
+    assert re.search(r'class="suspect"><span class="n">2</span>', shown.text)  # the row marked
+    assert "likely wrong: 1 black, 0 white would fit" in shown.text
     data = browser.post("/api/analyse", json={"variant": "classic", "scored": scored.splitlines()}).json()
     assert not data["consistent"] and data["count"] == 0 and data["strategies"] == []
     assert data["message"].startswith("no code fits") and "Likely mistake" in data["message"]

@@ -447,6 +447,11 @@ class Budget:
         memory = self.memory if machine is None else min(self.memory, machine)
         left = self.left()
         owner = f"the {format_seconds(self.seconds)} {self.owner}"
+        if left < 0.5 < estimate.seconds:
+            _refuse_above(estimate, memory, self.owner, math.inf, "")
+            raise TooCostlyError(
+                f"{estimate.work} would take about {format_seconds(estimate.seconds)}, and no time is left of {owner}"
+            )
         time_owner = self.owner if left > self.seconds - 0.5 else f"left of {owner}"
         _refuse_above(estimate, memory, self.owner, left, time_owner)
         self.spent += estimate.seconds
