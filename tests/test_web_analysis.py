@@ -421,3 +421,28 @@ def test_random_small_positions_count_as_the_plain_enumeration(
     params = {k: ("yes" if v is True else "no" if v is False else str(v)) for k, v in body.items()}
     shown = browser.get("/analyse", params={**params, "variant": "", "scored": "\n".join(scored)})
     assert shown.status_code == 200 and page_count(shown.text) == count
+
+
+def test_the_budget_counts_what_is_spent_and_stops_what_runs_past_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from keypeg.analysis import cost
+
+    clock = [100.0]
+    monkeypatch.setattr("time.monotonic", lambda: clock[0])
+    budget = cost.Budget(5.0, 1 << 30, "the web app allows a request")
+    budget(cost.Estimate("the first tree", 0, 3.0))
+    with pytest.raises(TooCostlyError, match="more than the 2 s left of the 5 s the web app allows a request"):
+        budget(cost.Estimate("the second tree", 0, 3.0))
+    budget.watch(0.5)  # within the budget: nothing
+    clock[0] += 6.0
+    with pytest.raises(TooSlowError, match="the first tree took 6 s for 50% of it") as slow:
+        budget.watch(0.5)
+    assert slow.value.conclusive  # it had the whole budget
+    with pytest.raises(TooCostlyError, match="no time is left of the 5 s"):
+        budget(cost.Estimate("the third tree", 0, 1.0))
+    late = cost.Budget(5.0, 1 << 30, "allowed")
+    clock[0] += 4.0
+    late(cost.Estimate("a quick tree", 0, 0.1))
+    clock[0] += 2.0
+    with pytest.raises(TooSlowError) as cut:
+        late.watch(0.9)
+    assert not cut.value.conclusive  # it started with a second left: it may fit another time
