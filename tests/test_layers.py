@@ -27,10 +27,10 @@ THIRD_PARTY = {
     "core": set(),
     "kernels": {"numpy", "numba", "llvmlite"},
     "engine": {"numpy", "numba", "ortools", "platformdirs"},
-    "store": {"sqlalchemy", "alembic", "argon2", "platformdirs", "confusable_homoglyphs"},
+    "store": {"sqlalchemy", "alembic", "argon2", "platformdirs", "confusable_homoglyphs", "psycopg"},
     "play": {"numpy"},
     "cli": {"click", "rich", "matplotlib", "numpy", "uvicorn"},
-    "web": {"fastapi", "starlette", "pydantic", "swagger_ui_bundle"},
+    "web": {"fastapi", "starlette", "pydantic", "swagger_ui_bundle", "jinja2"},
 }
 """The third-party packages each layer may import (besides the standard library)."""
 

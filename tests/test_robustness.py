@@ -83,6 +83,7 @@ SPECIAL_OPTIONS: dict[tuple[str, ...], tuple[list[str], str]] = {
     ("play",): ([*RULES, "--secret", "AB"], "AB\n"),
     ("solve",): (RULES, "2,0\n"),
     ("match",): (["--pegs", "1", "--colors", "2", "--seed", "1"], "A\nB\n1,0\n"),  # wins whatever the secrets
+    ("daily",): (["--board"], ""),  # the day's board (playing it is one attempt a day)
 }
 """Options and stdin of the commands that play a game: one won at once."""
 

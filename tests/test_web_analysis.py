@@ -354,6 +354,8 @@ def test_bad_api_values_are_json_errors(browser: TestClient) -> None:
         browser.post("/api/analyse", json={"scored": ["RRGG 1 0\nBBYY 0 1"]}),
         browser.post("/api/analyse", json={"scored": ["RRGG 1 0"] * 101}),
         browser.post("/api/analyse", json={"pegs": 5, "colors": 3, "repeats": False}),
+        browser.post("/api/analyse", json={"variant": "classic", "scored": [], "scores": ["RRGG 1 0"]}),
+        browser.post("/api/analyse", json={"rows": True}),
         browser.post("/api/analyse", content=b"not json", headers={"content-type": "application/json"}),
     ):
         assert response.status_code in (400, 422) and set(response.json()) == {"error"}, response.text

@@ -43,7 +43,7 @@ def test_a_session_has_a_csrf_token_and_a_private_cookie(url: str) -> None:
     first = browser.get("/api/session")
     assert first.status_code == 200 and first.json()["player"] is None and len(first.json()["csrf"]) > 20
     cookie = first.headers["set-cookie"].lower()
-    assert "httponly" in cookie and "samesite=strict" in cookie
+    assert "httponly" in cookie and "samesite=lax" in cookie
     assert browser.get("/api/session").json()["csrf"] == first.json()["csrf"]  # the same session
     for header in ("content-security-policy", "x-content-type-options", "x-frame-options"):
         assert header in first.headers
@@ -236,10 +236,27 @@ def test_history_and_the_top_10_follow_the_rated_rule(url: str, monkeypatch: pyt
 
     browser, csrf = client(url)
     assert browser.get("/api/history").json() == []  # a guest with no game yet
-    for seed in range(MIN_RANKED_GAMES):
-        secret = known_secret(monkeypatch, seed)
-        game = browser.post("/api/games", json={}, headers=csrf).json()
-        browser.post(f"/api/games/{game['id']}/guesses", json={"code": secret}, headers=csrf)
+
+    def play_rated() -> None:
+        for seed in range(MIN_RANKED_GAMES):
+            secret = known_secret(monkeypatch, seed)
+            game = browser.post("/api/games", json={}, headers=csrf).json()
+            browser.post(f"/api/games/{game['id']}/guesses", json={"code": secret}, headers=csrf)
+
+    play_rated()  # a guest is never ranked: anyone can be a new guest at will
+    assert browser.get("/api/top", params={"variant": "classic"}).json()["top"] == []
+    csrf = {
+        "X-CSRF-Token": browser.post("/api/players", json={"name": "ann", "password": "pw"}, headers=csrf).json()[
+            "csrf"
+        ]
+    }
+    assert len(browser.get("/api/history").json()) == MIN_RANKED_GAMES  # the guest's games came along
+    with Store(url).engine.begin() as connection:  # start ann's record afresh for the rest of the test
+        from sqlalchemy import text
+
+        connection.execute(text("DELETE FROM guesses"))
+        connection.execute(text("DELETE FROM games"))
+    play_rated()
     practice = browser.post("/api/games", json={"practice": True}, headers=csrf).json()
     history = browser.get("/api/history").json()
     assert len(history) == MIN_RANKED_GAMES + 1 and history[0]["rated"] is False and history[0]["secret"] is None
@@ -257,3 +274,14 @@ def test_the_docs_page_needs_no_other_site(url: str) -> None:
     assert page.status_code == 200 and "/docs-assets/swagger-ui-bundle.js" in page.text
     assert "http://" not in page.text and "https://" not in page.text  # nothing from a CDN
     assert browser.get("/docs-assets/swagger-ui-bundle.js").status_code == 200
+
+
+def test_a_guests_first_move_can_be_a_match(url: str) -> None:
+    browser, csrf = client(url)  # a new guest: no player yet
+    made = browser.post("/api/matches", json={"variant": "mini", "games": 2}, headers=csrf)
+    assert made.status_code == 201, made.text
+    match = made.json()
+    assert browser.get(f"/api/matches/{match['id']}").status_code == 200
+    assert browser.get(f"/api/games/{match['game']}").json()["status"] == "playing"
+    (player,) = {g.player for g in Store(url).history(limit=None)}
+    assert player.startswith("guest-")

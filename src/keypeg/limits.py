@@ -21,6 +21,9 @@ __all__ = [
     "PLAIN_SCORING_PAIRS",
     "LOOKAHEAD_LIMIT",
     "OPTIMAL_ON_DEMAND",
+    "WEB_THINK_LIMIT",
+    "LIVE_ABSENCE_LIMIT",
+    "WEB_BODY_LIMIT",
     "COACH_EXACT_LIMIT",
     "MEMORY_SHARE",
     "TIME_LIMIT",
@@ -67,6 +70,15 @@ PLAIN_SCORING_PAIRS = 20_000
 than loading the kernels."""
 LOOKAHEAD_LIMIT = 100_000
 """Above this many codes, strategies that score every code fall back to the genetic codebreaker."""
+WEB_THINK_LIMIT = LOOKAHEAD_LIMIT
+"""The web app lets the computer think (break a code, give hints) only on games it can enumerate: there
+a move took at most 0.41 s on 2 cores (5 pegs of 10 colours, level 3), while on larger games the genetic
+codebreaker took up to 19 s a move (10 pegs of 7 colours), too long for a request on a shared server."""
+WEB_BODY_LIMIT = 64 * 1024
+"""The largest request body the web app reads (bytes): every form and JSON request it takes is far smaller."""
+LIVE_ABSENCE_LIMIT = 90
+"""Seconds a player of a live match may be away (no page of the match open) on their turn before they
+forfeit the game."""
 OPTIMAL_ON_DEMAND = 700
 """Level 4 solves the optimum on the spot for code spaces up to this size (well under a second)."""
 COACH_EXACT_LIMIT = 1500
@@ -84,7 +96,8 @@ TOP_RULE = (
     "Players are ranked by their average guesses over their rated games of these rules (pegs, colours, "
     "repeats, blanks and rows), a game lost, resigned or left unfinished counting as the row limit plus "
     f"one; a player needs {MIN_RANKED_GAMES} rated games to be ranked. Ties go to the player with more "
-    "rated games, then to the one whose latest rated game came first."
+    "rated games, then to the one whose latest rated game came first. The web's guests are not ranked "
+    "(register to be)."
 )
 """The leaderboard's rule, as `keypeg top --help`, README and the web API state it."""
 

@@ -198,7 +198,7 @@ def top(rules: Rules, db: str | None, as_json: bool) -> None:
 @json_option
 def history(player: str | None, limit: int, db: str | None, as_json: bool) -> None:
     """The latest games, newest first (rated games count on the top 10; practice games never do)."""
-    games = open_store(db).history(player, limit=limit, with_moves=as_json)
+    games = open_store(db).history(player, limit=limit, with_moves=as_json, made=True)
     if as_json:
         print_json([g.as_dict() for g in games])
         return
@@ -206,7 +206,9 @@ def history(player: str | None, limit: int, db: str | None, as_json: bool) -> No
     for column in ("game", "date", "player", "variant", "role", "guesses", "outcome", "kind"):
         table.add_column(column, justify="right" if column in ("game", "guesses") else "left")
     for g in games:
-        role = g.role if g.level is None else f"{g.role} L{g.level}"
+        role: str | Text = g.role if g.level is None else f"{g.role} L{g.level}"
+        if g.maker is not None:
+            role = Text.assemble("breaker of ", plain(g.maker, 20), "'s code")
         table.add_row(
             str(g.id), g.started_at.strftime("%m-%d"), plain(g.player, 20), plain(g.variant, 20), role,
             f"{g.guesses}/{g.rows}", g.outcome or "unfinished", "rated" if g.rated else "practice",

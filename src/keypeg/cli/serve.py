@@ -20,7 +20,7 @@ from keypeg.text import visible
 @click.option("--https", is_flag=True, help="Served over https (behind a proxy): session cookies are Secure.")
 @db_option
 def serve(host: str, port: int, workers: int, https: bool, db: str | None) -> None:
-    """Serve the JSON API (docs at /docs) on the store the command line uses."""
+    """Serve the web app (pages, and the JSON API documented at /docs) on the store the command line uses."""
     try:
         import uvicorn
     except ImportError:
@@ -41,6 +41,7 @@ def serve(host: str, port: int, workers: int, https: bool, db: str | None) -> No
             workers=workers,
             proxy_headers=https,
             server_header=False,
+            timeout_graceful_shutdown=3,  # live streams stay open: Ctrl-C closes them after 3 s
         )
     except SystemExit as stop:  # uvicorn exits 3 when it cannot start: one line, a run-time failure
         if stop.code not in (0, None):

@@ -1,8 +1,9 @@
 """Codemakers: who holds the secret and scores the guesses.
 
-Three kinds behind one protocol: a random secret (from the operating system's
+Four kinds behind one protocol: a random secret (from the operating system's
 unpredictable source unless a seed is asked for), a fixed secret (given by a person or
-a test), and an adversary that commits to no secret and keeps the most codes alive.
+a test), the daily puzzle's secret (the same for everyone on a day, from the store's key),
+and an adversary that commits to no secret and keeps the most codes alive.
 A codemaker never shows its secret before the game is over: :meth:`Codemaker.reveal`
 is for the end of the game, and what is saved of it splits into a public part and a
 private part (the secret) that only the store's private side keeps.
@@ -23,6 +24,7 @@ __all__ = [
     "Codemaker",
     "RandomCodemaker",
     "FixedCodemaker",
+    "DailyCodemaker",
     "AdversarialCodemaker",
     "codemaker_from_state",
 ]
@@ -116,6 +118,25 @@ class FixedCodemaker(_SecretHolder):
         return {"kind": self.kind}
 
 
+class DailyCodemaker(_SecretHolder):
+    """The daily puzzle's secret: the same for every player on one day, derived from a key only the
+    store knows (:mod:`keypeg.play.daily`), so that nobody can know it in advance."""
+
+    kind: ClassVar[str] = "daily"
+
+    def __init__(self, secret: Code, day: str) -> None:
+        super().__init__(secret)
+        self.day = day
+        """The UTC day of the puzzle, ``YYYY-MM-DD``."""
+
+    @property
+    def unpredictable(self) -> bool:
+        return True
+
+    def public_state(self) -> dict[str, Any]:
+        return {"kind": self.kind, "day": self.day}
+
+
 class AdversarialCodemaker:
     """Answers every guess with the score that leaves the most codes fitting (ties: the lowest score),
     so every answer is consistent and some secret always fits: the game stays fair."""
@@ -172,8 +193,10 @@ def codemaker_from_state(
         for guess, feedback in history:
             maker.knowledge = maker.knowledge.add(guess, feedback)
         return maker
-    if secret is None or kind not in ("random", "fixed"):
+    if secret is None or kind not in ("random", "fixed", "daily"):
         raise KeypegError(f"damaged game state: a {kind!r} codemaker without its secret")
     if kind == "fixed":
         return FixedCodemaker(secret)
+    if kind == "daily":
+        return DailyCodemaker(secret, str(state.get("day", ""))[:10])
     return RandomCodemaker(secret, seeded=bool(state.get("seeded", True)))

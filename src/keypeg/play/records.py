@@ -62,9 +62,12 @@ class GameKeeper:
         *,
         match_id: int | None = None,
         public_id: str | None = None,
+        daily: str | None = None,
+        maker: str | None = None,
     ) -> GameKeeper:
         """Record a new game of ``player`` as it starts (the store's errors propagate); ``public_id`` is
-        the unguessable id a web front end shows for it."""
+        the unguessable id a web front end shows for it, ``daily`` the puzzle it is, ``maker`` the person
+        who set its code (a game between two people)."""
         state, secret = session.to_state()
         level = getattr(session, "level", None)
         game_id = store.start_game(
@@ -77,6 +80,8 @@ class GameKeeper:
             state=json.dumps(state),
             rated=session.rated,
             public_id=public_id,
+            daily=daily,
+            maker=maker,
         )
         keeper = cls(store, game_id)
         keeper.sync(session)

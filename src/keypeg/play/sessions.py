@@ -290,6 +290,8 @@ class SolveSession(_Game):
         self.history: list[tuple[Code, Feedback]] = []
         self.resigned = False
         self._choice: Choice | None = None
+        self._kept_guess: Code | None = None
+        """The guess awaiting a score as a saved state named it (so loading a game does not think again)."""
         self._rng_before: dict[str, Any] | None = None
 
     # -- what a front end shows ---------------------------------------------------------------
@@ -326,6 +328,8 @@ class SolveSession(_Game):
 
     def guess(self) -> Code:
         """The computer's guess awaiting a score."""
+        if self._choice is None and self._kept_guess is not None and not self.is_over:
+            return self._kept_guess
         return self.choice().guess
 
     # -- moves ---------------------------------------------------------------------------------
@@ -376,12 +380,13 @@ class SolveSession(_Game):
             raise InconsistentScoreError(result.message(), result)
         self.history = history
         self._choice = None
+        self._kept_guess = None
 
     # -- saving ---------------------------------------------------------------------------------
 
     def to_state(self) -> tuple[dict[str, Any], Code | None]:
         """The public state; there is no secret (the person keeps it)."""
-        if not self.is_over:
+        if not self.is_over and self._kept_guess is None:
             self.choice()  # fixes the guess awaiting a score, and the generator's state before it
         state = {
             "keypeg_session": STATE_VERSION,
@@ -393,6 +398,7 @@ class SolveSession(_Game):
             "history": _codes(self.history),
             "resigned": self.resigned,
             "generator": self._rng_before,
+            "guess": None if self.is_over else str(self.guess()),
         }
         return state, None
 
@@ -410,6 +416,10 @@ class SolveSession(_Game):
                 rng.bit_generator.state = generator
             except (TypeError, ValueError, KeyError) as error:
                 raise KeypegError(f"damaged game state: {error}") from None
+        session._rng_before = generator
+        kept = state.get("guess")
+        if isinstance(kept, str) and not session.is_over:
+            session._kept_guess = rules.parse(kept)
         return session
 
 

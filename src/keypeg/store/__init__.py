@@ -9,6 +9,7 @@ from __future__ import annotations
 from keypeg.store.database import (
     GameRecord,
     Move,
+    PlayedAlreadyError,
     PlayerStats,
     Ranking,
     SavedGame,
@@ -24,6 +25,7 @@ __all__ = [
     "GameRecord",
     "InvalidNameError",
     "Move",
+    "PlayedAlreadyError",
     "PlayerStats",
     "Ranking",
     "SavedGame",

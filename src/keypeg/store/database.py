@@ -5,34 +5,54 @@ from __future__ import annotations
 
 import functools
 import json
+import logging
 import os
+import secrets
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
 from platformdirs import user_data_dir
-from sqlalchemy import Engine, case, create_engine, event, func, select, text, update
+from sqlalchemy import Engine, case, create_engine, delete, event, func, or_, select, text, update
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
+from sqlalchemy.exc import (
+    ArgumentError,
+    DatabaseError,
+    IntegrityError,
+    NoSuchModuleError,
+    OperationalError,
+    SQLAlchemyError,
+)
 from sqlalchemy.orm import Session, sessionmaker
 
 from keypeg.code import Feedback
 from keypeg.errors import KeypegError
 from keypeg.limits import MIN_RANKED_GAMES, TOP_SIZE
 from keypeg.rules import Rules
-from keypeg.store.models import GameRow, GuessRow, LoginFailureRow, MatchRow, PlayerRow, WebSessionRow
-from keypeg.store.names import name_key, player_name
+from keypeg.store.models import (
+    GameRow,
+    GuessRow,
+    LoginFailureRow,
+    MatchRow,
+    PlayerRow,
+    ServerKeyRow,
+    WebSessionRow,
+)
+from keypeg.store.names import GUEST_PREFIX, name_key, player_name
 from keypeg.text import visible
 
 __all__ = [
     "Store",
     "StoreError",
     "WrongPasswordError",
+    "PlayedAlreadyError",
     "GameRecord",
+    "LiveRecord",
     "Move",
     "PlayerStats",
     "Ranking",
@@ -53,6 +73,13 @@ class StoreError(KeypegError):
         super().__init__(message)
         self.exit_code = 2 if usage else 1
         """2 when the database was asked for wrongly (a bad URL, an unknown player), 1 when it failed."""
+
+
+class PlayedAlreadyError(StoreError):
+    """A second attempt at a daily puzzle (refused: one attempt per player and puzzle)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, usage=False)
 
 
 class WrongPasswordError(StoreError):
@@ -84,6 +111,10 @@ def default_url() -> str:
     folder = Path(user_data_dir("keypeg"))
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'keypeg.sqlite3'}"
+
+
+WEB_SESSION_LIFETIME = timedelta(days=30)
+"""A web session ends this long after it began (and is then deleted)."""
 
 
 def _now() -> datetime:
@@ -118,6 +149,10 @@ class GameRecord:
     """Whether the game counts on the leaderboard (else it is a practice game)."""
     public_id: str | None = None
     """The unguessable id of a game started on the web (its address there)."""
+    daily: str | None = None
+    """The daily puzzle the game is (``2026-11-23 classic``), if it is one."""
+    maker: str | None = None
+    """The person who set the code, in a game between two people."""
 
     @property
     def variant(self) -> str:
@@ -149,6 +184,7 @@ class GameRecord:
         return {
             "id": self.id,
             "player": self.player,
+            "maker": self.maker,
             "variant": self.variant,
             "rules": self.rules.as_dict(),
             "role": self.role,
@@ -164,6 +200,19 @@ class GameRecord:
             "seconds": self.seconds,
             "moves": [{"guess": m.guess, "black": m.feedback.black, "white": m.feedback.white} for m in self.moves],
         }
+
+
+@dataclass(frozen=True)
+class LiveRecord:
+    """A match between two people as stored: its seats, its version and state, and when each seat was
+    last seen."""
+
+    id: int
+    first: str | None
+    second: str | None
+    version: int
+    state: str
+    seen: tuple[datetime | None, ...]
 
 
 @dataclass(frozen=True)
@@ -394,16 +443,26 @@ class Store:
         state: str | None = None,
         rated: bool = False,
         public_id: str | None = None,
+        daily: str | None = None,
+        maker: str | None = None,
     ) -> int:
         """Record a game as it starts; returns its id. Codes are kept in the rules' own symbols.
         ``secret`` is kept on the private side: no query shows it before the game ends
         (:meth:`saved_game` gives it to the play layer). A ``rated`` game counts on the leaderboard
-        from now on, as a loss until it is won."""
+        from now on, as a loss until it is won. A game of the ``daily`` puzzle (``YYYY-MM-DD preset``)
+        is refused (:class:`PlayedAlreadyError`) when the player has played that puzzle."""
 
         def work() -> int:
             with self._session() as session:
+                owner = self._player(session, player, create=True)
+                if daily is not None:
+                    taken = select(GameRow.id).where(GameRow.player_id == owner.id, GameRow.daily == daily)
+                    if session.scalar(taken) is not None:
+                        raise PlayedAlreadyError(f"{owner.name} has played the puzzle of {daily} already")
+                maker_id = self._player(session, maker, create=True).id if maker is not None else None
                 row = GameRow(
-                    player=self._player(session, player, create=True),
+                    player=owner,
+                    maker_id=maker_id,
                     variant=rules.slug,
                     rules=json.dumps(rules.as_dict()),
                     pegs=rules.pegs,
@@ -420,9 +479,13 @@ class Store:
                     state=state,
                     rated=rated,
                     public_id=public_id,
+                    daily=daily,
                 )
                 session.add(row)
-                session.flush()
+                try:
+                    session.flush()
+                except IntegrityError:  # the same attempt started at the same moment elsewhere
+                    raise PlayedAlreadyError(f"{owner.name} has played the puzzle of {daily} already") from None
                 return row.id
 
         return self._guarded(work)
@@ -513,7 +576,7 @@ class Store:
         def work() -> tuple[str, str | None] | None:
             with self._session() as session:
                 row = session.get(WebSessionRow, token_hash)
-                if row is None:
+                if row is None or _aware(row.created_at) < _now() - WEB_SESSION_LIFETIME:
                     return None
                 player = session.get(PlayerRow, row.player_id) if row.player_id is not None else None
                 return row.csrf, player.name if player is not None else None
@@ -525,6 +588,7 @@ class Store:
 
         def work() -> None:
             with self._session() as session:
+                session.execute(delete(WebSessionRow).where(WebSessionRow.created_at < _now() - WEB_SESSION_LIFETIME))
                 session.add(WebSessionRow(token_hash=token_hash, csrf=csrf, created_at=_now()))
 
         self._guarded(work)
@@ -561,14 +625,44 @@ class Store:
 
         return self._guarded(work)
 
-    def record_login_failure(self, keys: list[str]) -> None:
-        """Count a failed login against each of ``keys``."""
+    def record_login_failure(self, keys: list[str]) -> list[int]:
+        """Count a failed login against each of ``keys`` (a login is counted as failed before its password
+        is checked, so attempts sent at once cannot all pass the limit); the ids, to forget them once the
+        password proves right."""
+
+        def work() -> list[int]:
+            with self._session() as session:
+                rows = [LoginFailureRow(key=key[:200], at=_now()) for key in keys]
+                session.add_all(rows)
+                session.flush()
+                return [row.id for row in rows]
+
+        return self._guarded(work)
+
+    def forget_login_failures(self, ids: list[int]) -> None:
+        """Forget counted failures (a login that succeeded)."""
 
         def work() -> None:
             with self._session() as session:
-                session.add_all(LoginFailureRow(key=key[:200], at=_now()) for key in keys)
+                session.execute(delete(LoginFailureRow).where(LoginFailureRow.id.in_(ids)))
 
         self._guarded(work)
+
+    def adopt_games(self, guest: str, player: str) -> int:
+        """Make a guest's games ``player``'s (a guest who registers or logs in keeps what they played);
+        how many moved."""
+
+        def work() -> int:
+            with self._session() as session:
+                old = session.scalar(select(PlayerRow).where(PlayerRow.key == name_key(guest)))
+                if old is None or old.key is None or not old.key.startswith(GUEST_PREFIX):
+                    return 0
+                new = self._player(session, player, create=False)
+                moved = session.execute(update(GameRow).where(GameRow.player_id == old.id).values(player_id=new.id))
+                session.execute(update(GameRow).where(GameRow.maker_id == old.id).values(maker_id=new.id))
+                return int(moved.rowcount)  # type: ignore[attr-defined]
+
+        return self._guarded(work)
 
     def save_match(
         self,
@@ -616,6 +710,179 @@ class Store:
 
         return self._guarded(work)
 
+    def server_key(self, name: str) -> bytes:
+        """The server's secret key ``name`` (32 random bytes made on first use, the same for every
+        process after): never shown."""
+
+        def work() -> bytes:
+            with self._session() as session:
+                row = session.get(ServerKeyRow, name)
+                if row is not None:
+                    return bytes.fromhex(row.value)
+            try:
+                with self._session() as session:
+                    session.add(ServerKeyRow(name=name, value=secrets.token_hex(32)))
+            except IntegrityError:
+                pass  # made at the same moment by another process: theirs stands
+            with self._session() as session:
+                return bytes.fromhex(session.get(ServerKeyRow, name).value)  # type: ignore[union-attr]
+
+        return self._guarded(work)
+
+    def daily_games(self, daily: str, player: str | None = None) -> list[GameRecord]:
+        """The games of the ``daily`` puzzle (``YYYY-MM-DD preset``), or ``player``'s only, oldest first."""
+
+        def work() -> list[GameRecord]:
+            with self._session() as session:
+                query = select(GameRow).where(GameRow.daily == daily).order_by(GameRow.id)
+                if player is not None:
+                    query = query.where(GameRow.player_id == self._player(session, player, create=True).id)
+                return self._records(session, session.scalars(query))
+
+        return self._guarded(work)
+
+    def daily_days(self, player: str, suffix: str) -> list[str]:
+        """The puzzles ``player`` solved whose name ends in `` suffix`` (a preset), newest first."""
+
+        def work() -> list[str]:
+            with self._session() as session:
+                row = session.scalar(select(PlayerRow).where(PlayerRow.key == name_key(player)))
+                if row is None:
+                    return []
+                query = (
+                    select(GameRow.daily)
+                    .where(GameRow.player_id == row.id, GameRow.daily.like(f"% {suffix}"), GameRow.outcome == "solved")
+                    .order_by(GameRow.daily.desc())
+                )
+                return [d for d in session.scalars(query) if d is not None]
+
+        return self._guarded(work)
+
+    # -- matches between two people ----------------------------------------------------------------
+
+    def start_live(self, player: str, state: str, public_id: str) -> int:
+        """Record a match between two people, waiting for its second player; returns its id."""
+
+        def work() -> int:
+            with self._session() as session:
+                row = MatchRow(
+                    state=state,
+                    started_at=_now(),
+                    public_id=public_id,
+                    player_id=self._player(session, player, create=True).id,
+                    version=0,
+                    seen_first=_now(),
+                )
+                session.add(row)
+                session.flush()
+                return row.id
+
+        return self._guarded(work)
+
+    def live(self, public_id: str) -> LiveRecord:
+        """The match with this public id, as live play needs it (a usage error when there is none)."""
+
+        def work() -> LiveRecord:
+            with self._session() as session:
+                row = session.scalar(select(MatchRow).where(MatchRow.public_id == public_id))
+                if row is None:
+                    raise StoreError("no such match", usage=True)
+
+                def name(player_id: int | None) -> str | None:
+                    found = session.get(PlayerRow, player_id) if player_id is not None else None
+                    return found.name if found is not None else None
+
+                seen = tuple(_aware(t) if t is not None else None for t in (row.seen_first, row.seen_second))
+                return LiveRecord(row.id, name(row.player_id), name(row.opponent_id), row.version, row.state, seen)
+
+        return self._guarded(work)
+
+    def save_live(self, match_id: int, state: str, version: int, *, opponent: str | None = None) -> int:
+        """Store a match's new state if it is still at ``version`` (else :class:`StoreError`: another request
+        moved it on); the new version. ``opponent`` takes the second seat (only if it is free)."""
+
+        def work() -> int:
+            with self._session() as session:
+                values: dict[str, Any] = {"state": state, "version": version + 1}
+                where = [MatchRow.id == match_id, MatchRow.version == version]
+                if opponent is not None:
+                    values.update(opponent_id=self._player(session, opponent, create=True).id, seen_second=_now())
+                    where.append(MatchRow.opponent_id.is_(None))
+                moved = session.execute(update(MatchRow).where(*where).values(**values))
+                if moved.rowcount != 1:  # type: ignore[attr-defined]
+                    raise StoreError("the match was moved on elsewhere meanwhile")
+                return version + 1
+
+        return self._guarded(work)
+
+    def touch_live(self, match_id: int, seat: int, *, bump: bool = False) -> None:
+        """Note that seat ``seat`` (0 or 1) of a match is here now; with ``bump``, mark the match changed
+        (a move in its game) for live viewers."""
+
+        def work() -> None:
+            with self._session() as session:
+                values: dict[str, Any] = {"seen_first" if seat == 0 else "seen_second": _now()}
+                if bump:
+                    values["version"] = MatchRow.version + 1
+                session.execute(update(MatchRow).where(MatchRow.id == match_id).values(**values))
+
+        self._guarded(work)
+
+    def notify(self, channel: str, payload: str) -> None:
+        """Tell every process listening on ``channel`` (PostgreSQL's NOTIFY); nothing on other databases,
+        whose one process is told directly."""
+        if self.engine.dialect.name != "postgresql":
+            return
+
+        def work() -> None:
+            with self._session() as session:
+                session.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": channel, "payload": payload})
+
+        self._guarded(work)
+
+    def live_matches(self, player: str, limit: int = 50) -> list[tuple[str, str]]:
+        """The public ids and states of the matches between people ``player`` sits in, newest first."""
+
+        def work() -> list[tuple[str, str]]:
+            with self._session() as session:
+                row = session.scalar(select(PlayerRow).where(PlayerRow.key == name_key(player)))
+                if row is None:
+                    return []
+                query = (
+                    select(MatchRow.public_id, MatchRow.state)
+                    .where(or_(MatchRow.player_id == row.id, MatchRow.opponent_id == row.id))
+                    .where(MatchRow.opponent_id.is_not(None) | MatchRow.state.like('%"live"%'))
+                    .order_by(MatchRow.id.desc())
+                    .limit(limit)
+                )
+                return [(p, s) for p, s in session.execute(query) if p is not None]
+
+        return self._guarded(work)
+
+    def listen(self, channel: str, heard: Callable[[str], None]) -> bool:
+        """On PostgreSQL, call ``heard`` with the payload of every NOTIFY on ``channel``, from a thread of its
+        own that reconnects if the server goes away; ``False`` (and nothing) on other databases."""
+        if self.engine.dialect.name != "postgresql":
+            return False
+        conninfo = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+        def listen() -> None:
+            import psycopg
+
+            while True:
+                try:
+                    with psycopg.connect(conninfo, autocommit=True) as connection:
+                        connection.execute(f"LISTEN {channel}")
+                        for note in connection.notifies():
+                            if note.payload.isdigit():
+                                heard(note.payload)
+                except Exception as error:  # the server went away: listen again shortly
+                    logging.getLogger("keypeg.store").warning("listening on %s paused: %s", channel, error)
+                    time.sleep(1.0)
+
+        threading.Thread(target=listen, name=f"keypeg-listen-{channel}", daemon=True).start()
+        return True
+
     def match_public_id(self, match_id: int) -> str | None:
         """The public id of a match started on the web (``None`` for one started elsewhere)."""
 
@@ -650,6 +917,8 @@ class Store:
                     moves=moves,
                     rated=bool(row.rated),
                     public_id=row.public_id,
+                    daily=row.daily,
+                    maker=session.get(PlayerRow, row.maker_id).name if row.maker_id is not None else None,  # type: ignore[union-attr]
                 )
             )
         return records
@@ -659,15 +928,25 @@ class Store:
         return self.saved_game(game_id).record
 
     def history(
-        self, player: str | None = None, *, limit: int | None = 20, rules: Rules | None = None, with_moves: bool = False
+        self,
+        player: str | None = None,
+        *,
+        limit: int | None = 20,
+        rules: Rules | None = None,
+        with_moves: bool = False,
+        made: bool = False,
     ) -> list[GameRecord]:
-        """The latest games, newest first (of one player; of one game and row limit)."""
+        """The latest games, newest first (of one player, and with ``made`` the games whose code they set
+        for another person too; of one game and row limit)."""
 
         def work() -> list[GameRecord]:
             with self._session() as session:
                 query = select(GameRow).order_by(GameRow.started_at.desc(), GameRow.id.desc())
                 if player is not None:
-                    query = query.where(GameRow.player_id == self._player(session, player, create=False).id)
+                    who = self._player(session, player, create=False).id
+                    query = query.where(
+                        or_(GameRow.player_id == who, GameRow.maker_id == who) if made else GameRow.player_id == who
+                    )
                 if rules is not None:
                     query = query.where(GameRow.variant == rules.slug, GameRow.rows == rules.rows)
                 if limit is not None:
@@ -680,7 +959,7 @@ class Store:
         """The leaderboard of a game (its pegs, colours, repeats, blanks and row limit): the players with at
         least ``minimum`` rated games, by average guesses, a game lost, resigned or unfinished counted as
         the row limit plus one; ties go to the player with more rated games, then to the one whose latest
-        rated game came first. Practice games never count."""
+        rated game came first. Practice games and guests never count."""
         score = case((GameRow.outcome == "solved", GameRow.guesses), else_=GameRow.rows + 1)  # GameRecord.score
         games, average, last = func.count(GameRow.id), func.avg(score), func.max(GameRow.started_at)
 
@@ -692,6 +971,7 @@ class Store:
                     .where(
                         GameRow.rated.is_(True),
                         GameRow.role == "breaker",
+                        PlayerRow.key.not_like(f"{GUEST_PREFIX}%"),  # a guest can be new at will: never ranked
                         GameRow.variant == rules.slug,
                         GameRow.rows == rules.rows,
                     )

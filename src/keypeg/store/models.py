@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-__all__ = ["Base", "PlayerRow", "GameRow", "GuessRow", "MatchRow", "WebSessionRow", "LoginFailureRow"]
+__all__ = ["Base", "PlayerRow", "GameRow", "GuessRow", "MatchRow", "ServerKeyRow", "WebSessionRow", "LoginFailureRow"]
 
 
 class Base(DeclarativeBase):
@@ -27,7 +27,7 @@ class PlayerRow(Base):
     password_hash: Mapped[str | None] = mapped_column(String(255), default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
-    games: Mapped[list[GameRow]] = relationship(back_populates="player")
+    games: Mapped[list[GameRow]] = relationship(back_populates="player", foreign_keys="GameRow.player_id")
 
 
 class GameRow(Base):
@@ -66,7 +66,17 @@ class GameRow(Base):
     """Whether the game counts on the leaderboard: the computer drew the secret from an unpredictable source
     and the game offered no help (set when it starts; a game lost, resigned or left unfinished counts as a loss)."""
 
-    player: Mapped[PlayerRow] = relationship(back_populates="games")
+    maker_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None, index=True)
+    """The person who set the code, in a game between two people (the game is in their history too)."""
+    daily: Mapped[str | None] = mapped_column(String(80), default=None)
+    """The daily puzzle the game is (``2026-11-23 classic``): one attempt per player and puzzle."""
+
+    __table_args__ = (
+        Index("ix_games_daily_attempt", "player_id", "daily", unique=True),
+        Index("ix_games_daily", "daily"),
+    )
+
+    player: Mapped[PlayerRow] = relationship(back_populates="games", foreign_keys=[player_id])
     moves: Mapped[list[GuessRow]] = relationship(back_populates="game", order_by="GuessRow.number")
 
 
@@ -98,7 +108,23 @@ class MatchRow(Base):
     public_id: Mapped[str | None] = mapped_column(String(32), unique=True, index=True, default=None)
     """The unguessable id a web front end shows for the match."""
     player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
-    """The player whose match it is, for a match started on the web."""
+    """The player whose match it is, for a match started on the web (the first seat)."""
+    opponent_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
+    """The second seat of a match between two people, once taken."""
+    version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Bumped at every change: live viewers compare it."""
+    seen_first: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    seen_second: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    """When each seat's player was last seen (connected): a player gone too long forfeits."""
+
+
+class ServerKeyRow(Base):
+    """A secret key of the server's (the daily puzzles' secrets derive from one): never shown."""
+
+    __tablename__ = "server_keys"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
 
 
 class WebSessionRow(Base):

@@ -25,8 +25,11 @@ import unicodedata
 from keypeg.errors import KeypegError
 from keypeg.text import is_hidden, visible
 
-__all__ = ["player_name", "name_key", "InvalidNameError", "NAME_LENGTH"]
+__all__ = ["player_name", "name_key", "InvalidNameError", "NAME_LENGTH", "GUEST_PREFIX"]
 
+GUEST_PREFIX = "guest-"
+"""Players made for the web's guests are named ``guest-`` and 12 hex digits; no person can register such
+a name, and guests are never ranked (anyone can be a new guest at will)."""
 NAME_LENGTH = 32
 """The longest name, in characters (after normalisation)."""
 

@@ -7,16 +7,17 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from keypeg.store import InvalidNameError, name_key, player_name
-from keypeg.web.api import ERRORS, SessionOut, changing
+from keypeg.web.api import ERRORS, RequestBody, SessionOut, changing
 from keypeg.web.sessions import GUEST_PREFIX, WebSession, new_session, store_of
 
 __all__ = [
     "router",
     "register_player",
     "check_login",
+    "welcome",
     "LOGIN_WINDOW",
     "LOGIN_LIMIT_PER_NAME",
     "LOGIN_LIMIT_PER_ADDRESS",
@@ -30,7 +31,7 @@ LOGIN_LIMIT_PER_NAME = 5
 LOGIN_LIMIT_PER_ADDRESS = 20
 
 
-class Credentials(BaseModel):
+class Credentials(RequestBody):
     name: str = Field(min_length=1, max_length=64)
     password: str = Field(min_length=1, max_length=1000)
 
@@ -56,23 +57,32 @@ def check_login(request: Request, name: str, password: str) -> str:
         raise HTTPException(401, "wrong name or password") from None
     address = f"address:{request.client.host if request.client else 'unknown'}"
     since = datetime.now(UTC) - LOGIN_WINDOW
-    if store.login_failures([key], since) >= LOGIN_LIMIT_PER_NAME or (
-        store.login_failures([address], since) >= LOGIN_LIMIT_PER_ADDRESS
+    attempt = store.record_login_failure([key, address])  # counted first: attempts sent at once all count
+    if store.login_failures([key], since) > LOGIN_LIMIT_PER_NAME or (
+        store.login_failures([address], since) > LOGIN_LIMIT_PER_ADDRESS
     ):
         raise HTTPException(429, "too many failed logins: wait a few minutes")
     known = store.player(name)
     if known is None or not store.has_password(known) or not store.check_password(known, password):
-        store.record_login_failure([key, address])
         raise HTTPException(401, "wrong name or password")
+    store.forget_login_failures(attempt)
     return known
+
+
+def welcome(request: Request, session: WebSession | None, player: str) -> None:
+    """A guest who registers or logs in keeps the games they played as a guest."""
+    if session is not None and session.player is not None and session.person is None:
+        store_of(request).adopt_games(session.player, player)
 
 
 @router.post("/players", status_code=201, response_model=SessionOut)
 def register(
     request: Request, response: Response, body: Credentials, session: Annotated[WebSession, Depends(changing)]
 ) -> SessionOut:
-    """Register a new player with a password, and log in as them."""
-    fresh = new_session(request, response, register_player(request, body.name, body.password))
+    """Register a new player with a password, and log in as them (the games played as a guest are theirs)."""
+    player = register_player(request, body.name, body.password)
+    welcome(request, session, player)
+    fresh = new_session(request, response, player)
     return SessionOut(player=fresh.person, csrf=fresh.csrf)
 
 
@@ -80,8 +90,10 @@ def register(
 def login(
     request: Request, response: Response, body: Credentials, session: Annotated[WebSession, Depends(changing)]
 ) -> SessionOut:
-    """Log in: a new session (and a new CSRF token) for the player."""
-    fresh = new_session(request, response, check_login(request, body.name, body.password))
+    """Log in: a new session (and a new CSRF token) for the player (the games played as a guest are theirs)."""
+    player = check_login(request, body.name, body.password)
+    welcome(request, session, player)
+    fresh = new_session(request, response, player)
     return SessionOut(player=fresh.person, csrf=fresh.csrf)
 
 

@@ -22,7 +22,7 @@ from keypeg.limits import WEB_BUDGET, WEB_LISTED, WEB_SCORED_CHARS, WEB_SCORED_L
 from keypeg.rules import Rules
 from keypeg.text import plural
 from keypeg.variants import rules_from_options
-from keypeg.web.api import ERRORS, Figures, figures
+from keypeg.web.api import ERRORS, Figures, RequestBody, figures
 from keypeg.web.games import EXPLAIN_TOP
 
 __all__ = ["router", "web_budget", "scored_lines", "analyse", "strategies", "OWNER"]
@@ -70,15 +70,15 @@ def strategies(rules: Rules) -> Comparison:
 # -- the JSON API -------------------------------------------------------------------------------------
 
 
-class RulesIn(BaseModel):
-    """A rule set: a preset, and any of its fields changed (strict types: ``true`` is no number of pegs)."""
+class RulesIn(RequestBody):
+    """A rule set: a preset, and any of its fields changed."""
 
     variant: str | None = Field(None, min_length=1, max_length=64, description="A preset (classic by default).")
-    pegs: int | None = Field(None, ge=1, le=15, strict=True)
-    colors: int | None = Field(None, ge=2, le=26, strict=True)
-    repeats: bool | None = Field(None, strict=True)
-    blanks: bool | None = Field(None, strict=True)
-    rows: int | None = Field(None, ge=1, le=100, strict=True)
+    pegs: int | None = Field(None, ge=1, le=15)
+    colors: int | None = Field(None, ge=2, le=26)
+    repeats: bool | None = None
+    blanks: bool | None = None
+    rows: int | None = Field(None, ge=1, le=100)
 
     def rules(self) -> Rules:
         return rules_from_options(self.variant, self.pegs, self.colors, self.repeats, self.blanks, self.rows)

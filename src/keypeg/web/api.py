@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from keypeg.code import Feedback
 from keypeg.errors import IllegalMoveError
@@ -21,6 +21,7 @@ from keypeg.web.games import (
     EXPLAIN_TOP,
     LoadedGame,
     LoadedMatch,
+    expect_row,
     game_view,
     load_game,
     load_match,
@@ -33,7 +34,7 @@ from keypeg.web.games import (
 )
 from keypeg.web.sessions import WebSession, check_origin_and_csrf, current, open_session
 
-__all__ = ["router", "changing", "session_of", "SessionOut", "ErrorOut", "ERRORS"]
+__all__ = ["router", "RequestBody", "game_out", "GameOut", "changing", "session_of", "SessionOut", "ErrorOut", "ERRORS"]
 
 
 class ErrorOut(BaseModel):
@@ -64,7 +65,14 @@ class SessionOut(BaseModel):
     csrf: str = Field(description="Send it as X-CSRF-Token with every request that changes something.")
 
 
-class NewGame(BaseModel):
+class RequestBody(BaseModel):
+    """A request body: values of exactly the documented JSON types (``0.0`` is not ``false``), and no
+    field it does not know (a misspelt ``practise`` is refused, not ignored)."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class NewGame(RequestBody):
     variant: str | None = Field(None, min_length=1, max_length=64, description="A preset (classic by default).")
     pegs: int | None = Field(None, ge=1, le=15)
     colors: int | None = Field(None, ge=2, le=26)
@@ -76,13 +84,28 @@ class NewGame(BaseModel):
     practice: bool = Field(False, description="A practice game: never ranked.")
 
 
-class GuessIn(BaseModel):
+ROW = "The row this move is for (1 for the first): the same request sent twice is refused (409)."
+
+
+class GuessIn(RequestBody):
     code: str = Field(min_length=1, max_length=200)
+    row: int | None = Field(
+        None,
+        ge=1,
+        le=101,
+        description="The row this guess is for (1 for the first): a request sent twice is refused (409).",
+    )
 
 
-class ScoreIn(BaseModel):
+class ScoreIn(RequestBody):
     black: int = Field(ge=0, le=100)
     white: int = Field(ge=0, le=100)
+    row: int | None = Field(
+        None,
+        ge=1,
+        le=101,
+        description="The row this score is for (1 for the first): a request sent twice is refused (409).",
+    )
 
 
 class Move(BaseModel):
@@ -149,10 +172,15 @@ def create_game(request: Request, body: NewGame, session: Annotated[WebSession, 
     return _out(start_game(request, session, game), game)
 
 
+def game_out(request: Request, session: WebSession, public_id: str) -> GameOut:
+    """The game's board as the API shows it (404 unless it is the session's player's)."""
+    return _out(public_id, load_game(request, session, public_id).game)
+
+
 @router.get("/games/{game_id}", response_model=GameOut, response_model_exclude_none=True)
 def get_game(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(session_of)]) -> GameOut:
     """The board so far (the secret only once the game is over)."""
-    return _out(game_id, load_game(request, session, game_id).game)
+    return game_out(request, session, game_id)
 
 
 def _breaking(loaded: LoadedGame) -> BreakSession:
@@ -173,6 +201,7 @@ def guess(
 ) -> GameOut:
     """Guess the computer's code: the score, and the secret once the game is over."""
     loaded = load_game(request, session, game_id)
+    expect_row(loaded, body.row)
     feedback = _breaking(loaded).guess(body.code)
     save_game(loaded)
     return _out(game_id, loaded.game, feedback)
@@ -185,6 +214,7 @@ def score(
     """Score the computer's guess; an impossible or contradicting score is refused (409 names the likely
     mistake)."""
     loaded = load_game(request, session, game_id)
+    expect_row(loaded, body.row)
     _solving(loaded).score(Feedback(body.black, body.white))
     save_game(loaded)
     return _out(game_id, loaded.game)
@@ -276,7 +306,7 @@ def reasoning(request: Request, game_id: GameId, session: Annotated[WebSession, 
 # -- matches -------------------------------------------------------------------------------------------
 
 
-class NewMatch(BaseModel):
+class NewMatch(RequestBody):
     variant: str | None = Field(None, min_length=1, max_length=64, description="A preset (classic by default).")
     pegs: int | None = Field(None, ge=1, le=15)
     colors: int | None = Field(None, ge=2, le=26)
@@ -329,7 +359,7 @@ def create_match(request: Request, body: NewMatch, session: Annotated[WebSession
     the first code), the codemaker scoring a point per guess and one more when the code holds."""
     rules = rules_from_options(body.variant, body.pegs, body.colors, body.repeats, body.blanks, body.rows)
     public_id = new_match(request, session, rules, body.games, body.level)
-    return _match_out(request, public_id, load_match(request, session, public_id))
+    return _match_out(request, public_id, load_match(request, session_of(request), public_id))  # a guest's player
 
 
 @router.get("/matches/{match_id}", response_model=MatchOut, response_model_exclude_none=True)

@@ -10,8 +10,10 @@ from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
 from keypeg.errors import InconsistentScoreError, KeypegError
+from keypeg.limits import WEB_BODY_LIMIT
 from keypeg.store import Store
 from keypeg.text import visible
 
@@ -48,7 +50,18 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     """The app, serving the store at ``url`` (the CLI's default when ``None``)."""
     from fastapi.staticfiles import StaticFiles
 
-    from keypeg.web import accounts, analysis_api, analysis_pages, api, pages, play_pages, player_pages, records
+    from keypeg.web import (
+        accounts,
+        analysis_api,
+        analysis_pages,
+        api,
+        daily,
+        live,
+        pages,
+        play_pages,
+        player_pages,
+        records,
+    )
 
     app = FastAPI(
         title="keypeg",
@@ -64,16 +77,26 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     app.include_router(api.router)
     app.include_router(accounts.router)
     app.include_router(records.router)
+    app.include_router(daily.api)
     app.include_router(play_pages.router)
+    app.include_router(daily.pages)
+    app.include_router(live.api)
+    app.include_router(live.pages)
     app.include_router(player_pages.router)
     app.include_router(analysis_api.router)
     app.include_router(analysis_pages.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
 
+    app.add_middleware(RequestBodyLimitMiddleware, max_body_size=WEB_BODY_LIMIT)  # a body sent past it: 413
+
     @app.middleware("http")
     async def headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        declared = request.headers.get("content-length", "0")
         try:
-            response = await call_next(request)
+            if not declared.isdigit() or int(declared) > WEB_BODY_LIMIT:
+                response = _error(413, f"the request is too large (at most {WEB_BODY_LIMIT:,} bytes)", request=request)
+            else:
+                response = await call_next(request)
         except Exception:  # the last resort: never a stack trace to the client (the server's log has it)
             logging.getLogger("keypeg.web").exception("internal error on %s %s", request.method, request.url.path)
             response = _error(500, "internal error; please report it", request=request)

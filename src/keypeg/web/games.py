@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import json
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from fastapi import HTTPException, Request
 
 from keypeg.code import Feedback
-from keypeg.errors import KeypegError
+from keypeg.errors import KeypegError, TooLargeError
 from keypeg.game import Match
+from keypeg.limits import WEB_THINK_LIMIT
 from keypeg.play.codemakers import RandomCodemaker
 from keypeg.play.matches import MatchSession
 from keypeg.play.records import GameKeeper, RecordingError, continue_game
@@ -33,8 +34,10 @@ __all__ = [
     "GameView",
     "MatchView",
     "player_for",
+    "check_thinkable",
     "new_game",
     "load_game",
+    "expect_row",
     "save_game",
     "new_match",
     "load_match",
@@ -66,11 +69,23 @@ def player_for(request: Request, session: WebSession) -> str:
     return guest
 
 
+def check_thinkable(rules: Rules, work: str) -> None:
+    """Refuse (a usage error, 400) ``work`` that needs the computer to think on too large a game."""
+    if rules.size > WEB_THINK_LIMIT:
+        raise TooLargeError(
+            f"{rules.size:,} codes are too many for {work} here (at most {WEB_THINK_LIMIT:,}); "
+            "the terminal's 'keypeg solve' has no such limit"
+        )
+
+
 def new_game(rules: Rules, role: str, *, level: int = 3, practice: bool = False) -> Session:
     """A game as a person starts one on the web: breaking the computer's random code (rated unless
     ``practice``), or scoring the computer's guesses at ``level``."""
     if role == "breaker":
+        if practice:
+            check_thinkable(rules, "hints")
         return BreakSession.new(rules, RandomCodemaker.draw(rules), practice=practice)
+    check_thinkable(rules, "the computer to break your code")
     return SolveSession(rules, level=level, top=EXPLAIN_TOP)
 
 
@@ -88,6 +103,8 @@ class LoadedGame:
     game: Session
     keeper: GameKeeper
     match_id: int | None
+    daily: str | None = None
+    """The daily puzzle the game is (``2026-11-23 classic``), if it is one."""
 
 
 def load_game(request: Request, session: WebSession, public_id: str) -> LoadedGame:
@@ -100,7 +117,14 @@ def load_game(request: Request, session: WebSession, public_id: str) -> LoadedGa
     if session.player is None or saved.record.player != session.player:
         raise HTTPException(404, "no such game")
     game, keeper = continue_game(store, saved.record.id, session.player, match_id=saved.match_id, over_ok=True)
-    return LoadedGame(game, keeper, saved.match_id)
+    return LoadedGame(game, keeper, saved.match_id, saved.record.daily)
+
+
+def expect_row(loaded: LoadedGame, row: int | None) -> None:
+    """Refuse (409) a move meant for another row than the next: the same request sent twice (a double
+    click, a retry) is applied once."""
+    if row is not None and row != len(loaded.game.history) + 1:
+        raise HTTPException(409, f"that move was for row {row}, and the next row is {len(loaded.game.history) + 1}")
 
 
 def save_game(loaded: LoadedGame) -> None:
@@ -172,12 +196,15 @@ class LoadedMatch:
 def new_match(request: Request, session: WebSession, rules: Rules, games: int, level: int) -> str:
     """Start a match against the computer (the computer makes the first code) and its first game; the
     match's public id."""
+    check_thinkable(rules, "a match against the computer")
     store = store_of(request)
     player = player_for(request, session)
+    session = replace(session, player=player)  # a guest's player, made just now, plays the match's games
     match = MatchSession(rules, Match((COMPUTER, YOU), games=games), computer=COMPUTER, level=level)
     public_id = new_id()
-    match.match_id = store.save_match(json.dumps(match.to_state()), player=player, public_id=public_id)
-    _start_next(request, session, match, expect=None)
+    state = json.dumps(match.to_state())
+    match.match_id = store.save_match(state, player=player, public_id=public_id)
+    _start_next(request, session, match, expect=state)
     return public_id
 
 
@@ -216,23 +243,27 @@ def next_match_game(request: Request, session: WebSession, loaded: LoadedMatch) 
         raise HTTPException(409, "finish this game first (or resign it)")
     match.resume(game, match.current_id)
     match.finish()
-    _start_next(request, session, match, expect=loaded.state)
+    counted = json.dumps(match.to_state())
+    _save_match(request, match, counted, expect=loaded.state)  # only one request counts the game
+    _start_next(request, session, match, expect=counted)
 
 
-def _start_next(request: Request, session: WebSession, match: MatchSession, *, expect: str | None) -> None:
-    """Start the match's next game (if any) and save the match; 409 if another request moved it on."""
-    store = store_of(request)
-    game_id: int | None = None
-    public: str | None = None
-    if not match.is_over:
-        game = match.start()
-        public = start_game(request, session, game, match_id=match.match_id)
-        game_id = store.game_by_public_id(public)
-    match.current_id = game_id
+def _save_match(request: Request, match: MatchSession, state: str, *, expect: str) -> None:
     try:
-        store.save_match(json.dumps(match.to_state()), match.match_id, expect=expect)
+        store_of(request).save_match(state, match.match_id, expect=expect)
     except StoreError:
         raise HTTPException(409, "the match was moved on elsewhere meanwhile: reload it") from None
+
+
+def _start_next(request: Request, session: WebSession, match: MatchSession, *, expect: str) -> None:
+    """Start the match's next game (if any) on the state ``expect`` just saved, and save the match (no other
+    request can have moved it on from that state: it can count no game)."""
+    if match.is_over:
+        return
+    game = match.start()
+    public = start_game(request, session, game, match_id=match.match_id)
+    match.current_id = store_of(request).game_by_public_id(public)
+    _save_match(request, match, json.dumps(match.to_state()), expect=expect)
 
 
 @dataclass(frozen=True)

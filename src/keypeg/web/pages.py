@@ -3,7 +3,7 @@ it needs, the checks every form passes, and pegs as the page draws them.
 
 Pages are server-rendered and work as plain HTML forms; ``static/keypeg.js`` only makes them quicker
 (forms sent in the background, the board built by clicking pegs or typing). Every form carries the
-session's CSRF token in a hidden ``csrf`` field; the session cookie is SameSite=Strict as well.
+session's CSRF token in a hidden ``csrf`` field, and the request must come from this site's origin.
 """
 
 from __future__ import annotations

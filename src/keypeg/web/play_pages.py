@@ -35,6 +35,8 @@ __all__ = ["router"]
 router = APIRouter(include_in_schema=False)
 
 Csrf = Annotated[str, Form(max_length=128)]
+Code = Annotated[str, Form(max_length=200)]
+Row = Annotated[str, Form(max_length=4)]
 PublicId = Annotated[str, Form(max_length=64)]
 
 
@@ -74,7 +76,7 @@ def start(
     session = form_session(request, csrf)
     try:
         rules = fields.rules()
-        game = new_game(rules, role, level=_number(level, "level"), practice=bool(practice))
+        game = new_game(rules, role, level=_number(level, "level"), practice=practice == "yes")
     except KeypegError as error:
         return page(
             request,
@@ -102,6 +104,13 @@ def _board(
     match = None
     if loaded.match_id is not None:
         match = store_of(request).match_public_id(loaded.match_id)
+    grid = None
+    if loaded.daily is not None and view.status != "playing":
+        from keypeg.play.daily import share_grid
+        from keypeg.variants import find_variant
+
+        day, preset = loaded.daily.split(" ", 1)
+        grid = share_grid(day, find_variant(preset), view.history, view.status == "won")
     last = view.history[-1] if view.history else None
     said = ""
     if last is not None:
@@ -121,6 +130,8 @@ def _board(
         rules=game.rules,
         reasoning=reasoning,
         match=match,
+        daily=loaded.daily,
+        grid=grid,
         error=error,
         said=said,
         explain_top=EXPLAIN_TOP,
@@ -136,11 +147,13 @@ def board(request: Request, public_id: str) -> Response:
     return _board(request, public_id, load_game(request, session, public_id))
 
 
-def _move(request: Request, public_id: str, csrf: str, move: object) -> Response:
+def _move(request: Request, public_id: str, csrf: str, move: object, row: str = "") -> Response:
     """Load the game, make ``move`` on it (a function of the session), save it; the board again, with the
-    reason when the move is refused."""
+    reason when the move is refused. A move for a row already played (a form sent twice) changes nothing."""
     session = form_session(request, csrf)
     loaded = load_game(request, session, public_id)
+    if row and row != str(len(loaded.game.history) + 1):
+        return redirect(f"/play/{public_id}")
     try:
         move(loaded.game)  # type: ignore[operator]
     except InconsistentScoreError as error:
@@ -152,13 +165,13 @@ def _move(request: Request, public_id: str, csrf: str, move: object) -> Response
 
 
 @router.post("/play/{public_id}/guess", response_class=HTMLResponse)
-def guess(request: Request, public_id: str, csrf: Csrf, code: Annotated[str, Form(max_length=200)] = "") -> Response:
+def guess(request: Request, public_id: str, csrf: Csrf, code: Code = "", row: Row = "") -> Response:
     def move(game: object) -> None:
         if not isinstance(game, BreakSession):
             raise KeypegError("in this game the computer guesses: score its guess")
         game.guess(code)
 
-    return _move(request, public_id, csrf, move)
+    return _move(request, public_id, csrf, move, row)
 
 
 @router.post("/play/{public_id}/score", response_class=HTMLResponse)
@@ -168,13 +181,14 @@ def score(
     csrf: Csrf,
     black: Annotated[str, Form(max_length=3)] = "",
     white: Annotated[str, Form(max_length=3)] = "",
+    row: Row = "",
 ) -> Response:
     def move(game: object) -> None:
         if not isinstance(game, SolveSession):
             raise KeypegError("in this game you guess")
         game.score(Feedback(_number(black or "0", "black"), _number(white or "0", "white")))
 
-    return _move(request, public_id, csrf, move)
+    return _move(request, public_id, csrf, move, row)
 
 
 @router.post("/play/{public_id}/undo", response_class=HTMLResponse)

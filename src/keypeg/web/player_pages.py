@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -10,8 +11,10 @@ from fastapi.responses import HTMLResponse, Response
 
 from keypeg.errors import KeypegError
 from keypeg.limits import TOP_RULE
+from keypeg.play.live import LiveMatch, standing
+from keypeg.store import Store
 from keypeg.variants import VARIANTS
-from keypeg.web.accounts import check_login, register_player
+from keypeg.web.accounts import check_login, register_player, welcome
 from keypeg.web.pages import RulesForm, form_session, page, redirect, rules_query
 from keypeg.web.sessions import current, new_session, store_of
 
@@ -55,15 +58,26 @@ def trend_chart(values: list[int], width: int = 640, height: int = 220) -> Chart
     return Chart(width, height, " ".join(f"{x},{yy}" for x, yy, _ in dots), dots, ticks, len(values))
 
 
+def _live_matches(store: Store, player: str) -> list[LiveMatch]:
+    found = []
+    for _, state in store.live_matches(player, limit=1000):
+        try:
+            found.append(LiveMatch.from_state(json.loads(state)))
+        except (ValueError, KeypegError):
+            continue  # a damaged record is left out of the standing
+    return found
+
+
 def _players_page(request: Request, *, status: int = 200, error: str = "", name: str = "") -> Response:
     session = current(request)
     person = session.person if session is not None else None
-    games, stats, chart = [], None, None
+    games, stats, chart, record = [], None, None, None
     if session is not None and session.player is not None:
         store = store_of(request)
-        games = store.history(session.player, limit=50)
+        games = store.history(session.player, limit=50, made=True)
         stats = store.stats(session.player)
         chart = trend_chart(stats.trend[-100:])
+        record = standing(session.player, _live_matches(store, session.player))
     return page(
         request,
         "players.html",
@@ -73,6 +87,7 @@ def _players_page(request: Request, *, status: int = 200, error: str = "", name:
         games=games,
         stats=stats,
         chart=chart,
+        standing=record,
         error=error,
         name=name,
     )
@@ -86,11 +101,12 @@ def players(request: Request) -> Response:
 
 @router.post("/players/login", response_class=HTMLResponse)
 def login(request: Request, csrf: Csrf, name: Name, password: Password) -> Response:
-    form_session(request, csrf)
+    session = form_session(request, csrf)
     try:
         player = check_login(request, name, password)
     except HTTPException as refused:
         return _players_page(request, status=refused.status_code, error=str(refused.detail), name=name)
+    welcome(request, session, player)
     response = redirect("/players")
     new_session(request, response, player)
     return response
@@ -98,7 +114,7 @@ def login(request: Request, csrf: Csrf, name: Name, password: Password) -> Respo
 
 @router.post("/players/register", response_class=HTMLResponse)
 def register(request: Request, csrf: Csrf, name: Name, password: Password) -> Response:
-    form_session(request, csrf)
+    session = form_session(request, csrf)
     try:
         if len(password) < 8:
             raise KeypegError("choose a password of at least 8 characters")
@@ -107,6 +123,7 @@ def register(request: Request, csrf: Csrf, name: Name, password: Password) -> Re
         return _players_page(request, status=refused.status_code, error=str(refused.detail), name=name)
     except KeypegError as error:
         return _players_page(request, status=400, error=str(error), name=name)
+    welcome(request, session, player)
     response = redirect("/players")
     new_session(request, response, player)
     return response

@@ -64,4 +64,4 @@ def history(
     """Your latest games, newest first, with their moves (a game in progress without its secret)."""
     if session.player is None:
         return []
-    return [g.as_dict() for g in store_of(request).history(session.player, limit=limit, with_moves=True)]
+    return [g.as_dict() for g in store_of(request).history(session.player, limit=limit, with_moves=True, made=True)]

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 from fastapi import HTTPException, Request, Response
 
 from keypeg.store import Store
+from keypeg.store.names import GUEST_PREFIX
 
 __all__ = [
     "COOKIE",
@@ -26,8 +27,6 @@ __all__ = [
 ]
 
 COOKIE = "keypeg_session"
-GUEST_PREFIX = "guest-"
-"""Players made for guests are named ``guest-`` and 12 hex digits (no person can register such a name)."""
 
 
 @dataclass(frozen=True)
@@ -81,7 +80,7 @@ def new_session(request: Request, response: Response, player: str | None = None)
     if player is not None:
         store.bind_web_session(_hash(token), player)
     secure = bool(request.app.state.https)
-    response.set_cookie(COOKIE, token, httponly=True, samesite="strict", secure=secure, path="/")
+    response.set_cookie(COOKIE, token, httponly=True, samesite="lax", secure=secure, path="/")
     return WebSession(_hash(token), csrf, player)
 
 

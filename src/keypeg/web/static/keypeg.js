@@ -10,6 +10,9 @@ function announce(text) {
 }
 
 async function sendLive(form, submitter) {
+  if (form.dataset.sending) return; // a double click sends the form once
+  form.dataset.sending = "yes";
+  form.querySelectorAll("button").forEach((b) => { b.disabled = true; });
   const data = new FormData(form);
   if (submitter && submitter.name) data.append(submitter.name, submitter.value);
   let answer;
@@ -24,7 +27,10 @@ async function sendLive(form, submitter) {
   const main = fresh.querySelector("main");
   if (!main) { form.submit(); return; }
   document.querySelector("main").replaceWith(main);
-  if (answer.url && answer.url !== window.location.href) window.history.pushState({}, "", answer.url);
+  if (answer.redirected && answer.url !== window.location.href) {
+    window.history.pushState({}, "", answer.url);
+    shown = pageOf(window.location);
+  }
   document.title = fresh.title;
   setUp(main);
   const said = main.querySelector("[data-announce]");
@@ -99,6 +105,36 @@ function setUpKeeper(root) {
   fill();
 }
 
+// A live match: follow its events; when it changes, show the page again (what was typed is kept).
+let following = null;
+function follow(root) {
+  const marker = root.querySelector("[data-live-events]");
+  if (!marker) return;
+  const address = marker.getAttribute("data-live-events");
+  if (following && following.address === address) return;
+  if (following) following.source.close();
+  const source = new EventSource(address);
+  following = { address, source };
+  source.addEventListener("state", async (event) => {
+    const shown = document.querySelector("[data-live-events]");
+    const state = JSON.parse(event.data);
+    if (shown && String(state.version) === shown.getAttribute("data-version")) return;
+    const answer = await fetch(window.location.href, { credentials: "same-origin" });
+    const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
+    const main = fresh.querySelector("main");
+    if (!main) return;
+    const typed = document.querySelector("input[data-code]");
+    const kept = typed ? typed.value : "";
+    document.querySelector("main").replaceWith(main);
+    const input = main.querySelector("input[data-code]");
+    if (input && kept) input.value = kept;
+    setUp(main);
+    const said = main.querySelector("[data-announce]");
+    if (said) announce(said.getAttribute("data-announce"));
+    if (input) input.focus();
+  });
+}
+
 function setUp(root) {
   root.querySelectorAll("form[data-live]").forEach((form) => {
     form.addEventListener("submit", (event) => {
@@ -113,7 +149,12 @@ function setUp(root) {
   });
   setUpComposer(root);
   setUpKeeper(root);
+  follow(root);
 }
 
-window.addEventListener("popstate", () => window.location.reload());
+// Back and Forward over the pages a live form went to: load the page now at that address. A link within
+// the page (the skip link's #main) changes only the fragment, and must not reload it.
+function pageOf(place) { return place.pathname + place.search; }
+let shown = pageOf(window.location);
+window.addEventListener("popstate", () => { if (pageOf(window.location) !== shown) window.location.reload(); });
 document.addEventListener("DOMContentLoaded", () => setUp(document));

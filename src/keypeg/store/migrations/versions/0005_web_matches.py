@@ -16,16 +16,18 @@ depends_on = None
 
 
 def upgrade() -> None:
-    with op.batch_alter_table("matches") as batch:
-        batch.add_column(sa.Column("public_id", sa.String(32), nullable=True))
-        batch.add_column(
-            sa.Column("player_id", sa.Integer, sa.ForeignKey("players.id", name="fk_matches_player_id"), nullable=True)
-        )
-        batch.create_index("ix_matches_public_id", ["public_id"], unique=True)
+    # plain ADD COLUMN (SQLite would otherwise copy the table, which its foreign keys refuse)
+    op.add_column("matches", sa.Column("public_id", sa.String(32), nullable=True))
+    op.add_column("matches", sa.Column("player_id", sa.Integer, nullable=True))
+    op.create_index("ix_matches_public_id", "matches", ["public_id"], unique=True)
+    if op.get_bind().dialect.name != "sqlite":
+        op.create_foreign_key("fk_matches_player_id", "matches", "players", ["player_id"], ["id"])
 
 
 def downgrade() -> None:
+    if op.get_bind().dialect.name != "sqlite":
+        op.drop_constraint("fk_matches_player_id", "matches", type_="foreignkey")
+    op.drop_index("ix_matches_public_id", "matches")
     with op.batch_alter_table("matches") as batch:
-        batch.drop_index("ix_matches_public_id")
         batch.drop_column("player_id")
         batch.drop_column("public_id")

@@ -1,0 +1,295 @@
+"""A match between two people, played live: the seats, whose turn it is, who may do what, forfeits, and
+what each viewer may see. Plain objects with no input, output or storage (the web keeps them in the
+store and tells viewers of every change).
+
+The player who creates the match takes the first seat and makes the first code; the second seat is
+taken once, by whoever holds the invitation. Roles alternate each game. The codemaker sets the secret;
+the codebreaker guesses and the secret scores each guess (nobody can score wrongly). A player whose
+turn it is and who has been away longer than :data:`~keypeg.limits.LIVE_ABSENCE_LIMIT` forfeits the
+game: a codebreaker's game counts as the code holding through every row, a codemaker's as broken at
+once (no points). A viewer sees a game's secret only if they made it, or once the game is over.
+
+>>> from keypeg.rules import Rules
+>>> live = LiveMatch.new(Rules(2, 3), games=2, first="ann")
+>>> live.join("bob")
+>>> live.turn(), live.roles()
+('ann', ('ann', 'bob'))
+>>> game = live.set_secret("ann", "AB")
+>>> live.started(1)  # the game's id in the store
+>>> live.turn(), [str(live.guess("bob", game, c)) for c in ("BA", "AB")]
+('bob', ['0,2', '2,0'])
+>>> live.scores(), live.roles()
+({'ann': 2, 'bob': 0}, ('bob', 'ann'))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from keypeg.code import Code, Feedback
+from keypeg.errors import GameOverError, IllegalMoveError, KeypegError
+from keypeg.game import Match
+from keypeg.limits import LIVE_ABSENCE_LIMIT
+from keypeg.play.matches import MatchSession
+from keypeg.play.sessions import BreakSession
+from keypeg.rules import Rules
+
+__all__ = ["LIVE_VERSION", "LiveMatch", "Note", "Standing", "standing"]
+
+LIVE_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something that happened which the players are told: a forfeit, a resignation."""
+
+    game: int
+    text: str
+
+
+@dataclass
+class LiveMatch:
+    """A match between ``first`` and ``second`` (``None`` until the second seat is taken)."""
+
+    rules: Rules
+    games: int
+    first: str
+    second: str | None = None
+    match: MatchSession | None = None
+    notes: list[Note] = field(default_factory=list)
+    nicknames: dict[str, str] = field(default_factory=dict)
+    """Names that guests chose to be shown by (``guest-...`` players have no name of their own)."""
+
+    @classmethod
+    def new(cls, rules: Rules, games: int, first: str, nickname: str | None = None) -> LiveMatch:
+        """A match waiting for its second player (a guest may give a ``nickname`` to be shown by)."""
+        Match(("first", "second"), games=games)  # the number of games checked now: even, at least 2
+        live = cls(rules, games, first)
+        if nickname:
+            live.nicknames[first] = nickname
+        return live
+
+    def shown(self, player: str | None) -> str:
+        """How a player is shown: their name, or a guest's nickname marked as a guest's."""
+        if player is None:
+            return ""
+        return f"{self.nicknames[player]} (guest)" if player in self.nicknames else player
+
+    # -- seats and turns --------------------------------------------------------------------------------
+
+    @property
+    def seats(self) -> tuple[str, ...]:
+        return (self.first,) if self.second is None else (self.first, self.second)
+
+    def seat_of(self, player: str | None) -> int | None:
+        """0 or 1 for a player in the match, ``None`` for a spectator."""
+        return self.seats.index(player) if player in self.seats else None
+
+    def join(self, player: str, nickname: str | None = None) -> None:
+        """Take the second seat (a guest may give a ``nickname``)."""
+        if self.second is not None:
+            raise IllegalMoveError("both seats are taken")
+        if player == self.first:
+            raise IllegalMoveError("you cannot play against yourself: send the invitation to someone else")
+        self.second = player
+        if nickname:
+            self.nicknames[player] = nickname
+        self.match = MatchSession(self.rules, Match((self.first, player), games=self.games))
+
+    @property
+    def is_over(self) -> bool:
+        return self.match is not None and self.match.is_over
+
+    def roles(self) -> tuple[str, str] | None:
+        """(codemaker, codebreaker) of the game being played or the next one; ``None`` before both sit."""
+        return self.match.roles() if self.match is not None and not self.match.is_over else None
+
+    def turn(self) -> str | None:
+        """Who must act now: the codemaker to set a secret, or the codebreaker to guess (``None`` while
+        waiting for the second player, or once the match is over)."""
+        roles = self.roles()
+        if roles is None:
+            return None
+        assert self.match is not None
+        return roles[0] if self.match.current_id is None else roles[1]
+
+    # -- moves --------------------------------------------------------------------------------------------
+
+    def set_secret(self, player: str, code: Code | str) -> BreakSession:
+        """The codemaker sets the next game's secret; the game to record (its id then goes to
+        :meth:`started`)."""
+        roles = self.roles()
+        if roles is None:
+            if self.is_over:
+                raise GameOverError("the match is over")
+            raise IllegalMoveError("waiting for a second player")
+        assert self.match is not None
+        if player != roles[0]:
+            raise IllegalMoveError("it is not yours to set the code of this game")
+        if self.match.current_id is not None:
+            raise IllegalMoveError("this game's code is set already")
+        try:
+            session = self.match.start(self.rules.adopt(code))
+        except KeypegError:  # never quote the secret back: the error names the rules only
+            raise IllegalMoveError(f"that is not a code of these rules ({self.rules.describe()})") from None
+        assert isinstance(session, BreakSession)
+        return session
+
+    def started(self, game_id: int) -> None:
+        """The game just set is kept in the store under ``game_id``."""
+        assert self.match is not None
+        self.match.current_id = game_id
+
+    def guess(self, player: str, game: BreakSession, code: Code | str) -> Feedback:
+        """The codebreaker guesses in ``game`` (the match's current game, loaded); the score. When the game
+        ends, it is counted."""
+        roles = self.roles()
+        if roles is None or self.match is None or self.match.current_id is None:
+            raise IllegalMoveError("there is no game to guess in now")
+        if player != roles[1]:
+            raise IllegalMoveError("it is not your turn to guess")
+        feedback = game.guess(code)
+        if game.is_over:
+            self._count(game)
+        return feedback
+
+    def resign(self, player: str, game: BreakSession | None) -> None:
+        """A player gives up the game being played (as codebreaker: the code held; as codemaker before
+        setting it: no points)."""
+        self._give_up(player, game, f"{self.shown(player)} gave up")
+
+    def absent(self, now: datetime, seen: tuple[datetime | None, ...]) -> str | None:
+        """The player who must act but has been away too long (by the times each seat was last seen)."""
+        player = self.turn()
+        if player is None:
+            return None
+        last = seen[self.seats.index(player)] if self.seats.index(player) < len(seen) else None
+        return player if last is None or now - last > timedelta(seconds=LIVE_ABSENCE_LIMIT) else None
+
+    def forfeit(self, player: str, game: BreakSession | None) -> None:
+        """``player`` was away too long on their turn: they lose the game being played."""
+        self._give_up(player, game, f"{self.shown(player)} was away more than {LIVE_ABSENCE_LIMIT} s and forfeited")
+
+    def _give_up(self, player: str, game: BreakSession | None, why: str) -> None:
+        roles = self.roles()
+        if roles is None or self.match is None:
+            raise IllegalMoveError("there is no game to give up now")
+        if player not in roles:
+            raise IllegalMoveError("you are not playing this match")
+        number = len(self.match.match.played) + 1
+        if self.match.current_id is None:  # no secret yet: the codemaker gives the game away
+            if player != roles[0]:
+                raise IllegalMoveError("the code is not set yet: wait for it")
+            self.match.match.record_game(0, broken=True)
+        else:
+            if game is None or player != roles[1]:
+                raise IllegalMoveError("only the codebreaker can give up a game being played")
+            game.resign()
+            self._count(game)
+        self.notes.append(Note(number, why))
+
+    def _count(self, game: BreakSession) -> None:
+        assert self.match is not None
+        self.match.resume(game, self.match.current_id)
+        self.match.finish()
+
+    # -- what each viewer sees ---------------------------------------------------------------------------
+
+    def scores(self) -> dict[str, int]:
+        return self.match.scores() if self.match is not None else dict.fromkeys(self.seats, 0)
+
+    def view(self, viewer: str | None, game: BreakSession | None) -> dict[str, Any]:
+        """What ``viewer`` (a player, or ``None``/anyone else: a spectator) may see now; ``game`` is the
+        current game, loaded. The secret only for its codemaker while it is played."""
+        roles = self.roles()
+        played = self.match.match.played if self.match is not None else []
+        current: dict[str, Any] | None = None
+        if game is not None and roles is not None and self.match is not None and self.match.current_id is not None:
+            current = {
+                "number": len(played) + 1,
+                "history": [{"guess": str(g), "black": f.black, "white": f.white} for g, f in game.history],
+                "rows_left": game.rows_left,
+            }
+            if viewer == roles[0]:
+                current["secret"] = str(game.codemaker.reveal())
+        return {
+            "rules": self.rules.as_dict(),
+            "games": self.games,
+            "seats": list(self.seats),
+            "you": viewer if viewer in self.seats else None,
+            "waiting": self.second is None,
+            "codemaker": roles[0] if roles else None,
+            "codebreaker": roles[1] if roles else None,
+            "turn": self.turn(),
+            "scores": self.scores(),
+            "played": [
+                {"codemaker": g.codemaker, "codebreaker": g.codebreaker, "guesses": g.guesses, "broken": g.broken}
+                for g in played
+            ],
+            "current": current,
+            "notes": [{"game": n.game, "text": n.text} for n in self.notes[-5:]],
+            "names": {p: self.shown(p) for p in self.seats},
+            "over": self.is_over,
+            "winner": self.match.winner() if self.match is not None else None,
+        }
+
+    # -- saving -----------------------------------------------------------------------------------------
+
+    def to_state(self) -> dict[str, Any]:
+        """JSON-ready public state (the games' secrets are kept with the games, on the store's private side)."""
+        return {
+            "live": LIVE_VERSION,
+            "rules": self.rules.as_dict(),
+            "games": self.games,
+            "first": self.first,
+            "second": self.second,
+            "match": self.match.to_state() if self.match is not None else None,
+            "notes": [[n.game, n.text] for n in self.notes],
+            "nicknames": self.nicknames,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> LiveMatch:
+        """A match from :meth:`to_state`; a damaged state raises :class:`KeypegError`."""
+        try:
+            if state.get("live") != LIVE_VERSION:
+                raise KeypegError("not a live match")
+            rules = Rules.from_dict(state["rules"])
+            kept = state.get("match")
+            return cls(
+                rules,
+                int(state["games"]),
+                str(state["first"]),
+                None if state.get("second") is None else str(state["second"]),
+                MatchSession.from_state(kept) if kept is not None else None,
+                [Note(int(g), str(t)) for g, t in state.get("notes", [])],
+                {str(k): str(v) for k, v in state.get("nicknames", {}).items()},
+            )
+        except KeypegError:
+            raise
+        except (KeyError, TypeError, ValueError) as error:
+            raise KeypegError(f"damaged match state: {error.__class__.__name__}: {error}") from None
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A player's record in finished matches against people."""
+
+    matches: int
+    won: int
+    lost: int
+    drawn: int
+    points_for: int
+    points_against: int
+
+
+def standing(player: str, matches: list[LiveMatch]) -> Standing:
+    """``player``'s record over the finished ones of ``matches``."""
+    done = [m for m in matches if m.is_over and player in m.seats]
+    won = sum(m.match is not None and m.match.winner() == player for m in done)
+    drawn = sum(m.match is not None and m.match.winner() is None for m in done)
+    points = [m.scores() for m in done]
+    mine = sum(p[player] for p in points)
+    return Standing(len(done), won, len(done) - won - drawn, drawn, mine, sum(sum(p.values()) for p in points) - mine)

@@ -1,0 +1,137 @@
+"""The daily puzzle on the web: today's puzzle of each preset (one attempt per registered player), the
+grid to share, the day's board and your streak; the page and its JSON twin. The games themselves are
+played like any other, on the board (``/play/{id}``) or through ``/api/games/{id}``."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
+from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel, Field
+
+from keypeg.errors import KeypegError
+from keypeg.play.daily import DailyResult, attempt, check_day, daily_board, share_grid, start_daily, streak, today
+from keypeg.store import PlayedAlreadyError
+from keypeg.variants import VARIANTS, Variant, find_variant
+from keypeg.web.api import ERRORS, GameOut, RequestBody, changing, game_out, session_of
+from keypeg.web.games import new_id
+from keypeg.web.pages import form_session, page, redirect
+from keypeg.web.sessions import WebSession, current, store_of
+
+__all__ = ["api", "pages", "DailyOut", "grid_of"]
+
+api = APIRouter(prefix="/api", responses=ERRORS)
+pages = APIRouter(include_in_schema=False)
+
+VariantName = Annotated[str, Query(min_length=1, max_length=64)]
+
+
+def grid_of(request: Request, player: str, variant: Variant, day: str) -> tuple[str | None, str | None]:
+    """``player``'s attempt at the puzzle: its public id and, once finished, the grid to share."""
+    made = attempt(store_of(request), player, variant, day)
+    if made is None:
+        return None, None
+    if made.outcome is None:
+        return made.public_id, None
+    moves = [(m.guess, m.feedback) for m in store_of(request).game(made.id).moves]
+    return made.public_id, share_grid(day, variant, moves, made.outcome == "solved")
+
+
+class Result(BaseModel):
+    rank: int
+    player: str
+    solved: bool
+    guesses: int
+    seconds: float | None
+
+
+class DailyOut(BaseModel):
+    day: str
+    variant: str
+    rules: dict[str, Any]
+    played: bool = Field(description="Whether you have finished today's attempt.")
+    game: str | None = Field(None, description="Your attempt's game id (play it under /api/games).")
+    grid: str | None = Field(None, description="Your result to share: key pegs only, never the code.")
+    streak: int = Field(description="Days in a row you solved this preset's puzzle.")
+    board: list[Result]
+
+
+def _results(board: list[DailyResult]) -> list[Result]:
+    return [Result(rank=r.rank, player=r.player, solved=r.solved, guesses=r.guesses, seconds=r.seconds) for r in board]
+
+
+def _person(session: WebSession | None) -> str:
+    if session is None or session.person is None:
+        raise HTTPException(401, "log in to play the daily puzzle (one attempt per player a day)")
+    return session.person
+
+
+@api.get("/daily", response_model=DailyOut, response_model_exclude_none=True)
+def daily_state(
+    request: Request, variant: VariantName = "classic", day: Annotated[str | None, Query(max_length=10)] = None
+) -> DailyOut:
+    """A day's puzzle of a preset (today's, UTC, by default): its board and, when logged in, your result."""
+    preset, when = find_variant(variant), check_day(day) if day is not None else today()
+    session = current(request)
+    game, grid, days = None, None, 0
+    if session is not None and session.person is not None:
+        game, grid = grid_of(request, session.person, preset, when)
+        days = streak(store_of(request), session.person, preset, when)
+    return DailyOut(
+        day=when,
+        variant=preset.name,
+        rules=preset.rules.as_dict(),
+        played=grid is not None,
+        game=game,
+        grid=grid,
+        streak=days,
+        board=_results(daily_board(store_of(request), when, preset)),
+    )
+
+
+class DailyIn(RequestBody):
+    variant: str = Field("classic", min_length=1, max_length=64)
+
+
+def _start(request: Request, player: str, preset: Variant) -> str:
+    """Start (or continue) ``player``'s attempt at today's puzzle; its public id (409 once played)."""
+    try:
+        _, keeper = start_daily(store_of(request), player, preset, public_id=new_id())
+    except PlayedAlreadyError as error:
+        raise HTTPException(409, str(error)) from None
+    assert keeper.game_id is not None
+    public_id = store_of(request).game(keeper.game_id).public_id
+    if public_id is None:
+        raise KeypegError("your attempt was started in the terminal: finish it there ('keypeg daily')")
+    return public_id
+
+
+@api.post("/daily", status_code=201, response_model=GameOut, response_model_exclude_none=True)
+def daily_start(request: Request, body: DailyIn, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
+    """Start your attempt at today's puzzle (or continue it); a second attempt is 409."""
+    public_id = _start(request, _person(session), find_variant(body.variant))
+    return game_out(request, session_of(request), public_id)
+
+
+@pages.get("/daily", response_class=HTMLResponse)
+def daily_page(request: Request, variant: VariantName = "classic") -> Response:
+    """Today's puzzles: play yours, share your grid, see the day's board."""
+    state = daily_state(request, variant)
+    return page(request, "daily.html", active="Daily", daily=state, variants=list(VARIANTS.values()))
+
+
+@pages.post("/daily", response_class=HTMLResponse)
+def daily_play(
+    request: Request,
+    csrf: Annotated[str, Form(max_length=128)],
+    variant: Annotated[str, Form(max_length=64)] = "classic",
+) -> Response:
+    session = form_session(request, csrf)
+    preset = find_variant(variant)
+    try:
+        return redirect(f"/play/{_start(request, _person(session), preset)}")
+    except HTTPException as refused:
+        if refused.status_code != 409:
+            raise
+        return redirect(f"/daily?variant={preset.name}")  # played already: how it went, and the board

@@ -1,0 +1,308 @@
+"""Live matches between two people: the play layer's rules (turns, points, forfeits, who sees a code),
+the API from two players and a spectator, and the live streams (server-sent events) of a real server:
+every move reaches the other side, a dropped stream resumes the same state, and neither the
+codebreaker's nor a spectator's stream ever holds a code before its game ends."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from keypeg import Rules, score
+from keypeg.errors import IllegalMoveError
+from keypeg.knowledge import Knowledge
+from keypeg.play import live as live_rules
+from keypeg.play.live import LiveMatch
+from keypeg.store import Store
+from keypeg.web import create_app
+
+RULES = Rules(3, 5)
+
+
+def secret_forms(rules: Rules, code: str) -> list[str]:
+    """A code in every notation a page or a stream could show it in."""
+    colors = rules.parse(code).colors
+    return [code, "".join(chr(65 + c) for c in colors), "".join(str(c + 1) for c in colors)]
+
+
+def test_turns_points_and_what_each_viewer_sees() -> None:
+    live = LiveMatch.new(RULES, games=2, first="ann")
+    with pytest.raises(IllegalMoveError):
+        live.set_secret("ann", "ABC")  # nobody to play yet
+    live.join("bob")
+    with pytest.raises(IllegalMoveError):
+        live.join("cid")
+    with pytest.raises(IllegalMoveError):
+        live.set_secret("bob", "ABC")  # ann makes the first code
+    game = live.set_secret("ann", "EDA")
+    live.started(7)
+    for viewer in ("bob", None, "cid"):
+        assert not any(form in json.dumps(live.view(viewer, game)) for form in secret_forms(RULES, "EDA"))
+    assert live.view("ann", game)["current"]["secret"] == "EDA"
+    with pytest.raises(IllegalMoveError):
+        live.guess("ann", game, "EDA")  # the codemaker does not guess
+    guesses = ["AAB", "CCD", "EDA"]
+    for code in guesses:
+        assert live.guess("bob", game, code) == score(RULES.parse("EDA"), RULES.parse(code))
+    assert live.scores() == {"ann": 3, "bob": 0} and live.roles() == ("bob", "ann")
+    game = live.set_secret("bob", "BBB")
+    live.started(8)
+    live.resign("ann", game)  # the codebreaker gives up: the code held through every row
+    assert live.scores() == {"ann": 3, "bob": RULES.rows + 1} and live.is_over
+    assert live.view(None, None)["winner"] == "bob"
+    again = LiveMatch.from_state(json.loads(json.dumps(live.to_state())))
+    assert again.scores() == live.scores() and again.notes == live.notes and again.is_over
+    waiting = LiveMatch.new(RULES, games=2, first="bob")
+    assert live_rules.standing("bob", [again, waiting]) == live_rules.Standing(1, 1, 0, 0, RULES.rows + 1, 3)
+    assert live_rules.standing("ann", [again]) == live_rules.Standing(1, 0, 1, 0, 3, RULES.rows + 1)
+
+
+def test_a_player_away_on_their_turn_forfeits() -> None:
+    from datetime import UTC, datetime, timedelta
+
+    live = LiveMatch.new(RULES, games=2, first="ann")
+    live.join("bob")
+    now = datetime.now(UTC)
+    gone = now - timedelta(seconds=live_rules.LIVE_ABSENCE_LIMIT + 1)
+    assert live.absent(now, (now, gone)) is None  # ann's turn, and she is here
+    assert live.absent(now, (gone, now)) == "ann"
+    live.forfeit("ann", None)  # the codemaker never set a code: the game gives her nothing
+    assert live.scores() == {"ann": 0, "bob": 0} and len(live.match.match.played) == 1  # type: ignore[union-attr]
+    game = live.set_secret("bob", "ABC")
+    live.started(9)
+    assert live.absent(now, (gone, now)) == "ann"  # now she must guess
+    live.forfeit("ann", game)
+    assert live.scores() == {"ann": 0, "bob": RULES.rows + 1} and live.is_over
+    assert "forfeited" in live.notes[-1].text
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'live.sqlite3'}"
+
+
+class Player:
+    """A browser of the API: its cookie and CSRF header."""
+
+    def __init__(self, client: TestClient | httpx.Client, name: str | None = None) -> None:
+        self.client = client
+        self.headers = {"X-CSRF-Token": client.get("/api/session").json()["csrf"]}
+        if name is not None:
+            made = client.post("/api/players", json={"name": name, "password": "pw"}, headers=self.headers)
+            self.headers = {"X-CSRF-Token": made.json()["csrf"]}
+
+    def post(self, path: str, body: object = None) -> httpx.Response:
+        return self.client.post(path, json=body, headers=self.headers)
+
+
+def break_code(player: Player, match: str, rules: Rules) -> list[dict[str, object]]:
+    """Guess, by the scores the server gives, until the game ends; the states seen."""
+    seen = []
+    history: list[tuple[object, object]] = []
+    while True:
+        guess = Knowledge(rules, tuple(history)).codes(limit=1)[0]  # type: ignore[arg-type]
+        state = player.post(f"/api/live/{match}/guesses", {"code": str(guess)}).json()
+        seen.append(state)
+        current = state.get("current")
+        if not current or current["number"] != len(state["played"]) + 1:
+            return seen
+        last = current["history"][-1]
+        history.append((guess, rules.check_feedback(__import__("keypeg").Feedback(last["black"], last["white"]))))
+
+
+def test_a_whole_match_between_two_players_and_a_spectator(url: str) -> None:
+    app = create_app(url)
+    ann = Player(TestClient(app, base_url="https://keypeg.test"), "ann")
+    bob = Player(TestClient(app, base_url="https://keypeg.test"), "bob")
+    eve = Player(TestClient(app, base_url="https://keypeg.test"))
+    guest = Player(TestClient(app, base_url="https://keypeg.test"))
+    other = guest.post("/api/live", {"pegs": 3, "colors": 5, "games": 2, "nickname": "<b>Zoe</b>"}).json()
+    assert other["names"][other["seats"][0]] == "<b>Zoe</b> (guest)"
+    page = guest.client.get(f"/live/{other['id']}").text
+    assert "&lt;b&gt;Zoe&lt;/b&gt; (guest)" in page and "<b>Zoe" not in page
+    assert guest.post("/api/live", {"games": 2, "nickname": "bad\u202ename"}).status_code == 400
+    made = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2, "nickname": "ignored: ann is registered"})
+    assert made.status_code == 201
+    match, token = made.json()["id"], made.json()["token"]
+    assert bob.post(f"/api/live/{match}/join", {"token": "0" * 32}).status_code == 403
+    assert ann.post(f"/api/live/{match}/join", {"token": token}).json()["seats"] == ["ann"]  # no game with oneself
+    assert bob.post(f"/api/live/{match}/join", {"token": token}).json()["seats"] == ["ann", "bob"]
+    assert eve.post(f"/api/live/{match}/join", {"token": token}).status_code == 400  # the seat is taken
+    assert eve.post(f"/api/live/{match}/secret", {"code": "EDA"}).status_code == 403
+    assert bob.post(f"/api/live/{match}/secret", {"code": "EDA"}).status_code == 400  # not his turn
+    refused = ann.post(f"/api/live/{match}/secret", {"code": "EDAX"})
+    assert refused.status_code == 400 and "EDAX" not in refused.text
+    watched: list[str] = []
+    for maker, breaker, code in ((ann, bob, "EDA"), (bob, ann, "CEB")):
+        assert maker.post(f"/api/live/{match}/secret", {"code": code}).status_code == 200
+        assert maker.client.get(f"/api/live/{match}").json()["current"]["secret"] == code
+        pages = [p.client.get(f"/live/{match}") for p in (maker, breaker, eve)]
+        assert [p.status_code for p in pages] == [200, 200, 200]
+        assert "Your turn" in pages[1].text and "Waiting for" in pages[0].text
+        seen = [json.dumps(s) for s in break_code(breaker, match, RULES)]
+        watched = [eve.client.get(f"/api/live/{match}").text, pages[2].text, pages[1].text]
+        for text in seen[:-1] + watched:
+            assert not any(form in text for form in secret_forms(RULES, code))
+    final = eve.client.get(f"/api/live/{match}").json()
+    assert final["over"] and sum(final["scores"].values()) == sum(g["guesses"] for g in final["played"])
+    for name, player in (("ann", ann), ("bob", bob)):
+        games = player.client.get("/api/history").json()
+        assert len(games) == 2 and {g["player"] for g in games} == {"ann", "bob"}
+        assert {g["maker"] for g in games} == {"ann", "bob"}, name
+    assert len(Store(url).history(limit=None)) == 2
+    listing = ann.client.get("/live")
+    assert listing.status_code == 200 and f"/live/{match}" in listing.text
+    winner = final["winner"]
+    for name, player in (("ann", ann), ("bob", bob)):
+        mine, theirs = final["scores"][name], final["scores"]["bob" if name == "ann" else "ann"]
+        record = (
+            "1 won, 0 lost, 0 drawn"
+            if winner == name
+            else "0 won, 0 lost, 1 drawn"
+            if winner is None
+            else "0 won, 1 lost"
+        )
+        page = player.client.get("/players").text
+        assert f"1 finished: {record}" in page and f"{mine} points for you, {theirs} against" in page
+
+
+# -- a real server and its live streams -------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def serve(url: str, workers: int = 1) -> Iterator[str]:
+    port = free_port()
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "keypeg", "serve", "--port", str(port), "--db", url, "--workers", str(workers)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(150):
+            try:
+                if httpx.get(f"{base}/api/session", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        else:
+            raise AssertionError(
+                f"the server did not start: {process.stderr.read1().decode() if process.stderr else ''}"
+            )  # type: ignore[union-attr]
+        yield base
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise
+
+
+class Stream:
+    """A follower of a match's live stream, in a thread: the states it received."""
+
+    def __init__(self, client: httpx.Client, match: str) -> None:
+        self.states: list[dict[str, object]] = []
+        self.raw: list[str] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, args=(client, match), daemon=True)
+        self.thread.start()
+
+    def run(self, client: httpx.Client, match: str) -> None:
+        try:
+            with client.stream("GET", f"/api/live/{match}/events", timeout=httpx.Timeout(30, read=30)) as answer:
+                for line in answer.iter_lines():
+                    self.raw.append(line)
+                    if line.startswith("data: "):
+                        self.states.append(json.loads(line[6:]))
+                    if self.stop.is_set():
+                        return
+        except httpx.HTTPError:
+            return  # the server stopped at the end of the test
+
+    def wait_for(self, seen: dict[str, object], timeout: float = 10.0) -> dict[str, object]:
+        """The first state the stream received that is as far on as ``seen`` (a state some player was
+        answered with): the same games played and at least the same guesses in the game being played."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            found = [s for s in list(self.states) if progress(s) >= progress(seen)]
+            if found:
+                return found[0]
+            time.sleep(0.005)
+        raise AssertionError(f"{progress(seen)} never arrived; last {self.states[-1:]}")
+
+
+def progress(state: dict[str, object]) -> tuple[int, int, int]:
+    current = state.get("current") or {}
+    return len(state["played"]), int(bool(current)), len(current.get("history", []))  # type: ignore[arg-type, union-attr]
+
+
+def play_streamed(base: str) -> None:
+    """Two players and a spectator on ``base``: each move reaches the others' streams; a dropped stream
+    resumes the same state; no stream but the codemaker's holds the code before its game ends."""
+    ann, bob, eve = (Player(httpx.Client(base_url=base, timeout=30)) for _ in range(3))
+    made = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2}).json()
+    match = made["id"]
+    bob.post(f"/api/live/{match}/join", {"token": made["token"]})
+    streams = {name: Stream(p.client, match) for name, p in (("ann", ann), ("bob", bob), ("eve", eve))}
+    for maker, breaker, code, maker_name in ((ann, bob, "EDA", "ann"), (bob, ann, "CEB", "bob")):
+        set_code = maker.post(f"/api/live/{match}/secret", {"code": code}).json()
+        for stream in streams.values():
+            assert stream.wait_for(set_code)["turn"] != maker_name  # the codebreaker's turn now, everywhere
+        for state in break_code(breaker, match, RULES):
+            for stream in streams.values():
+                arrived = stream.wait_for(state)
+                if progress(arrived) == progress(state):  # the move itself, as the player was told it
+                    assert arrived["scores"] == state["scores"]
+                    shown = dict(arrived.get("current") or {})
+                    shown.pop("secret", None)
+                    told = dict(state.get("current") or {})
+                    told.pop("secret", None)
+                    assert shown == told
+        for name, stream in streams.items():
+            if name != maker_name:
+                during = [json.dumps(s) for s in stream.states if s.get("current")]
+                assert not any(form in text for text in during for form in secret_forms(RULES, code))
+    streams["eve"].stop.set()
+    again = Stream(eve.client, match)  # a spectator who lost the connection comes back to the same state
+    final = again.wait_for({"played": [0, 0], "current": None})
+    assert final["over"] and final["scores"] == streams["ann"].states[-1]["scores"]
+
+
+@pytest.mark.slow
+def test_live_streams_on_one_worker(tmp_path: Path) -> None:
+    for base in serve(f"sqlite:///{tmp_path / 'live.sqlite3'}"):
+        play_streamed(base)
+
+
+@pytest.mark.slow
+def test_live_streams_across_two_workers_on_postgresql() -> None:
+    url = os.environ.get("KEYPEG_TEST_POSTGRES")
+    if not url:
+        pytest.skip("no PostgreSQL server here: set KEYPEG_TEST_POSTGRES to a URL (.ci/postgres starts one)")
+    store = Store(url)
+    with store.engine.begin() as connection:
+        from sqlalchemy import text
+
+        connection.execute(text("TRUNCATE guesses, games, matches, web_sessions RESTART IDENTITY CASCADE"))
+    for base in serve(url, workers=2):
+        play_streamed(base)

@@ -1,0 +1,176 @@
+"""What a hostile review of the web app found, each kept fixed: links from other sites keep the session,
+login attempts sent at once are limited, bounded computer moves, no ranked guests, a request sent twice
+applied once, no stray games from racing requests, bounded request bodies, unknown fields refused, a
+guest's games kept when they register, sessions that end."""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from keypeg import Rules
+from keypeg.limits import WEB_BODY_LIMIT
+from keypeg.play import sessions as play_sessions
+from keypeg.play.sessions import SolveSession, session_from_state
+from keypeg.store import Store
+from keypeg.web import create_app
+from keypeg.web.accounts import LOGIN_LIMIT_PER_NAME
+
+SITE = "https://keypeg.test"
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'web.sqlite3'}"
+
+
+def client(url: str) -> tuple[TestClient, dict[str, str]]:
+    browser = TestClient(create_app(url), base_url=SITE)
+    return browser, {"X-CSRF-Token": browser.get("/api/session").json()["csrf"]}
+
+
+def test_the_session_cookie_survives_a_link_from_another_site(url: str) -> None:
+    browser, _ = client(url)
+    cookie = browser.cookies.get("keypeg_session")
+    page = browser.get("/", headers={"Referer": "https://elsewhere.example/", "Sec-Fetch-Site": "cross-site"})
+    assert (
+        page.status_code == 200 and "set-cookie" not in page.headers and browser.cookies.get("keypeg_session") == cookie
+    )
+    assert "samesite=lax" in browser.get("/api/session", cookies={}).headers.get("set-cookie", "samesite=lax").lower()
+
+
+def test_login_attempts_sent_at_once_are_limited(url: str) -> None:
+    app = create_app(url)
+    owner = TestClient(app, base_url=SITE)
+    token = owner.get("/api/session").json()["csrf"]
+    owner.post("/api/players", json={"name": "victim", "password": "right one"}, headers={"X-CSRF-Token": token})
+    answers: list[int] = []
+
+    def attempt() -> None:
+        browser = TestClient(app, base_url=SITE)
+        csrf = {"X-CSRF-Token": browser.get("/api/session").json()["csrf"]}
+        answers.append(
+            browser.post("/api/login", json={"name": "victim", "password": "wrong"}, headers=csrf).status_code
+        )
+
+    threads = [threading.Thread(target=attempt) for _ in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers.count(401) <= LOGIN_LIMIT_PER_NAME and answers.count(429) >= 12 - LOGIN_LIMIT_PER_NAME
+    browser, csrf = client(url)
+    assert browser.post("/api/login", json={"name": "victim", "password": "right one"}, headers=csrf).status_code == 429
+
+
+def test_a_right_password_does_not_count_as_a_failure(url: str) -> None:
+    browser, csrf = client(url)
+    csrf = {
+        "X-CSRF-Token": browser.post("/api/players", json={"name": "ann", "password": "pw"}, headers=csrf).json()[
+            "csrf"
+        ]
+    }
+    for _ in range(LOGIN_LIMIT_PER_NAME + 3):
+        answer = browser.post("/api/login", json={"name": "ann", "password": "pw"}, headers=csrf)
+        assert answer.status_code == 200
+        csrf = {"X-CSRF-Token": answer.json()["csrf"]}
+
+
+def test_a_loaded_game_does_not_think_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    game = SolveSession(Rules(4, 6), level=3)
+    first = game.guess()
+    state, _ = game.to_state()
+    assert state["guess"] == str(first)
+
+    def no_thinking(*_args: object, **_kwargs: object) -> object:
+        raise AssertionError("the guess was worked out again")
+
+    monkeypatch.setattr("keypeg.play.levels.advise_with", no_thinking)
+    again = session_from_state(json.loads(json.dumps(state)), None)
+    assert isinstance(again, SolveSession) and again.guess() == first
+    assert again.to_state()[0] == state  # saving it again thinks no more
+    assert state["keypeg_session"] == play_sessions.STATE_VERSION
+
+
+def test_a_move_sent_twice_is_applied_once(url: str) -> None:
+    browser, csrf = client(url)
+    game = browser.post("/api/games", json={"variant": "classic"}, headers=csrf).json()
+    first = browser.post(f"/api/games/{game['id']}/guesses", json={"code": "RRGG", "row": 1}, headers=csrf)
+    again = browser.post(f"/api/games/{game['id']}/guesses", json={"code": "RRGG", "row": 1}, headers=csrf)
+    assert first.status_code == 200 and again.status_code == 409 and "row 1" in again.json()["error"]
+    assert len(browser.get(f"/api/games/{game['id']}").json()["history"]) == 1
+    page = browser.get(f"/play/{game['id']}").text
+    form = page.split('action="/play/')[1]
+    token = form.split('name="csrf" value="')[1].split('"')[0]
+    for _ in range(2):  # a double click on the page's form: the second changes nothing
+        browser.post(f"/play/{game['id']}/guess", data={"csrf": token, "code": "BBYY", "row": "2"})
+    assert len(browser.get(f"/api/games/{game['id']}").json()["history"]) == 2
+
+
+def test_racing_next_on_a_match_makes_no_stray_game(url: str) -> None:
+    browser, csrf = client(url)
+    match = browser.post("/api/matches", json={"pegs": 2, "colors": 3, "games": 4}, headers=csrf).json()
+    browser.post(f"/api/games/{match['game']}/resign", headers=csrf)
+    answers: list[int] = []
+
+    def next_game() -> None:
+        answers.append(browser.post(f"/api/matches/{match['id']}/next", headers=csrf).status_code)
+
+    threads = [threading.Thread(target=next_game) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert answers.count(200) == 1 and set(answers) <= {200, 409}
+    assert len(Store(url).history(limit=None)) == 2  # the first game and exactly one next
+
+
+def test_request_bodies_are_bounded(url: str) -> None:
+    browser, csrf = client(url)
+    big = b'{"variant": "classic", "pad": "' + b"x" * (WEB_BODY_LIMIT + 10) + b'"}'
+    declared = browser.post("/api/games", content=big, headers={**csrf, "Content-Type": "application/json"})
+    assert declared.status_code == 413 and declared.json()["error"]
+
+    def chunks() -> object:
+        for _ in range(WEB_BODY_LIMIT // 1000 + 2):
+            yield b"x" * 1000
+
+    streamed = browser.post("/api/games", content=chunks(), headers={**csrf, "Content-Type": "application/json"})
+    assert streamed.status_code == 413
+    assert browser.post("/api/games", json={"variant": "classic"}, headers=csrf).status_code == 201
+
+
+def test_unknown_fields_are_refused(url: str) -> None:
+    browser, csrf = client(url)
+    misspelt = browser.post("/api/games", json={"variant": "classic", "practise": True}, headers=csrf)
+    assert misspelt.status_code == 422 and "practise" in misspelt.json()["error"]
+    page_csrf = browser.get("/").text.split('name="csrf" value="')[1].split('"')[0]
+    made = browser.post("/play", data={"csrf": page_csrf, "variant": "classic", "practice": "no"})
+    assert "rated" in made.text and Store(url).history(limit=None)[0].rated  # "no" is not a practice game
+
+
+def test_a_guest_who_registers_keeps_their_games(url: str) -> None:
+    browser, csrf = client(url)
+    game = browser.post("/api/games", json={"variant": "classic"}, headers=csrf).json()
+    browser.post(f"/api/games/{game['id']}/guesses", json={"code": "RRGG"}, headers=csrf)
+    made = browser.post("/api/players", json={"name": "newcomer", "password": "pw"}, headers=csrf)
+    assert made.status_code == 201
+    assert browser.get(f"/api/games/{game['id']}").status_code == 200
+    (record,) = Store(url).history("newcomer", limit=None)
+    assert record.guesses == 1
+
+
+def test_web_sessions_end(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from keypeg.store import database
+
+    browser, _ = client(url)
+    assert browser.get("/api/session").json()["csrf"]
+    token = browser.cookies.get("keypeg_session")
+    monkeypatch.setattr(database, "WEB_SESSION_LIFETIME", timedelta(seconds=-1))
+    renewed = browser.get("/api/session")
+    assert renewed.status_code == 200 and browser.cookies.get("keypeg_session") != token  # a new session
