@@ -28,3 +28,10 @@ def private_database(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pyte
 def private_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test runs in a folder of its own: files a command writes by default (a match file) stay there."""
     monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
+@pytest.fixture(autouse=True)
+def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test keeps what it caches (solved trees, the web's analyses) in a folder of its own, never the
+    user's cache; a test that names a cache folder sets ``KEYPEG_CACHE`` itself."""
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path_factory.mktemp("cache")))

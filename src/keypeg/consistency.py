@@ -110,15 +110,21 @@ class Consistency:
 
 
 def check(
-    rules: Rules, history: History, *, limit: int = DEFAULT_COUNT_LIMIT, method: str | None = None
+    rules: Rules,
+    history: History,
+    *,
+    limit: int = DEFAULT_COUNT_LIMIT,
+    method: str | None = None,
+    search_limit: int = SUSPECT_SEARCH_LIMIT,
 ) -> Consistency:
     """Whether some secret fits ``history``; how many (counted up to ``limit`` by the solver); the first
     ``limit`` fitting codes; and if none fits, the likely mistakes. ``method`` forces ``enumeration``
-    or ``cp-sat``."""
+    or ``cp-sat``. By enumeration, the likely mistakes are looked for by leaving sets of scores out in
+    turn, up to ``search_limit`` sets (then none is named)."""
     history = [(rules.adopt(guess), rules.check_feedback(feedback)) for guess, feedback in history]
     chosen = method or ("enumeration" if rules.size <= ENUMERATE_LIMIT else "cp-sat")
     if chosen == "enumeration":
-        return _by_enumeration(rules, history, limit)
+        return _by_enumeration(rules, history, limit, search_limit)
     if chosen == "cp-sat":
         return _by_solver(rules, history, limit)
     raise ValueError(f"method must be 'enumeration' or 'cp-sat', not {method!r}")
@@ -141,7 +147,7 @@ def _likeliest_first(suspects: list[Suspect]) -> list[Suspect]:
 # -- enumeration ---------------------------------------------------------------------------------
 
 
-def _by_enumeration(rules: Rules, history: History, limit: int) -> Consistency:
+def _by_enumeration(rules: Rules, history: History, limit: int, search_limit: int) -> Consistency:
     fitting = _fitting_codes(rules, history)
     count, codes = fitting(range(len(history)), limit)
     if count:
@@ -151,7 +157,7 @@ def _by_enumeration(rules: Rules, history: History, limit: int) -> Consistency:
     tried = 0
     for changes in range(1, len(history) + 1):
         tried += math.comb(len(history), changes)
-        if tried > SUSPECT_SEARCH_LIMIT:  # too many sets of scores to try: say so, name none
+        if tried > search_limit:  # too many sets of scores to try: say so, name none
             return Consistency(False, 0, False, None, [], changes)
         suspects, example = _fewest_changes(history, fitting, changes)
         if suspects:

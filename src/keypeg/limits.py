@@ -217,3 +217,14 @@ def cores() -> int:
 SUSPECT_SEARCH_LIMIT = 20_000
 """Sets of scores the consistency check leaves out in turn, looking for the likely mistakes, before it
 stops and says only that the scores do not fit."""
+
+WEB_BUDGET = (5.0, 1 << 30)
+"""What one request to the web app may spend, in seconds and bytes, by :mod:`keypeg.analysis.cost`'s
+estimates (the memory also no more than :func:`memory_budget`): it has no ``--force``, so work
+estimated above it is refused (400) or, for one strategy among several, left out with a note."""
+WEB_SCORED_LINES = 100
+"""Scored guesses the web's Analyse page and API read at most (a game has at most 100 rows)."""
+WEB_SCORED_CHARS = 4000
+"""Characters of scored guesses the web's Analyse page reads at most."""
+WEB_LISTED = 50
+"""Fitting codes the web's Analyse page lists (the count is given whatever it is)."""

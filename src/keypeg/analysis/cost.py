@@ -29,6 +29,9 @@ __all__ = [
     "Estimate",
     "TooCostlyError",
     "guard",
+    "Budget",
+    "TooSlowError",
+    "suspects_cost",
     "space_cost",
     "analyze_cost",
     "tables_cost",
@@ -358,21 +361,129 @@ def guard(estimate: Estimate, force: bool, option: str = FORCE) -> None:
         allowed = limits.time_budget()
     except ValueError as error:
         raise KeypegError(str(error)) from None
-    if budget is not None and estimate.memory > budget:
+    _refuse_above(
+        estimate,
+        budget,
+        f"keypeg allows itself ({_budget_source()})",
+        allowed,
+        "keypeg allows itself",
+        f"; {option} runs it anyway",
+    )
+
+
+def _refuse_above(
+    estimate: Estimate, memory: int | None, memory_owner: str, seconds: float, time_owner: str, advice: str = ""
+) -> None:
+    """Refuse :class:`TooCostlyError` when ``estimate`` is above ``memory`` bytes or ``seconds``: the
+    estimate, what it is more than (``the 1.0 GiB {memory_owner}``), and ``advice``."""
+    if memory is not None and estimate.memory > memory:
         biggest = estimate.biggest()
         raise TooCostlyError(
             f"{estimate.work} would take about {format_bytes(estimate.memory)} of memory"
             + (f" ({biggest})" if biggest else "")
-            + f", more than the {format_bytes(budget)} keypeg allows itself ({_budget_source()}); "
-            f"{option} runs it anyway"
+            + f", more than the {format_bytes(memory)} {memory_owner}{advice}"
         )
-    if estimate.seconds > allowed:
+    if estimate.seconds > seconds:
         about = "very roughly" if estimate.rough else "about"
         raise TooCostlyError(
             f"{estimate.work} would take {about} {format_seconds(estimate.seconds)} on "
             f"{limits.cores()} core{'s' if limits.cores() != 1 else ''}, more than the "
-            f"{format_seconds(allowed)} keypeg allows itself; {option} runs it anyway"
+            f"{format_seconds(seconds)} {time_owner}{advice}"
         )
+
+
+class TooSlowError(TooCostlyError):
+    """Work stopped because it took longer than its budget (:meth:`Budget.watch`)."""
+
+    def __init__(self, message: str, conclusive: bool) -> None:
+        super().__init__(message)
+        self.conclusive = conclusive
+        """Whether the work had (nearly) the whole budget and still ran out of it: worth remembering."""
+
+
+class Budget:
+    """A guard with a fixed budget and no way round it (the web app has no ``--force``): called with an
+    :class:`Estimate`, it refuses (:class:`TooCostlyError`) work estimated above the memory (nor above
+    :func:`keypeg.limits.memory_budget`) or above the seconds left, and counts the estimate as spent.
+    The seconds left are the budget less the estimates spent or the time gone, whichever is more.
+
+    >>> from keypeg.rules import Rules
+    >>> budget = Budget(10.0, 2**30, "the web app allows a request")
+    >>> budget(analyze_cost(Rules(4, 6), "worst-case"))
+    >>> try:
+    ...     budget(analyze_cost(Rules(6, 16), "worst-case"))
+    ... except TooCostlyError as refused:
+    ...     print(str(refused).split(" of memory")[0])
+    the worst-case tree on 6 pegs, 16 colours, repeats, 12 rows (16,777,216 codes) would take about 9.8 GiB
+    """
+
+    def __init__(self, seconds: float, memory: int, owner: str) -> None:
+        import time
+
+        self.seconds = seconds
+        self.memory = memory
+        self.owner = owner
+        """Whose budget it is, for messages: ``the 10 s {owner}``."""
+        self.spent = 0.0
+        self.started = time.monotonic()
+        self.work = "the work"
+        self.work_started = 0.0
+
+    def elapsed(self) -> float:
+        """Seconds since the budget was opened."""
+        import time
+
+        return time.monotonic() - self.started
+
+    def left(self) -> float:
+        """Seconds left: the budget less the estimates spent or the time gone, whichever is more."""
+        return max(self.seconds - max(self.spent, self.elapsed()), 0.0)
+
+    def __call__(self, estimate: Estimate) -> None:
+        try:
+            machine = limits.memory_budget()
+        except ValueError:
+            machine = None
+        memory = self.memory if machine is None else min(self.memory, machine)
+        left = self.left()
+        owner = f"the {format_seconds(self.seconds)} {self.owner}"
+        if left < 0.5 < estimate.seconds:
+            _refuse_above(estimate, memory, self.owner, math.inf, "")
+            raise TooCostlyError(
+                f"{estimate.work} would take about {format_seconds(estimate.seconds)}, and no time is left of {owner}"
+            )
+        time_owner = self.owner if left > self.seconds - 0.5 else f"left of {owner}"
+        _refuse_above(estimate, memory, self.owner, left, time_owner)
+        self.spent += estimate.seconds
+        self.work, self.work_started = estimate.work, self.elapsed()
+
+    def watch(self, done: float) -> None:
+        """Stop (:class:`TooSlowError`) the work last let through once the time gone is past the budget: a
+        backstop for work taking longer than estimated, called as it goes with the share of it ``done``."""
+        elapsed = self.elapsed()
+        if elapsed <= self.seconds:
+            return
+        taken = elapsed - self.work_started
+        projected = taken / done if done > 0 else math.inf
+        about = f"about {format_seconds(projected)} in all" if math.isfinite(projected) else "no end in sight"
+        raise TooSlowError(
+            f"{self.work} took {format_seconds(taken)} for {done:.0%} of it ({about}), "
+            f"more than the {format_seconds(self.seconds)} {self.owner}",
+            conclusive=taken >= 0.9 * self.seconds,  # it had (nearly) the whole budget: it will not fit
+        )
+
+
+def suspects_cost(rules: Rules, guesses: int, sets: int) -> Estimate:
+    """Looking for the likely mistakes in ``guesses`` scores no code fits (:func:`keypeg.consistency.check`
+    by enumeration), leaving out up to ``sets`` sets of scores in turn: each set a pass over the codes (the
+    plain scorer, about one score a code, on small games; else every code against the kept scores, by
+    the kernels)."""
+    n = max(rules.size, 1)
+    if n * max(guesses, 1) <= limits.PLAIN_SCORING_PAIRS:
+        per_set = n / limits.PLAIN_SCORES_PER_SECOND
+    else:
+        per_set = _pairs_seconds(float(n) * max(guesses, 1))
+    return Estimate(_work(rules, "looking for the likely mistake"), 16 * n, sets * per_set, ())
 
 
 def _budget_source() -> str:

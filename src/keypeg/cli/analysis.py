@@ -13,6 +13,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from keypeg.analysis.compare import COMPARED
 from keypeg.cli.common import FILE, SEED, err, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.common import cli as app
 from keypeg.cli.records import db_option
@@ -30,8 +31,6 @@ if TYPE_CHECKING:
     from keypeg.strategies import Choice, Strategy
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-COMPARED = ("simple", "worst-case", "expected-size", "entropy", "most-parts")
 
 force_option = click.option(
     "--force",
@@ -159,10 +158,10 @@ def interruptible() -> Iterator[None]:
 
 
 def result_dict(tree: StrategyTree) -> dict[str, Any]:
-    data = tree.stats.as_dict()
-    data["seconds"] = round(tree.seconds, 4)
-    data["conventions"] = tree.conventions
-    return data
+    """A tree's figures as ``--json`` prints them."""
+    from keypeg.analysis.compare import Summary
+
+    return Summary.of(tree).as_dict()
 
 
 tree_format_option = click.option(
@@ -197,7 +196,8 @@ def analyze(
     as_json: bool,
 ) -> None:
     """Play a strategy against every secret: total guesses, average, worst case, secrets per round."""
-    from keypeg.analysis.cost import analyze_cost, guard
+    from keypeg.analysis.compare import check_trees
+    from keypeg.analysis.cost import guard
     from keypeg.strategies import canonical_name
 
     refuse_empty("variant", "first", "chart", "export")
@@ -206,8 +206,7 @@ def analyze(
         raise KeypegError("--export saves one tree: name one strategy")
     if chart is not None and chart.suffix.lower() not in (".png", ".svg"):
         raise click.BadParameter(f"{str(chart)!r} must end in .png or .svg", param_hint="--chart")
-    for name in dict.fromkeys(names):
-        guard(analyze_cost(rules, name), force)
+    check_trees(rules, names, lambda estimate: guard(estimate, force))
     announce_compiling(("_score", "_select", "_symmetry", "_optimal") if "optimal" in names else None)
     from keypeg.analysis.export import save_tree
     from keypeg.analysis.tree import build_tree
@@ -351,9 +350,8 @@ def next_guess(
     as_json: bool,
 ) -> None:
     """The strategy's next guess after the scored guesses."""
-    from dataclasses import replace
-
-    from keypeg.analysis.cost import guard, next_cost
+    from keypeg.analysis.advice import closed, decision_cost, enumeration_cost
+    from keypeg.analysis.cost import guard
     from keypeg.limits import LOOKAHEAD_LIMIT
     from keypeg.strategies import canonical_name
 
@@ -365,21 +363,19 @@ def next_guess(
     if rules.size > LOOKAHEAD_LIMIT:
         _next_unenumerated(rules, history, name, strategy_factory, explain, force, as_json)
         return
-    guard(replace(next_cost(rules, name), seconds=0.0), force)  # memory first: the codes are enumerated
+    guard(enumeration_cost(rules, name), force)  # memory first: the codes are enumerated
     announce_compiling(("_score", "_select", "_symmetry", "_optimal") if name == "optimal" else None)
     from keypeg.knowledge import Knowledge
-    from keypeg.strategies.base import Position
 
     knowledge = Knowledge(rules, history)
-    if not knowledge.is_consistent:
-        raise KeypegError(knowledge.check().message())
-    if knowledge.solved:
-        raise KeypegError(f"the code is already broken: {knowledge.history[-1][0]}")
+    reason = closed(knowledge)
+    if reason is not None:
+        raise KeypegError(reason)
     strategy = strategy_factory(name, rules)
     strategy.reset(rules)
-    searches = getattr(strategy, "searches", None)
-    if name != "optimal" or (searches is not None and searches(Position.from_knowledge(knowledge))):
-        guard(next_cost(rules, name, knowledge.count), force)
+    cost = decision_cost(strategy, knowledge)
+    if cost is not None:
+        guard(cost, force)
     thinking = (
         err.status(f"{strategy.name}: thinking over {plural(knowledge.count, 'code')}")
         if err.is_terminal

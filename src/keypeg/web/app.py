@@ -61,7 +61,18 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     """The app, serving the store at ``url`` (the CLI's default when ``None``)."""
     from fastapi.staticfiles import StaticFiles
 
-    from keypeg.web import accounts, api, daily, live, pages, play_pages, player_pages, records
+    from keypeg.web import (
+        accounts,
+        analysis_api,
+        analysis_pages,
+        api,
+        daily,
+        live,
+        pages,
+        play_pages,
+        player_pages,
+        records,
+    )
 
     app = FastAPI(
         title="keypeg",
@@ -83,6 +94,8 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     app.include_router(live.api)
     app.include_router(live.pages)
     app.include_router(player_pages.router)
+    app.include_router(analysis_api.router)
+    app.include_router(analysis_pages.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
 
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=WEB_BODY_LIMIT)  # a body sent past it: 413

@@ -1,0 +1,218 @@
+"""The analysis API: the codes that fit scored guesses and each strategy's next guess
+(``POST /api/analyse``), and every codebreaker side by side on a rule set (``GET /api/strategies``).
+
+Analysis changes nothing, so these need no session and no CSRF token. The web has no ``--force``:
+work estimated above :data:`keypeg.limits.WEB_BUDGET` is refused (400), or, for one strategy among
+several, left out with the reason. The Analyse and Strategies pages (:mod:`keypeg.web.analysis_pages`)
+call the same functions.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+from pydantic import BaseModel, Field
+
+from keypeg.analysis.advice import ADVISED, Advice, advise, read_scored
+from keypeg.analysis.compare import EVERY, Comparison, compare
+from keypeg.analysis.cost import Budget, TooCostlyError
+from keypeg.errors import KeypegError
+from keypeg.limits import WEB_BUDGET, WEB_LISTED, WEB_SCORED_CHARS, WEB_SCORED_LINES
+from keypeg.rules import Rules
+from keypeg.text import plural
+from keypeg.variants import rules_from_options
+from keypeg.web.api import ERRORS, Figures, RequestBody, figures
+from keypeg.web.games import EXPLAIN_TOP
+
+__all__ = ["router", "web_budget", "scored_lines", "analyse", "strategies", "OWNER"]
+
+router = APIRouter(prefix="/api", responses=ERRORS, tags=["analysis"])
+
+OWNER = "the web app allows a request"
+
+
+def web_budget() -> Budget:
+    """A request's budget: :data:`keypeg.limits.WEB_BUDGET`, with no way round it."""
+    seconds, memory = WEB_BUDGET
+    return Budget(seconds, memory, OWNER)
+
+
+def scored_lines(text: str) -> list[str]:
+    """The lines of a textarea of scored guesses, refused (a one-line :class:`KeypegError`) when there are
+    too many of them or too many characters."""
+    if len(text) > WEB_SCORED_CHARS:
+        raise KeypegError(f"the scored guesses are {len(text):,} characters long: at most {WEB_SCORED_CHARS:,}")
+    lines = text.splitlines()
+    written = sum(1 for line in lines if line.strip())
+    if written > WEB_SCORED_LINES:
+        raise KeypegError(f"{plural(written, 'scored guess', 'scored guesses')}: at most {WEB_SCORED_LINES}")
+    return lines
+
+
+def analyse(rules: Rules, text: str) -> Advice:
+    """The codes that fit the scored guesses in ``text`` (one a line) and each advised strategy's best
+    guesses, within a request's budget (:class:`KeypegError` for a bad line or work the budget refuses)."""
+    history = read_scored(rules, scored_lines(text))
+    return advise(rules, history, ADVISED, top=EXPLAIN_TOP, check=web_budget(), listed=WEB_LISTED)
+
+
+def strategies(rules: Rules) -> Comparison:
+    """Every codebreaker's whole tree on ``rules`` (kept results, else worked out within a request's
+    budget); refused (:class:`TooCostlyError`) when no strategy fits the budget."""
+    budget = web_budget()
+    comparison = compare(rules, EVERY, check=budget, watch=budget.watch)
+    if not comparison.summaries:
+        raise TooCostlyError(comparison.left_out[0][1] if comparison.left_out else "no strategy to compare")
+    return comparison
+
+
+# -- the JSON API -------------------------------------------------------------------------------------
+
+
+class RulesIn(RequestBody):
+    """A rule set: a preset, and any of its fields changed."""
+
+    variant: str | None = Field(None, min_length=1, max_length=64, description="A preset (classic by default).")
+    pegs: int | None = Field(None, ge=1, le=15)
+    colors: int | None = Field(None, ge=2, le=26)
+    repeats: bool | None = None
+    blanks: bool | None = None
+    rows: int | None = Field(None, ge=1, le=100)
+
+    def rules(self) -> Rules:
+        return rules_from_options(self.variant, self.pegs, self.colors, self.repeats, self.blanks, self.rows)
+
+
+ScoredLine = Annotated[str, Field(max_length=200, pattern=r"^[^\r\n]*$")]
+
+
+class AnalyseIn(RulesIn):
+    scored: list[ScoredLine] = Field(
+        default_factory=list,
+        max_length=WEB_SCORED_LINES,
+        description="Scored guesses, one a string: 'RRGG=1,0' as the command line writes them, or 'RRGG 1 0'.",
+        examples=[["RRGG 1 0", "BBYY=0,1"]],
+    )
+
+
+class Suspect(BaseModel):
+    number: int = Field(description="The scored guess's number, from 1.")
+    guess: str
+    given: str = Field(description="The score given, as 'black,white'.")
+    correction: str = Field(description="A score that would make the guesses fit.")
+
+
+class Advised(BaseModel):
+    strategy: str
+    guess: str = Field(description="The guess it plays next.")
+    measure: str = Field(description="What its scores measure (smaller is better), or how it orders guesses.")
+    ranked: list[Figures] = Field(description="Its best guesses with their figures (empty when there are none).")
+
+
+class LeftOut(BaseModel):
+    strategy: str
+    reason: str
+
+
+class AnalyseOut(BaseModel):
+    rules: dict[str, Any]
+    consistent: bool = Field(description="Whether any code fits every score.")
+    count: int = Field(description="Codes that fit (0 when none does).")
+    count_is_lower_bound: bool = Field(description="On games too large to enumerate: at least this many fit.")
+    candidates: list[str] = Field(description=f"The first {WEB_LISTED} codes that fit, in order.")
+    solved: bool = Field(description="Whether the last guess broke the code.")
+    message: str = Field(description="One line: the count, or which score is the likely mistake.")
+    suspects: list[Suspect] = Field(description="When no code fits: the scores most likely wrong.")
+    strategies: list[Advised] = Field(description="Each strategy's best next guesses with their figures.")
+    left_out: list[LeftOut] = Field(description="Strategies not asked, with why (too costly here).")
+
+
+def advice_out(advice: Advice) -> AnalyseOut:
+    c = advice.consistency
+    return AnalyseOut(
+        rules=advice.rules.as_dict(),
+        consistent=c.consistent,
+        count=c.count,
+        count_is_lower_bound=c.count_is_lower_bound,
+        candidates=[str(code) for code in c.codes[:WEB_LISTED]],
+        solved=advice.solved,
+        message=c.message(),
+        suspects=[
+            Suspect(number=s.number, guess=str(s.guess), given=str(s.given), correction=str(s.correction))
+            for s in c.suspects
+        ],
+        strategies=[
+            Advised(
+                strategy=choice.strategy,
+                guess=str(choice.guess),
+                measure=choice.measure,
+                ranked=figures(choice) if all(g.figures is not None for g in choice.ranked) else [],
+            )
+            for choice in advice.choices
+        ],
+        left_out=[LeftOut(strategy=name, reason=why) for name, why in advice.left_out],
+    )
+
+
+@router.post("/analyse", response_model=AnalyseOut)
+def analyse_api(body: AnalyseIn) -> AnalyseOut:
+    """The codes that fit the scored guesses (counted, the first 50 listed), and when none does, the
+    score most likely wrong; and the best next guesses of the worst-case (Knuth), expected-size (Irving),
+    entropy (Neuwirth), most-parts (Kooi) and simple strategies, with their figures.
+
+    Nothing is changed: no session or CSRF token is needed. Rules whose analysis would take more than a
+    request may spend are refused (400); a strategy too costly for them is left out with the reason."""
+    rules = body.rules()
+    return advice_out(analyse(rules, "\n".join(body.scored)))
+
+
+class Result(BaseModel):
+    strategy: str
+    first: str = Field(description="Its first guess.")
+    secrets: int
+    total: int = Field(description="Guesses over every secret.")
+    average: float
+    max: int = Field(description="The worst case.")
+    distribution: dict[str, int] = Field(description="Secrets solved in each round, keyed by round.")
+    seconds: float = Field(description="What building its tree took.")
+    conventions: dict[str, Any]
+    cached: bool = Field(description="Whether it was kept from an earlier request.")
+
+
+class StrategiesOut(BaseModel):
+    rules: dict[str, Any]
+    secrets: int
+    results: list[Result]
+    left_out: list[LeftOut] = Field(description="Strategies too costly for these rules, with why.")
+
+
+def comparison_out(comparison: Comparison) -> StrategiesOut:
+    return StrategiesOut(
+        rules=comparison.rules.as_dict(),
+        secrets=comparison.rules.size,
+        results=[
+            Result(strategy=s.strategy, first=str(s.first), cached=s.cached, **s.as_dict())
+            for s in comparison.summaries
+        ],
+        left_out=[LeftOut(strategy=name, reason=why) for name, why in comparison.left_out],
+    )
+
+
+@router.get("/strategies", response_model=StrategiesOut)
+def strategies_api(
+    variant: Annotated[str | None, Query(min_length=1, max_length=64, description="A preset (classic).")] = None,
+    pegs: Annotated[int | None, Query(ge=1, le=15)] = None,
+    colors: Annotated[int | None, Query(ge=2, le=26)] = None,
+    repeats: bool | None = None,
+    blanks: bool | None = None,
+    rows: Annotated[int | None, Query(ge=1, le=100)] = None,
+) -> StrategiesOut:
+    """Every codebreaker played against every secret of a rule set, side by side: total guesses, average,
+    worst case, and the secrets solved in each round (as ``keypeg analyze --compare --json``).
+
+    Results are kept, so a second request is answered at once. A strategy too costly for the rules
+    (two-step, optimal or genetic on bigger games) is left out with the reason; rules too big for any
+    are refused (400)."""
+    rules = rules_from_options(variant, pegs, colors, repeats, blanks, rows)
+    return comparison_out(strategies(rules))
