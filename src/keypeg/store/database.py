@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from platformdirs import user_data_dir
-from sqlalchemy import Engine, case, create_engine, event, func, select, text
+from sqlalchemy import Engine, case, create_engine, delete, event, func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, NoSuchModuleError, OperationalError, SQLAlchemyError
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 from keypeg.code import Feedback
 from keypeg.errors import KeypegError
@@ -450,10 +450,10 @@ class Store:
                     raise StoreError(f"game {game_id} was played on elsewhere meanwhile; this copy is not kept")
                 if row.outcome is not None:
                     raise StoreError(f"game {game_id} is over already; this copy is not kept")
-                for old in list(row.moves):
-                    if old.number > keep:
-                        session.delete(old)
-                session.flush()
+                session.execute(  # one statement, without loading the moves kept
+                    delete(GuessRow).where(GuessRow.game_id == game_id, GuessRow.number > keep),
+                    execution_options={"synchronize_session": False},
+                )
                 for number, (guess, feedback) in enumerate(moves, keep + 1):
                     session.add(
                         GuessRow(
@@ -483,7 +483,7 @@ class Store:
 
         def work() -> SavedGame:
             with self._session() as session:
-                row = session.get(GameRow, game_id)
+                row = session.get(GameRow, game_id, options=[joinedload(GameRow.player), joinedload(GameRow.moves)])
                 if row is None:
                     raise StoreError(f"no game {game_id!r} in the database", usage=True)
                 record = self._records(session, [row], with_moves=True)[0]
@@ -503,18 +503,36 @@ class Store:
 
         return self._guarded(work)
 
+    def public_game(self, public_id: str) -> tuple[int, str]:
+        """The id and the player of the game with this public id, in one query (:class:`StoreError`, a
+        usage error, when none has it)."""
+
+        def work() -> tuple[int, str]:
+            with self._session() as session:
+                found = session.execute(
+                    select(GameRow.id, PlayerRow.name)
+                    .join(PlayerRow, PlayerRow.id == GameRow.player_id)
+                    .where(GameRow.public_id == public_id)
+                ).first()
+                if found is None:
+                    raise StoreError("no such game", usage=True)
+                return int(found[0]), str(found[1])
+
+        return self._guarded(work)
+
     # -- web sessions -------------------------------------------------------------------------------
 
     def web_session(self, token_hash: str) -> tuple[str, str | None] | None:
         """A web session's CSRF token and player (``None`` for a guest), or ``None`` if there is none."""
 
         def work() -> tuple[str, str | None] | None:
-            with self._session() as session:
-                row = session.get(WebSessionRow, token_hash)
-                if row is None:
-                    return None
-                player = session.get(PlayerRow, row.player_id) if row.player_id is not None else None
-                return row.csrf, player.name if player is not None else None
+            with self._session() as session:  # one query: the session and its player, if any
+                found = session.execute(
+                    select(WebSessionRow.csrf, PlayerRow.name)
+                    .outerjoin(PlayerRow, PlayerRow.id == WebSessionRow.player_id)
+                    .where(WebSessionRow.token_hash == token_hash)
+                ).first()
+                return (found[0], found[1]) if found is not None else None
 
         return self._guarded(work)
 
