@@ -149,11 +149,10 @@ def _load(request: Request, session: WebSession, public_id: str) -> tuple[Sessio
     """The game, if it is the session's player's (404 otherwise, as for a game that does not exist)."""
     store = store_of(request)
     try:
-        game_id = store.game_by_public_id(public_id)
-        record = store.game(game_id)
+        game_id, owner = store.public_game(public_id)
     except StoreError:
         raise HTTPException(404, "no such game") from None
-    if session.player is None or record.player != session.player:
+    if session.player is None or owner != session.player:
         raise HTTPException(404, "no such game")
     return continue_game(store, game_id, session.player, over_ok=True)
 
