@@ -445,7 +445,10 @@ class Store:
 
         def work() -> None:
             with self._session() as session:
-                row = session.get_one(GameRow, game_id)
+                # the game's row locked until this transaction ends: a writer that read it before another
+                # committed would otherwise pass the check below and replace that writer's moves
+                # (PostgreSQL; SQLite's transactions take the write lock as they begin)
+                row = session.get_one(GameRow, game_id, with_for_update=True)
                 if expect is not None and row.guesses != expect:
                     raise StoreError(f"game {game_id} was played on elsewhere meanwhile; this copy is not kept")
                 if row.outcome is not None:
