@@ -44,6 +44,8 @@ __all__ = [
 T = TypeVar("T")
 MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_RETRIES = 5
+POOL_SIZE = 15
+"""Connections a process keeps to a database server (a web worker's requests share them)."""
 
 
 class StoreError(KeypegError):
@@ -765,7 +767,10 @@ def _private_file(path: str | None) -> None:
 def _engine_options(url: str) -> dict[str, Any]:
     if url.startswith("sqlite"):
         return {"connect_args": {"timeout": 15}}
-    return {"pool_pre_ping": True}
+    # At most 15 connections per process, as SQLAlchemy's default (5 kept, 10 more), but all 15 kept
+    # once opened: a web worker busy with more than 5 requests otherwise opened and closed a connection
+    # for every few requests (a server process forked and ended each time, on PostgreSQL).
+    return {"pool_pre_ping": True, "pool_size": POOL_SIZE, "max_overflow": 0}
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
