@@ -259,6 +259,30 @@ def database(options: argparse.Namespace, folder: Path) -> Iterator[Database]:
         yield Database(url, f"PostgreSQL {str(version).split()[0]}", fresh, pid)
 
 
+@contextmanager
+def connections_opened(url: str) -> Iterator[list[int]]:
+    """PostgreSQL: how many connections to the database were opened while the block ran (from
+    ``pg_stat_database``, PostgreSQL 14 and later), put in the list yielded; nothing elsewhere."""
+    opened: list[int] = []
+    if make_url(url).get_backend_name() != "postgresql":
+        yield opened
+        return
+    query = text("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            before = None
+            with suppress(Exception):
+                before = int(connection.execute(query).scalar_one())
+            connection.rollback()
+            yield opened
+            if before is not None:
+                time.sleep(1.5)  # a busy backend reports its statistics once a second at most
+                opened.append(int(connection.execute(query).scalar_one()) - before)
+    finally:
+        engine.dispose()
+
+
 # -- the players ------------------------------------------------------------------------------------
 
 
@@ -468,6 +492,10 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1000:,.1f}"
 
 
+def interrupted(_signal: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=50, help="players at once (default 50)")
@@ -485,6 +513,7 @@ def main() -> None:
     if min(options.players, options.games, options.workers) < 1 or options.maker_games < 0 or options.think < 0:
         parser.error("--players, --games and --workers must be 1 or more; --maker-games and --think, 0 or more")
     workers = 1 if options.sqlite else options.workers
+    signal.signal(signal.SIGTERM, interrupted)  # stopped as on Ctrl-C: the server too, the database dropped
     _ = Knowledge(CLASSIC).add(CLASSIC.parse("AABB"), Feedback(1, 0)).candidates  # the client's kernels, loaded
 
     tally, warm = Tally(), Tally()
@@ -495,7 +524,7 @@ def main() -> None:
                 asyncio.run(warm_up(base, workers, warm))
                 print(f"{options.players} players x {options.games} games of classic ...")
                 cpu = Cpu(pid, served.pid)
-                with cpu.measure():
+                with connections_opened(served.url) as opened, cpu.measure():
                     seconds = asyncio.run(
                         load(base, options.players, options.games, options.think, tally, options.seed)
                     )
@@ -506,7 +535,7 @@ def main() -> None:
         checked = check(served.url, {**warm.games, **tally.games})
         if served.fresh and checked.stored_games != checked.created:
             checked.problems.append(f"{checked.stored_games} games in the database, {checked.created} created")
-    summary(options, workers, served.label, tally, warm, seconds, cpu, checked)
+    summary(options, workers, served.label, tally, warm, seconds, cpu, opened, checked)
 
 
 def summary(
@@ -517,6 +546,7 @@ def summary(
     warm: Tally,
     seconds: float,
     cpu: Cpu,
+    opened: list[int],
     checked: Checked,
 ) -> None:
     rows = []
@@ -536,6 +566,7 @@ def summary(
     cold = max(warm.latency[MAKER_CREATE] + warm.latency[MAKER_SCORE], default=0.0)
     cores = os.cpu_count() or 1
     database = f"the database server {cpu.database:.1f} s, " if cpu.database_pid else ""
+    connections = f" Connections the server opened to the database meanwhile: {opened[0]:,}." if opened else ""
     think = f", pausing {options.think:g} s on average before each request" if options.think else ", without pausing"
     checks = "**all right**" if not checked.problems and errors == 0 else "**wrong**"
 
@@ -557,10 +588,20 @@ def summary(
         f"**{guesses / seconds:,.0f} guesses/s**, {played / seconds:,.1f} games/s.",
         f"- CPU meanwhile ({cores} cores x {seconds:.1f} s): the server's processes {cpu.server:.1f} s "
         f"(**{cpu.server / requests * 1000:.1f} ms a request**), {database}this client {cpu.client:.1f} s, other "
-        f"processes on the machine {cpu.others:.1f} s, idle {max(0.0, cores * seconds - cpu.machine):.1f} s.",
+        f"processes on the machine {cpu.others:.1f} s, idle {max(0.0, cores * seconds - cpu.machine):.1f} s."
+        f"{connections}",
         f"- Checked in the database: {checked.found:,} of the {checked.created:,} games created are there, "
         f"{checked.finished:,} finished, {checked.matching:,} with exactly the moves the client saw "
         f"({checked.moves:,} moves): {checks}. Answers 5xx: **{errors}**; refused (4xx): {refused}.",
+        f"- Little's law: players / throughput - mean pause = {options.players} / {requests / seconds:,.0f} - "
+        f"{options.think:g} = {options.players * seconds / requests - options.think:.3f} s, a request's mean latency "
+        "and the client's own time before the next"
+        + (
+            ": without pauses the players saturate the server, every request waits behind the others in flight, "
+            "and the latency measures the throughput more than the time a request takes alone."
+            if not options.think
+            else "."
+        ),
         f"- Goal: a guess answered in p99 <= {GUESS_GOAL * 1000:.0f} ms on classic with 50 players: p99 "
         f"{ms(guess_p99)} ms with {options.players}: {met(guess_p99 <= GUESS_GOAL)}.",
         f"- Goal: the computer's move on super (5x8) at level 3 in <= {MOVE_GOAL:.1f} s: p99 {move_p99:.3f} s, "
