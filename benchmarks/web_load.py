@@ -8,7 +8,8 @@ dropped at the end; ``--sqlite``: a SQLite file and one worker. Once it answers:
 1. a few untimed games warm every worker up;
 2. ``--players`` players at once, each with a session of its own, play ``--games`` games of classic
    as codebreaker through the JSON API, each guess a random code that fits every score so far
-   (worked out client-side with keypeg's own engine), so a game takes about five guesses;
+   (worked out client-side with keypeg's own engine), so a game takes about five guesses; with no
+   pause between requests unless ``--think`` gives one (as a person would take);
 3. then, alone, ``--maker-games`` games of super (5 pegs, 8 colours) where the computer at level 3
    breaks a secret this script picked and scores: the computer's moves, timed;
 4. every game created is read back from the database itself: there, finished, with exactly the
@@ -18,7 +19,8 @@ Prints the latency of each kind of request (p50, p99, max), the throughput, wher
 the goals, and saves them to benchmarks/results/web.md. The server is stopped at the end (and on
 Ctrl-C). Exit 1 when a check fails.
 
-    python benchmarks/web_load.py [--players 50] [--games 20] [--workers 2] [--db URL | --sqlite] [--no-save]
+    python benchmarks/web_load.py [--players 50] [--games 20] [--workers 2] [--db URL | --sqlite]
+                                  [--maker-games 5] [--think SECONDS] [--no-save]
 """
 
 from __future__ import annotations
@@ -88,7 +90,8 @@ def server(url: str, workers: int, log: Path) -> Iterator[tuple[str, int]]:
     """``keypeg serve`` (this checkout's) on a free loopback port: its base URL once it answers, and its
     pid. Stopped (SIGINT: uvicorn's clean shutdown; killed if it lingers) however the block ends."""
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(Path(keypeg.__file__).parents[1])}
+    paths = [str(Path(keypeg.__file__).parents[1]), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     command = [sys.executable, "-m", "keypeg", "serve", "--workers", str(workers), "--port", str(port), "--db", url]
     with log.open("wb") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env, start_new_session=True)
