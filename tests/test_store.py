@@ -180,6 +180,23 @@ def test_solve_games_are_recorded_and_wrong_passwords_refused(tmp_path: Path) ->
     assert len(game.moves) == 0 and store.game(game.id).guesses == len(lines)
 
 
+def test_moves_taken_back_are_replaced_and_a_game_is_found_by_its_public_id(tmp_path: Path) -> None:
+    store = Store(sqlite_url(tmp_path))
+    game = store.start_game("ann", Rules(4, 6), role="maker", public_id="abc")
+    three = [("AABB", Feedback(0, 1)), ("CCDD", Feedback(1, 0)), ("EEFF", Feedback(0, 0))]
+    store.update_game(game, keep=0, moves=three)
+    store.update_game(game, keep=1, moves=[("CCDE", Feedback(1, 1))], expect=3)  # two scores undone, one given
+    assert [(m.number, m.guess) for m in store.game(game).moves] == [(1, "AABB"), (2, "CCDE")]
+    assert store.game(game).guesses == 2
+    assert store.public_game("abc") == (game, "ann")
+    with pytest.raises(StoreError, match="no such game"):
+        store.public_game("abd")
+    store.new_web_session("h" * 64, "token")
+    assert store.web_session("h" * 64) == ("token", None)
+    store.bind_web_session("h" * 64, "ANN")
+    assert store.web_session("h" * 64) == ("token", "ann") and store.web_session("x" * 64) is None
+
+
 def _game_rows(path: Path) -> list[tuple]:  # type: ignore[type-arg]
     connection = sqlite3.connect(path, timeout=10)
     try:

@@ -20,7 +20,7 @@ from keypeg.rules import Rules
 
 if TYPE_CHECKING:
     from keypeg.play.matches import MatchSession
-    from keypeg.store import Store
+    from keypeg.store import SavedGame, Store
 
 __all__ = ["GameKeeper", "MatchKeeper", "RecordingError", "claim_player", "continue_game"]
 
@@ -127,13 +127,15 @@ def continue_game(
     kind: str | None = None,
     match_id: int | None = None,
     over_ok: bool = False,
+    saved: SavedGame | None = None,
 ) -> tuple[Session, GameKeeper]:
     """A game in progress, loaded from the store to go on where it stopped (in this process or another).
 
     The game must be ``player``'s (when given) and of ``kind`` (``break`` or ``solve``, when given); a
     game of a match continues only within that match (``match_id``). A finished game is refused, or,
-    with ``over_ok``, loaded to be shown (its keeper writes nothing more)."""
-    saved = store.saved_game(game_id)
+    with ``over_ok``, loaded to be shown (its keeper writes nothing more). ``saved`` is the game as just
+    read from the store, when the caller has it."""
+    saved = saved if saved is not None and saved.record.id == game_id else store.saved_game(game_id)
     record = saved.record
     if player is not None and record.player != player:
         raise KeypegError(f"game {game_id} is {record.player}'s, not {player}'s")

@@ -28,7 +28,7 @@ from sqlalchemy.exc import (
     OperationalError,
     SQLAlchemyError,
 )
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session, joinedload, sessionmaker
 
 from keypeg.code import Feedback
 from keypeg.errors import KeypegError
@@ -64,6 +64,8 @@ __all__ = [
 T = TypeVar("T")
 MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_RETRIES = 5
+POOL_SIZE = 15
+"""Connections a process keeps to a database server (a web worker's requests share them)."""
 
 
 class StoreError(KeypegError):
@@ -510,15 +512,18 @@ class Store:
 
         def work() -> None:
             with self._session() as session:
-                row = session.get_one(GameRow, game_id)
+                # the game's row locked until this transaction ends: a writer that read it before another
+                # committed would otherwise pass the check below and replace that writer's moves
+                # (PostgreSQL; SQLite's transactions take the write lock as they begin)
+                row = session.get_one(GameRow, game_id, with_for_update=True)
                 if expect is not None and row.guesses != expect:
                     raise StoreError(f"game {game_id} was played on elsewhere meanwhile; this copy is not kept")
                 if row.outcome is not None:
                     raise StoreError(f"game {game_id} is over already; this copy is not kept")
-                for old in list(row.moves):
-                    if old.number > keep:
-                        session.delete(old)
-                session.flush()
+                session.execute(  # one statement, without loading the moves kept
+                    delete(GuessRow).where(GuessRow.game_id == game_id, GuessRow.number > keep),
+                    execution_options={"synchronize_session": False},
+                )
                 for number, (guess, feedback) in enumerate(moves, keep + 1):
                     session.add(
                         GuessRow(
@@ -548,7 +553,7 @@ class Store:
 
         def work() -> SavedGame:
             with self._session() as session:
-                row = session.get(GameRow, game_id)
+                row = session.get(GameRow, game_id, options=[joinedload(GameRow.player), joinedload(GameRow.moves)])
                 if row is None:
                     raise StoreError(f"no game {game_id!r} in the database", usage=True)
                 record = self._records(session, [row], with_moves=True)[0]
@@ -568,18 +573,39 @@ class Store:
 
         return self._guarded(work)
 
+    def public_game(self, public_id: str) -> tuple[int, str]:
+        """The id and the player of the game with this public id, in one query (:class:`StoreError`, a
+        usage error, when none has it)."""
+
+        def work() -> tuple[int, str]:
+            with self._session() as session:
+                found = session.execute(
+                    select(GameRow.id, PlayerRow.name)
+                    .join(PlayerRow, PlayerRow.id == GameRow.player_id)
+                    .where(GameRow.public_id == public_id)
+                ).first()
+                if found is None:
+                    raise StoreError("no such game", usage=True)
+                return int(found[0]), str(found[1])
+
+        return self._guarded(work)
+
     # -- web sessions -------------------------------------------------------------------------------
 
     def web_session(self, token_hash: str) -> tuple[str, str | None] | None:
         """A web session's CSRF token and player (``None`` for a guest), or ``None`` if there is none."""
 
         def work() -> tuple[str, str | None] | None:
-            with self._session() as session:
-                row = session.get(WebSessionRow, token_hash)
-                if row is None or _aware(row.created_at) < _now() - WEB_SESSION_LIFETIME:
-                    return None
-                player = session.get(PlayerRow, row.player_id) if row.player_id is not None else None
-                return row.csrf, player.name if player is not None else None
+            with self._session() as session:  # one query: the session and its player, if any
+                found = session.execute(
+                    select(WebSessionRow.csrf, PlayerRow.name)
+                    .outerjoin(PlayerRow, PlayerRow.id == WebSessionRow.player_id)
+                    .where(
+                        WebSessionRow.token_hash == token_hash,
+                        WebSessionRow.created_at >= _now() - WEB_SESSION_LIFETIME,
+                    )
+                ).first()
+                return (found[0], found[1]) if found is not None else None
 
         return self._guarded(work)
 
@@ -1068,7 +1094,10 @@ def _private_file(path: str | None) -> None:
 def _engine_options(url: str) -> dict[str, Any]:
     if url.startswith("sqlite"):
         return {"connect_args": {"timeout": 15}}
-    return {"pool_pre_ping": True}
+    # At most 15 connections per process, as SQLAlchemy's default (5 kept, 10 more), but all 15 kept
+    # once opened: a web worker busy with more than 5 requests otherwise opened and closed a connection
+    # for every few requests (a server process forked and ended each time, on PostgreSQL).
+    return {"pool_pre_ping": True, "pool_size": POOL_SIZE, "max_overflow": 0}
 
 
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:

@@ -111,12 +111,13 @@ def load_game(request: Request, session: WebSession, public_id: str) -> LoadedGa
     """The game, if it is the session's player's (404 otherwise, as for a game that does not exist)."""
     store = store_of(request)
     try:
-        saved = store.saved_game(store.game_by_public_id(public_id))
+        game_id, owner = store.public_game(public_id)
     except StoreError:
         raise HTTPException(404, "no such game") from None
-    if session.player is None or saved.record.player != session.player:
+    if session.player is None or owner != session.player:
         raise HTTPException(404, "no such game")
-    game, keeper = continue_game(store, saved.record.id, session.player, match_id=saved.match_id, over_ok=True)
+    saved = store.saved_game(game_id)
+    game, keeper = continue_game(store, game_id, session.player, match_id=saved.match_id, over_ok=True, saved=saved)
     return LoadedGame(game, keeper, saved.match_id, saved.record.daily)
 
 

@@ -1,0 +1,635 @@
+"""The web app under load on loopback: many players at once, every answer timed, every game checked
+in the database afterwards.
+
+Starts ``keypeg serve --workers 2`` (this checkout's keypeg) on a fresh PostgreSQL database, made
+on the server ``--db`` names or on the one ``.ci/postgres`` runs (started if it is not running), and
+dropped at the end; ``--sqlite``: a SQLite file and one worker. Once it answers:
+
+1. a few untimed games warm every worker up;
+2. ``--players`` players at once, each with a session of its own, play ``--games`` games of classic
+   as codebreaker through the JSON API, each guess a random code that fits every score so far
+   (worked out client-side with keypeg's own engine), so a game takes about five guesses; with no
+   pause between requests unless ``--think`` gives one (as a person would take);
+3. then, alone, ``--maker-games`` games of super (5 pegs, 8 colours) where the computer at level 3
+   breaks a secret this script picked and scores: the computer's moves, timed;
+4. every game created is read back from the database itself: there, finished, with exactly the
+   guesses and scores the client saw; and no answer may be a 5xx.
+
+Prints the latency of each kind of request (p50, p99, max), the throughput, where the CPU went and
+the goals, and saves them to benchmarks/results/web.md. The server is stopped at the end (and on
+Ctrl-C). Exit 1 when a check fails.
+
+    python benchmarks/web_load.py [--players 50] [--games 20] [--workers 2] [--db URL | --sqlite]
+                                  [--maker-games 5] [--think SECONDS] [--no-save]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import random
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from report import report
+from sqlalchemy import create_engine, func, select, text
+from sqlalchemy.engine import make_url
+
+import keypeg
+from keypeg import Feedback, find_variant, score
+from keypeg.game import random_code
+from keypeg.knowledge import Knowledge
+from keypeg.store import Store
+from keypeg.store.models import GameRow, GuessRow
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_POSTGRES = "postgresql+psycopg://keypeg@127.0.0.1:54329/keypeg_test"
+"""Where ``.ci/postgres`` puts its server."""
+GUESS_GOAL = 0.050
+"""The issue's goal: a guess answered in p99 <= 50 ms on classic with 50 players."""
+MOVE_GOAL = 0.200
+"""The issue's goal: the computer's move on super (5x8) at level 3 in <= 0.2 s."""
+CLASSIC = find_variant("classic").rules
+SUPER = find_variant("super").rules
+
+SESSION = "GET /api/session"
+CREATE = "POST /api/games (classic)"
+GUESS = "POST guesses (classic)"
+MAKER_CREATE = "POST /api/games (super, maker, level 3)"
+MAKER_SCORE = "POST scores (super, level 3)"
+LOAD_KINDS = (SESSION, CREATE, GUESS)
+
+Moves = list[tuple[str, int, int]]
+"""A game's moves as (guess, black, white)."""
+
+
+# -- the server -------------------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def server(url: str, workers: int, log: Path) -> Iterator[tuple[str, int]]:
+    """``keypeg serve`` (this checkout's) on a free loopback port: its base URL once it answers, and its
+    pid. Stopped (SIGINT: uvicorn's clean shutdown; killed if it lingers) however the block ends."""
+    port = free_port()
+    paths = [str(Path(keypeg.__file__).parents[1]), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
+    command = [sys.executable, "-m", "keypeg", "serve", "--workers", str(workers), "--port", str(port), "--db", url]
+    with log.open("wb") as output:
+        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if process.poll() is not None:
+                raise SystemExit(f"keypeg serve stopped (exit {process.returncode}):\n{log.read_text()[-2000:]}")
+            with suppress(httpx.HTTPError):
+                if httpx.get(f"{base}/api/session", timeout=2).status_code == 200:
+                    break
+            if time.monotonic() > deadline:
+                raise SystemExit(f"keypeg serve did not answer within 60 s:\n{log.read_text()[-2000:]}")
+            time.sleep(0.2)
+        yield base, process.pid
+    finally:
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Stop the server and its workers: SIGINT to its process group, SIGKILL after 15 s."""
+    if process.poll() is not None:
+        return
+    with suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+
+
+def cpu_of_tree(pid: int) -> float:
+    """CPU seconds used so far by process ``pid`` and its descendants, finished ones included (Linux)."""
+    total, ticks = 0.0, os.sysconf("SC_CLK_TCK")
+    todo = [pid]
+    while todo:
+        current = todo.pop()
+        with suppress(OSError, ValueError, IndexError):
+            fields = Path(f"/proc/{current}/stat").read_text().rsplit(")", 1)[1].split()
+            total += sum(int(f) for f in fields[11:15]) / ticks  # utime, stime, and its reaped children's
+            for task in Path(f"/proc/{current}/task").iterdir():
+                todo += [int(child) for child in (task / "children").read_text().split()]
+    return total
+
+
+def cpu_of_machine() -> float:
+    """CPU seconds all cores together have been busy since boot (Linux; 0 elsewhere)."""
+    with suppress(OSError, ValueError):
+        user, nice, system, _idle, _iowait, irq, softirq, steal = map(
+            int, Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]
+        )
+        return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+    return 0.0
+
+
+@dataclass
+class Cpu:
+    """CPU seconds spent while a block ran: by the server, this client, the database server (when it
+    runs here and could be found), and the machine as a whole."""
+
+    server_pid: int
+    database_pid: int | None
+    server: float = 0.0
+    client: float = 0.0
+    database: float = 0.0
+    machine: float = 0.0
+
+    @contextmanager
+    def measure(self) -> Iterator[None]:
+        database = self.database_pid or 0
+        marks = cpu_of_tree(self.server_pid), time.process_time(), cpu_of_tree(database), cpu_of_machine()
+        try:
+            yield
+        finally:
+            self.server = cpu_of_tree(self.server_pid) - marks[0]
+            self.client = time.process_time() - marks[1]
+            self.database = cpu_of_tree(database) - marks[2] if database else 0.0
+            self.machine = cpu_of_machine() - marks[3]
+
+    @property
+    def others(self) -> float:
+        """What every other process on the machine used meanwhile."""
+        return max(0.0, self.machine - self.server - self.client - self.database)
+
+
+# -- the database -----------------------------------------------------------------------------------
+
+
+def reachable(url: str) -> bool:
+    engine = create_engine(url)
+    try:
+        with engine.connect():
+            return True
+    except Exception:
+        return False
+    finally:
+        engine.dispose()
+
+
+def postgres_server(given: str | None) -> str:
+    """A PostgreSQL URL: ``--db``, else the server ``.ci/postgres`` runs (started now if it is not running;
+    it is left running)."""
+    if given:
+        return given
+    if reachable(DEFAULT_POSTGRES):
+        return DEFAULT_POSTGRES
+    started = subprocess.run(["bash", str(REPO / ".ci" / "postgres")], capture_output=True, text=True, check=False)
+    url = started.stdout.strip()
+    if not url or not reachable(url):
+        raise SystemExit("no PostgreSQL server: give one with --db URL, or run with --sqlite")
+    print(f"started PostgreSQL with .ci/postgres (left running): {url}")
+    return url
+
+
+@contextmanager
+def fresh_database(server_url: str) -> Iterator[tuple[str, bool]]:
+    """A new, empty database on the server of ``server_url`` for this run, dropped afterwards, and
+    ``True``; or, when none can be created there, ``server_url`` itself and ``False``."""
+    base = make_url(server_url)
+    name = f"keypeg_load_{secrets.token_hex(4)}"
+    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as error:
+        admin.dispose()
+        print(f"note: cannot create a database there ({type(error).__name__}): using the one --db names")
+        yield server_url, False
+        return
+    try:
+        yield base.set(database=name).render_as_string(hide_password=False), True
+    finally:
+        with suppress(Exception), admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@dataclass
+class Database:
+    url: str
+    label: str
+    """How the report names it (``PostgreSQL 15.18``)."""
+    fresh: bool
+    """Whether this run made it (so every game in it is this run's)."""
+    pid: int | None
+    """Its server's process, when it runs on this machine and could be found (SQLite: none)."""
+
+
+@contextmanager
+def database(options: argparse.Namespace, folder: Path) -> Iterator[Database]:
+    """The database served in this run."""
+    if options.sqlite:
+        yield Database(f"sqlite:///{folder / 'load.sqlite3'}", "SQLite", True, None)
+        return
+    with fresh_database(postgres_server(options.db)) as (url, fresh):
+        engine = create_engine(url)
+        pid = None
+        with engine.connect() as connection:
+            version = connection.execute(text("SHOW server_version")).scalar()
+            if make_url(url).host in ("127.0.0.1", "localhost", "::1"):
+                with suppress(Exception):  # a superuser may read where its files are; else no figure
+                    data = connection.execute(text("SHOW data_directory")).scalar()
+                    pid = int((Path(str(data)) / "postmaster.pid").read_text().split()[0])
+        engine.dispose()
+        yield Database(url, f"PostgreSQL {str(version).split()[0]}", fresh, pid)
+
+
+@contextmanager
+def connections_opened(url: str) -> Iterator[list[int]]:
+    """PostgreSQL: how many connections to the database were opened while the block ran (from
+    ``pg_stat_database``, PostgreSQL 14 and later), put in the list yielded; nothing elsewhere."""
+    opened: list[int] = []
+    if make_url(url).get_backend_name() != "postgresql":
+        yield opened
+        return
+    query = text("SELECT sessions FROM pg_stat_database WHERE datname = current_database()")
+    engine = create_engine(url)
+    try:
+        with engine.connect() as connection:
+            before = None
+            with suppress(Exception):
+                before = int(connection.execute(query).scalar_one())
+            connection.rollback()
+            yield opened
+            if before is not None:
+                time.sleep(1.5)  # a busy backend reports its statistics once a second at most
+                opened.append(int(connection.execute(query).scalar_one()) - before)
+    finally:
+        engine.dispose()
+
+
+# -- the players ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """Every request's latency by kind, the answers' statuses, and the games as the client saw them."""
+
+    latency: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
+    statuses: Counter[int] = field(default_factory=Counter)
+    failures: list[str] = field(default_factory=list)
+    games: dict[str, Moves] = field(default_factory=dict)
+    """Public id -> the moves the responses gave."""
+    outcomes: Counter[str] = field(default_factory=Counter)
+
+
+class Player:
+    """A browser: its own connection, cookie jar and CSRF token."""
+
+    def __init__(self, base: str, tally: Tally, think: float = 0.0, seed: int = 0) -> None:
+        self.client = httpx.AsyncClient(base_url=base, timeout=60)
+        self.tally = tally
+        self.think = think
+        self.rng = random.Random(seed)
+        self.csrf = ""
+
+    async def request(self, kind: str | None, method: str, path: str, body: object = None) -> httpx.Response:
+        """Send a request (timed as ``kind``, unless ``None``); every status is counted."""
+        headers = {"X-CSRF-Token": self.csrf} if method == "POST" else {}
+        started = time.perf_counter()
+        response = await self.client.request(method, path, json=body, headers=headers)
+        elapsed = time.perf_counter() - started
+        self.tally.statuses[response.status_code] += 1
+        if kind is not None:
+            self.tally.latency[kind].append(elapsed)
+        if response.status_code >= 400:
+            self.tally.failures.append(f"{method} {path}: {response.status_code} {response.text[:200]}")
+        return response
+
+    async def pause(self) -> None:
+        """A person's time to think (``--think``: uniform over 0 to twice the mean)."""
+        if self.think > 0:
+            await asyncio.sleep(self.rng.uniform(0, 2 * self.think))
+
+    async def start(self, kind: str | None = SESSION) -> None:
+        answer = await self.request(kind, "GET", "/api/session")
+        answer.raise_for_status()
+        self.csrf = answer.json()["csrf"]
+
+    async def break_classic(self, *, timed: bool = True) -> None:
+        """One game of classic as codebreaker, every guess a random code that fits every score so far."""
+        await self.pause()
+        made = await self.request(CREATE if timed else None, "POST", "/api/games", {"variant": "classic"})
+        if made.status_code != 201:
+            return
+        game = made.json()
+        moves: Moves = []
+        self.tally.games[game["id"]] = moves
+        knowledge = Knowledge(CLASSIC)
+        while game["status"] == "playing":
+            fitting = knowledge.candidates
+            code = knowledge.space.code(int(fitting[self.rng.randrange(len(fitting))]))
+            await self.pause()
+            path = f"/api/games/{game['id']}/guesses"
+            answer = await self.request(GUESS if timed else None, "POST", path, {"code": str(code)})
+            if answer.status_code != 200:
+                return
+            game = answer.json()
+            moves.append((str(code), game["black"], game["white"]))
+            knowledge = knowledge.add(code, Feedback(game["black"], game["white"]))
+        self.tally.outcomes[game["status"]] += 1
+
+    async def break_my_codes(self, games: int, seed: int, *, timed: bool = True) -> None:
+        """Games of super where the computer, at level 3, breaks secrets picked (and scored) here."""
+        for number in range(games):
+            secret = random_code(SUPER, random.Random(seed + number))
+            body = {"variant": "super", "role": "maker", "level": 3}
+            made = await self.request(MAKER_CREATE if timed else None, "POST", "/api/games", body)
+            if made.status_code != 201:
+                continue
+            game = made.json()
+            moves: Moves = []
+            self.tally.games[game["id"]] = moves
+            while game["status"] == "playing":
+                guess = SUPER.parse(game["guess"])
+                feedback = score(secret, guess)
+                given = {"black": feedback.black, "white": feedback.white}
+                answer = await self.request(MAKER_SCORE, "POST", f"/api/games/{game['id']}/scores", given)
+                if answer.status_code != 200:
+                    break
+                game = answer.json()
+                moves.append((str(guess), feedback.black, feedback.white))
+            self.tally.outcomes[f"maker {game['status']}"] += 1
+
+    async def close(self) -> None:
+        await self.client.aclose()
+
+
+async def as_players(base: str, count: int, tally: Tally, play: Callable[[Player, int], Awaitable[None]]) -> None:
+    """``count`` players at once, each with its own session and connection, each playing ``play``."""
+    players = [Player(base, tally, seed=n) for n in range(count)]
+    try:
+        await asyncio.gather(*(p.start(kind=None) for p in players))
+        await asyncio.gather(*(play(p, n) for n, p in enumerate(players)))
+    finally:
+        for player in players:
+            await player.close()
+
+
+async def warm_up(base: str, workers: int, tally: Tally) -> None:
+    """Untimed games first, so that every worker has loaded what a game needs, the kernels of the
+    computer's moves included (the first move of a fresh worker loads them: its time is kept apart)."""
+    await as_players(base, 4 * workers, tally, lambda player, _: player.break_classic(timed=False))
+    await as_players(base, 2 * workers, tally, lambda player, n: player.break_my_codes(1, 1000 + n))
+
+
+async def load(base: str, players: int, games: int, think: float, tally: Tally, seed: int) -> float:
+    """``players`` at once, each its session then ``games`` games of classic; the seconds it all took."""
+
+    async def one(number: int) -> None:
+        player = Player(base, tally, think, seed * 1_000_003 + number)
+        try:
+            await player.start()
+            for _ in range(games):
+                await player.break_classic()
+        finally:
+            await player.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(n) for n in range(players)))
+    return time.perf_counter() - started
+
+
+async def computer_moves(base: str, games: int, tally: Tally) -> None:
+    """The computer's moves on super at level 3, one request at a time."""
+    player = Player(base, tally)
+    try:
+        await player.start(kind=None)
+        await player.break_my_codes(games, 0)
+    finally:
+        await player.close()
+
+
+# -- the check --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Checked:
+    created: int
+    found: int
+    finished: int
+    matching: int
+    moves: int
+    stored_games: int
+    problems: list[str]
+
+
+def check(url: str, games: dict[str, Moves]) -> Checked:
+    """Every game the client created, read back from the database itself: there, finished, and with
+    exactly the moves the responses gave, in order."""
+    store = Store(url)
+    stored: dict[str, tuple[str | None, int, Moves]] = {}
+    with store.engine.connect() as connection:
+        rows = connection.execute(select(GameRow.public_id, GameRow.outcome, GameRow.guesses))
+        for public_id, outcome, guesses in rows:
+            stored[public_id] = (outcome, guesses, [])
+        moves = connection.execute(
+            select(GameRow.public_id, GuessRow.number, GuessRow.guess, GuessRow.black, GuessRow.white)
+            .join(GuessRow, GuessRow.game_id == GameRow.id)
+            .order_by(GameRow.id, GuessRow.number)
+        )
+        problems = []
+        for public_id, number, guess, black, white in moves:
+            listed = stored[public_id][2]
+            if number != len(listed) + 1:
+                problems.append(f"game {public_id}: move {number} stored after move {len(listed)}")
+            listed.append((guess, black, white))
+        total = connection.execute(select(func.count(GameRow.id))).scalar_one()
+    store.engine.dispose()
+    found = finished = matching = count = 0
+    for public_id, seen in games.items():
+        if public_id not in stored:
+            problems.append(f"game {public_id}: not in the database")
+            continue
+        found += 1
+        outcome, guesses, kept = stored[public_id]
+        finished += outcome is not None
+        count += len(kept)
+        if outcome is None:
+            problems.append(f"game {public_id}: not finished")
+        if kept == seen and guesses == len(seen):
+            matching += 1
+        else:
+            problems.append(f"game {public_id}: stored {kept} ({guesses} guesses); the client saw {seen}")
+    return Checked(len(games), found, finished, matching, count, total, problems)
+
+
+# -- the figures ------------------------------------------------------------------------------------
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The nearest-rank percentile (``q`` from 0 to 1)."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.1f}"
+
+
+def interrupted(_signal: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=50, help="players at once (default 50)")
+    parser.add_argument("--games", type=int, default=20, help="games of classic each (default 20)")
+    parser.add_argument("--workers", type=int, default=2, help="server worker processes (default 2; 1 with --sqlite)")
+    parser.add_argument("--db", metavar="URL", help="a PostgreSQL server: a fresh database is made on it, then dropped")
+    parser.add_argument("--sqlite", action="store_true", help="a SQLite file and one worker instead of PostgreSQL")
+    parser.add_argument("--maker-games", type=int, default=5, help="games of super the computer breaks (default 5)")
+    parser.add_argument("--think", type=float, default=0.0, help="a player's mean pause before each request, in s")
+    parser.add_argument("--seed", type=int, default=0, help="seeds the players' choice of guesses")
+    parser.add_argument("--no-save", action="store_true")
+    options = parser.parse_args()
+    if options.sqlite and options.db:
+        parser.error("--sqlite and --db do not go together")
+    if min(options.players, options.games, options.workers) < 1 or options.maker_games < 0 or options.think < 0:
+        parser.error("--players, --games and --workers must be 1 or more; --maker-games and --think, 0 or more")
+    workers = 1 if options.sqlite else options.workers
+    signal.signal(signal.SIGTERM, interrupted)  # stopped as on Ctrl-C: the server too, the database dropped
+    _ = Knowledge(CLASSIC).add(CLASSIC.parse("AABB"), Feedback(1, 0)).candidates  # the client's kernels, loaded
+
+    tally, warm = Tally(), Tally()
+    with tempfile.TemporaryDirectory() as folder, database(options, Path(folder)) as served:
+        try:
+            with server(served.url, workers, Path(folder) / "serve.log") as (base, pid):
+                print(f"keypeg serve --workers {workers} on {served.label}: {base}")
+                asyncio.run(warm_up(base, workers, warm))
+                print(f"{options.players} players x {options.games} games of classic ...")
+                cpu = Cpu(pid, served.pid)
+                with connections_opened(served.url) as opened, cpu.measure():
+                    seconds = asyncio.run(
+                        load(base, options.players, options.games, options.think, tally, options.seed)
+                    )
+                print(f"... {seconds:.1f} s; the computer breaks {options.maker_games} codes of super ...")
+                asyncio.run(computer_moves(base, options.maker_games, tally))
+        except KeyboardInterrupt:
+            raise SystemExit("stopped; so is the server") from None
+        checked = check(served.url, {**warm.games, **tally.games})
+        if served.fresh and checked.stored_games != checked.created:
+            checked.problems.append(f"{checked.stored_games} games in the database, {checked.created} created")
+    summary(options, workers, served.label, tally, warm, seconds, cpu, opened, checked)
+
+
+def summary(
+    options: argparse.Namespace,
+    workers: int,
+    label: str,
+    tally: Tally,
+    warm: Tally,
+    seconds: float,
+    cpu: Cpu,
+    opened: list[int],
+    checked: Checked,
+) -> None:
+    rows = []
+    for kind in (*LOAD_KINDS, MAKER_CREATE, MAKER_SCORE):
+        if values := tally.latency.get(kind):
+            p50, p99, worst = percentile(values, 0.5), percentile(values, 0.99), max(values)
+            rows.append([kind, f"{len(values):,}", ms(p50), ms(p99), ms(worst)])
+    requests = sum(len(tally.latency[k]) for k in LOAD_KINDS)
+    guesses = len(tally.latency[GUESS])
+    statuses = tally.statuses + warm.statuses
+    errors = sum(n for status, n in statuses.items() if status >= 500)
+    refused = sum(n for status, n in statuses.items() if 400 <= status < 500)
+    played = sum(n for k, n in tally.outcomes.items() if not k.startswith("maker"))
+    guess_p99 = percentile(tally.latency[GUESS], 0.99) if guesses else math.inf
+    moves = tally.latency[MAKER_CREATE] + tally.latency[MAKER_SCORE]
+    move_p99, move_max = (percentile(moves, 0.99), max(moves)) if moves else (math.inf, math.inf)
+    cold = max(warm.latency[MAKER_CREATE] + warm.latency[MAKER_SCORE], default=0.0)
+    cores = os.cpu_count() or 1
+    database = f"the database server {cpu.database:.1f} s, " if cpu.database_pid else ""
+    connections = f" Connections the server opened to the database meanwhile: {opened[0]:,}." if opened else ""
+    think = f", pausing {options.think:g} s on average before each request" if options.think else ", without pausing"
+    checks = "**all right**" if not checked.problems and errors == 0 else "**wrong**"
+
+    def met(ok: bool) -> str:
+        return "**met**" if ok else "**not met**"
+
+    notes = [
+        "",
+        f"{options.players} players at once, each with its own session and connection{think}, played "
+        f"{options.games} games of classic as codebreaker (each guess a random code that fits the scores so far: "
+        f"{guesses / max(played, 1):.2f} guesses a game, {tally.outcomes['won']:,} of {played:,} won) against "
+        f"`keypeg serve --workers {workers}` on {label}, over loopback, client and server on the same machine; "
+        f"then the computer, at level 3, broke {options.maker_games} codes of super (5x8) picked and scored by the "
+        "client, one request at a time. Latency is as the client saw it: from sending a request to reading the "
+        f"whole answer. Untimed games warmed the workers up first ({len(warm.games)} games); the computer's slowest "
+        f"move among them, in a worker that had not loaded its kernels yet, took {cold:.2f} s.",
+        "",
+        f"- Throughput: {requests:,} requests in {seconds:.1f} s: **{requests / seconds:,.0f} requests/s**, "
+        f"**{guesses / seconds:,.0f} guesses/s**, {played / seconds:,.1f} games/s.",
+        f"- CPU meanwhile ({cores} cores x {seconds:.1f} s): the server's processes {cpu.server:.1f} s "
+        f"(**{cpu.server / requests * 1000:.1f} ms a request**), {database}this client {cpu.client:.1f} s, other "
+        f"processes on the machine {cpu.others:.1f} s, idle {max(0.0, cores * seconds - cpu.machine):.1f} s."
+        f"{connections}",
+        f"- Checked in the database: {checked.found:,} of the {checked.created:,} games created are there, "
+        f"{checked.finished:,} finished, {checked.matching:,} with exactly the moves the client saw "
+        f"({checked.moves:,} moves): {checks}. Answers 5xx: **{errors}**; refused (4xx): {refused}.",
+        f"- Little's law: players / throughput - mean pause = {options.players} / {requests / seconds:,.0f} - "
+        f"{options.think:g} = {options.players * seconds / requests - options.think:.3f} s, a request's mean latency "
+        "and the client's own time before the next"
+        + (
+            ": without pauses the players saturate the server, every request waits behind the others in flight, "
+            "and the latency measures the throughput more than the time a request takes alone."
+            if not options.think
+            else "."
+        ),
+        f"- Goal: a guess answered in p99 <= {GUESS_GOAL * 1000:.0f} ms on classic with 50 players: p99 "
+        f"{ms(guess_p99)} ms with {options.players}: {met(guess_p99 <= GUESS_GOAL)}.",
+        f"- Goal: the computer's move on super (5x8) at level 3 in <= {MOVE_GOAL:.1f} s: p99 {move_p99:.3f} s, "
+        f"slowest {move_max:.3f} s of {len(moves)} moves: {met(move_max <= MOVE_GOAL)}.",
+    ]
+    command = f"python benchmarks/web_load.py --players {options.players} --games {options.games}"
+    command += " --sqlite" if options.sqlite else f" --workers {workers}"
+    if options.maker_games != 5:
+        command += f" --maker-games {options.maker_games}"
+    if options.think:
+        command += f" --think {options.think:g}"
+    report(
+        "web",
+        "The web app under load, on loopback",
+        command,
+        notes,
+        ["request", "count", "p50 ms", "p99 ms", "max ms"],
+        rows,
+        save=not options.no_save,
+    )
+    for problem in (checked.problems + tally.failures + warm.failures)[:20]:
+        print(f"problem: {problem}")
+    if checked.problems or errors:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
