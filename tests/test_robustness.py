@@ -423,6 +423,7 @@ def no_real_server(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
     records that it was asked to start."""
     started: list[dict[str, object]] = []
     monkeypatch.setattr("uvicorn.run", lambda *args, **kwargs: started.append(kwargs))
+    monkeypatch.setattr("keypeg.cli.serve.serve_workers", lambda app, workers, options: started.append(options))
     return started
 
 
