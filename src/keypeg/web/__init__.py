@@ -1,7 +1,9 @@
 """keypeg in the browser and for bots: a FastAPI app over the play layer and the store.
 
-Only the JSON API exists so far (``keypeg.web.api``); every game's state lives in the store, none in
-the process, so any number of workers serve the same games.
+Server-rendered pages (Play, Daily, Match, Friends, Analyse, Strategies, Players) and a JSON API for
+bots and for the pages' script, documented at ``/docs``. Every game's and match's state lives in the
+store, none in the process, so any number of workers serve the same games; live matches wake their
+followers across workers through the store (PostgreSQL's NOTIFY).
 """
 
 from __future__ import annotations
