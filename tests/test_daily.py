@@ -205,5 +205,6 @@ def test_the_web_plays_the_same_puzzle_for_registered_players(url: str) -> None:
     assert browser.post("/api/daily", json={"variant": "classic"}, headers=csrf).status_code == 409
     shown = browser.get("/daily?variant=classic")
     assert shown.status_code == 200 and "Streak: 1 day" in shown.text
+    assert "classic: 1 day in a row" in browser.get("/players").text  # the streak on the player's page
     assert re.search(r'<pre class="grid"[^>]*>keypeg daily', shown.text)
     assert Store(url).top(CLASSIC.rules, minimum=1) == []  # the daily is not a rated game of the top 10

@@ -11,6 +11,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from keypeg.errors import KeypegError
 from keypeg.limits import TOP_RULE
+from keypeg.play.daily import streak
 from keypeg.play.live import LiveMatch, standing
 from keypeg.store import Store
 from keypeg.variants import VARIANTS
@@ -72,12 +73,14 @@ def _players_page(request: Request, *, status: int = 200, error: str = "", name:
     session = current(request)
     person = session.person if session is not None else None
     games, stats, chart, record = [], None, None, None
+    streaks: dict[str, int] = {}
     if session is not None and session.player is not None:
         store = store_of(request)
         games = store.history(session.player, limit=50, made=True)
         stats = store.stats(session.player)
         chart = trend_chart(stats.trend[-100:])
         record = standing(session.player, _live_matches(store, session.player))
+        streaks = {v.name: days for v in VARIANTS.values() if (days := streak(store, session.player, v))}
     return page(
         request,
         "players.html",
@@ -88,6 +91,7 @@ def _players_page(request: Request, *, status: int = 200, error: str = "", name:
         stats=stats,
         chart=chart,
         standing=record,
+        streaks=streaks,
         error=error,
         name=name,
     )
