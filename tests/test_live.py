@@ -308,3 +308,20 @@ def test_live_streams_across_two_workers_on_postgresql() -> None:
         connection.execute(text("TRUNCATE guesses, games, matches, web_sessions RESTART IDENTITY CASCADE"))
     for base in serve(url, workers=2):
         play_streamed(base)
+
+
+def test_a_player_away_is_told_to_the_other_and_forfeits(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    app = create_app(url)
+    ann = Player(TestClient(app, base_url="https://keypeg.test"), "ann")
+    bob = Player(TestClient(app, base_url="https://keypeg.test"), "bob")
+    made = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2}).json()
+    bob.post(f"/api/live/{made['id']}/join", {"token": made["token"]})
+    ann.post(f"/api/live/{made['id']}/secret", {"code": "EDA"})
+    assert bob.client.get(f"/api/live/{made['id']}").json()["turn"] == "bob"
+    monkeypatch.setattr(live_rules, "LIVE_ABSENCE_LIMIT", -1)  # bob, whose turn it is, is now away too long
+    seen_by_ann = ann.client.get(f"/api/live/{made['id']}").json()
+    assert (
+        seen_by_ann["scores"] == {"ann": RULES.rows + 1, "bob": 0} and "forfeited" in seen_by_ann["notes"][-1]["text"]
+    )
+    assert seen_by_ann["turn"] == "bob"  # game 2: bob makes the code
+    assert "forfeited" in ann.client.get(f"/live/{made['id']}").text
