@@ -28,7 +28,7 @@ from sqlalchemy.exc import (
     OperationalError,
     SQLAlchemyError,
 )
-from sqlalchemy.orm import Session, joinedload, sessionmaker
+from sqlalchemy.orm import Session, aliased, joinedload, sessionmaker
 
 from keypeg.code import Feedback
 from keypeg.errors import KeypegError
@@ -809,17 +809,21 @@ class Store:
         """The match with this public id, as live play needs it (a usage error when there is none)."""
 
         def work() -> LiveRecord:
+            first, second = aliased(PlayerRow), aliased(PlayerRow)
+            query = (
+                select(MatchRow.id, first.name, second.name, MatchRow.version, MatchRow.state)
+                .add_columns(MatchRow.seen_first, MatchRow.seen_second)
+                .outerjoin(first, first.id == MatchRow.player_id)
+                .outerjoin(second, second.id == MatchRow.opponent_id)
+                .where(MatchRow.public_id == public_id)
+            )  # one round trip, the seats' names with the match
             with self._session() as session:
-                row = session.scalar(select(MatchRow).where(MatchRow.public_id == public_id))
+                row = session.execute(query).one_or_none()
                 if row is None:
                     raise StoreError("no such match", usage=True)
-
-                def name(player_id: int | None) -> str | None:
-                    found = session.get(PlayerRow, player_id) if player_id is not None else None
-                    return found.name if found is not None else None
-
-                seen = tuple(_aware(t) if t is not None else None for t in (row.seen_first, row.seen_second))
-                return LiveRecord(row.id, name(row.player_id), name(row.opponent_id), row.version, row.state, seen)
+                match_id, first_name, second_name, version, state, *times = row
+                seen = tuple(_aware(t) if t is not None else None for t in times)
+                return LiveRecord(match_id, first_name, second_name, version, state, seen)
 
         return self._guarded(work)
 
@@ -886,8 +890,9 @@ class Store:
         return self._guarded(work)
 
     def listen(self, channel: str, heard: Callable[[str], None]) -> bool:
-        """On PostgreSQL, call ``heard`` with the payload of every NOTIFY on ``channel``, from a thread of its
-        own that reconnects if the server goes away; ``False`` (and nothing) on other databases."""
+        """On PostgreSQL, call ``heard`` with the payload of every NOTIFY on ``channel`` (``heard`` checks it),
+        from a thread of its own that reconnects if the server goes away; ``False`` (and nothing) on other
+        databases."""
         if self.engine.dialect.name != "postgresql":
             return False
         conninfo = self.engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
@@ -900,8 +905,7 @@ class Store:
                     with psycopg.connect(conninfo, autocommit=True) as connection:
                         connection.execute(f"LISTEN {channel}")
                         for note in connection.notifies():
-                            if note.payload.isdigit():
-                                heard(note.payload)
+                            heard(note.payload)
                 except Exception as error:  # the server went away: listen again shortly
                     logging.getLogger("keypeg.store").warning("listening on %s paused: %s", channel, error)
                     time.sleep(1.0)
