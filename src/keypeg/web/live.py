@@ -408,19 +408,24 @@ def api_resign(request: Request, match_id: str, session: Annotated[WebSession, D
 async def api_events(request: Request, match_id: str) -> StreamingResponse:
     """Follow the match live (server-sent events): an ``event: state`` with the match as you may see it
     (the same as ``GET /api/live/{id}``) at once and after every change."""
-    session = current(request)
+    session = await run_in_threadpool(current, request)  # the database is read in a thread, never in the loop
     viewer = session.player if session is not None else None
-    first = await run_in_threadpool(snapshot, request, match_id, viewer)  # 404 before the stream starts
     bus = bus_of(request)
-    store_id = store_of(request).live(match_id).id
+    try:
+        store_id = (await run_in_threadpool(store_of(request).live, match_id)).id
+    except StoreError:
+        raise HTTPException(404, "no such match") from None
+    event = bus.event(store_id)  # taken before the first read: a change made meanwhile is not missed
+    first = await run_in_threadpool(snapshot, request, match_id, viewer)  # 404 before the stream starts
 
     async def stream() -> AsyncIterator[str]:
         state: dict[str, Any] | None = first
         last = -1
         noted = time.monotonic()  # when the viewer was last noted present (a write: not at every change)
+        changed = event
         while True:
-            event = bus.event(store_id)
             if state is None:
+                changed = bus.event(store_id)
                 present = time.monotonic() - noted >= KEEPALIVE
                 try:
                     state = await run_in_threadpool(snapshot, request, match_id, viewer, present=present)
@@ -435,7 +440,7 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
                 yield ": still here\n\n"
             state = None
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), KEEPALIVE)
+                await asyncio.wait_for(changed.wait(), KEEPALIVE)
             if await request.is_disconnected():
                 return
 
