@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import time
+from itertools import pairwise
 from pathlib import Path
 
 import numba
@@ -31,8 +32,11 @@ def report(
     *,
     left: int = 1,
     save: bool = True,
+    section: bool = False,
 ) -> None:
-    """Print the table (the first ``left`` columns aligned left) and save it to ``results/NAME.md``."""
+    """Print the table (the first ``left`` columns aligned left) and save it to ``results/NAME.md``; with
+    ``section``, as the section headed ``# TITLE`` of that file, the others kept (a new title is added
+    at the end)."""
     table = Table(title=title)
     for k, column in enumerate(columns):
         table.add_column(column, justify="left" if k < left else "right")
@@ -57,5 +61,19 @@ def report(
         "",
     ]
     out = RESULTS / f"{name}.md"
-    out.write_text("\n".join(lines), encoding="utf-8")
+    text = "\n".join(lines)
+    if section and out.exists():
+        text = replaced(out.read_text(encoding="utf-8"), lines)
+    out.write_text(text, encoding="utf-8")
     console.print(f"saved {out}")
+
+
+def replaced(old: str, new: list[str]) -> str:
+    """A results file's text with the section headed like ``new`` (its first line, up to the next ``# ``
+    heading) replaced by ``new``, or ``new`` added at the end."""
+    lines = old.split("\n")
+    starts = [k for k, line in enumerate(lines) if line.startswith("# ")] + [len(lines)]
+    for start, end in pairwise(starts):
+        if lines[start] == new[0]:
+            return "\n".join(lines[:start] + new + lines[end:])
+    return old.rstrip("\n") + "\n\n" + "\n".join(new)

@@ -499,24 +499,56 @@ def interrupted(_signal: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def server_options(parser: argparse.ArgumentParser) -> None:
+    """The options every load test of the server takes (shared with ``live_load.py``)."""
+    parser.add_argument("--workers", type=int, default=2, help="server worker processes (default 2; 1 with --sqlite)")
+    parser.add_argument("--db", metavar="URL", help="a PostgreSQL server: a fresh database is made on it, then dropped")
+    parser.add_argument("--sqlite", action="store_true", help="a SQLite file and one worker instead of PostgreSQL")
+    parser.add_argument("--think", type=float, default=0.0, help="a player's mean pause before each request, in s")
+    parser.add_argument("--seed", type=int, default=0, help="seeds the players' choice of guesses")
+    parser.add_argument("--no-save", action="store_true")
+
+
+def checked_workers(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int:
+    """The number of worker processes to start (1 on SQLite), the shared options checked; SIGTERM then
+    stops a run as Ctrl-C does (the server too, the database dropped)."""
+    if options.sqlite and options.db:
+        parser.error("--sqlite and --db do not go together")
+    if options.workers < 1 or options.think < 0:
+        parser.error("--workers must be 1 or more; --think, 0 or more")
+    signal.signal(signal.SIGTERM, interrupted)
+    return 1 if options.sqlite else int(options.workers)
+
+
+def server_command(options: argparse.Namespace, workers: int) -> str:
+    """How the report names the options shared by every load test."""
+    command = " --sqlite" if options.sqlite else f" --workers {workers}"
+    return command + (f" --think {options.think:g}" if options.think else "")
+
+
+def cpu_note(cpu: Cpu, seconds: float, requests: int, opened: list[int]) -> str:
+    """Where the CPU went while the load ran, for the report."""
+    cores = os.cpu_count() or 1
+    database = f"the database server {cpu.database:.1f} s, " if cpu.database_pid else ""
+    connections = f" Connections the server opened to the database meanwhile: {opened[0]:,}." if opened else ""
+    return (
+        f"- CPU meanwhile ({cores} cores x {seconds:.1f} s): the server's processes {cpu.server:.1f} s "
+        f"(**{cpu.server / max(requests, 1) * 1000:.1f} ms a request**), {database}this client {cpu.client:.1f} s, "
+        f"other processes on the machine {cpu.others:.1f} s, idle {max(0.0, cores * seconds - cpu.machine):.1f} s."
+        f"{connections}"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=50, help="players at once (default 50)")
     parser.add_argument("--games", type=int, default=20, help="games of classic each (default 20)")
-    parser.add_argument("--workers", type=int, default=2, help="server worker processes (default 2; 1 with --sqlite)")
-    parser.add_argument("--db", metavar="URL", help="a PostgreSQL server: a fresh database is made on it, then dropped")
-    parser.add_argument("--sqlite", action="store_true", help="a SQLite file and one worker instead of PostgreSQL")
     parser.add_argument("--maker-games", type=int, default=5, help="games of super the computer breaks (default 5)")
-    parser.add_argument("--think", type=float, default=0.0, help="a player's mean pause before each request, in s")
-    parser.add_argument("--seed", type=int, default=0, help="seeds the players' choice of guesses")
-    parser.add_argument("--no-save", action="store_true")
+    server_options(parser)
     options = parser.parse_args()
-    if options.sqlite and options.db:
-        parser.error("--sqlite and --db do not go together")
-    if min(options.players, options.games, options.workers) < 1 or options.maker_games < 0 or options.think < 0:
-        parser.error("--players, --games and --workers must be 1 or more; --maker-games and --think, 0 or more")
-    workers = 1 if options.sqlite else options.workers
-    signal.signal(signal.SIGTERM, interrupted)  # stopped as on Ctrl-C: the server too, the database dropped
+    if min(options.players, options.games) < 1 or options.maker_games < 0:
+        parser.error("--players and --games must be 1 or more; --maker-games, 0 or more")
+    workers = checked_workers(parser, options)
     _ = Knowledge(CLASSIC).add(CLASSIC.parse("AABB"), Feedback(1, 0)).candidates  # the client's kernels, loaded
 
     tally, warm = Tally(), Tally()
@@ -567,9 +599,6 @@ def summary(
     moves = tally.latency[MAKER_CREATE] + tally.latency[MAKER_SCORE]
     move_p99, move_max = (percentile(moves, 0.99), max(moves)) if moves else (math.inf, math.inf)
     cold = max(warm.latency[MAKER_CREATE] + warm.latency[MAKER_SCORE], default=0.0)
-    cores = os.cpu_count() or 1
-    database = f"the database server {cpu.database:.1f} s, " if cpu.database_pid else ""
-    connections = f" Connections the server opened to the database meanwhile: {opened[0]:,}." if opened else ""
     think = f", pausing {options.think:g} s on average before each request" if options.think else ", without pausing"
     checks = "**all right**" if not checked.problems and errors == 0 else "**wrong**"
 
@@ -589,10 +618,7 @@ def summary(
         "",
         f"- Throughput: {requests:,} requests in {seconds:.1f} s: **{requests / seconds:,.0f} requests/s**, "
         f"**{guesses / seconds:,.0f} guesses/s**, {played / seconds:,.1f} games/s.",
-        f"- CPU meanwhile ({cores} cores x {seconds:.1f} s): the server's processes {cpu.server:.1f} s "
-        f"(**{cpu.server / requests * 1000:.1f} ms a request**), {database}this client {cpu.client:.1f} s, other "
-        f"processes on the machine {cpu.others:.1f} s, idle {max(0.0, cores * seconds - cpu.machine):.1f} s."
-        f"{connections}",
+        cpu_note(cpu, seconds, requests, opened),
         f"- Checked in the database: {checked.found:,} of the {checked.created:,} games created are there, "
         f"{checked.finished:,} finished, {checked.matching:,} with exactly the moves the client saw "
         f"({checked.moves:,} moves): {checks}. Answers 5xx: **{errors}**; refused (4xx): {refused}.",
@@ -611,19 +637,21 @@ def summary(
         f"slowest {move_max:.3f} s of {len(moves)} moves: {met(move_max <= MOVE_GOAL)}.",
     ]
     command = f"python benchmarks/web_load.py --players {options.players} --games {options.games}"
-    command += " --sqlite" if options.sqlite else f" --workers {workers}"
     if options.maker_games != 5:
         command += f" --maker-games {options.maker_games}"
+    command += server_command(options, workers)
+    title = "The web app under load, on loopback"
     if options.think:
-        command += f" --think {options.think:g}"
+        title += f": players pausing {options.think:g} s on average"
     report(
         "web",
-        "The web app under load, on loopback",
+        title,
         command,
         notes,
         ["request", "count", "p50 ms", "p99 ms", "max ms"],
         rows,
         save=not options.no_save,
+        section=True,
     )
     for problem in (checked.problems + tally.failures + warm.failures)[:20]:
         print(f"problem: {problem}")

@@ -15,6 +15,8 @@ import hashlib
 import hmac
 import json
 import logging
+import secrets
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -45,7 +47,8 @@ api = APIRouter(prefix="/api/live", responses=ERRORS)
 pages = APIRouter(include_in_schema=False)
 
 CHANNEL = "keypeg_live"
-"""The PostgreSQL channel a change of a live match is announced on (the payload: the match's store id)."""
+"""The PostgreSQL channel a change of a live match is announced on (the payload: the match's store id, a
+space and the mark of the process that changed it)."""
 KEEPALIVE = 5.0
 """Seconds between a stream's checks when nothing happens: presence, forfeits, a keep-alive line."""
 log = logging.getLogger("keypeg.web")
@@ -59,6 +62,9 @@ class LiveBus:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self.mark = secrets.token_hex(8)
+        """This process's mark on what it announces: it hears its own announcements too, and ignores them
+        (its followers were woken directly, and would otherwise read the match a second time)."""
         self._events: dict[int, asyncio.Event] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listening = False
@@ -75,7 +81,7 @@ class LiveBus:
         """The match changed (called after the change is committed, from any thread)."""
         self._wake(match_id)
         try:
-            self.store.notify(CHANNEL, str(match_id))
+            self.store.notify(CHANNEL, f"{match_id} {self.mark}")
         except StoreError as error:  # the move stands; other workers' followers catch up at their next check
             log.warning("could not announce a change of match %s: %s", match_id, error)
 
@@ -92,7 +98,13 @@ class LiveBus:
     def _listen(self) -> None:
         """On PostgreSQL, hear other workers' changes (the store listens in a thread of its own)."""
         if not self._listening:
-            self._listening = self.store.listen(CHANNEL, lambda payload: self._wake(int(payload)))
+            self._listening = self.store.listen(CHANNEL, self._heard)
+
+    def _heard(self, payload: str) -> None:
+        """A change announced on the channel: followers here are woken, unless this process announced it."""
+        match_id, _, mark = payload.partition(" ")
+        if mark != self.mark and match_id.isascii() and match_id.isdigit() and len(match_id) < 20:
+            self._wake(int(match_id))
 
 
 def bus_of(request: Request) -> LiveBus:
@@ -396,22 +408,31 @@ def api_resign(request: Request, match_id: str, session: Annotated[WebSession, D
 async def api_events(request: Request, match_id: str) -> StreamingResponse:
     """Follow the match live (server-sent events): an ``event: state`` with the match as you may see it
     (the same as ``GET /api/live/{id}``) at once and after every change."""
-    session = current(request)
+    session = await run_in_threadpool(current, request)  # the database is read in a thread, never in the loop
     viewer = session.player if session is not None else None
-    first = await run_in_threadpool(snapshot, request, match_id, viewer)  # 404 before the stream starts
     bus = bus_of(request)
-    store_id = store_of(request).live(match_id).id
+    try:
+        store_id = (await run_in_threadpool(store_of(request).live, match_id)).id
+    except StoreError:
+        raise HTTPException(404, "no such match") from None
+    event = bus.event(store_id)  # taken before the first read: a change made meanwhile is not missed
+    first = await run_in_threadpool(snapshot, request, match_id, viewer)  # 404 before the stream starts
 
     async def stream() -> AsyncIterator[str]:
         state: dict[str, Any] | None = first
         last = -1
+        noted = time.monotonic()  # when the viewer was last noted present (a write: not at every change)
+        changed = event
         while True:
-            event = bus.event(store_id)
             if state is None:
+                changed = bus.event(store_id)
+                present = time.monotonic() - noted >= KEEPALIVE
                 try:
-                    state = await run_in_threadpool(snapshot, request, match_id, viewer)
+                    state = await run_in_threadpool(snapshot, request, match_id, viewer, present=present)
                 except HTTPException:
                     state = None
+                if present:
+                    noted = time.monotonic()
             if state is not None and state["version"] != last:
                 last = state["version"]
                 yield f"event: state\ndata: {json.dumps(state)}\n\n"
@@ -419,7 +440,7 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
                 yield ": still here\n\n"
             state = None
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(event.wait(), KEEPALIVE)
+                await asyncio.wait_for(changed.wait(), KEEPALIVE)
             if await request.is_disconnected():
                 return
 

@@ -1,0 +1,489 @@
+"""Matches between two people under load on loopback: every move timed until it is on the other
+player's screen, every match checked in the database afterwards.
+
+Starts ``keypeg serve`` as ``web_load.py`` does (``--workers 2`` on a fresh PostgreSQL database, or
+``--sqlite`` and one worker) and, once it answers and a few untimed matches have warmed every worker up,
+plays ``--matches`` matches at once between two people: 2 x ``--matches`` clients, each with a session
+of its own (a guest), its own connections, and following its match's live stream (server-sent events)
+from the start to the end. A match is ``--games`` games of ``--variant``; in each, the codemaker sets a
+random code and the codebreaker guesses, each guess a random code that fits every score so far (worked
+out client-side with keypeg's own engine); ``--think`` pauses before each move as a person would.
+
+After every move, the mover waits until the OTHER player's stream delivers a state that includes it (as
+far on: the same games played, then at least as many guesses in the game being played) before the match
+goes on. Its **move-to-screen** latency runs from sending the move's request to reading that state off
+the stream; the request's own latency, from sending it to reading the whole answer.
+
+Afterwards every match is read back from the database itself: there, over, with every game its client
+played (the same code, the same guesses and scores, in order) and each player's points as the client
+counted them; every move must have reached the other side's stream, and no answer may be a 5xx. Prints
+p50, p99 and max of both latencies, the throughput and where the CPU went, and saves them as a section
+of benchmarks/results/web.md. Exit 1 when a check fails.
+
+    python benchmarks/live_load.py [--matches 100] [--games 2] [--variant classic] [--think SECONDS]
+                                   [--workers 2] [--db URL | --sqlite] [--no-save]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import random
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+from report import report
+from sqlalchemy import select
+from web_load import (
+    Cpu,
+    Player,
+    Tally,
+    checked_workers,
+    connections_opened,
+    cpu_note,
+    database,
+    ms,
+    percentile,
+    server,
+    server_command,
+    server_options,
+)
+
+from keypeg import Feedback, Rules, find_variant
+from keypeg.game import random_code
+from keypeg.knowledge import Knowledge
+from keypeg.play.live import LiveMatch
+from keypeg.store import Store
+from keypeg.store.models import GameRow, GuessRow, MatchRow
+
+SCREEN_GOAL = 0.100
+"""The issue's goal: a move on the other player's screen in p99 <= 100 ms, 100 matches at once."""
+DELIVERY_TIMEOUT = 30.0
+"""Seconds a move may take to reach the other side's stream before it counts as lost."""
+
+CREATE = "POST /api/live"
+JOIN = "POST join"
+SECRET = "POST secret"
+GUESS = "POST guesses"
+SCREEN_SECRET = "secret set -> codebreaker's stream"
+SCREEN_GUESS = "guess -> codemaker's stream"
+REQUESTS = (CREATE, JOIN, SECRET, GUESS)
+MOVES = (SECRET, GUESS)
+SCREENS = (SCREEN_SECRET, SCREEN_GUESS)
+
+Progress = tuple[int, int, int]
+
+
+def progress(state: dict[str, Any]) -> Progress:
+    """How far on a state of a match is: games played, whether a game is being played, its guesses."""
+    current = state.get("current") or {}
+    return len(state["played"]), int(bool(current)), len(current.get("history", []))
+
+
+# -- a player and its stream --------------------------------------------------------------------------
+
+
+class Follower:
+    """A player's live stream of a match, read in a task of its own: when each state arrived, and how far
+    on it was."""
+
+    def __init__(self, player: Player, match: str) -> None:
+        self.player = player
+        self.arrivals: list[tuple[float, Progress]] = []
+        self.last: dict[str, Any] = {}
+        self.comments = 0
+        self.error = ""
+        self._arrived = asyncio.Event()
+        self.task = asyncio.create_task(self.run(match))
+
+    async def run(self, match: str) -> None:
+        try:
+            timeout = httpx.Timeout(60, read=60)
+            async with self.player.client.stream("GET", f"/api/live/{match}/events", timeout=timeout) as answer:
+                self.player.tally.statuses[answer.status_code] += 1
+                if answer.status_code != 200:
+                    self.error = f"GET events: {answer.status_code}"
+                    return
+                async for line in answer.aiter_lines():
+                    if line.startswith("data: "):
+                        now = time.perf_counter()
+                        self.last = json.loads(line[6:])
+                        self.arrivals.append((now, progress(self.last)))
+                        self._arrived.set()
+                        self._arrived = asyncio.Event()
+                    elif line.startswith(":"):
+                        self.comments += 1
+        except httpx.HTTPError as error:
+            self.error = f"GET events: {type(error).__name__}: {error}"
+        finally:
+            self._arrived.set()
+
+    async def reached(self, target: Progress, since: float) -> float | None:
+        """When the stream delivered the first state at least as far on as ``target`` (sent no earlier
+        than ``since``); ``None`` if none did within :data:`DELIVERY_TIMEOUT`."""
+        deadline = time.perf_counter() + DELIVERY_TIMEOUT
+        seen = 0
+        while True:
+            for arrived, reached in self.arrivals[seen:]:
+                if reached >= target and arrived >= since:
+                    return arrived
+            seen = len(self.arrivals)
+            left = deadline - time.perf_counter()
+            if left <= 0 or self.task.done():
+                return None
+            arrival = self._arrived
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(arrival.wait(), left)
+
+    def why(self) -> str:
+        """Why the stream stopped short."""
+        if self.error:
+            return self.error
+        last = self.arrivals[-1][1] if self.arrivals else None
+        return f"{'ended' if self.task.done() else 'timed out'} after {len(self.arrivals)} states, the last at {last}"
+
+    async def close(self) -> None:
+        self.task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await self.task
+
+
+@dataclass
+class Played:
+    """A match as its clients played it."""
+
+    id: str
+    players: tuple[str, str] = ("", "")
+    games: list[tuple[str, str, list[tuple[str, int, int]]]] = field(default_factory=list)
+    """Each game's codemaker, code and moves (guess, black, white)."""
+    final: tuple[dict[str, Any], dict[str, Any]] = ({}, {})
+    """The last state each player's stream delivered."""
+
+    def points(self, rules: Rules) -> dict[str, int]:
+        """Each player's points as counted here: a point a guess to the codemaker, one more if the code held."""
+        totals = dict.fromkeys(self.players, 0)
+        for maker, _code, moves in self.games:
+            broken = bool(moves) and moves[-1][1] == rules.pegs
+            totals[maker] += len(moves) + (0 if broken else 1)
+        return totals
+
+
+@dataclass
+class LiveTally(Tally):
+    """``web_load``'s tally, and the matches, the moves' deliveries and the streams' troubles."""
+
+    matches: list[Played] = field(default_factory=list)
+    moves: int = 0
+    lost: list[str] = field(default_factory=list)
+    streams: list[Follower] = field(default_factory=list)
+
+
+async def move(
+    mover: Player, other: Follower, kind: str, screen: str, path: str, body: dict[str, Any]
+) -> dict[str, Any] | None:
+    """Send a move and wait until the other player's stream shows it: the mover's answer (``None`` if
+    refused). Both latencies are counted."""
+    sent = time.perf_counter()
+    answer = await mover.request(kind, "POST", path, body)
+    if answer.status_code != 200:
+        return None
+    state: dict[str, Any] = answer.json()
+    mover.tally.moves += 1  # type: ignore[attr-defined]
+    shown = await other.reached(progress(state), sent)
+    if shown is None:
+        mover.tally.lost.append(f"{path} {body}: never on the other side's stream ({other.why()})")  # type: ignore[attr-defined]
+    else:
+        mover.tally.latency[screen].append(shown - sent)
+    return state
+
+
+async def play_match(
+    first: Player, second: Player, rules: Rules, variant: str, games: int, rng: random.Random, *, timed: bool = True
+) -> Played | None:
+    """A match between ``first`` (who creates it) and ``second`` (who joins it), both following its stream."""
+    tally: LiveTally = first.tally  # type: ignore[assignment]
+    made = await first.request(CREATE if timed else None, "POST", "/api/live", {"variant": variant, "games": games})
+    if made.status_code != 201:
+        return None
+    public_id, token = made.json()["id"], made.json()["token"]
+    played = Played(public_id)
+    tally.matches.append(played)
+    followers = {first: Follower(first, public_id)}
+    tally.streams.append(followers[first])
+    try:
+        joined = await second.request(JOIN if timed else None, "POST", f"/api/live/{public_id}/join", {"token": token})
+        if joined.status_code != 200:
+            return None
+        followers[second] = Follower(second, public_id)
+        tally.streams.append(followers[second])
+        players = dict(zip(joined.json()["seats"], (first, second), strict=True))
+        seated = list(players)
+        played.players = (seated[0], seated[1])
+        maker, breaker = played.players
+        for _ in range(games):
+            secret = str(random_code(rules, rng))
+            await players[maker].pause()
+            path = f"/api/live/{public_id}/secret"
+            state = await move(
+                players[maker], followers[players[breaker]], SECRET, SCREEN_SECRET, path, {"code": secret}
+            )
+            if state is None:
+                return played
+            moves: list[tuple[str, int, int]] = []
+            played.games.append((maker, secret, moves))
+            knowledge = Knowledge(rules)
+            while True:
+                fitting = knowledge.candidates
+                code = knowledge.space.code(int(fitting[rng.randrange(len(fitting))]))
+                await players[breaker].pause()
+                body = {"code": str(code), "row": len(moves) + 1}
+                path = f"/api/live/{public_id}/guesses"
+                state = await move(players[breaker], followers[players[maker]], GUESS, SCREEN_GUESS, path, body)
+                if state is None:
+                    return played
+                current = state["current"]
+                if current is None or current["number"] != len(played.games):  # the game is over
+                    last = state["last"]["history"][-1]
+                    moves.append((str(code), last["black"], last["white"]))
+                    break
+                last = current["history"][-1]
+                moves.append((str(code), last["black"], last["white"]))
+                knowledge = knowledge.add(code, Feedback(last["black"], last["white"]))
+            maker, breaker = breaker, maker
+        for follower in followers.values():  # the end of the match, on both streams
+            if await follower.reached((games, 0, 0), 0.0) is None:
+                tally.lost.append(f"match {public_id}: its end never on a stream ({follower.why()})")
+        played.final = (followers[players[played.players[0]]].last, followers[players[played.players[1]]].last)
+        return played
+    finally:
+        for follower in followers.values():
+            await follower.close()
+
+
+async def matches(
+    base: str, count: int, rules: Rules, variant: str, games: int, think: float, tally: LiveTally, seed: int
+) -> float:
+    """``count`` matches at once, each between two new clients; the seconds it all took."""
+
+    async def one(number: int) -> None:
+        first, second = (Player(base, tally, think, seed * 1_000_003 + 2 * number + k) for k in range(2))
+        try:
+            await asyncio.gather(first.start(kind=None), second.start(kind=None))
+            await play_match(first, second, rules, variant, games, random.Random(f"{seed} {number}"))
+        finally:
+            await first.close()
+            await second.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(n) for n in range(count)))
+    return time.perf_counter() - started
+
+
+# -- the check ----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Checked:
+    matches: int
+    over: int
+    right: int
+    moves: int
+    stored_matches: int
+    problems: list[str]
+
+
+def check(url: str, rules: Rules, played: list[Played]) -> Checked:
+    """Every match the clients played, read back from the database: over, its games the ones played here
+    (codemaker, code, guesses and scores, in order), the points as counted here; and what each player's
+    stream showed last, the same."""
+    store = Store(url)
+    with store.engine.connect() as connection:
+        rows = {p: (i, s) for i, p, s in connection.execute(select(MatchRow.id, MatchRow.public_id, MatchRow.state))}
+        games: dict[int, list[tuple[int, str | None, str | None]]] = {}
+        for game_id, match_id, secret, outcome in connection.execute(
+            select(GameRow.id, GameRow.match_id, GameRow.secret, GameRow.outcome).order_by(GameRow.id)
+        ):
+            games.setdefault(match_id or 0, []).append((game_id, secret, outcome))
+        moves: dict[int, list[tuple[str, int, int]]] = {}
+        for game_id, guess, black, white in connection.execute(
+            select(GuessRow.game_id, GuessRow.guess, GuessRow.black, GuessRow.white).order_by(
+                GuessRow.game_id, GuessRow.number
+            )
+        ):
+            moves.setdefault(game_id, []).append((guess, black, white))
+    store.engine.dispose()
+    problems: list[str] = []
+    over = right = count = 0
+    for match in played:
+        if match.id not in rows:
+            problems.append(f"match {match.id}: not in the database")
+            continue
+        store_id, state = rows[match.id]
+        live = LiveMatch.from_state(json.loads(state))
+        over += live.is_over
+        kept = [(secret, moves.get(game_id, []), outcome) for game_id, secret, outcome in games.get(store_id, [])]
+        count += sum(len(m) for _, m, _ in kept)
+        seen = [(code, m, "solved") for _, code, m in match.games]
+        points = match.points(rules)
+        finals = [f.get("scores") for f in match.final]
+        wrong = []
+        if not live.is_over:
+            wrong.append("not over")
+        if [(s, m) for s, m, _ in kept] != [(s, m) for s, m, _ in seen] or any(o is None for *_, o in kept):
+            wrong.append(f"stored {kept}; played {seen}")
+        if live.scores() != points:
+            wrong.append(f"points stored {live.scores()}; counted here {points}")
+        if finals != [points, points]:
+            wrong.append(f"the streams last showed the points {finals}; counted here {points}")
+        if [g.codemaker for g in live.match.match.played] != [m for m, _, _ in match.games]:  # type: ignore[union-attr]
+            wrong.append("the codemakers differ")
+        if wrong:
+            problems.append(f"match {match.id}: " + "; ".join(wrong))
+        else:
+            right += 1
+    return Checked(len(played), over, right, count, len(rows), problems)
+
+
+# -- the report ---------------------------------------------------------------------------------------
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--matches", type=int, default=100, help="matches at once, two clients each (default 100)")
+    parser.add_argument("--games", type=int, default=2, help="games in each match: an even number (default 2)")
+    parser.add_argument("--variant", default="classic", help="the rules' preset (default classic)")
+    server_options(parser)
+    options = parser.parse_args()
+    if options.matches < 1 or options.games < 2 or options.games % 2:
+        parser.error("--matches must be 1 or more; --games, an even number, 2 or more")
+    workers = checked_workers(parser, options)
+    rules = find_variant(options.variant).rules
+    _ = Knowledge(rules).add(random_code(rules, random.Random(0)), Feedback(0, 0)).candidates  # kernels loaded
+
+    tally, warm = LiveTally(), LiveTally()
+    with tempfile.TemporaryDirectory() as folder, database(options, Path(folder)) as served:
+        try:
+            with server(served.url, workers, Path(folder) / "serve.log") as (base, pid):
+                print(f"keypeg serve --workers {workers} on {served.label}: {base}")
+                asyncio.run(matches(base, 4 * workers, rules, options.variant, 2, 0.0, warm, 1_000_000 + options.seed))
+                print(f"{options.matches} matches of {options.games} games of {options.variant} at once ...")
+                cpu = Cpu(pid, served.pid)
+                with connections_opened(served.url) as opened, cpu.measure():
+                    seconds = asyncio.run(
+                        matches(
+                            base,
+                            options.matches,
+                            rules,
+                            options.variant,
+                            options.games,
+                            options.think,
+                            tally,
+                            options.seed,
+                        )
+                    )
+                print(f"... {seconds:.1f} s")
+        except KeyboardInterrupt:
+            raise SystemExit("stopped; so is the server") from None
+        checked = check(served.url, rules, warm.matches + tally.matches)
+        if served.fresh and checked.stored_matches != checked.matches:
+            checked.problems.append(f"{checked.stored_matches} matches in the database, {checked.matches} played")
+    summary(options, workers, served.label, tally, warm, seconds, cpu, opened, checked)
+
+
+def summary(
+    options: argparse.Namespace,
+    workers: int,
+    label: str,
+    tally: LiveTally,
+    warm: LiveTally,
+    seconds: float,
+    cpu: Cpu,
+    opened: list[int],
+    checked: Checked,
+) -> None:
+    def row(name: str, values: list[float]) -> list[str]:
+        return [name, f"{len(values):,}", ms(percentile(values, 0.5)), ms(percentile(values, 0.99)), ms(max(values))]
+
+    screens = tally.latency[SCREEN_SECRET] + tally.latency[SCREEN_GUESS]
+    requests = [v for kind in MOVES for v in tally.latency[kind]]
+    rows = [row(kind, tally.latency[kind]) for kind in (*REQUESTS, *SCREENS) if tally.latency.get(kind)]
+    if screens:
+        rows += [row("**any move's request**", requests), row("**any move -> the other's stream**", screens)]
+    screen_p99 = percentile(screens, 0.99) if screens else math.inf
+    all_requests = sum(len(tally.latency[k]) for k in REQUESTS)
+    statuses = tally.statuses + warm.statuses
+    errors = sum(n for status, n in statuses.items() if status >= 500)
+    refused = sum(n for status, n in statuses.items() if 400 <= status < 500)
+    lost = tally.lost + warm.lost
+    broken = [f.error for f in tally.streams + warm.streams if f.error]
+    states = sum(len(f.arrivals) for f in tally.streams)
+    comments = sum(f.comments for f in tally.streams)
+    ok = not checked.problems and not errors and not lost and not broken
+    games = sum(len(m.games) for m in tally.matches)
+    think = f", pausing {options.think:g} s on average before each move" if options.think else ", without pausing"
+    rules = find_variant(options.variant).rules
+
+    def met(good: bool) -> str:
+        return "**met**" if good else "**not met**"
+
+    notes = [
+        "",
+        f"{options.matches} matches at once between two people, {2 * options.matches} clients each with its own "
+        f"session (a guest) and connections, each following its match's live stream (server-sent events) from start "
+        f"to end{think}: {options.games} games of {options.variant} ({rules.describe()}) a match, the codemaker "
+        "setting a random code, the codebreaker guessing random codes that fit the scores so far, against "
+        f"`keypeg serve --workers {workers}` on {label}, over loopback, client and server on the same machine. "
+        "After each move the match waits until the other player's stream shows it. **Move to screen**: from "
+        "sending the move's request to reading, off the other player's stream, the first state that includes it; "
+        "the request: from sending it to reading the whole answer. "
+        f"Untimed matches warmed the workers up first ({len(warm.matches)} matches).",
+        "",
+        f"- Throughput: {tally.moves:,} moves ({games:,} games) in {seconds:.1f} s: **{tally.moves / seconds:,.0f} "
+        f"moves/s**, {all_requests / seconds:,.0f} requests/s; the streams delivered {states:,} states "
+        f"({states / max(tally.moves, 1):.2f} a move, both players' streams counted) and {comments:,} keep-alive "
+        "comments.",
+        cpu_note(cpu, seconds, all_requests, opened).replace("a request**", "a request, stream wake-ups included**"),
+        f"- A move costs **{cpu.server / max(tally.moves, 1) * 1000:.1f} ms of the server's CPU** and "
+        f"{cpu.database / max(tally.moves, 1) * 1000:.1f} ms of the database server's: its request (the match and "
+        "its game read, the guess written, the match marked changed and announced, the answer read back) and the "
+        "wake-ups of the streams following the match (each reads the match and its game again).",
+        f"- Checked in the database: {checked.right:,} of the {checked.matches:,} matches played (warm-up included) "
+        f"are there, over, with exactly the games, codes, guesses and scores the clients saw ({checked.moves:,} "
+        f"guesses) and the points counted here, which each player's stream showed last: "
+        f"{'**all right**' if ok else '**wrong**'}. Moves that never reached the other side's stream: "
+        f"**{len(lost)}**; streams broken: {len(broken)}; answers 5xx: **{errors}**; refused (4xx): {refused}.",
+        f"- Goal: a move on the other player's screen in p99 <= {SCREEN_GOAL * 1000:.0f} ms with 100 matches at "
+        f"once: p99 {ms(screen_p99)} ms with {options.matches}: {met(screen_p99 <= SCREEN_GOAL)}.",
+    ]
+    command = f"python benchmarks/live_load.py --matches {options.matches} --games {options.games}"
+    if options.variant != "classic":
+        command += f" --variant {options.variant}"
+    command += server_command(options, workers)
+    title = "Live matches between two people under load, on loopback"
+    if options.think:
+        title += f": players pausing {options.think:g} s on average"
+    report(
+        "web",
+        title,
+        command,
+        notes,
+        ["latency", "count", "p50 ms", "p99 ms", "max ms"],
+        rows,
+        save=not options.no_save,
+        section=True,
+    )
+    for problem in (checked.problems + lost + broken + tally.failures + warm.failures)[:20]:
+        print(f"problem: {problem}")
+    if not ok:
+        raise SystemExit(1)
+
+
+if __name__ == "__main__":
+    main()
