@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
 from keypeg.analysis.advice import ADVISED, Advice, advise, read_scored
@@ -21,8 +21,7 @@ from keypeg.errors import KeypegError
 from keypeg.limits import WEB_BUDGET, WEB_LISTED, WEB_SCORED_CHARS, WEB_SCORED_LINES
 from keypeg.rules import Rules
 from keypeg.text import plural
-from keypeg.variants import rules_from_options
-from keypeg.web.api import ERRORS, Figures, RequestBody, figures
+from keypeg.web.api import ERRORS, Figures, RulesIn, figures, rules_query
 from keypeg.web.games import EXPLAIN_TOP
 
 __all__ = ["router", "web_budget", "scored_lines", "analyse", "strategies", "OWNER"]
@@ -68,20 +67,6 @@ def strategies(rules: Rules) -> Comparison:
 
 
 # -- the JSON API -------------------------------------------------------------------------------------
-
-
-class RulesIn(RequestBody):
-    """A rule set: a preset, and any of its fields changed."""
-
-    variant: str | None = Field(None, min_length=1, max_length=64, description="A preset (classic by default).")
-    pegs: int | None = Field(None, ge=1, le=15)
-    colors: int | None = Field(None, ge=2, le=26)
-    repeats: bool | None = None
-    blanks: bool | None = None
-    rows: int | None = Field(None, ge=1, le=100)
-
-    def rules(self) -> Rules:
-        return rules_from_options(self.variant, self.pegs, self.colors, self.repeats, self.blanks, self.rows)
 
 
 ScoredLine = Annotated[str, Field(max_length=200, pattern=r"^[^\r\n]*$")]
@@ -201,12 +186,7 @@ def comparison_out(comparison: Comparison) -> StrategiesOut:
 
 @router.get("/strategies", response_model=StrategiesOut)
 def strategies_api(
-    variant: Annotated[str | None, Query(min_length=1, max_length=64, description="A preset (classic).")] = None,
-    pegs: Annotated[int | None, Query(ge=1, le=15)] = None,
-    colors: Annotated[int | None, Query(ge=2, le=26)] = None,
-    repeats: bool | None = None,
-    blanks: bool | None = None,
-    rows: Annotated[int | None, Query(ge=1, le=100)] = None,
+    rules: Annotated[Rules, Depends(rules_query)],
 ) -> StrategiesOut:
     """Every codebreaker played against every secret of a rule set, side by side: total guesses, average,
     worst case, and the secrets solved in each round (as ``keypeg analyze --compare --json``).
@@ -214,5 +194,4 @@ def strategies_api(
     Results are kept, so a second request is answered at once. A strategy too costly for the rules
     (two-step, optimal or genetic on bigger games) is left out with the reason; rules too big for any
     are refused (400)."""
-    rules = rules_from_options(variant, pegs, colors, repeats, blanks, rows)
     return comparison_out(strategies(rules))

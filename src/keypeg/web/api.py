@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Response
+from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from keypeg.code import Feedback
 from keypeg.errors import IllegalMoveError
 from keypeg.play.sessions import BreakSession, Session, SolveSession
+from keypeg.rules import Rules
 from keypeg.strategies import Choice
 from keypeg.variants import rules_from_options
 from keypeg.web.games import (
@@ -34,7 +35,19 @@ from keypeg.web.games import (
 )
 from keypeg.web.sessions import WebSession, check_origin_and_csrf, current, open_session
 
-__all__ = ["router", "RequestBody", "game_out", "GameOut", "changing", "session_of", "SessionOut", "ErrorOut", "ERRORS"]
+__all__ = [
+    "router",
+    "RequestBody",
+    "RulesIn",
+    "rules_query",
+    "game_out",
+    "GameOut",
+    "changing",
+    "session_of",
+    "SessionOut",
+    "ErrorOut",
+    "ERRORS",
+]
 
 
 class ErrorOut(BaseModel):
@@ -72,13 +85,33 @@ class RequestBody(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
-class NewGame(RequestBody):
+class RulesIn(RequestBody):
+    """A rule set: a preset, and any of its fields changed."""
+
     variant: str | None = Field(None, min_length=1, max_length=64, description="A preset (classic by default).")
     pegs: int | None = Field(None, ge=1, le=15)
     colors: int | None = Field(None, ge=2, le=26)
     repeats: bool | None = None
     blanks: bool | None = None
     rows: int | None = Field(None, ge=1, le=100)
+
+    def rules(self) -> Rules:
+        return rules_from_options(self.variant, self.pegs, self.colors, self.repeats, self.blanks, self.rows)
+
+
+def rules_query(
+    variant: Annotated[str | None, Query(min_length=1, max_length=64, description="A preset (classic).")] = None,
+    pegs: Annotated[int | None, Query(ge=1, le=15)] = None,
+    colors: Annotated[int | None, Query(ge=2, le=26)] = None,
+    repeats: bool | None = None,
+    blanks: bool | None = None,
+    rows: Annotated[int | None, Query(ge=1, le=100)] = None,
+) -> Rules:
+    """The rule set a GET request's query names: a preset, and any of its fields changed."""
+    return rules_from_options(variant, pegs, colors, repeats, blanks, rows)
+
+
+class NewGame(RulesIn):
     role: Literal["breaker", "maker"] = Field("breaker", description="breaker: you break the computer's code.")
     level: int = Field(3, ge=1, le=4, description="The computer's level when it breaks your code.")
     practice: bool = Field(False, description="A practice game: never ranked.")
@@ -167,7 +200,7 @@ def _out(public_id: str, game: Session, feedback: Feedback | None = None) -> Gam
 @router.post("/games", status_code=201, response_model=GameOut, response_model_exclude_none=True)
 def create_game(request: Request, body: NewGame, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
     """Start a game: you break the computer's code (a rated game unless ``practice``), or it breaks yours."""
-    rules = rules_from_options(body.variant, body.pegs, body.colors, body.repeats, body.blanks, body.rows)
+    rules = body.rules()
     game = new_game(rules, body.role, level=body.level, practice=body.practice)
     return _out(start_game(request, session, game), game)
 
@@ -306,13 +339,7 @@ def reasoning(request: Request, game_id: GameId, session: Annotated[WebSession, 
 # -- matches -------------------------------------------------------------------------------------------
 
 
-class NewMatch(RequestBody):
-    variant: str | None = Field(None, min_length=1, max_length=64, description="A preset (classic by default).")
-    pegs: int | None = Field(None, ge=1, le=15)
-    colors: int | None = Field(None, ge=2, le=26)
-    repeats: bool | None = None
-    blanks: bool | None = None
-    rows: int | None = Field(None, ge=1, le=100)
+class NewMatch(RulesIn):
     games: int = Field(2, ge=2, le=20, multiple_of=2, description="An even number of games.")
     level: int = Field(3, ge=1, le=4, description="The computer's level when it breaks your code.")
 
@@ -357,7 +384,7 @@ def _match_out(request: Request, public_id: str, loaded: LoadedMatch) -> MatchOu
 def create_match(request: Request, body: NewMatch, session: Annotated[WebSession, Depends(changing)]) -> MatchOut:
     """Start a match against the computer: an even number of games, roles alternating (the computer makes
     the first code), the codemaker scoring a point per guess and one more when the code holds."""
-    rules = rules_from_options(body.variant, body.pegs, body.colors, body.repeats, body.blanks, body.rows)
+    rules = body.rules()
     public_id = new_match(request, session, rules, body.games, body.level)
     return _match_out(request, public_id, load_match(request, session_of(request), public_id))  # a guest's player
 

@@ -35,8 +35,8 @@ from keypeg.play.records import GameKeeper, RecordingError, continue_game
 from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
 from keypeg.store import Store, StoreError, player_name
-from keypeg.variants import VARIANTS, rules_from_options
-from keypeg.web.api import ERRORS, RequestBody, changing, session_of
+from keypeg.variants import VARIANTS
+from keypeg.web.api import ERRORS, RequestBody, RulesIn, changing, session_of
 from keypeg.web.games import new_id, player_for
 from keypeg.web.pages import RulesForm, form_session, page, redirect, rules_form
 from keypeg.web.sessions import WebSession, current, store_of
@@ -324,13 +324,7 @@ def _last_game(request: Request, loaded: Loaded) -> dict[str, Any] | None:
 # -- the JSON API ------------------------------------------------------------------------------------
 
 
-class NewLive(RequestBody):
-    variant: str | None = Field(None, min_length=1, max_length=64, description="A preset (classic by default).")
-    pegs: int | None = Field(None, ge=1, le=15)
-    colors: int | None = Field(None, ge=2, le=26)
-    repeats: bool | None = None
-    blanks: bool | None = None
-    rows: int | None = Field(None, ge=1, le=100)
+class NewLive(RulesIn):
     games: int = Field(2, ge=2, le=20, multiple_of=2, description="An even number of games.")
     nickname: str | None = Field(None, max_length=64, description="A guest's name to be shown by.")
 
@@ -352,7 +346,7 @@ class TokenIn(RequestBody):
 def api_create(request: Request, body: NewLive, session: Annotated[WebSession, Depends(changing)]) -> dict[str, Any]:
     """Create a match against another person: its id, the invitation's token (the second player sends it
     to ``/join``) and the links to share."""
-    rules = rules_from_options(body.variant, body.pegs, body.colors, body.repeats, body.blanks, body.rows)
+    rules = body.rules()
     public_id = create(request, session, rules, body.games, body.nickname)
     return _links(request, public_id) | snapshot(request, public_id, session_of(request).player)
 

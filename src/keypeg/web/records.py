@@ -8,8 +8,8 @@ from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel
 
 from keypeg.limits import TOP_RULE
-from keypeg.variants import rules_from_options
-from keypeg.web.api import ERRORS, session_of
+from keypeg.rules import Rules
+from keypeg.web.api import ERRORS, rules_query, session_of
 from keypeg.web.sessions import WebSession, store_of
 
 __all__ = ["router"]
@@ -33,17 +33,8 @@ class TopOut(BaseModel):
 
 
 @router.get("/top", response_model=TopOut)
-def top(
-    request: Request,
-    variant: Annotated[str | None, Query(min_length=1, max_length=64)] = None,
-    pegs: Annotated[int | None, Query(ge=1, le=15)] = None,
-    colors: Annotated[int | None, Query(ge=2, le=26)] = None,
-    repeats: bool | None = None,
-    blanks: bool | None = None,
-    rows: Annotated[int | None, Query(ge=1, le=100)] = None,
-) -> TopOut:
+def top(request: Request, rules: Annotated[Rules, Depends(rules_query)]) -> TopOut:
     """The top 10 players of a game (classic by default)."""
-    rules = rules_from_options(variant, pegs, colors, repeats, blanks, rows)
     board = store_of(request).top(rules)
     return TopOut(
         rules=rules.as_dict(),
