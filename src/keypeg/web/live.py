@@ -448,6 +448,7 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
 Csrf = Annotated[str, Form(max_length=128)]
 Code = Annotated[str, Form(max_length=200)]
 Token = Annotated[str, Form(max_length=64)]
+Row = Annotated[str, Form(max_length=4)]
 
 
 @pages.get("/live", response_class=HTMLResponse)
@@ -559,8 +560,8 @@ def live_secret(request: Request, public_id: str, csrf: Csrf, code: Code = "") -
 
 
 @pages.post("/live/{public_id}/guess", response_class=HTMLResponse)
-def live_guess(request: Request, public_id: str, csrf: Csrf, code: Code = "", row: Token = "") -> Response:
-    number = int(row) if row.isascii() and row.isdigit() and len(row) < 4 else None
+def live_guess(request: Request, public_id: str, csrf: Csrf, code: Code = "", row: Row = "") -> Response:
+    number = int(row) if row.isascii() and row.isdigit() else None
     return _act(request, public_id, csrf, lambda session: guess(request, session, public_id, code, number))
 
 
