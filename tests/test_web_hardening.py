@@ -175,3 +175,20 @@ def test_web_sessions_end(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(database, "WEB_SESSION_LIFETIME", timedelta(seconds=-1))
     renewed = browser.get("/api/session")
     assert renewed.status_code == 200 and browser.cookies.get("keypeg_session") != token  # a new session
+
+
+def test_a_failing_store_is_503_not_a_missing_game(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from keypeg.store import StoreError
+
+    browser, csrf = client(url)
+    game = browser.post("/api/games", json={"variant": "classic"}, headers=csrf).json()
+    assert browser.get("/api/games/nosuchgame").status_code == 404
+
+    def down(*_args: object, **_kwargs: object) -> object:
+        raise StoreError("cannot use the database: connection refused")
+
+    monkeypatch.setattr(Store, "public_game", down)
+    monkeypatch.setattr(Store, "live", down)
+    failed = browser.get(f"/api/games/{game['id']}")
+    assert failed.status_code == 503 and "connection refused" in failed.json()["error"]
+    assert browser.get("/api/live/anything").status_code == 503

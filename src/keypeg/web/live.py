@@ -144,9 +144,14 @@ def load(request: Request, public_id: str) -> Loaded:
     store = store_of(request)
     try:
         record = store.live(public_id)
-        live = LiveMatch.from_state(json.loads(record.state))
-    except (StoreError, ValueError, KeypegError):
+    except StoreError as error:
+        if error.exit_code != 2:
+            raise  # the store failed (503), which is not "no such match"
         raise HTTPException(404, "no such match") from None
+    try:
+        live = LiveMatch.from_state(json.loads(record.state))
+    except (ValueError, KeypegError):
+        raise HTTPException(404, "no such match") from None  # a match of the computer's, or damaged
     game, keeper = None, None
     if live.match is not None and live.match.current_id is not None:
         session, keeper = continue_game(store, live.match.current_id, match_id=record.id, over_ok=True)
