@@ -837,18 +837,19 @@ class Store:
 
         return self._guarded(work)
 
-    def touch_live(self, match_id: int, seat: int, *, bump: bool = False) -> None:
+    def touch_live(self, match_id: int, seat: int, *, bump: bool = False) -> int:
         """Note that seat ``seat`` (0 or 1) of a match is here now; with ``bump``, mark the match changed
-        (a move in its game) for live viewers."""
+        (a move in its game) for live viewers. The match's version, after."""
 
-        def work() -> None:
+        def work() -> int:
             with self._session() as session:
                 values: dict[str, Any] = {"seen_first" if seat == 0 else "seen_second": _now()}
                 if bump:
                     values["version"] = MatchRow.version + 1
-                session.execute(update(MatchRow).where(MatchRow.id == match_id).values(**values))
+                query = update(MatchRow).where(MatchRow.id == match_id).values(**values).returning(MatchRow.version)
+                return int(session.execute(query).scalar_one())
 
-        self._guarded(work)
+        return self._guarded(work)
 
     def notify(self, channel: str, payload: str) -> None:
         """Tell every process listening on ``channel`` (PostgreSQL's NOTIFY); nothing on other databases,

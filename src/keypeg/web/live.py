@@ -246,8 +246,9 @@ def set_secret(request: Request, session: WebSession, public_id: str, code: str)
     save(request, loaded)
 
 
-def guess(request: Request, session: WebSession, public_id: str, code: str, row: int | None = None) -> None:
-    """The codebreaker's guess (``row``, when given, must be the next row: a request sent twice is 409)."""
+def guess(request: Request, session: WebSession, public_id: str, code: str, row: int | None = None) -> Loaded | None:
+    """The codebreaker's guess (``row``, when given, must be the next row: a request sent twice is 409);
+    the match as it now is, or ``None`` when another request counted the game it ended (read it again)."""
     loaded = load(request, public_id)
     player = _seat(loaded, session)
     if loaded.game is None:
@@ -258,10 +259,10 @@ def guess(request: Request, session: WebSession, public_id: str, code: str, row:
     loaded.live.guess(player, loaded.game, code)
     _sync(loaded)
     if loaded.game.is_over and not over_before:
-        _save_counted(request, loaded)  # the game is counted: the match moves on
-    else:
-        store_of(request).touch_live(loaded.id, 0 if player == loaded.live.first else 1, bump=True)
-        bus_of(request).changed(loaded.id)
+        return loaded if _save_counted(request, loaded) else None  # the game is counted: the match moves on
+    loaded.version = store_of(request).touch_live(loaded.id, 0 if player == loaded.live.first else 1, bump=True)
+    bus_of(request).changed(loaded.id)
+    return loaded
 
 
 def resign(request: Request, session: WebSession, public_id: str) -> None:
@@ -274,20 +275,22 @@ def resign(request: Request, session: WebSession, public_id: str) -> None:
         save(request, loaded)
 
 
-def _save_counted(request: Request, loaded: Loaded) -> None:
-    """Save the match after its game ended; if a follower's request counted the game first (it saw the
-    finished game in the store), that stands."""
+def _save_counted(request: Request, loaded: Loaded) -> bool:
+    """Save the match after its game ended (``True``); if a follower's request counted the game first (it
+    saw the finished game in the store), that stands (``False``)."""
     counted = loaded.game
     try:
         save(request, loaded)
+        return True
     except HTTPException as conflict:
         again = load(request, loaded.public_id)
         if conflict.status_code != 409 or counted is None or again.live.match is None:
             raise
         if again.live.match.current_id is not None and again.game is not None and not again.game.is_over:
-            return  # counted, and the next game already set
+            return False  # counted, and the next game already set
         if len(again.live.match.match.played) < len(loaded.live.match.match.played):  # type: ignore[union-attr]
             raise
+        return False
 
 
 def snapshot(request: Request, public_id: str, viewer: str | None, *, present: bool = True) -> dict[str, Any]:
@@ -300,10 +303,14 @@ def snapshot(request: Request, public_id: str, viewer: str | None, *, present: b
         loaded.seen = tuple(datetime.now(UTC) if k == seat else t for k, t in enumerate(loaded.seen))
     if loaded.live.second is not None:
         check_absence(request, loaded)
+    return view_of(request, loaded, viewer)
+
+
+def view_of(request: Request, loaded: Loaded, viewer: str | None) -> dict[str, Any]:
+    """What ``viewer`` may see of the match as loaded (and moved), with its version."""
     view = loaded.live.view(viewer, loaded.game)
-    view.update(
-        id=public_id, version=loaded.version, absence_limit=LIVE_ABSENCE_LIMIT, last=_last_game(request, loaded)
-    )
+    last = _last_game(request, loaded)
+    view.update(id=loaded.public_id, version=loaded.version, absence_limit=LIVE_ABSENCE_LIMIT, last=last)
     return view
 
 
@@ -392,8 +399,8 @@ def api_guess(
     request: Request, match_id: str, body: GuessIn, session: Annotated[WebSession, Depends(changing)]
 ) -> dict[str, Any]:
     """As codebreaker, guess: the server scores it."""
-    guess(request, session, match_id, body.code, body.row)
-    return snapshot(request, match_id, session.player)
+    moved = guess(request, session, match_id, body.code, body.row)
+    return view_of(request, moved, session.player) if moved is not None else snapshot(request, match_id, session.player)
 
 
 @api.post("/{match_id}/resign")
