@@ -1,0 +1,304 @@
+"""keypeg beside the fastest C++ solver known, fancidev's mastermind-strategy (`mmstrat`), same work, same run.
+
+Builds mmstrat with ``../shared/anchors/build-mmstrat`` (skips, saying why, without g++ or cmake or when
+the build fails), then runs keypeg and mmstrat interleaved (keypeg, mmstrat, keypeg, ...) on the same
+work, one thread each (NUMBA_NUM_THREADS=1; mmstrat ``-mt 1``), several runs, and gives the medians
+and their ratio. Rows:
+
+- 4x6, each heuristic, whole process: ``keypeg analyze -s NAME --json`` vs ``mmstrat -r mm -s NAME -S -q``;
+- 4x6, each heuristic, in one process: keypeg's ``build_tree`` in this process after a warm-up call, vs
+  mmstrat's whole-process time minus its start-up (mmstrat prints no time of its own; its start-up is
+  the median time of ``mmstrat -r p2c2r -s simple``, a game of four codes);
+- 5x8 (mmstrat's ``lg``) worst-case / expected-size / entropy / most-parts, whole process;
+- optimal 4x6 and 4x7 (``p4c7r``) whole process (4x7 left out by ``--quick``), bulls-and-cows with ``--long``;
+- the first run after install: keypeg with an empty numba cache (``NUMBA_CACHE_DIR``), ``analyze`` and
+  ``optimal`` on classic, against the same command warm and against mmstrat (one run each unless ``--runs``
+  says more with ``--cold-runs``).
+
+    python benchmarks/anchor.py [--runs 3] [--quick] [--long] [--all-cores] [--no-save] [--mmstrat PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numba
+from report import report
+
+from keypeg import Rules
+from keypeg.analysis.tree import build_tree
+from keypeg.strategies import make_strategy
+
+BUILD = Path(__file__).resolve().parents[2] / "shared" / "anchors" / "build-mmstrat"
+# keypeg's name -> mmstrat's
+NAMES = {
+    "simple": "simple",
+    "worst-case": "minmax",
+    "expected-size": "minavg",
+    "entropy": "entropy",
+    "most-parts": "parts",
+}
+HEURISTICS = ("worst-case", "expected-size", "entropy", "most-parts")
+
+
+def build_mmstrat(given: str | None) -> tuple[str | None, str]:
+    """The mmstrat binary's path, or None and why not."""
+    if given:
+        return given, f"mmstrat: {given}"
+    if not BUILD.exists():
+        return None, f"no build script at {BUILD}"
+    missing = [tool for tool in ("cmake", "make") if not shutil.which(tool)]
+    if not (shutil.which("g++") or shutil.which("c++")):
+        missing.append("g++")
+    if missing:
+        return None, f"cannot build mmstrat: no {', '.join(missing)} on this machine"
+    done = subprocess.run([str(BUILD)], capture_output=True, text=True)
+    path = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    if done.returncode or not os.access(path, os.X_OK):
+        return None, f"building mmstrat failed: {done.stderr.strip()[-300:]}"
+    return path, f"mmstrat built by {BUILD.name}: {path}"
+
+
+def keypeg() -> list[str]:
+    found = shutil.which("keypeg", path=str(Path(sys.executable).parent))
+    return [found] if found else [sys.executable, "-m", "keypeg"]
+
+
+def run(args: list[str], env: dict[str, str]) -> tuple[float, str]:
+    """Whole-process seconds and stdout."""
+    started = time.perf_counter()
+    done = subprocess.run(args, capture_output=True, text=True, env=env)
+    seconds = time.perf_counter() - started
+    if done.returncode:
+        raise RuntimeError(f"{' '.join(args)} failed: {done.stderr.strip()[-500:]}")
+    return seconds, done.stdout
+
+
+def keypeg_total(out: str) -> int:
+    return int(json.loads(out)["total"])
+
+
+def mmstrat_total(out: str) -> int:
+    return int(out.strip().split(":")[0])  # -q prints total:worst:count-at-worst
+
+
+def interleaved(
+    first: Callable[[], tuple[float, int]], second: Callable[[], tuple[float, int]], runs: int, warm: bool
+) -> tuple[list[float], int, list[float], int]:
+    """Times of ``first`` and ``second`` taken in turn, after one unmeasured call each when ``warm``."""
+    if warm:
+        first()
+        second()
+    times_a, times_b = [], []
+    total_a = total_b = 0
+    for _ in range(runs):
+        seconds, total_a = first()
+        times_a.append(seconds)
+        seconds, total_b = second()
+        times_b.append(seconds)
+    return times_a, total_a, times_b, total_b
+
+
+def fmt(seconds: float) -> str:
+    return f"{seconds:.3f}" if seconds < 10 else f"{seconds:.1f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=3, help="timed runs of each side per row (median)")
+    parser.add_argument("--cold-runs", type=int, default=1, help="runs of the empty-cache rows")
+    parser.add_argument("--quick", action="store_true", help="4x6 rows and 5x8 worst case only; nothing saved")
+    parser.add_argument("--long", action="store_true", help="also optimal bulls-and-cows (minutes)")
+    parser.add_argument("--all-cores", action="store_true", help="also the whole-process rows on all cores")
+    parser.add_argument("--no-save", action="store_true")
+    parser.add_argument("--mmstrat", help="an mmstrat binary to use instead of building one")
+    options = parser.parse_args()
+    mmstrat, how = build_mmstrat(options.mmstrat)
+    if mmstrat is None:
+        print(f"skipped: {how}")
+        return
+    cores = os.cpu_count() or 1
+    folder = tempfile.mkdtemp(prefix="keypeg-anchor-")
+    base = {
+        **os.environ,
+        "KEYPEG_DB": f"sqlite:///{folder}/k.sqlite3",
+        "KEYPEG_PLAYER": "bench",
+        "KEYPEG_CACHE": f"{folder}/solved",
+    }
+    one = {**base, "NUMBA_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    many = {**base, "NUMBA_NUM_THREADS": str(cores)}
+    kp = keypeg()
+
+    def whole(kargs: list[str], margs: list[str], env: dict[str, str], threads: int, runs: int, warm: bool):
+        def first() -> tuple[float, int]:
+            seconds, out = run([*kp, *kargs, "--json"], env)
+            return seconds, keypeg_total(out)
+
+        def second() -> tuple[float, int]:
+            seconds, out = run([mmstrat, *margs, "-S", "-q", "-mt", str(threads)], env)
+            return seconds, mmstrat_total(out)
+
+        return interleaved(first, second, runs, warm)
+
+    rows: list[list[str]] = []
+    columns = ["work", "keypeg s", "mmstrat s", "keypeg / mmstrat", "keypeg total", "mmstrat total"]
+    if options.all_cores:
+        columns += [f"keypeg {cores} cores s", f"mmstrat {cores} cores s", f"ratio {cores} cores"]
+
+    def add(label: str, kargs: list[str], margs: list[str], runs: int, warm: bool = True) -> None:
+        ka, kt, ma, mt = whole(kargs, margs, one, 1, runs, warm)
+        k, m = statistics.median(ka), statistics.median(ma)
+        row = [label, fmt(k), fmt(m), f"{k / m:.2f}", f"{kt:,}", f"{mt:,}"]
+        if options.all_cores:
+            ka, _, ma, _ = whole(kargs, margs, many, cores, runs, False)
+            k, m = statistics.median(ka), statistics.median(ma)
+            row += [fmt(k), fmt(m), f"{k / m:.2f}"]
+        rows.append(row)
+        print(" | ".join(row), flush=True)
+
+    # 4x6, whole process
+    for name, theirs in NAMES.items():
+        add(f"4x6 {name} / {theirs}, whole process", ["analyze", "-s", name], ["-r", "mm", "-s", theirs], options.runs)
+
+    # 4x6, guesses from the codes that fit only: keypeg --pool consistent, mmstrat -po
+    for name in HEURISTICS:
+        theirs = NAMES[name]
+        add(
+            f"4x6 {name} --pool consistent / {theirs} -po, whole process",
+            ["analyze", "-s", name, "--pool", "consistent"],
+            ["-r", "mm", "-s", theirs, "-po"],
+            options.runs,
+        )
+
+    # 4x6, in one process: keypeg's build_tree here; mmstrat's process time minus its start-up
+    numba.set_num_threads(1)
+    classic = Rules(4, 6)
+    first_call = []
+    for name in (*HEURISTICS, "simple"):
+        started = time.perf_counter()
+        build_tree(make_strategy(name), classic)
+        first_call.append(time.perf_counter() - started)
+    startup = [run([mmstrat, "-r", "p2c2r", "-s", "simple", "-S", "-q", "-mt", "1"], one)[0] for _ in range(9)]
+    mm_startup = statistics.median(startup)
+    for name, theirs in NAMES.items():
+        strategy = make_strategy(name)
+
+        def inside() -> tuple[float, int]:
+            started = time.perf_counter()
+            tree = build_tree(strategy, classic)  # noqa: B023
+            return time.perf_counter() - started, tree.stats.total
+
+        def outside() -> tuple[float, int]:
+            seconds, out = run([mmstrat, "-r", "mm", "-s", theirs, "-S", "-q", "-mt", "1"], one)  # noqa: B023
+            return seconds - mm_startup, mmstrat_total(out)
+
+        ka, kt, ma, mt = interleaved(inside, outside, max(options.runs, 5), True)
+        k, m = statistics.median(ka), max(statistics.median(ma), 1e-4)
+        row = [f"4x6 {name} / {theirs}, in one process", fmt(k), fmt(m), f"{k / m:.1f}", f"{kt:,}", f"{mt:,}"]
+        rows.append(row + ([""] * 3 if options.all_cores else []))
+        print(" | ".join(row), flush=True)
+
+    # 5x8, whole process
+    for name in HEURISTICS[:1] if options.quick else HEURISTICS:
+        add(
+            f"5x8 {name} / {NAMES[name]}, whole process",
+            ["analyze", "-s", name, "-p", "5", "-c", "8"],
+            ["-r", "lg", "-s", NAMES[name]],
+            options.runs,
+            warm=False,
+        )
+
+    # optimal, whole process
+    no_store = ["--no-save", "--restart"]
+    add("optimal 4x6, whole process", ["optimal", *no_store], ["-r", "mm", "-s", "optimal"], options.runs)
+    if not options.quick:
+        add(
+            "optimal 4x7, whole process",
+            ["optimal", "-p", "4", "-c", "7", *no_store],
+            ["-r", "p4c7r", "-s", "optimal"],
+            options.runs,
+            warm=False,
+        )
+    if options.long:
+        add(
+            "optimal bulls-and-cows, whole process",
+            ["optimal", "-v", "bulls-and-cows", *no_store],
+            ["-r", "bc", "-s", "optimal"],
+            1,
+            warm=False,
+        )
+
+    # first run after install: an empty numba cache each time
+    cold_notes = []
+    if not options.quick:
+        for label, kargs, margs in [
+            ("analyze 4x6 worst-case", ["analyze", "-s", "worst-case", "--json"], ["-r", "mm", "-s", "minmax"]),
+            ("optimal 4x6", ["optimal", *no_store, "--json"], ["-r", "mm", "-s", "optimal"]),
+        ]:
+            cold, warm, theirs = [], [], []
+            total = 0
+            for _ in range(options.cold_runs):
+                with tempfile.TemporaryDirectory(prefix="keypeg-numba-") as empty:
+                    seconds, out = run([*kp, *kargs], {**one, "NUMBA_CACHE_DIR": empty})
+                    cold.append(seconds)
+                    warm.append(run([*kp, *kargs], {**one, "NUMBA_CACHE_DIR": empty})[0])
+                total = keypeg_total(out)
+                seconds, out = run([mmstrat, *margs, "-S", "-q", "-mt", "1"], one)
+                theirs.append(seconds)
+            k, w, m = statistics.median(cold), statistics.median(warm), statistics.median(theirs)
+            row = [
+                f"{label}, first run after install",
+                fmt(k),
+                fmt(m),
+                f"{k / m:.0f}",
+                f"{total:,}",
+                mmstrat_total(out),
+            ]
+            row[-1] = f"{row[-1]:,}"
+            rows.append(row + ([""] * 3 if options.all_cores else []))
+            cold_notes.append(f"{label}: {fmt(k)} s with an empty numba cache, {fmt(w)} s on the next run")
+            print(" | ".join(row), flush=True)
+
+    shutil.rmtree(folder, ignore_errors=True)
+    calls = ", ".join(f"{name} {fmt(s)} s" for name, s in zip((*HEURISTICS, "simple"), first_call, strict=True))
+    notes = [
+        how + f"; one thread each (NUMBA_NUM_THREADS=1, mmstrat -mt 1); medians of {options.runs} interleaved "
+        "runs after one unmeasured run of each (none for the 5x8 and 4x7 rows); ratios from this run only.",
+        "In one process: keypeg's build_tree after a warm-up call (median of at least 5); mmstrat prints no "
+        f"time of its own, so its figure is its whole-process time minus its start-up ({mm_startup * 1000:.1f} ms, "
+        "the median of 9 runs of `mmstrat -r p2c2r -s simple`).",
+        f"keypeg's first build_tree calls in this process (loading or compiling kernels): {calls}.",
+        *cold_notes,
+        "Conventions: expected-size / minavg, most-parts / parts and optimal build the same trees (same totals). "
+        "mmstrat's minmax ranks guesses by the whole sorted list of partition sizes (largest, then the "
+        "second largest, ...), the perfect-match part counted as empty; keypeg's worst-case is Knuth's rule "
+        "(largest part, then a fitting guess, then the first in order): 5801 against 5778 on 4x6, and no keypeg "
+        "option (--first, --pool, --tie) gives mmstrat's rule (--tie last also gives 5801). entropy differs by "
+        "mmstrat's correction for the perfect match; simple takes the first fitting code in a different order. "
+        "The --pool consistent / -po rows compare the two with guesses from the fitting codes only.",
+        "Whole process: from the shell to the exit, so keypeg's figure includes Python's start-up, keypeg's "
+        "imports and loading numba's cached kernels.",
+    ]
+    report(
+        "anchor",
+        "keypeg beside mmstrat (fancidev's C++ solver), one thread each",
+        " ".join(["python benchmarks/anchor.py", *sys.argv[1:]]),
+        notes,
+        columns,
+        rows,
+        save=not (options.no_save or options.quick),
+    )
+
+
+if __name__ == "__main__":
+    main()
