@@ -16,7 +16,6 @@ from keypeg.errors import KeypegError
 from keypeg.limits import WEB_BUDGET, WEB_LISTED, WEB_SCORED_LINES
 from keypeg.rules import Rules
 from keypeg.strategies import REGISTRY, find_strategy
-from keypeg.variants import VARIANTS
 from keypeg.web.analysis_api import analyse, strategies
 from keypeg.web.pages import RulesForm, page, rules_query
 
@@ -65,7 +64,6 @@ def analyse_page(
         "analyse.html",
         status=400 if error else 200,
         active="Analyse",
-        variants=list(VARIANTS.values()),
         chosen=fields,
         scored=scored,
         rules=rules,
@@ -164,7 +162,6 @@ def strategies_page(request: Request, fields: Annotated[RulesForm, Depends(rules
         "strategies.html",
         status=400 if error else 200,
         active="Strategies",
-        variants=list(VARIANTS.values()),
         chosen=fields,
         rules=rules,
         comparison=comparison,

@@ -13,10 +13,10 @@ from pydantic import BaseModel, Field
 from keypeg.errors import KeypegError
 from keypeg.play.daily import DailyResult, attempt, check_day, daily_board, share_grid, start_daily, streak, today
 from keypeg.store import PlayedAlreadyError
-from keypeg.variants import VARIANTS, Variant, find_variant
+from keypeg.variants import Variant, find_variant
 from keypeg.web.api import ERRORS, GameOut, RequestBody, changing, game_out, session_of
 from keypeg.web.games import new_id
-from keypeg.web.pages import form_session, page, redirect
+from keypeg.web.pages import Csrf, form_session, page, redirect
 from keypeg.web.sessions import WebSession, current, store_of
 
 __all__ = ["api", "pages", "DailyOut", "grid_of"]
@@ -118,13 +118,13 @@ def daily_start(request: Request, body: DailyIn, session: Annotated[WebSession, 
 def daily_page(request: Request, variant: VariantName = "classic") -> Response:
     """Today's puzzles: play yours, share your grid, see the day's board."""
     state = daily_state(request, variant)
-    return page(request, "daily.html", active="Daily", daily=state, variants=list(VARIANTS.values()))
+    return page(request, "daily.html", active="Daily", daily=state)
 
 
 @pages.post("/daily", response_class=HTMLResponse)
 def daily_play(
     request: Request,
-    csrf: Annotated[str, Form(max_length=128)],
+    csrf: Csrf,
     variant: Annotated[str, Form(max_length=64)] = "classic",
 ) -> Response:
     session = form_session(request, csrf)

@@ -35,10 +35,9 @@ from keypeg.play.records import GameKeeper, RecordingError, continue_game
 from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
 from keypeg.store import Store, StoreError, player_name
-from keypeg.variants import VARIANTS
 from keypeg.web.api import ERRORS, RequestBody, RulesIn, changing, session_of
 from keypeg.web.games import new_id, player_for
-from keypeg.web.pages import RulesForm, form_session, page, redirect, rules_form
+from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_form, whole_number
 from keypeg.web.sessions import WebSession, current, store_of
 
 __all__ = ["api", "pages", "LiveBus", "CHANNEL", "invite_token"]
@@ -457,7 +456,6 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
 # -- the pages ---------------------------------------------------------------------------------------
 
 
-Csrf = Annotated[str, Form(max_length=128)]
 Code = Annotated[str, Form(max_length=200)]
 Token = Annotated[str, Form(max_length=64)]
 Row = Annotated[str, Form(max_length=4)]
@@ -479,9 +477,7 @@ def live_form(request: Request) -> Response:
             mine.append(
                 {"id": public_id, "names": names, "points": [points[p] for p in live.seats], "over": live.is_over}
             )
-    return page(
-        request, "live_new.html", active="Friends", variants=list(VARIANTS.values()), chosen=RulesForm(), mine=mine
-    )
+    return page(request, "live_new.html", active="Friends", chosen=RulesForm(), mine=mine)
 
 
 @pages.post("/live", response_class=HTMLResponse)
@@ -494,15 +490,13 @@ def live_create(
 ) -> Response:
     session = form_session(request, csrf)
     try:
-        count = int(games) if games.isascii() and games.isdigit() else 0
-        public_id = create(request, session, fields.rules(), count, nickname)
+        public_id = create(request, session, fields.rules(), whole_number(games, "games"), nickname)
     except KeypegError as error:
         return page(
             request,
             "live_new.html",
             status=400,
             active="Friends",
-            variants=list(VARIANTS.values()),
             chosen=fields,
             mine=[],
             error=str(error),

@@ -21,6 +21,7 @@ from keypeg.code import Feedback
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 from keypeg.text import visible
+from keypeg.variants import VARIANTS, rules_from_options
 from keypeg.web.sessions import WebSession, check_origin, current, open_session
 
 if TYPE_CHECKING:
@@ -37,6 +38,8 @@ __all__ = [
     "pegs_of",
     "palette",
     "RulesForm",
+    "Csrf",
+    "whole_number",
     "rules_form",
     "rules_query",
 ]
@@ -96,7 +99,9 @@ def answers(rules: Rules, choice: Choice) -> list[Feedback]:
     return [f for f in rules.feedbacks() if any(f in g.parts for g in choice.ranked)]
 
 
-TEMPLATES.globals.update(palette=palette, pegs_of=pegs_of, key_pegs=key_pegs, answers=answers)
+TEMPLATES.globals.update(
+    palette=palette, pegs_of=pegs_of, key_pegs=key_pegs, answers=answers, presets=list(VARIANTS.values())
+)
 
 
 def page(request: Request, template: str, *, status: int = 200, **context: Any) -> HTMLResponse:
@@ -162,8 +167,6 @@ class RulesForm:
 
     def rules(self) -> Rules:
         """The rules the fields describe (:class:`KeypegError`, a usage error, when they describe none)."""
-        from keypeg.variants import rules_from_options
-
         return rules_from_options(
             self.variant.strip() or None,
             _number("pegs", self.pegs),
@@ -174,13 +177,16 @@ class RulesForm:
         )
 
 
-def _number(field: str, text: str) -> int | None:
+def whole_number(text: str, field: str) -> int:
+    """A form field's whole number (a usage error, naming the field, otherwise)."""
     text = text.strip()
-    if not text:
-        return None
     if not text.isascii() or not text.isdigit() or len(text) > 4:
         raise KeypegError(f"{field} must be a whole number, not {visible(text, 20)!r}")
     return int(text)
+
+
+def _number(field: str, text: str) -> int | None:
+    return whole_number(text, field) if text.strip() else None
 
 
 def _choice(field: str, text: str) -> bool | None:
@@ -189,6 +195,8 @@ def _choice(field: str, text: str) -> bool | None:
     return None if not text else text == "yes"
 
 
+Csrf = Annotated[str, Form(max_length=128)]
+"""The hidden ``csrf`` field every form sends."""
 Field = Annotated[str, Form(max_length=64)]
 
 

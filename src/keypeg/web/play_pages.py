@@ -13,7 +13,6 @@ from keypeg.code import Feedback
 from keypeg.errors import InconsistentScoreError, KeypegError
 from keypeg.play.levels import LEVELS
 from keypeg.play.sessions import BreakSession, SolveSession
-from keypeg.variants import VARIANTS
 from keypeg.web.games import (
     EXPLAIN_TOP,
     LoadedGame,
@@ -27,28 +26,16 @@ from keypeg.web.games import (
     save_game,
     start_game,
 )
-from keypeg.web.pages import RulesForm, form_session, page, redirect, rules_form
+from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_form, whole_number
 from keypeg.web.sessions import current, store_of
 
 __all__ = ["router"]
 
 router = APIRouter(include_in_schema=False)
 
-Csrf = Annotated[str, Form(max_length=128)]
 Code = Annotated[str, Form(max_length=200)]
 Row = Annotated[str, Form(max_length=4)]
 PublicId = Annotated[str, Form(max_length=64)]
-
-
-def _variants() -> list[object]:
-    return list(VARIANTS.values())
-
-
-def _number(text: str, field: str) -> int:
-    text = text.strip()
-    if not text.isascii() or not text.isdigit() or len(text) > 3:
-        raise KeypegError(f"{field} must be a whole number")
-    return int(text)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -59,9 +46,7 @@ def home(request: Request) -> Response:
     if session is not None and session.player is not None:
         recent = store_of(request).history(session.player, limit=20)
         playing = [g for g in recent if g.outcome is None and g.public_id is not None]
-    return page(
-        request, "home.html", active="Play", variants=_variants(), chosen=RulesForm(), levels=LEVELS, playing=playing
-    )
+    return page(request, "home.html", active="Play", chosen=RulesForm(), levels=LEVELS, playing=playing)
 
 
 @router.post("/play", response_class=HTMLResponse)
@@ -76,14 +61,13 @@ def start(
     session = form_session(request, csrf)
     try:
         rules = fields.rules()
-        game = new_game(rules, role, level=_number(level, "level"), practice=practice == "yes")
+        game = new_game(rules, role, level=whole_number(level, "level"), practice=practice == "yes")
     except KeypegError as error:
         return page(
             request,
             "home.html",
             status=400,
             active="Play",
-            variants=_variants(),
             chosen=fields,
             levels=LEVELS,
             playing=[],
@@ -186,7 +170,7 @@ def score(
     def move(game: object) -> None:
         if not isinstance(game, SolveSession):
             raise KeypegError("in this game you guess")
-        game.score(Feedback(_number(black or "0", "black"), _number(white or "0", "white")))
+        game.score(Feedback(whole_number(black or "0", "black"), whole_number(white or "0", "white")))
 
     return _move(request, public_id, csrf, move, row)
 
@@ -231,7 +215,7 @@ def help_(
 @router.get("/match", response_class=HTMLResponse)
 def match_form(request: Request) -> Response:
     """Start a match against the computer."""
-    return page(request, "match_new.html", active="Match", variants=_variants(), chosen=RulesForm(), levels=LEVELS)
+    return page(request, "match_new.html", active="Match", chosen=RulesForm(), levels=LEVELS)
 
 
 @router.post("/match", response_class=HTMLResponse)
@@ -245,7 +229,7 @@ def match_start(
     session = form_session(request, csrf)
     try:
         rules = fields.rules()
-        count, strength = _number(games, "games"), _number(level, "level")
+        count, strength = whole_number(games, "games"), whole_number(level, "level")
         if count < 2 or count % 2 or count > 20:
             raise KeypegError("a match has an even number of games, from 2 to 20")
         if strength not in LEVELS:
@@ -257,7 +241,6 @@ def match_start(
             "match_new.html",
             status=400,
             active="Match",
-            variants=_variants(),
             chosen=fields,
             levels=LEVELS,
             error=str(error),

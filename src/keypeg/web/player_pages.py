@@ -16,14 +16,13 @@ from keypeg.play.live import LiveMatch, standing
 from keypeg.store import Store
 from keypeg.variants import VARIANTS
 from keypeg.web.accounts import check_login, register_player, welcome
-from keypeg.web.pages import RulesForm, form_session, page, redirect, rules_query
+from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_query
 from keypeg.web.sessions import current, new_session, store_of
 
 __all__ = ["router", "Chart", "trend_chart"]
 
 router = APIRouter(include_in_schema=False)
 
-Csrf = Annotated[str, Form(max_length=128)]
 Name = Annotated[str, Form(max_length=64)]
 Password = Annotated[str, Form(max_length=1000)]
 
@@ -155,7 +154,6 @@ def top(request: Request, fields: Annotated[RulesForm, Depends(rules_query)]) ->
         "top.html",
         status=400 if error else 200,
         active="Players",
-        variants=list(VARIANTS.values()),
         chosen=fields,
         rules=rules,
         board=board,
