@@ -50,6 +50,7 @@ from web_load import (
     cpu_note,
     database,
     ms,
+    paced,
     percentile,
     server,
     server_command,
@@ -466,12 +467,9 @@ def summary(
     if options.variant != "classic":
         command += f" --variant {options.variant}"
     command += server_command(options, workers)
-    title = "Live matches between two people under load, on loopback"
-    if options.think:
-        title += f": players pausing {options.think:g} s on average"
     report(
         "web",
-        title,
+        paced("Live matches between two people under load, on loopback", options.think),
         command,
         notes,
         ["latency", "count", "p50 ms", "p99 ms", "max ms"],

@@ -520,6 +520,11 @@ def checked_workers(parser: argparse.ArgumentParser, options: argparse.Namespace
     return 1 if options.sqlite else int(options.workers)
 
 
+def paced(title: str, think: float) -> str:
+    """A section's title, with the players' pause when they take one (each pace is a section of its own)."""
+    return f"{title}: players pausing {think:g} s on average" if think else title
+
+
 def server_command(options: argparse.Namespace, workers: int) -> str:
     """How the report names the options shared by every load test."""
     command = " --sqlite" if options.sqlite else f" --workers {workers}"
@@ -640,12 +645,9 @@ def summary(
     if options.maker_games != 5:
         command += f" --maker-games {options.maker_games}"
     command += server_command(options, workers)
-    title = "The web app under load, on loopback"
-    if options.think:
-        title += f": players pausing {options.think:g} s on average"
     report(
         "web",
-        title,
+        paced("The web app under load, on loopback", options.think),
         command,
         notes,
         ["request", "count", "p50 ms", "p99 ms", "max ms"],
