@@ -26,7 +26,7 @@ CORE |= {"keypeg.game", "keypeg.limits", "keypeg.text"}
 THIRD_PARTY = {
     "core": set(),
     "kernels": {"numpy", "numba", "llvmlite"},
-    "engine": {"numpy", "numba", "ortools", "platformdirs"},
+    "engine": {"numpy", "numba", "ortools", "platformdirs", "distributed"},
     "store": {"sqlalchemy", "alembic", "argon2", "platformdirs", "confusable_homoglyphs", "psycopg"},
     "play": {"numpy"},
     "cli": {"click", "rich", "matplotlib", "numpy", "uvicorn"},
