@@ -242,7 +242,7 @@ def analysis_table(built: list[StrategyTree]) -> Table:
     rounds = range(1, max(tree.stats.max for tree in built) + 1)
     for tree in built:
         c = tree.conventions
-        table.add_column(f"{c['strategy']}\nfrom {tree.root.guess}", justify="right")
+        table.add_column(f"{c['strategy']}\nfrom {tree.first_guess}", justify="right")
     for r in rounds:
         table.add_row(str(r), *[str(tree.stats.distribution.get(r, 0)) for tree in built])
     table.add_section()

@@ -24,7 +24,7 @@ import numpy.typing as npt
 from keypeg import limits
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
-from keypeg.kernels import _score, _select, _symmetry
+from keypeg.kernels import _score, _select, _symmetry, _tree
 from keypeg.kernels._space import code_keys, encode, enumerate_codes
 from keypeg.kernels.exact import ExactSearch, SearchCounters
 from keypeg.rules import Rules
@@ -37,6 +37,9 @@ __all__ = [
     "COSTS",
     "ExactSearch",
     "SearchCounters",
+    "TreeRule",
+    "Grown",
+    "threads",
     "feedback_ordinal",
     "ordinal_feedback",
 ]
@@ -68,6 +71,33 @@ part sizes (expected size), minus the number of parts (most parts), sum of n log
 sum over parts of ``values[size]`` for given values (``table-sum``)."""
 
 
+class TreeRule(NamedTuple):
+    """How the tree kernel decides at every node (see :mod:`keypeg.kernels._tree`): the cost minimised
+    (a key of :data:`COSTS` but ``table-sum``, or ``simple``), guesses from every code or the fitting
+    ones, ties to the ``last`` code, a fitting guess preferred, symmetry classes from this many fitting
+    codes (0: never) under the peg permutations ``perms``, and the relative tolerance of ties."""
+
+    cost: str
+    pool_all: bool
+    last: bool
+    prefer: bool
+    symmetry_from: int
+    perms: npt.NDArray[np.int64]
+    tolerance: float = 0.0
+
+
+class Grown(NamedTuple):
+    """A subtree as flat arrays, root first and each node after its parent: each node's guess (code
+    index), its number of secrets, its parent's row (-1 for the root) and the feedback ordinal from
+    the parent (-1 for the root); and ``solved[d]``, the secrets solved by the ``d``-th guess."""
+
+    guesses: npt.NDArray[np.int64]
+    sizes: npt.NDArray[np.int64]
+    parents: npt.NDArray[np.int64]
+    feedbacks: npt.NDArray[np.int64]
+    solved: npt.NDArray[np.int64]
+
+
 class Encoded(NamedTuple):
     """Codes as bit sets (see :mod:`keypeg.kernels._space`): ``N x W`` words each of position
     bits (their common bits count the black pegs) and count bits (black plus white)."""
@@ -84,6 +114,11 @@ class Encoded(NamedTuple):
         """The codes at ``rows`` (one row gives a set of one code)."""
         picked = np.atleast_1d(np.asarray(rows, dtype=np.intp))
         return Encoded(self.position_bits[picked], self.count_bits[picked])
+
+
+def threads() -> int:
+    """The threads the kernels run on (see ``keypeg --threads``)."""
+    return int(numba.get_num_threads())
 
 
 def _parallel(jobs: int) -> bool:
@@ -382,6 +417,71 @@ class CodeSpace:
         ordinals = np.array([f for _, f in history], dtype=np.uint8)
         mask = self.scorer.consistent_mask(self.encoded(candidates), self.encoded(guesses), ordinals)
         return candidates[mask]
+
+    # -- whole trees ---------------------------------------------------------------------
+
+    @property
+    def grows_trees(self) -> bool:
+        """Whether the tree kernel takes these codes (one word of position bits and one of count bits)."""
+        return bool(self._bits.position_bits.shape[1] == 1 and self._bits.count_bits.shape[1] == 1)
+
+    @cached_property
+    def _words(self) -> tuple[Words, Words]:
+        """The one-word encodings as flat arrays (see :attr:`grows_trees`)."""
+        bits = self._bits
+        return np.ascontiguousarray(bits.position_bits[:, 0]), np.ascontiguousarray(bits.count_bits[:, 0])
+
+    def _tree_arguments(self, rule: TreeRule, n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """The tree kernel's ``params`` and ``values`` for ``rule`` on nodes of up to ``n`` codes."""
+        pegs = self.pegs
+        number = _tree.SIMPLE if rule.cost == "simple" else COSTS[rule.cost]
+        values = _n_log2_n(n) if rule.cost == "sum-n-log-n" else _NO_VALUES
+        parts = (pegs + 1) * (pegs + 2) // 2 - (1 if pegs > 1 else 0)  # every feedback but (pegs - 1, 1)
+        params = np.array(
+            [pegs, self.rules.num_colors, number, rule.pool_all, rule.last, rule.prefer, rule.symmetry_from, parts],
+            dtype=np.int64,
+        )
+        return params, np.append(values, rule.tolerance)
+
+    def decide(self, rule: TreeRule, history: Sequence[int], candidates: Index) -> int:
+        """The guess ``rule`` makes for the fitting codes ``candidates`` (increasing) after the guesses
+        ``history`` (code indices)."""
+        seg = np.ascontiguousarray(candidates, dtype=np.int64)
+        params, values = self._tree_arguments(rule, seg.size)
+        return int(
+            _tree.decide(
+                *self._words,
+                self.codes,
+                seg,
+                np.zeros(self.size, dtype=np.bool_),
+                np.asarray(history, dtype=np.int64),
+                rule.perms,
+                params,
+                values,
+                np.empty(self.size, dtype=np.float64),
+            )
+        )
+
+    def grow(
+        self, rule: TreeRule, history: Sequence[int], candidates: Index, *, root: int = -1, max_depth: int
+    ) -> Grown | None:
+        """The subtree ``rule`` plays for the fitting codes ``candidates`` (increasing) after the
+        guesses ``history``, its root guessing ``root`` if not negative; ``None`` if a node is deeper
+        than ``max_depth``. Releases the GIL: subtrees grow on threads side by side."""
+        seg = np.ascontiguousarray(candidates, dtype=np.int64)
+        params, values = self._tree_arguments(rule, seg.size)
+        count, *arrays = _tree.grow(
+            *self._words,
+            self.codes,
+            seg,
+            np.asarray(history, dtype=np.int64),
+            rule.perms,
+            params,
+            values,
+            root,
+            max_depth,
+        )
+        return None if count == _tree.NO_PROGRESS else Grown(*arrays)
 
     # -- symmetry ------------------------------------------------------------------------
 

@@ -17,11 +17,11 @@ import numpy.typing as npt
 
 from keypeg.code import Code
 from keypeg.errors import InvalidCodeError, KeypegError
-from keypeg.kernels import CodeSpace, Index
+from keypeg.kernels import CodeSpace, Index, TreeRule
 from keypeg.knowledge import Knowledge
 from keypeg.rules import Rules
 from keypeg.strategies.choice import Choice, Ranked, rank_guesses
-from keypeg.symmetry import representatives
+from keypeg.symmetry import peg_permutations, representatives
 
 __all__ = ["Position", "Strategy", "Pool", "Tie", "SYMMETRY_MIN_CANDIDATES", "members"]
 
@@ -151,6 +151,24 @@ class Strategy(ABC):
         if position.candidates.size <= 2:
             return self._break_tie(position, position.candidates)
         return self._decide(position)
+
+    def tree_rule(self, rules: Rules) -> TreeRule | None:
+        """How the tree kernel makes this strategy's decisions (past the first guess), if it can."""
+        return None
+
+    def _kernel_rule(self, rules: Rules, cost: str, tolerance: float = 0.0) -> TreeRule | None:
+        """The kernel's rule for ``cost`` under these conventions (none for random ties)."""
+        if self.tie == "random":
+            return None
+        return TreeRule(
+            cost,
+            self.pool == "all",
+            self.tie == "last",
+            self.prefer_consistent,
+            SYMMETRY_MIN_CANDIDATES if self.symmetry else 0,
+            peg_permutations(rules.pegs),
+            tolerance,
+        )
 
     @abstractmethod
     def _decide(self, position: Position) -> int:

@@ -7,6 +7,8 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
+from keypeg.kernels import TreeRule
+from keypeg.rules import Rules
 from keypeg.strategies.base import Position, Scored, Strategy
 
 __all__ = ["PartitionStrategy", "WorstCase", "ExpectedSize", "Entropy", "MostParts", "TwoStepMostParts"]
@@ -23,6 +25,9 @@ class PartitionStrategy(Strategy):
     cost: ClassVar[str]
     """The partition cost minimised (see :data:`keypeg.kernels.COSTS`)."""
     tolerance: ClassVar[float] = 0.0
+
+    def tree_rule(self, rules: Rules) -> TreeRule | None:
+        return self._kernel_rule(rules, self.cost, self.tolerance)
 
     def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         """Each guess's score, smaller is better."""
@@ -113,6 +118,9 @@ class TwoStepMostParts(PartitionStrategy):
     about = "most parts after two guesses (Kooi 2005, Table 12)"
     cost = "fewest-parts"
     measure = "minus the parts after the best second guesses"
+
+    def tree_rule(self, rules: Rules) -> TreeRule | None:
+        return None
 
     def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         space = position.space

@@ -1,0 +1,320 @@
+"""numba kernel for whole strategy trees of the one-step heuristics: no Python per node.
+
+A subtree is grown depth first with an explicit stack. Each node's fitting codes sit in one
+buffer (a node's parts replace it in place), and the node's guess is the winner of a scan of
+the pool under the order (cost, then a fitting guess if ``prefer``, then the first or last
+index): an order independent of the scan, so the fitting codes are scanned first, each guess
+stops being scored once its partial cost cannot win, and the scan ends once no guess left can
+beat the winner. Only the smallest (largest) code of each symmetry class is scored where the
+node has enough fitting codes (see :mod:`keypeg.symmetry`). Codes are one word of position bits
+and one of count bits (see :mod:`keypeg.kernels._space`).
+
+The decision is :class:`keypeg.strategies.lookahead.PartitionStrategy`'s, exactly; the slow
+reference is :func:`keypeg.analysis.tree.build_tree` on the Python path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from keypeg.kernels._bits import popcount
+from keypeg.kernels._select import FEWEST_PARTS, LARGEST_PART, SUM_OF_SQUARES, TABLE_SUM, _row_cost
+from keypeg.kernels._symmetry import _is_extreme, _relabel_order, fixing_symmetries
+
+SIMPLE = 4
+"""Not a partition cost: the first (last) fitting code (Shapiro's simple strategy)."""
+NO_PROGRESS = -1
+"""What :func:`grow` returns when a node is deeper than the depth limit."""
+_PRUNED = np.inf
+_MARGIN = 1e-6
+"""Relative slack of the partial entropy before a guess is dropped: its exact score is summed
+in another order, so only guesses clearly out of the tie are dropped."""
+
+
+@njit(cache=True)
+def _lower_bound(n, cost, parts):  # type: ignore[no-untyped-def]
+    """A cost no guess can beat, splitting ``n`` codes into at most ``parts`` parts."""
+    if cost == LARGEST_PART:
+        return float((n + parts - 1) // parts)
+    if cost == SUM_OF_SQUARES:
+        q, r = divmod(n, parts)
+        return float(r * (q + 1) * (q + 1) + (parts - r) * q * q)
+    if cost == FEWEST_PARTS:
+        return -float(min(n, parts))
+    return -np.inf
+
+
+@njit(cache=True)
+def _cost(pg, cg, pos, cnt, seg, pegs, cost, values, limit, most, row, labels):  # type: ignore[no-untyped-def]
+    """The cost of guess (``pg``, ``cg``) on the codes ``seg``, or ``inf`` once it surely exceeds
+    ``limit`` (``most``: the most parts a split can have); ``row`` starts and ends all zero."""
+    m = seg.shape[0]
+    nf = row.shape[0]
+    total = 0.0
+    parts = 0
+    pruned = False
+    for s in range(m):
+        c = seg[s]
+        f = popcount(pg & pos[c]) * pegs + popcount(cg & cnt[c])
+        labels[s] = f
+        k = row[f] + 1
+        row[f] = k
+        if cost == LARGEST_PART:
+            if k > limit:
+                pruned = True
+                break
+        elif cost == SUM_OF_SQUARES:
+            total += 2 * k - 1
+            if total > limit:
+                pruned = True
+                break
+        elif cost == FEWEST_PARTS:
+            if k == 1:
+                parts += 1
+            if -float(min(parts + m - 1 - s, most)) > limit:
+                pruned = True
+                break
+        else:
+            total += values[k] - values[k - 1]
+            if total > limit:
+                pruned = True
+                break
+    if pruned:
+        for f in range(nf):
+            row[f] = 0
+        return _PRUNED
+    if cost == LARGEST_PART:
+        best = 0
+        for f in range(nf):
+            if row[f] > best:
+                best = row[f]
+            row[f] = 0
+        return float(best)
+    if cost != TABLE_SUM:
+        for f in range(nf):
+            row[f] = 0
+        return total if cost == SUM_OF_SQUARES else -float(parts)
+    return _row_cost(row, labels, m, cost, values)  # the same sum, in the same order, as the Python path
+
+
+@njit(cache=True)
+def _better(g, fits, best_g, best_fits, prefer, last):  # type: ignore[no-untyped-def]
+    """Whether guess ``g`` wins a tie against the winner so far."""
+    if best_g < 0:
+        return True
+    if prefer and fits != best_fits:
+        return fits
+    return g > best_g if last else g < best_g
+
+
+@njit(cache=True)
+def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratch):  # type: ignore[no-untyped-def]
+    """The guess for the fitting codes ``seg`` (increasing) after the guesses ``history``.
+
+    ``fitting`` is an all-false mask of every code, left so. ``params``: pegs, colours, cost,
+    pool all, last, prefer, symmetry from this many fitting codes (0 for never), number of
+    possible feedbacks; ``values`` the part values of table-sum costs and then its tolerance.
+    ``scratch`` holds one float per code.
+    """
+    pegs, colors, cost, pool_all, last, prefer, sym_min, parts = (
+        params[0],
+        params[1],
+        params[2],
+        params[3] != 0,
+        params[4] != 0,
+        params[5] != 0,
+        params[6],
+        params[7],
+    )
+    n = seg.shape[0]
+    if n <= 2 or cost == SIMPLE:
+        return seg[n - 1] if last else seg[0]
+    tolerance = values[values.shape[0] - 1]
+    integer = cost != TABLE_SUM
+    row = np.zeros((pegs + 1) * (pegs + 1), dtype=np.int64)
+    labels = np.empty(n, dtype=np.int64)
+    for s in range(n):
+        fitting[seg[s]] = True
+    symmetric = sym_min > 0 and n >= sym_min
+    if symmetric:
+        played = np.empty((history.shape[0], pegs), dtype=np.int64)
+        used = np.zeros(colors, dtype=np.bool_)
+        for h in range(history.shape[0]):
+            for i in range(pegs):
+                played[h, i] = codes[history[h], i]
+                used[played[h, i]] = True
+        kept, maps = fixing_symmetries(perms, played, colors)
+        present = np.zeros(colors, dtype=np.bool_)
+        for s in range(n):
+            for i in range(pegs):
+                present[codes[seg[s], i]] = True
+        free = ~used & present
+        ruled = ~present
+        free_list = _relabel_order(free, last)
+        ruled_list = _relabel_order(ruled, last)
+        relabel = np.full(colors, -1, dtype=np.int64)
+    else:
+        kept = np.empty((0, pegs), dtype=np.int64)
+        maps = np.empty((0, colors), dtype=np.int64)
+        free = np.zeros(colors, dtype=np.bool_)
+        ruled = free
+        free_list = np.empty(0, dtype=np.int64)
+        ruled_list = free_list
+        relabel = np.full(colors, -1, dtype=np.int64)
+    bound = _lower_bound(n, cost, parts)
+    best = np.inf
+    best_g = -1
+    best_fits = False
+    total = codes.shape[0]
+    # the fitting codes first (a strong bound early), then the other codes of the pool
+    for phase in range(2 if pool_all else 1):
+        if integer and phase == 1 and best <= bound and prefer and best_fits:
+            break  # no code that cannot win beats a fitting winner that no code beats
+        count = n if phase == 0 else total
+        for k in range(count):
+            j = count - 1 - k if last else k
+            g = seg[j] if phase == 0 else j
+            fits = phase == 0
+            if phase == 1 and fitting[g]:
+                continue
+            if integer:
+                wins_tie = _better(g, fits, best_g, best_fits, prefer, last)
+                if best <= bound and not wins_tie:
+                    continue
+                limit = best if wins_tie else best - 1.0
+            else:
+                scratch[g] = _PRUNED
+                limit = best + tolerance * max(1.0, abs(best))
+                limit += _MARGIN * max(1.0, abs(limit))
+            if symmetric and not _is_extreme(codes[g], kept, maps, free, ruled, free_list, ruled_list, relabel, last):
+                continue
+            score = _cost(pos[g], cnt[g], pos, cnt, seg, pegs, cost, values, limit, parts, row, labels)
+            if integer:
+                if score <= limit:
+                    best, best_g, best_fits = score, g, fits
+                    if best <= bound:
+                        break  # the codes after it in this phase lose the tie
+            else:
+                scratch[g] = score
+                best = min(best, score)
+    if not integer:
+        limit = best + tolerance * max(1.0, abs(best))
+        for phase in range(2 if pool_all else 1):
+            count = n if phase == 0 else total
+            for k in range(count):
+                j = count - 1 - k if last else k
+                g = seg[j] if phase == 0 else j
+                fits = phase == 0
+                if phase == 1 and fitting[g]:
+                    continue
+                score = scratch[g]
+                if score <= limit and _better(g, fits, best_g, best_fits, prefer, last):
+                    best_g, best_fits = g, fits
+    for s in range(n):
+        fitting[seg[s]] = False
+    return best_g
+
+
+@njit(cache=True)
+def _grown(array, count):  # type: ignore[no-untyped-def]
+    """``array`` with room for twice as many entries, its first ``count`` kept."""
+    bigger = np.empty(2 * array.shape[0], dtype=array.dtype)
+    bigger[:count] = array[:count]
+    return bigger
+
+
+@njit(cache=True, nogil=True)
+def grow(pos, cnt, codes, candidates, history, perms, params, values, root_guess, max_depth):  # type: ignore[no-untyped-def]
+    """The subtree for the fitting codes ``candidates`` (increasing) after the guesses ``history``.
+
+    Returns the nodes (guess, size, parent node or -1, feedback ordinal from the parent or -1),
+    root first and each node after its parent, and the secrets solved at each depth (the root's
+    guess is depth 1); :data:`NO_PROGRESS` as the node count if a node is deeper than
+    ``max_depth``. ``root_guess`` is the root's guess if not negative. See :func:`decide` for
+    ``params`` and ``values``.
+    """
+    pegs = params[0]
+    n = candidates.shape[0]
+    win = pegs * (pegs + 1)
+    nf = (pegs + 1) * (pegs + 1)
+    buf = candidates.copy()
+    spare = np.empty(n, dtype=np.int64)
+    labels = np.empty(n, dtype=np.int64)
+    fitting = np.zeros(codes.shape[0], dtype=np.bool_)
+    scratch = np.empty(codes.shape[0], dtype=np.float64)
+    counts = np.zeros(nf, dtype=np.int64)
+    starts = np.zeros(nf, dtype=np.int64)
+    depth_of = max_depth + 2
+    solved = np.zeros(depth_of, dtype=np.int64)
+    path = np.empty(history.shape[0] + depth_of, dtype=np.int64)
+    path[: history.shape[0]] = history
+    # pending nodes: their codes buf[lo:hi], depth, parent node, feedback from the parent
+    s_lo = np.empty(n + 1, dtype=np.int64)
+    s_hi = np.empty(n + 1, dtype=np.int64)
+    s_depth = np.empty(n + 1, dtype=np.int64)
+    s_parent = np.empty(n + 1, dtype=np.int64)
+    s_feedback = np.empty(n + 1, dtype=np.int64)
+    top = 0
+    s_lo[0], s_hi[0], s_depth[0], s_parent[0], s_feedback[0] = 0, n, 1, -1, -1
+    top = 1
+    room = 2 * n + 16
+    guess = np.empty(room, dtype=np.int64)
+    size = np.empty(room, dtype=np.int64)
+    parent = np.empty(room, dtype=np.int64)
+    feedback = np.empty(room, dtype=np.int64)
+    count = 0
+    while top > 0:
+        top -= 1
+        lo, hi, depth = s_lo[top], s_hi[top], s_depth[top]
+        if depth > max_depth:
+            return NO_PROGRESS, guess[:0], size[:0], parent[:0], feedback[:0], solved
+        seg = buf[lo:hi]
+        at = history.shape[0] + depth - 1
+        if count == 0 and root_guess >= 0:
+            g = root_guess
+        else:
+            g = decide(pos, cnt, codes, seg, fitting, path[:at], perms, params, values, scratch)
+        path[at] = g
+        if count + nf + 1 > room:
+            guess, size, parent, feedback = (
+                _grown(guess, count),
+                _grown(size, count),
+                _grown(parent, count),
+                _grown(feedback, count),
+            )
+            room *= 2
+        node = count
+        guess[node], size[node], parent[node], feedback[node] = g, hi - lo, s_parent[top], s_feedback[top]
+        count += 1
+        pg, cg = pos[g], cnt[g]
+        for s in range(hi - lo):
+            f = popcount(pg & pos[seg[s]]) * pegs + popcount(cg & cnt[seg[s]])
+            labels[s] = f
+            counts[f] += 1
+        at_part = 0
+        for f in range(nf):
+            starts[f] = at_part
+            at_part += counts[f]
+        for s in range(hi - lo):
+            f = labels[s]
+            spare[starts[f]] = seg[s]
+            starts[f] += 1
+        seg[:] = spare[: hi - lo]
+        if counts[win]:
+            solved[depth] += 1
+        for k in range(nf):
+            f = nf - 1 - k  # pushed last to first, so the first feedback is grown first
+            c = counts[f]
+            counts[f] = 0
+            if c == 0 or f == win:
+                continue
+            end = lo + starts[f]
+            if c == 1:  # the lone fitting code is guessed next
+                guess[count], size[count], parent[count], feedback[count] = buf[end - 1], 1, node, f
+                count += 1
+                solved[depth + 1] += 1
+            else:
+                s_lo[top], s_hi[top], s_depth[top], s_parent[top], s_feedback[top] = end - c, end, depth + 1, node, f
+                top += 1
+    return count, guess[:count], size[:count], parent[:count], feedback[:count], solved
