@@ -42,63 +42,103 @@ def _lower_bound(n, cost, parts):  # type: ignore[no-untyped-def]
         return float(r * (q + 1) * (q + 1) + (parts - r) * q * q)
     if cost == FEWEST_PARTS:
         return -float(min(n, parts))
-    return -np.inf
+    return 0.0 if n <= parts else -np.inf  # sum of n log n: a split into single codes sums to 0
 
 
-@njit(cache=True)
-def _cost(pg, cg, pos, cnt, seg, pegs, cost, values, limit, most, row, labels):  # type: ignore[no-untyped-def]
-    """The cost of guess (``pg``, ``cg``) on the codes ``seg``, or ``inf`` once it surely exceeds
-    ``limit`` (``most``: the most parts a split can have); ``row`` starts and ends all zero."""
-    m = seg.shape[0]
+@njit(inline="always", cache=True)
+def _cost(pg, cg, ps, cs, pegs, cost, values, limit, most, row, labels):  # type: ignore[no-untyped-def]
+    """The cost of guess (``pg``, ``cg``) on the codes (``ps``, ``cs``), or ``inf`` once it surely
+    exceeds ``limit`` (``most``: the most parts a split can have); ``row`` starts and ends all zero."""
+    m = ps.shape[0]
     nf = row.shape[0]
     total = 0.0
-    parts = 0
     pruned = False
-    for s in range(m):
-        c = seg[s]
-        f = popcount(pg & pos[c]) * pegs + popcount(cg & cnt[c])
-        labels[s] = f
-        k = row[f] + 1
-        row[f] = k
-        if cost == LARGEST_PART:
-            if k > limit:
+    if cost == LARGEST_PART:
+        top = limit
+        for s in range(m):
+            f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+            k = row[f] + 1
+            row[f] = k
+            if k > top:
                 pruned = True
                 break
-        elif cost == SUM_OF_SQUARES:
-            total += 2 * k - 1
-            if total > limit:
+        if not pruned:
+            for f in range(nf):
+                total = max(total, float(row[f]))
+    elif cost == SUM_OF_SQUARES:
+        squares = 0
+        top = limit
+        for s in range(m):
+            f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+            k = row[f] + 1
+            row[f] = k
+            squares += 2 * k - 1
+            if squares > top:
                 pruned = True
                 break
-        elif cost == FEWEST_PARTS:
-            if k == 1:
+        total = float(squares)
+    elif cost == FEWEST_PARTS and nf <= 64:  # the feedbacks seen as the bits of one word
+        need = -limit  # the parts it must reach
+        if most < need:
+            return _PRUNED
+        spare = m - need  # codes that may fall into a part already seen
+        seen = np.uint64(0)
+        for s in range(m):
+            bit = np.uint64(1) << np.uint64(popcount(pg & ps[s]) * pegs + popcount(cg & cs[s]))
+            if seen & bit:
+                spare -= 1
+                if spare < 0:
+                    return _PRUNED
+            seen |= bit
+        return -float(popcount(seen))
+    elif cost == FEWEST_PARTS:
+        parts = 0
+        need = -limit
+        for s in range(m):
+            f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+            if row[f] == 0:
                 parts += 1
-            if -float(min(parts + m - 1 - s, most)) > limit:
+            row[f] += 1
+            if min(parts + m - 1 - s, most) < need:
                 pruned = True
                 break
-        else:
+        total = -float(parts)
+    else:
+        for s in range(m):
+            f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+            labels[s] = f
+            k = row[f] + 1
+            row[f] = k
             total += values[k] - values[k - 1]
             if total > limit:
                 pruned = True
                 break
-    if pruned:
-        for f in range(nf):
-            row[f] = 0
-        return _PRUNED
-    if cost == LARGEST_PART:
-        best = 0
-        for f in range(nf):
-            if row[f] > best:
-                best = row[f]
-            row[f] = 0
-        return float(best)
-    if cost != TABLE_SUM:
-        for f in range(nf):
-            row[f] = 0
-        return total if cost == SUM_OF_SQUARES else -float(parts)
-    return _row_cost(row, labels, m, cost, values)  # the same sum, in the same order, as the Python path
+        if not pruned:
+            return _row_cost(row, labels, m, cost, values)  # the same sum, in the same order, as the Python path
+    for f in range(nf):
+        row[f] = 0
+    return _PRUNED if pruned else total
 
 
 @njit(cache=True)
+def _ruled_out(present, pegs, last):  # type: ignore[no-untyped-def]
+    """The position bits of the colours not in ``present`` but the first (``last``: the last) of them."""
+    colors = present.shape[0]
+    mask = np.uint64(0)
+    kept = -1
+    for k in range(colors):
+        c = colors - 1 - k if last else k
+        if present[c]:
+            continue
+        if kept < 0:
+            kept = c
+            continue
+        for peg in range(pegs):
+            mask |= np.uint64(1) << np.uint64(peg * colors + c)
+    return mask
+
+
+@njit(inline="always", cache=True)
 def _better(g, fits, best_g, best_fits, prefer, last):  # type: ignore[no-untyped-def]
     """Whether guess ``g`` wins a tie against the winner so far."""
     if best_g < 0:
@@ -134,8 +174,19 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
     integer = cost != TABLE_SUM
     row = np.zeros((pegs + 1) * (pegs + 1), dtype=np.int64)
     labels = np.empty(n, dtype=np.int64)
+    ps = np.empty(n, dtype=np.uint64)
+    cs = np.empty(n, dtype=np.uint64)
     for s in range(n):
         fitting[seg[s]] = True
+        ps[s] = pos[seg[s]]
+        cs[s] = cnt[seg[s]]
+    present = np.zeros(colors, dtype=np.bool_)
+    for s in range(n):
+        for i in range(pegs):
+            present[codes[seg[s], i]] = True
+    # A colour in no fitting code scores nothing against them, wherever it is: of the codes that
+    # differ only in such colours, the one with the first (last) of them alone is scored.
+    ruled_out = _ruled_out(present, pegs, last) if sym_min > 0 else np.uint64(0)
     symmetric = sym_min > 0 and n >= sym_min
     if symmetric:
         played = np.empty((history.shape[0], pegs), dtype=np.int64)
@@ -145,10 +196,6 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
                 played[h, i] = codes[history[h], i]
                 used[played[h, i]] = True
         kept, maps = fixing_symmetries(perms, played, colors)
-        present = np.zeros(colors, dtype=np.bool_)
-        for s in range(n):
-            for i in range(pegs):
-                present[codes[seg[s], i]] = True
         free = ~used & present
         ruled = ~present
         free_list = _relabel_order(free, last)
@@ -169,36 +216,33 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
     total = codes.shape[0]
     # the fitting codes first (a strong bound early), then the other codes of the pool
     for phase in range(2 if pool_all else 1):
-        if integer and phase == 1 and best <= bound and prefer and best_fits:
+        if phase == 1 and best <= bound and prefer and best_fits:
             break  # no code that cannot win beats a fitting winner that no code beats
         count = n if phase == 0 else total
         for k in range(count):
             j = count - 1 - k if last else k
             g = seg[j] if phase == 0 else j
             fits = phase == 0
-            if phase == 1 and fitting[g]:
+            if phase == 1 and (fitting[g] or pos[g] & ruled_out):
+                continue
+            scratch[g] = _PRUNED
+            wins_tie = _better(g, fits, best_g, best_fits, prefer, last)
+            if best <= bound and not wins_tie:
                 continue
             if integer:
-                wins_tie = _better(g, fits, best_g, best_fits, prefer, last)
-                if best <= bound and not wins_tie:
-                    continue
                 limit = best if wins_tie else best - 1.0
             else:
-                scratch[g] = _PRUNED
                 limit = best + tolerance * max(1.0, abs(best))
                 limit += _MARGIN * max(1.0, abs(limit))
             if symmetric and not _is_extreme(codes[g], kept, maps, free, ruled, free_list, ruled_list, relabel, last):
                 continue
-            score = _cost(pos[g], cnt[g], pos, cnt, seg, pegs, cost, values, limit, parts, row, labels)
-            if integer:
-                if score <= limit:
-                    best, best_g, best_fits = score, g, fits
-                    if best <= bound:
-                        break  # the codes after it in this phase lose the tie
-            else:
-                scratch[g] = score
-                best = min(best, score)
-    if not integer:
+            score = _cost(pos[g], cnt[g], ps, cs, pegs, cost, values, limit, parts, row, labels)
+            scratch[g] = score
+            if score < best or (score == best and wins_tie):
+                best, best_g, best_fits = score, g, fits
+                if best <= bound:
+                    break  # the codes after it in this phase lose the tie
+    if not integer and best > bound:  # the guesses within the tolerance of the best tie
         limit = best + tolerance * max(1.0, abs(best))
         for phase in range(2 if pool_all else 1):
             count = n if phase == 0 else total
@@ -206,7 +250,7 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
                 j = count - 1 - k if last else k
                 g = seg[j] if phase == 0 else j
                 fits = phase == 0
-                if phase == 1 and fitting[g]:
+                if phase == 1 and (fitting[g] or pos[g] & ruled_out):
                     continue
                 score = scratch[g]
                 if score <= limit and _better(g, fits, best_g, best_fits, prefer, last):
