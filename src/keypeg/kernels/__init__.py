@@ -437,10 +437,9 @@ class CodeSpace:
         number = _tree.SIMPLE if rule.cost == "simple" else COSTS[rule.cost]
         values = _n_log2_n(n) if rule.cost == "sum-n-log-n" else _NO_VALUES
         parts = (pegs + 1) * (pegs + 2) // 2 - (1 if pegs > 1 else 0)  # every feedback but (pegs - 1, 1)
-        params = np.array(
-            [pegs, self.rules.num_colors, number, rule.pool_all, rule.last, rule.prefer, rule.symmetry_from, parts],
-            dtype=np.int64,
-        )
+        r = self.rules
+        flags = [rule.pool_all, rule.last, rule.prefer, rule.symmetry_from, parts, r.repeats]
+        params = np.array([pegs, r.num_colors, number, *flags], dtype=np.int64)
         return params, np.append(values, rule.tolerance)
 
     def decide(self, rule: TreeRule, history: Sequence[int], candidates: Index) -> int:

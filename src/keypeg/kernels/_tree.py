@@ -121,17 +121,16 @@ def _cost(pg, cg, ps, cs, pegs, cost, values, limit, most, row, labels):  # type
 
 
 @njit(cache=True)
-def _ruled_out(present, pegs, last):  # type: ignore[no-untyped-def]
-    """The position bits of the colours not in ``present`` but the first (``last``: the last) of them."""
+def _ruled_out(present, pegs, keep, last):  # type: ignore[no-untyped-def]
+    """The position bits of the colours not in ``present`` but the first (``last``: the last) ``keep`` of them."""
     colors = present.shape[0]
     mask = np.uint64(0)
-    kept = -1
     for k in range(colors):
         c = colors - 1 - k if last else k
         if present[c]:
             continue
-        if kept < 0:
-            kept = c
+        if keep > 0:
+            keep -= 1
             continue
         for peg in range(pegs):
             mask |= np.uint64(1) << np.uint64(peg * colors + c)
@@ -154,10 +153,10 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
 
     ``fitting`` is an all-false mask of every code, left so. ``params``: pegs, colours, cost,
     pool all, last, prefer, symmetry from this many fitting codes (0 for never), number of
-    possible feedbacks; ``values`` the part values of table-sum costs and then its tolerance.
+    possible feedbacks, repeats; ``values`` the part values of table-sum costs and then its tolerance.
     ``scratch`` holds one float per code.
     """
-    pegs, colors, cost, pool_all, last, prefer, sym_min, parts = (
+    pegs, colors, cost, pool_all, last, prefer, sym_min, parts, repeats = (
         params[0],
         params[1],
         params[2],
@@ -166,6 +165,7 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
         params[5] != 0,
         params[6],
         params[7],
+        params[8] != 0,
     )
     n = seg.shape[0]
     if n <= 2 or cost == SIMPLE:
@@ -185,8 +185,9 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
         for i in range(pegs):
             present[codes[seg[s], i]] = True
     # A colour in no fitting code scores nothing against them, wherever it is: of the codes that
-    # differ only in such colours, the one with the first (last) of them alone is scored.
-    ruled_out = _ruled_out(present, pegs, last) if sym_min > 0 else np.uint64(0)
+    # differ only in such colours, the one with the first (last) of them alone is scored (with no
+    # repeats, the one with the first ones).
+    ruled_out = _ruled_out(present, pegs, 1 if repeats else pegs, last) if sym_min > 0 else np.uint64(0)
     symmetric = sym_min > 0 and n >= sym_min
     if symmetric:
         played = np.empty((history.shape[0], pegs), dtype=np.int64)
