@@ -14,7 +14,17 @@ from rich.console import Console
 from rich.text import Text
 
 from keypeg.analysis.compare import COMPARED
-from keypeg.cli.common import FILE, SEED, err, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.common import (
+    FILE,
+    SEED,
+    err,
+    json_option,
+    out,
+    parse_history,
+    print_json,
+    rules_options,
+    threads_option,
+)
 from keypeg.cli.common import cli as app
 from keypeg.cli.records import db_option
 from keypeg.cli.render import new_table
@@ -177,6 +187,7 @@ tree_format_option = click.option(
 @app.command()
 @strategy_option
 @rules_options
+@threads_option
 @convention_options
 @click.option("--compare", is_flag=True, help=f"Run several strategies (default: {', '.join(COMPARED)}) side by side.")
 @click.option("--chart", type=FILE, help="Save a bar chart (PNG or SVG).")
@@ -273,6 +284,7 @@ def save_chart(trees: list[StrategyTree], path: Path) -> None:
 
 @app.command()
 @rules_options
+@threads_option
 @click.option("--answer", default=None, help="The first answer for Table 11 (default 1,0, or the first possible).")
 @click.option("--second-round/--no-second-round", default=True, help="Compute Table 12 (slower on big games).")
 @force_option
@@ -334,6 +346,7 @@ def _blank_zero(n: int) -> str:
 @click.argument("scored", nargs=-1, metavar="GUESS=B,W...")
 @strategy_option
 @rules_options
+@threads_option
 @convention_options
 @click.option("--explain", is_flag=True, help="Show the score-set table behind the choice.")
 @click.option("--top", type=click.IntRange(1, 12), default=4, show_default=True, help="Guesses shown by --explain.")

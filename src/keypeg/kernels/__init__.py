@@ -40,6 +40,7 @@ __all__ = [
     "TreeRule",
     "Grown",
     "threads",
+    "set_threads",
     "feedback_ordinal",
     "ordinal_feedback",
 ]
@@ -119,6 +120,11 @@ class Encoded(NamedTuple):
 def threads() -> int:
     """The threads the kernels run on (see ``keypeg --threads``)."""
     return int(numba.get_num_threads())
+
+
+def set_threads(count: int) -> None:
+    """Run the kernels on ``count`` threads (at most the threads numba started with)."""
+    numba.set_num_threads(max(1, min(count, int(numba.config.NUMBA_NUM_THREADS))))  # type: ignore[attr-defined]
 
 
 def _parallel(jobs: int) -> bool:
