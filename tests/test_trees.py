@@ -104,3 +104,55 @@ FIVE_EIGHT = {"expected-size": 180_287, "most-parts": 181_834, "worst-case": 183
 @pytest.mark.parametrize("name", FIVE_EIGHT)
 def test_five_eight_totals(name: str) -> None:
     assert build_tree(make_strategy(name), Rules(5, 8)).stats.total == FIVE_EIGHT[name]
+
+
+# mmstrat's published output on 4x6 (benchmarks/results/anchor.md): minmax and entropy, all guesses and
+# fitting guesses only (-po); its minavg and parts are keypeg's expected-size and most-parts.
+MMSTRAT_4X6 = {
+    ("worst-case", "all"): 5778,
+    ("worst-case", "consistent"): 5797,
+    ("entropy", "all"): 5719,
+    ("expected-size", "all"): 5696,
+    ("most-parts", "all"): 5668,
+}
+
+
+@pytest.mark.parametrize(("name", "pool"), MMSTRAT_4X6)
+def test_mmstrat_scoring(name: str, pool: str) -> None:
+    strategy = make_strategy(name, scoring="mmstrat", pool=pool)
+    tree = build_tree(strategy, Rules(4, 6))
+    assert tree.stats.total == MMSTRAT_4X6[name, pool]
+    assert tree.conventions["scoring"] == "mmstrat"
+    same_tree(tree, build_tree(strategy, Rules(4, 6), compiled=False))
+
+
+def test_mmstrat_minmax_compares_every_part() -> None:
+    """Equal largest parts: the guess whose second largest part is smaller wins (the own part left out)."""
+    rules = Rules(4, 6)
+    space = CodeSpace.of(rules)
+    strategy = make_strategy("worst-case", scoring="mmstrat")
+    from keypeg.strategies.base import Position
+
+    position = Position(space, (), space.all)
+    guesses = space.all[:200]
+    scores = strategy._scores(position, guesses)
+    counts = space.partition(guesses, space.all)
+    counts[:, space.win] = 0
+    profiles = [sorted(row.tolist(), reverse=True) for row in counts]
+    for i in range(0, 200, 7):
+        for j in range(0, 200, 11):
+            assert (scores[i] < scores[j]) == (profiles[i] < profiles[j])
+
+
+@settings(max_examples=25, deadline=None)
+@given(rules_st(max_pegs=4, max_colors=6), st.sampled_from(["entropy", "worst-case"]), conventions_st())
+def test_mmstrat_scoring_kernel_is_the_python_path(rules: Rules, name: str, conventions: dict[str, object]) -> None:
+    strategy = make_strategy(name, scoring="mmstrat", **conventions)
+    same_tree(build_tree(strategy, rules), build_tree(strategy, rules, compiled=False))
+
+
+def test_scoring_is_checked() -> None:
+    from keypeg.errors import KeypegError
+
+    with pytest.raises(KeypegError, match="scoring must be"):
+        make_strategy("entropy", scoring="fancy")

@@ -108,12 +108,21 @@ def convention_options(command: F) -> F:
         help="Among equal guesses (fitting ones preferred): first or last in order, or random.",
     )
     @click.option("--seed", type=SEED, help="Seed for random choices.")
+    @click.option(
+        "--scoring",
+        type=click.Choice(["kooi", "mmstrat"]),
+        default="kooi",
+        show_default=True,
+        help="How worst-case and entropy score a guess: as Kooi (2005), or as the C++ solver mmstrat "
+        "(worst-case compares every part size, largest first; entropy counts a fitting guess 2 bits better).",
+    )
     @functools.wraps(command)
-    def wrapper(*args: Any, first: str | None, pool: str | None, tie: str, seed: int | None, **kwargs: Any) -> Any:
+    def wrapper(
+        *args: Any, first: str | None, pool: str | None, tie: str, seed: int | None, scoring: str, **kwargs: Any
+    ) -> Any:
         def build(name: str, rules: Rules) -> Strategy:
-            return make_strategy(
-                name, first=rules.parse(first) if first is not None else None, pool=pool, tie=tie, seed=seed
-            )
+            code = rules.parse(first) if first is not None else None
+            return make_strategy(name, first=code, pool=pool, tie=tie, seed=seed, scoring=scoring)
 
         return command(*args, strategy_factory=build, **kwargs)
 

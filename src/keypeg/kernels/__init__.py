@@ -76,7 +76,8 @@ class TreeRule(NamedTuple):
     """How the tree kernel decides at every node (see :mod:`keypeg.kernels._tree`): the cost minimised
     (a key of :data:`COSTS` but ``table-sum``, or ``simple``), guesses from every code or the fitting
     ones, ties to the ``last`` code, a fitting guess preferred, symmetry classes from this many fitting
-    codes (0: never) under the peg permutations ``perms``, and the relative tolerance of ties."""
+    codes (0: never) under the peg permutations ``perms``, the relative tolerance of ties, and what a
+    fitting guess's cost is lowered by."""
 
     cost: str
     pool_all: bool
@@ -85,6 +86,8 @@ class TreeRule(NamedTuple):
     symmetry_from: int
     perms: npt.NDArray[np.int64]
     tolerance: float = 0.0
+    bonus: float = 0.0
+    """Taken off the cost of a guess that fits."""
 
 
 class Grown(NamedTuple):
@@ -446,7 +449,7 @@ class CodeSpace:
         r = self.rules
         flags = [rule.pool_all, rule.last, rule.prefer, rule.symmetry_from, parts, r.repeats]
         params = np.array([pegs, r.num_colors, number, *flags], dtype=np.int64)
-        return params, np.append(values, rule.tolerance)
+        return params, np.append(values, [rule.bonus, rule.tolerance])
 
     def decide(self, rule: TreeRule, history: Sequence[int], candidates: Index) -> int:
         """The guess ``rule`` makes for the fitting codes ``candidates`` (increasing) after the guesses

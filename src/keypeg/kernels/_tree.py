@@ -153,7 +153,8 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
 
     ``fitting`` is an all-false mask of every code, left so. ``params``: pegs, colours, cost,
     pool all, last, prefer, symmetry from this many fitting codes (0 for never), number of
-    possible feedbacks, repeats; ``values`` the part values of table-sum costs and then its tolerance.
+    possible feedbacks, repeats; ``values`` the part values of table-sum costs, then what a fitting
+    guess's cost is lowered by, then the relative tolerance of ties.
     ``scratch`` holds one float per code.
     """
     pegs, colors, cost, pool_all, last, prefer, sym_min, parts, repeats = (
@@ -171,6 +172,7 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
     if n <= 2 or cost == SIMPLE:
         return seg[n - 1] if last else seg[0]
     tolerance = values[values.shape[0] - 1]
+    bonus = values[values.shape[0] - 2]
     integer = cost != TABLE_SUM
     row = np.zeros((pegs + 1) * (pegs + 1), dtype=np.int64)
     labels = np.empty(n, dtype=np.int64)
@@ -210,7 +212,7 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
         free_list = np.empty(0, dtype=np.int64)
         ruled_list = free_list
         relabel = np.full(colors, -1, dtype=np.int64)
-    bound = _lower_bound(n, cost, parts)
+    bound = _lower_bound(n, cost, parts) - bonus
     best = np.inf
     best_g = -1
     best_fits = False
@@ -237,7 +239,8 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
                 limit += _MARGIN * max(1.0, abs(limit))
             if symmetric and not _is_extreme(codes[g], kept, maps, free, ruled, free_list, ruled_list, relabel, last):
                 continue
-            score = _cost(pos[g], cnt[g], ps, cs, pegs, cost, values, limit, parts, row, labels)
+            lift = bonus if fits else 0.0
+            score = _cost(pos[g], cnt[g], ps, cs, pegs, cost, values, limit + lift, parts, row, labels) - lift
             scratch[g] = score
             if score < best or (score == best and wins_tie):
                 best, best_g, best_fits = score, g, fits

@@ -23,10 +23,14 @@ from keypeg.rules import Rules
 from keypeg.strategies.choice import Choice, Ranked, rank_guesses
 from keypeg.symmetry import peg_permutations, representatives
 
-__all__ = ["Position", "Strategy", "Pool", "Tie", "SYMMETRY_MIN_CANDIDATES", "members"]
+__all__ = ["Position", "Strategy", "Pool", "Tie", "Scoring", "SYMMETRY_MIN_CANDIDATES", "members"]
 
 Pool = Literal["all", "consistent"]
 Tie = Literal["first", "last", "random"]
+Scoring = Literal["kooi", "mmstrat"]
+"""How the one-step heuristics score a split: as in Kooi (2005), or as fancidev's mmstrat does (its
+``minmax`` compares every part size, largest first; its ``entropy`` counts a fitting guess 2 bits
+better and prefers no fitting guess on a tie)."""
 SYMMETRY_MIN_CANDIDATES = 32
 """Below this many fitting codes, scoring every guess is cheaper than finding classes."""
 KERNEL_SYMMETRY_MIN_CANDIDATES = 96
@@ -69,6 +73,7 @@ class Strategy(ABC):
         prefer_consistent: break ties toward guesses that could be the secret.
         seed: seed of the random generator, for ``tie="random"`` and random strategies.
         symmetry: score one guess per symmetry class (never changes a result, only speed).
+        scoring: ``kooi``, or ``mmstrat`` for the scores of fancidev's solver (see :data:`Scoring`).
     """
 
     name: ClassVar[str]
@@ -86,7 +91,10 @@ class Strategy(ABC):
         prefer_consistent: bool = True,
         seed: int | None = None,
         symmetry: bool = True,
+        scoring: Scoring = "kooi",
     ) -> None:
+        if scoring not in ("kooi", "mmstrat"):
+            raise KeypegError(f"scoring must be kooi or mmstrat, not {scoring!r}")
         if tie not in ("first", "last", "random"):
             raise KeypegError(f"tie-break must be first, last or random, not {tie!r}")
         pool = pool or self.default_pool
@@ -98,11 +106,12 @@ class Strategy(ABC):
         self.prefer_consistent = prefer_consistent
         self.seed = seed
         self.symmetry = symmetry and tie != "random"
+        self.scoring: Scoring = scoring
         self.rng = np.random.default_rng(seed)
 
     def conventions(self) -> dict[str, Any]:
         """The choices that change the totals, named in every result."""
-        return {
+        named = {
             "strategy": self.name,
             "first": str(self.first) if self.first is not None else None,
             "pool": self.pool,
@@ -110,6 +119,7 @@ class Strategy(ABC):
             "prefer_consistent": self.prefer_consistent,
             "seed": self.seed,
         }
+        return named if self.scoring == "kooi" else {**named, "scoring": self.scoring}
 
     # -- deciding -------------------------------------------------------------------------
 
