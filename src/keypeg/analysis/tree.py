@@ -18,7 +18,6 @@ from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 import numpy as np
-import numpy.typing as npt
 
 from keypeg.errors import KeypegError
 from keypeg.kernels import CodeSpace, Grown, Index, TreeRule, ordinal_feedback, threads
@@ -30,13 +29,8 @@ __all__ = ["build_tree", "MAX_DEPTH", "Node", "StrategyTree", "TreeStats"]
 
 MAX_DEPTH = 64
 """A strategy still guessing this deep is making no progress."""
-TASKS_PER_THREAD = 4
-"""On several threads, nodes are split (down to the second guess) until no subtree left to grow holds
-more than this fraction of a thread's share of the secrets."""
 
 ProgressCallback = Callable[[int], None]
-Task = tuple[tuple[int, ...], Index, int, int, int]
-"""A subtree left to grow: the guesses before it, its codes, its parent's row, the feedback to it, its depth."""
 
 
 def build_tree(
@@ -112,23 +106,6 @@ def _python_tree(
     return grow(history, codes), distribution
 
 
-class _Nodes:
-    """Nodes decided one at a time (the first levels), as the rows of :class:`FlatNodes`."""
-
-    def __init__(self) -> None:
-        self.guesses: list[int] = []
-        self.sizes: list[int] = []
-        self.parents: list[int] = []
-        self.feedbacks: list[int] = []
-
-    def add(self, guess: int, size: int, parent: int, feedback: int) -> int:
-        self.guesses.append(guess)
-        self.sizes.append(size)
-        self.parents.append(parent)
-        self.feedbacks.append(feedback)
-        return len(self.guesses) - 1
-
-
 def _compiled_tree(
     strategy: Strategy,
     rule: TreeRule,
@@ -137,97 +114,72 @@ def _compiled_tree(
     history: tuple[tuple[int, int], ...],
     progress: ProgressCallback | None,
 ) -> tuple[FlatNodes, dict[int, int]]:
-    """The tree grown by the kernel: the first levels here, their subtrees in compiled code."""
+    """The tree grown by the kernel: the first guesses (one level, two on several threads), then the
+    subtrees under them, side by side on several threads."""
     if codes.size == 0:
         raise KeypegError("no code fits the scores given: at least one of them is wrong")
-    played = tuple(g for g, _ in history)
-    if not history:  # the first guess: the strategy's conventions (its first code, its symmetry classes)
-        root_guess = strategy.rank(Position(space, history, codes)).index
-        assert root_guess is not None
-    else:
-        root_guess = space.decide(rule, played, codes)
-    solved = np.zeros(MAX_DEPTH + 2, dtype=np.int64)
-    top = _Nodes()
-    tasks: list[Task] = []
-
-    def expand(path: tuple[int, ...], part: Index, parent: int, feedback: int, depth: int, guess: int) -> None:
-        row = top.add(guess, int(part.size), parent, feedback)
-        for value, piece in space.split(guess, part):
-            if value == space.win:
-                solved[depth] += 1
-            elif piece.size == 1:
-                top.add(int(piece[0]), 1, row, value)
-                solved[depth + 1] += 1
-            else:
-                tasks.append(((*path, guess), piece, row, value, depth + 1))
-
-    expand(played, codes, -1, -1, 1, root_guess)
+    played = [g for g, _ in history]
+    root, pool = -1, None
+    if not history:  # the first guess: the strategy's own conventions (its first code, its symmetry classes)
+        if strategy.first is not None:
+            root = int(strategy.rank(Position(space, history, codes)).index or 0)
+        elif rule.pool_all:
+            pool = strategy.pool_of(Position(space, history, codes))
     workers = threads()
-    if workers > 1:
-        share = codes.size / (TASKS_PER_THREAD * workers)
-        while tasks:
-            largest = max(range(len(tasks)), key=lambda i: tasks[i][1].size)
-            path, part, parent, feedback, depth = tasks[largest]
-            if part.size <= share or depth > 2:
-                break
-            del tasks[largest]
-            expand(path, part, parent, feedback, depth, space.decide(rule, path, part))
+    top = space.grow(rule, played, codes, root=root, root_pool=pool, depth=2 if workers > 1 else 1, max_depth=MAX_DEPTH)
+    if top is None:
+        raise _no_progress(strategy)
+    stubs = np.flatnonzero(top.guesses < 0).tolist()
+    stubs.sort(key=lambda row: -int(top.sizes[row]))  # the largest first: the threads finish together
     if progress is not None:
-        progress(int(codes.size) - sum(int(t[1].size) for t in tasks))
-    tasks.sort(key=lambda t: -t[1].size)  # the largest first: the threads finish together
+        progress(int(codes.size - top.sizes[stubs].sum()))
 
-    def run(task: Task) -> Grown:
-        path, part, _, _, depth = task
-        grown = space.grow(rule, path, part, max_depth=MAX_DEPTH - depth + 1)
+    def run(row: int) -> Grown:
+        path = top.path(row)
+        grown = space.grow(rule, played + path, top.part(row), depth=MAX_DEPTH, max_depth=MAX_DEPTH - len(path))
         if grown is None:
             raise _no_progress(strategy)
         return grown
 
-    results: list[Grown | None] = [None] * len(tasks)
-    if workers > 1 and len(tasks) > 1:
-        with ThreadPoolExecutor(workers) as pool:
-            futures: dict[Future[Grown], int] = {pool.submit(run, task): i for i, task in enumerate(tasks)}
+    results: dict[int, Grown] = {}
+    if workers > 1 and len(stubs) > 1:
+        with ThreadPoolExecutor(workers) as pool_of_threads:
+            futures: dict[Future[Grown], int] = {pool_of_threads.submit(run, row): row for row in stubs}
             pending = set(futures)
             try:
                 while pending:
                     done, pending = wait(pending, return_when=FIRST_COMPLETED)
                     for future in done:
-                        i = futures[future]
-                        results[i] = future.result()
+                        row = futures[future]
+                        results[row] = future.result()
                         if progress is not None:
-                            progress(int(tasks[i][1].size))
+                            progress(int(top.sizes[row]))
             except BaseException:
-                pool.shutdown(wait=False, cancel_futures=True)
+                pool_of_threads.shutdown(wait=False, cancel_futures=True)
                 raise
     else:
-        for i, task in enumerate(tasks):
-            results[i] = run(task)
+        for row in stubs:
+            results[row] = run(row)
             if progress is not None:
-                progress(int(task[1].size))
-    return _assemble(space, top, tasks, results, solved)
+                progress(int(top.sizes[row]))
+    return _assemble(space, top, results)
 
 
-def _assemble(
-    space: CodeSpace, top: _Nodes, tasks: list[Task], results: list[Grown | None], solved: npt.NDArray[np.int64]
-) -> tuple[FlatNodes, dict[int, int]]:
-    """One :class:`FlatNodes` from the first levels and the grown subtrees, and the secrets solved per round."""
-    guesses = [np.array(top.guesses, dtype=np.int64)]
-    sizes = [np.array(top.sizes, dtype=np.int64)]
-    parents = [np.array(top.parents, dtype=np.int64)]
-    feedbacks = [np.array(top.feedbacks, dtype=np.int64)]
-    offset = len(top.guesses)
-    for (_, _, parent, feedback, depth), grown in zip(tasks, results, strict=True):
-        assert grown is not None
-        guesses.append(grown.guesses)
-        sizes.append(grown.sizes)
-        above = grown.parents + offset
-        above[0] = parent
-        parents.append(above)
-        ordinals = grown.feedbacks.copy()
-        ordinals[0] = feedback
-        feedbacks.append(ordinals)
-        solved[depth - 1 :] += grown.solved
-        offset += grown.guesses.size
+def _assemble(space: CodeSpace, top: Grown, grown: dict[int, Grown]) -> tuple[FlatNodes, dict[int, int]]:
+    """One :class:`FlatNodes` from the first levels and the subtrees grown in place of their nodes left
+    to grow, and the secrets solved per round."""
+    guesses, sizes, parents, feedbacks = [top.guesses.copy()], [top.sizes], [top.parents], [top.feedbacks]
+    solved = top.solved.copy()
+    offset = top.guesses.size
+    for row, sub in grown.items():
+        guesses[0][row] = sub.guesses[0]
+        level = len(top.path(row))  # guesses above it
+        guesses.append(sub.guesses[1:])
+        sizes.append(sub.sizes[1:])
+        parents.append(np.where(sub.parents[1:] == 0, row, sub.parents[1:] + offset - 1))
+        feedbacks.append(sub.feedbacks[1:])
+        solved[level:] += sub.solved[: solved.size - level]
+        offset += sub.guesses.size - 1
     rows = np.concatenate(guesses)
     flat = FlatNodes(space.codes[rows], np.concatenate(sizes), np.concatenate(parents), np.concatenate(feedbacks))
     distribution = {int(d): int(n) for d, n in enumerate(solved.tolist()) if n}

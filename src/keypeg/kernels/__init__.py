@@ -92,14 +92,29 @@ class TreeRule(NamedTuple):
 
 class Grown(NamedTuple):
     """A subtree as flat arrays, root first and each node after its parent: each node's guess (code
-    index), its number of secrets, its parent's row (-1 for the root) and the feedback ordinal from
-    the parent (-1 for the root); and ``solved[d]``, the secrets solved by the ``d``-th guess."""
+    index; -1 for a node left to grow), its number of secrets, its parent's row (-1 for the root),
+    the feedback ordinal from the parent (-1 for the root) and where its secrets start in ``codes``;
+    and ``solved[d]``, the secrets solved by the ``d``-th guess."""
 
     guesses: npt.NDArray[np.int64]
     sizes: npt.NDArray[np.int64]
     parents: npt.NDArray[np.int64]
     feedbacks: npt.NDArray[np.int64]
+    starts: npt.NDArray[np.int64]
+    codes: npt.NDArray[np.int64]
     solved: npt.NDArray[np.int64]
+
+    def part(self, row: int) -> npt.NDArray[np.int64]:
+        """The secrets that reach node ``row``, increasing."""
+        return self.codes[self.starts[row] : self.starts[row] + self.sizes[row]]
+
+    def path(self, row: int) -> list[int]:
+        """The guesses played before node ``row``, from the root."""
+        played = []
+        while self.parents[row] >= 0:
+            row = int(self.parents[row])
+            played.append(int(self.guesses[row]))
+        return played[::-1]
 
 
 class Encoded(NamedTuple):
@@ -451,42 +466,36 @@ class CodeSpace:
         params = np.array([pegs, r.num_colors, number, *flags], dtype=np.int64)
         return params, np.append(values, [rule.bonus, rule.tolerance])
 
-    def decide(self, rule: TreeRule, history: Sequence[int], candidates: Index) -> int:
-        """The guess ``rule`` makes for the fitting codes ``candidates`` (increasing) after the guesses
-        ``history`` (code indices)."""
-        seg = np.ascontiguousarray(candidates, dtype=np.int64)
-        params, values = self._tree_arguments(rule, seg.size)
-        return int(
-            _tree.decide(
-                *self._words,
-                self.codes,
-                seg,
-                np.zeros(self.size, dtype=np.bool_),
-                np.asarray(history, dtype=np.int64),
-                rule.perms,
-                params,
-                values,
-                np.empty(self.size, dtype=np.float64),
-            )
-        )
-
     def grow(
-        self, rule: TreeRule, history: Sequence[int], candidates: Index, *, root: int = -1, max_depth: int
+        self,
+        rule: TreeRule,
+        history: Sequence[int],
+        candidates: Index,
+        *,
+        root: int = -1,
+        root_pool: Index | None = None,
+        depth: int,
+        max_depth: int,
     ) -> Grown | None:
         """The subtree ``rule`` plays for the fitting codes ``candidates`` (increasing) after the
-        guesses ``history``, its root guessing ``root`` if not negative; ``None`` if a node is deeper
-        than ``max_depth``. Releases the GIL: subtrees grow on threads side by side."""
+        guesses ``history`` (code indices), ``depth`` guesses deep (deeper nodes are left to grow);
+        its root guesses ``root`` if not negative, else the best of ``root_pool`` (one code per
+        symmetry class) if given. ``None`` if a node is deeper than ``max_depth``. Releases the GIL:
+        subtrees grow on threads side by side."""
         seg = np.ascontiguousarray(candidates, dtype=np.int64)
         params, values = self._tree_arguments(rule, seg.size)
+        pool = np.ascontiguousarray(root_pool if root_pool is not None else (), dtype=np.int64)
         count, *arrays = _tree.grow(
             *self._words,
             self.codes,
             seg,
             np.asarray(history, dtype=np.int64),
+            root,
+            pool,
             rule.perms,
             params,
             values,
-            root,
+            depth,
             max_depth,
         )
         return None if count == _tree.NO_PROGRESS else Grown(*arrays)

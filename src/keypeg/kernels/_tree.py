@@ -148,8 +148,9 @@ def _better(g, fits, best_g, best_fits, prefer, last):  # type: ignore[no-untype
 
 
 @njit(cache=True)
-def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratch):  # type: ignore[no-untyped-def]
-    """The guess for the fitting codes ``seg`` (increasing) after the guesses ``history``.
+def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, scratch):  # type: ignore[no-untyped-def]
+    """The guess for the fitting codes ``seg`` (increasing) after the guesses ``history``, from the
+    codes of ``pool`` (increasing, one per symmetry class) if any, else from the strategy's pool.
 
     ``fitting`` is an all-false mask of every code, left so. ``params``: pegs, colours, cost,
     pool all, last, prefer, symmetry from this many fitting codes (0 for never), number of
@@ -190,7 +191,7 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
     # differ only in such colours, the one with the first (last) of them alone is scored (with no
     # repeats, the one with the first ones).
     ruled_out = _ruled_out(present, pegs, 1 if repeats else pegs, last) if sym_min > 0 else np.uint64(0)
-    symmetric = sym_min > 0 and n >= sym_min
+    symmetric = sym_min > 0 and n >= sym_min and pool.shape[0] == 0
     if symmetric:
         played = np.empty((history.shape[0], pegs), dtype=np.int64)
         used = np.zeros(colors, dtype=np.bool_)
@@ -217,15 +218,16 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
     best_g = -1
     best_fits = False
     total = codes.shape[0]
-    # the fitting codes first (a strong bound early), then the other codes of the pool
-    for phase in range(2 if pool_all else 1):
+    # the fitting codes first (a strong bound early), then the other codes of the pool; or the given pool
+    phases = (2, 3) if pool.shape[0] else (0, 2 if pool_all else 1)
+    for phase in range(phases[0], phases[1]):
         if phase == 1 and best <= bound and prefer and best_fits:
             break  # no code that cannot win beats a fitting winner that no code beats
-        count = n if phase == 0 else total
+        count = n if phase == 0 else total if phase == 1 else pool.shape[0]
         for k in range(count):
             j = count - 1 - k if last else k
-            g = seg[j] if phase == 0 else j
-            fits = phase == 0
+            g = seg[j] if phase == 0 else j if phase == 1 else pool[j]
+            fits = phase == 0 or (phase == 2 and fitting[g])
             if phase == 1 and (fitting[g] or pos[g] & ruled_out):
                 continue
             scratch[g] = _PRUNED
@@ -244,16 +246,16 @@ def decide(pos, cnt, codes, seg, fitting, history, perms, params, values, scratc
             scratch[g] = score
             if score < best or (score == best and wins_tie):
                 best, best_g, best_fits = score, g, fits
-                if best <= bound:
+                if best <= bound and phase < 2:
                     break  # the codes after it in this phase lose the tie
     if not integer and best > bound:  # the guesses within the tolerance of the best tie
         limit = best + tolerance * max(1.0, abs(best))
-        for phase in range(2 if pool_all else 1):
-            count = n if phase == 0 else total
+        for phase in range(phases[0], phases[1]):
+            count = n if phase == 0 else total if phase == 1 else pool.shape[0]
             for k in range(count):
                 j = count - 1 - k if last else k
-                g = seg[j] if phase == 0 else j
-                fits = phase == 0
+                g = seg[j] if phase == 0 else j if phase == 1 else pool[j]
+                fits = phase == 0 or (phase == 2 and fitting[g])
                 if phase == 1 and (fitting[g] or pos[g] & ruled_out):
                     continue
                 score = scratch[g]
@@ -273,13 +275,16 @@ def _grown(array, count):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, nogil=True)
-def grow(pos, cnt, codes, candidates, history, perms, params, values, root_guess, max_depth):  # type: ignore[no-untyped-def]
-    """The subtree for the fitting codes ``candidates`` (increasing) after the guesses ``history``.
+def grow(pos, cnt, codes, candidates, history, root_guess, root_pool, perms, params, values, depth, max_depth):  # type: ignore[no-untyped-def]
+    """The subtree for the fitting codes ``candidates`` (increasing) after the guesses ``history``,
+    grown ``depth`` guesses deep.
 
-    Returns the nodes (guess, size, parent node or -1, feedback ordinal from the parent or -1),
-    root first and each node after its parent, and the secrets solved at each depth (the root's
-    guess is depth 1); :data:`NO_PROGRESS` as the node count if a node is deeper than
-    ``max_depth``. ``root_guess`` is the root's guess if not negative. See :func:`decide` for
+    Returns the node count, the nodes (guess, size, parent node or -1, feedback ordinal from the
+    parent or -1, where its codes start in the codes returned), root first and each node after its
+    parent, the codes in the order the nodes hold them, and the secrets solved at each depth (the
+    root's guess is depth 1). A node past ``depth`` guesses is left to grow: its guess is -1.
+    :data:`NO_PROGRESS` as the node count if a node is deeper than ``max_depth``. The root guesses
+    ``root_guess`` if not negative, else the best of ``root_pool`` if any. See :func:`decide` for
     ``params`` and ``values``.
     """
     pegs = params[0]
@@ -311,30 +316,38 @@ def grow(pos, cnt, codes, candidates, history, perms, params, values, root_guess
     size = np.empty(room, dtype=np.int64)
     parent = np.empty(room, dtype=np.int64)
     feedback = np.empty(room, dtype=np.int64)
+    start = np.empty(room, dtype=np.int64)
+    no_pool = root_pool[:0]
     count = 0
     while top > 0:
         top -= 1
-        lo, hi, depth = s_lo[top], s_hi[top], s_depth[top]
-        if depth > max_depth:
-            return NO_PROGRESS, guess[:0], size[:0], parent[:0], feedback[:0], solved
-        seg = buf[lo:hi]
-        at = history.shape[0] + depth - 1
-        if count == 0 and root_guess >= 0:
-            g = root_guess
-        else:
-            g = decide(pos, cnt, codes, seg, fitting, path[:at], perms, params, values, scratch)
-        path[at] = g
+        lo, hi, level = s_lo[top], s_hi[top], s_depth[top]
+        if level > max_depth:
+            return NO_PROGRESS, guess[:0], size[:0], parent[:0], feedback[:0], start[:0], buf, solved
         if count + nf + 1 > room:
-            guess, size, parent, feedback = (
+            guess, size, parent, feedback, start = (
                 _grown(guess, count),
                 _grown(size, count),
                 _grown(parent, count),
                 _grown(feedback, count),
+                _grown(start, count),
             )
             room *= 2
         node = count
-        guess[node], size[node], parent[node], feedback[node] = g, hi - lo, s_parent[top], s_feedback[top]
+        size[node], parent[node], feedback[node], start[node] = hi - lo, s_parent[top], s_feedback[top], lo
         count += 1
+        if level > depth:  # left to grow
+            guess[node] = -1
+            continue
+        seg = buf[lo:hi]
+        at = history.shape[0] + level - 1
+        if node == 0 and root_guess >= 0:
+            g = root_guess
+        else:
+            pool = root_pool if node == 0 else no_pool
+            g = decide(pos, cnt, codes, seg, fitting, path[:at], pool, perms, params, values, scratch)
+        path[at] = g
+        guess[node] = g
         pg, cg = pos[g], cnt[g]
         for s in range(hi - lo):
             f = popcount(pg & pos[seg[s]]) * pegs + popcount(cg & cnt[seg[s]])
@@ -350,7 +363,7 @@ def grow(pos, cnt, codes, candidates, history, perms, params, values, root_guess
             starts[f] += 1
         seg[:] = spare[: hi - lo]
         if counts[win]:
-            solved[depth] += 1
+            solved[level] += 1
         for k in range(nf):
             f = nf - 1 - k  # pushed last to first, so the first feedback is grown first
             c = counts[f]
@@ -360,9 +373,10 @@ def grow(pos, cnt, codes, candidates, history, perms, params, values, root_guess
             end = lo + starts[f]
             if c == 1:  # the lone fitting code is guessed next
                 guess[count], size[count], parent[count], feedback[count] = buf[end - 1], 1, node, f
+                start[count] = end - 1
                 count += 1
-                solved[depth + 1] += 1
+                solved[level + 1] += 1
             else:
-                s_lo[top], s_hi[top], s_depth[top], s_parent[top], s_feedback[top] = end - c, end, depth + 1, node, f
+                s_lo[top], s_hi[top], s_depth[top], s_parent[top], s_feedback[top] = end - c, end, level + 1, node, f
                 top += 1
-    return count, guess[:count], size[:count], parent[:count], feedback[:count], solved
+    return count, guess[:count], size[:count], parent[:count], feedback[:count], start[:count], buf, solved
