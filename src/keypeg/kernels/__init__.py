@@ -74,7 +74,8 @@ sum over parts of ``values[size]`` for given values (``table-sum``)."""
 
 class TreeRule(NamedTuple):
     """How the tree kernel decides at every node (see :mod:`keypeg.kernels._tree`): the cost minimised
-    (a key of :data:`COSTS` but ``table-sum``, or ``simple``), guesses from every code or the fitting
+    (a key of :data:`COSTS` but ``table-sum``; ``all-parts``, every part size compared, largest first,
+    the winning part left out; or ``simple``), guesses from every code or the fitting
     ones, ties to the ``last`` code, a fitting guess preferred, symmetry classes from this many fitting
     codes (0: never) under the peg permutations ``perms``, the relative tolerance of ties, and what a
     fitting guess's cost is lowered by."""
@@ -458,7 +459,7 @@ class CodeSpace:
     def _tree_arguments(self, rule: TreeRule, n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
         """The tree kernel's ``params`` and ``values`` for ``rule`` on nodes of up to ``n`` codes."""
         pegs = self.pegs
-        number = _tree.SIMPLE if rule.cost == "simple" else COSTS[rule.cost]
+        number = {"simple": _tree.SIMPLE, "all-parts": _tree.ALL_PARTS}.get(rule.cost) or COSTS[rule.cost]
         values = _n_log2_n(n) if rule.cost == "sum-n-log-n" else _NO_VALUES
         parts = (pegs + 1) * (pegs + 2) // 2 - (1 if pegs > 1 else 0)  # every feedback but (pegs - 1, 1)
         r = self.rules

@@ -24,6 +24,8 @@ from keypeg.kernels._symmetry import _is_extreme, _relabel_order, fixing_symmetr
 
 SIMPLE = 4
 """Not a partition cost: the first (last) fitting code (Shapiro's simple strategy)."""
+ALL_PARTS = 5
+"""Every part size compared, largest first, the part of a guess that wins left out (mmstrat's minmax)."""
 NO_PROGRESS = -1
 """What :func:`grow` returns when a node is deeper than the depth limit."""
 _PRUNED = np.inf
@@ -42,6 +44,8 @@ def _lower_bound(n, cost, parts):  # type: ignore[no-untyped-def]
         return float(r * (q + 1) * (q + 1) + (parts - r) * q * q)
     if cost == FEWEST_PARTS:
         return -float(min(n, parts))
+    if cost == ALL_PARTS:
+        return -np.inf  # part sizes are compared whole (see decide)
     return 0.0 if n <= parts else -np.inf  # sum of n log n: a split into single codes sums to 0
 
 
@@ -118,6 +122,48 @@ def _cost(pg, cg, ps, cs, pegs, cost, values, limit, most, row, labels):  # type
     for f in range(nf):
         row[f] = 0
     return _PRUNED if pruned else total
+
+
+@njit(inline="always", cache=True)
+def _profile(pg, cg, ps, cs, pegs, win, limit, row, sizes):  # type: ignore[no-untyped-def]
+    """The part sizes of guess (``pg``, ``cg``) on the codes (``ps``, ``cs``), largest first, the winning
+    part left out, into ``sizes`` (zeros after them); ``False`` once a part is larger than ``limit``.
+    ``row`` starts and ends all zero."""
+    nf = row.shape[0]
+    kept = True
+    for s in range(ps.shape[0]):
+        f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+        if f != win:
+            row[f] += 1
+            if row[f] > limit:
+                kept = False
+                break
+    k = 0
+    for f in range(nf):
+        c = row[f]
+        if c:
+            row[f] = 0
+            if kept:
+                i = k
+                while i > 0 and sizes[i - 1] < c:  # insertion, largest first
+                    sizes[i] = sizes[i - 1]
+                    i -= 1
+                sizes[i] = c
+                k += 1
+    for i in range(k, nf):
+        sizes[i] = 0
+    return kept
+
+
+@njit(inline="always", cache=True)
+def _order(a, b):  # type: ignore[no-untyped-def]
+    """-1, 0 or 1 as the part sizes ``a`` come before, with or after ``b`` (largest first)."""
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
+            return -1 if a[i] < b[i] else 1
+        if a[i] == 0:
+            break
+    return 0
 
 
 @njit(cache=True)
@@ -214,6 +260,10 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
         ruled_list = free_list
         relabel = np.full(colors, -1, dtype=np.int64)
     bound = _lower_bound(n, cost, parts) - bonus
+    win = pegs * (pegs + 1)
+    sizes = np.zeros(row.shape[0], dtype=np.int64)
+    best_sizes = np.zeros(row.shape[0], dtype=np.int64)
+    settled = False  # with all parts: a fitting guess splitting the codes apart, which nothing beats
     best = np.inf
     best_g = -1
     best_fits = False
@@ -221,7 +271,7 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
     # the fitting codes first (a strong bound early), then the other codes of the pool; or the given pool
     phases = (2, 3) if pool.shape[0] else (0, 2 if pool_all else 1)
     for phase in range(phases[0], phases[1]):
-        if phase == 1 and best <= bound and prefer and best_fits:
+        if settled or (phase == 1 and best <= bound and prefer and best_fits):
             break  # no code that cannot win beats a fitting winner that no code beats
         count = n if phase == 0 else total if phase == 1 else pool.shape[0]
         for k in range(count):
@@ -240,6 +290,16 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
                 limit = best + tolerance * max(1.0, abs(best))
                 limit += _MARGIN * max(1.0, abs(limit))
             if symmetric and not _is_extreme(codes[g], kept, maps, free, ruled, free_list, ruled_list, relabel, last):
+                continue
+            if cost == ALL_PARTS:
+                if _profile(pos[g], cnt[g], ps, cs, pegs, win, best, row, sizes):
+                    order = _order(sizes, best_sizes) if best_g >= 0 else -1
+                    if order < 0 or (order == 0 and wins_tie):
+                        best_sizes[:] = sizes
+                        best, best_g, best_fits = float(sizes[0]), g, fits
+                        settled = fits and sizes[0] <= 1
+                        if settled:
+                            break
                 continue
             lift = bonus if fits else 0.0
             score = _cost(pos[g], cnt[g], ps, cs, pegs, cost, values, limit + lift, parts, row, labels) - lift

@@ -93,7 +93,7 @@ class WorstCase(PartitionStrategy):
         self._mmstrat_ties()
 
     def tree_rule(self, rules: Rules) -> TreeRule | None:
-        return None if self.scoring == "mmstrat" else super().tree_rule(rules)
+        return self._kernel_rule(rules, "all-parts") if self.scoring == "mmstrat" else super().tree_rule(rules)
 
     def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         if self.scoring == "kooi":
