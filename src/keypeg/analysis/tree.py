@@ -54,7 +54,7 @@ def build_tree(
     strategy.reset(rules)
     started = time.perf_counter()
     codes = space.all if secrets is None else np.asarray(secrets, dtype=np.intp)
-    rule = strategy.tree_rule(rules) if compiled and space.grows_trees else None
+    rule = strategy.tree_rule(rules) if compiled and space.grows_trees else None  # as compiled() says
     root: Node | FlatNodes
     if rule is None:
         root, distribution = _python_tree(strategy, space, codes, history, progress)
@@ -62,6 +62,12 @@ def build_tree(
         root, distribution = _compiled_tree(strategy, rule, space, codes, history, progress)
     seconds = time.perf_counter() - started
     return StrategyTree(rules, root, strategy.conventions(), TreeStats.from_distribution(distribution), seconds)
+
+
+def compiled(strategy: Strategy, rules: Rules) -> bool:
+    """Whether :func:`build_tree` grows ``strategy``'s trees of ``rules`` in the tree kernel (the only
+    kernel module it then compiles: ``_tree``)."""
+    return strategy.tree_rule(rules) is not None and CodeSpace.of(rules).grows_trees
 
 
 def _no_progress(strategy: Strategy) -> KeypegError:
