@@ -247,6 +247,9 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
                 used[played[h, i]] = True
         kept, maps = fixing_symmetries(perms, played, colors)
         free = ~used & present
+        # only a peg permutation or two interchangeable free colours make classes of more than one code
+        # (the colours in no fitting code are collapsed above)
+        symmetric = kept.shape[0] > 1 or free.sum() > 1
         ruled = ~present
         free_list = _relabel_order(free, last)
         ruled_list = _relabel_order(ruled, last)
