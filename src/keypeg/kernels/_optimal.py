@@ -30,6 +30,7 @@ from keypeg.kernels._score import _score
 from keypeg.kernels._symmetry import _is_extreme, _relabel_order, fixing_symmetries
 
 BIG = 1 << 40
+REFINE = 256  # parts this small get the bound of their best fitting guess (n * n scores)
 UNBOUNDED = 1 << 62
 KEY = types.UniTuple(types.int64, 2)
 ENTRY = types.UniTuple(types.int64, 3)
@@ -160,6 +161,32 @@ def _guess_bounds(ctx, pool, codes, below):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _small_bounds(table, codes):  # type: ignore[no-untyped-def]
+    """:func:`_guess_bounds` for every code as a guess when each part of ``k`` codes needs ``2k - 1``
+    guesses at least (sets no larger than the branching plus one): a guess giving ``d`` feedbacks costs
+    ``3n - d - 1`` if it is one of the ``n`` codes, else ``3n - d``. Counts distinct feedbacks by
+    comparing table rows pairwise, which vectorises."""
+    n = codes.shape[0]
+    m = table.shape[0]
+    distinct = np.zeros(m, dtype=np.uint8)
+    new = np.empty(m, dtype=np.uint8)
+    for t in range(n):
+        row = table[codes[t]]
+        new[:] = 1
+        for u in range(t):
+            other = table[codes[u]]
+            for g in range(m):
+                new[g] &= row[g] != other[g]
+        for g in range(m):
+            distinct[g] += new[g]
+    fits = np.zeros(m, dtype=np.bool_)
+    fits[codes] = True
+    bounds = 3 * n - distinct.astype(np.int64) - fits
+    useless = (distinct == 1) & ~fits
+    return bounds, useless, fits
+
+
+@njit(cache=True)
 def _best_fitting(ctx, codes, rounds):  # type: ignore[no-untyped-def]
     """The code of ``codes`` with the lowest bound as a guess on ``codes`` (the first of equals), and its bound."""
     bounds, _, _ = _guess_bounds(ctx, codes, codes, ctx[BOUNDS][rounds - 1])
@@ -196,37 +223,61 @@ def _candidates(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-u
             pool = shared
         else:
             pool = pool[_sorted_members(pool, shared)]
-    guess_bounds, useless, fits = _guess_bounds(ctx, pool, codes, bounds[rounds - 1])
-    found = np.empty(pool.shape[0], dtype=np.int64)
-    keys = np.empty(pool.shape[0], dtype=np.int64)
-    lowest = UNBOUNDED
-    kept = 0
-    size = colours.shape[0]
+    below = bounds[rounds - 1]
+    if pool_all and table.shape[0] > 0 and n < sym_min and below[n] == 2 * n - 1:
+        guess_bounds, useless, fits = _small_bounds(table, codes)
+    else:
+        guess_bounds, useless, fits = _guess_bounds(ctx, pool, codes, below)
+    # keep the guesses below the budget, then order them by (bound, not fitting), a stable counting
+    # sort: the pool is in increasing order and the keys span a short range
+    m = pool.shape[0]
     limit = min(budget, BIG)
-    for i in range(pool.shape[0]):
-        if useless[i]:
-            continue
-        bound = guess_bounds[i]
-        lowest = min(lowest, bound)
-        if bound < limit:
-            found[kept] = pool[i]
-            keys[kept] = (bound * 2 + (0 if fits[i] else 1)) * size + pool[i]
-            kept += 1
-    order = np.argsort(keys[:kept])
-    guesses = found[:kept][order]
-    guess_bounds = keys[:kept][order] // size // 2
-    return guesses, guess_bounds, lowest
+    lowest = UNBOUNDED
+    highest = -1
+    for i in range(m):
+        if not useless[i]:
+            lowest = min(lowest, guess_bounds[i])
+            if guess_bounds[i] < limit:
+                highest = max(highest, guess_bounds[i])
+    if highest < 0:
+        return pool[:0], guess_bounds[:0], lowest
+    slots = np.zeros(2 * (highest - lowest) + 3, dtype=np.int64)
+    for i in range(m):
+        if not useless[i] and guess_bounds[i] <= highest:
+            slots[2 * (guess_bounds[i] - lowest) + (1 if fits[i] else 2)] += 1
+    for k in range(1, slots.shape[0]):
+        slots[k] += slots[k - 1]
+    kept = slots[-1]
+    guesses = np.empty(kept, dtype=np.int64)
+    ordered = np.empty(kept, dtype=np.int64)
+    for i in range(m):
+        if not useless[i] and guess_bounds[i] <= highest:
+            k = 2 * (guess_bounds[i] - lowest) + (0 if fits[i] else 1)
+            guesses[slots[k]] = pool[i]
+            ordered[slots[k]] = guess_bounds[i]
+            slots[k] += 1
+    return guesses, ordered, lowest
 
 
 @njit(cache=True)
-def _known_bound(memo, codes, rounds, below):  # type: ignore[no-untyped-def]
-    """The best lower bound known for ``codes`` within ``rounds``: the memo's, else ``below[n]``."""
+def _known_bound(ctx, codes, rounds):  # type: ignore[no-untyped-def]
+    """The best lower bound known for ``codes`` within ``rounds``: the memo's, else for sets of up to
+    :data:`REFINE` codes the one :func:`solve` starts from (its best fitting guess's bound, or ``n`` plus
+    the codes spread evenly over the feedbacks), else ``LB(n)``."""
+    bounds = ctx[BOUNDS]
+    below = bounds[rounds]
     n = codes.shape[0]
     if n <= 2:
         return below[n]
     key = _set_key(codes, rounds)
+    memo = ctx[MEMO]
     if key in memo:
         return max(below[n], memo[key][0])
+    if rounds <= 1:
+        return np.int64(BIG)
+    if n <= REFINE:
+        _, quick_bound = _best_fitting(ctx, codes, rounds)
+        return max(below[n], min(quick_bound, n + _spread(bounds[rounds - 1], n, ctx[BRANCHING])))
     return below[n]
 
 
@@ -292,7 +343,6 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
     starts = np.zeros(nfb, dtype=np.int64)
     arranged = np.empty_like(codes)
     known = np.zeros(nfb, dtype=np.int64)
-    below = bounds[rounds - 1]
     best = budget
     chosen = np.int64(-1)
     lowest = quick_bound
@@ -321,12 +371,12 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
             if top:
                 stats[ROOT_BOUND] = guess_bounds[i]
             _split(ctx, g, codes, arranged, counts, starts)
-            order = np.argsort(-counts, kind="mergesort")
+            order = np.argsort(counts, kind="mergesort")
             rest = 0
             parts = 0
             for f in range(nfb):
                 if f != win and counts[f] > 0:
-                    known[f] = _known_bound(memo, arranged[starts[f] : starts[f] + counts[f]], rounds - 1, below)
+                    known[f] = _known_bound(ctx, arranged[starts[f] : starts[f] + counts[f]], rounds - 1)
                     rest += known[f]
                     parts += 1
             if n + rest >= best:
@@ -336,9 +386,7 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
             done = 0
             child_shared = np.empty(0, dtype=np.int64)
             for f in order:
-                if counts[f] == 0:
-                    break
-                if f == win:
+                if counts[f] == 0 or f == win:
                     continue
                 if top:
                     stats[PART_DONE], stats[PART_COUNT] = done, parts

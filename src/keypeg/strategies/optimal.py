@@ -8,8 +8,10 @@ refinements of later solvers), run whole in numba (:mod:`keypeg.kernels._optimal
   feedbacks short of the win): ``LB`` fills 1, ``b``, ``b**2``, ... nodes per round;
 - each guess gets the bound ``n + sum(LB(part))`` over the parts it makes, and guesses
   are tried best bound first, fitting guesses first among equals, stopping once the
-  bound reaches the best total found; parts are solved largest first, each within
-  what the best total leaves it;
+  bound reaches the best total found; a part of up to 256 codes counts with the bound
+  its own search starts from (below), so hopeless guesses are dropped before any part
+  is searched; parts are solved smallest first, each within what the best total leaves
+  it, so the large parts, which cost the most, get the tightest budgets;
 - the best fitting guess is tried first on its own: when it reaches the set's lower
   bound (the least of its bound and what any other guess can reach, ``n`` plus the
   ``n`` codes spread evenly over ``b`` parts) no other guess needs scoring;
