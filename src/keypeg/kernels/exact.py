@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -17,6 +19,17 @@ if TYPE_CHECKING:
 __all__ = ["ExactSearch", "SearchCounters"]
 
 _NO_INDICES = np.zeros(0, dtype=np.int64)
+SLOT_BYTES = 32
+"""Bytes of one slot of the search's transposition table."""
+HELPED_MIN = 64
+"""Sets this large are searched by every thread numba may use; smaller ones by one."""
+
+
+def table_slots(codes: int) -> int:
+    """Slots of the transposition table for a search over ``codes`` codes: a power of two, about 256 a
+    code (the searches keep fewer sets than that), at least 65,536 and at most 4,194,304 (128 MiB)."""
+    wanted = min(max(256 * codes, 1 << 16), 1 << 22)
+    return 1 << (wanted - 1).bit_length()
 
 
 class SearchCounters(NamedTuple):
@@ -34,8 +47,9 @@ class SearchCounters(NamedTuple):
 
 
 class ExactSearch:
-    """The kernel side of the exact optimal search: the feedback table, the lower bounds, the memo
-    of searched sets and the counters a live view reads.
+    """The kernel side of the exact optimal search: the feedback table, the lower bounds, the
+    transposition table of searched sets (fixed in size: when full, small sets make room) and the
+    counters a live view reads.
 
     Args:
         space: the code space.
@@ -44,6 +58,7 @@ class ExactSearch:
         pool_all: guesses from every code (else only from the codes still possible).
         perms: the peg permutations that symmetry may use.
         symmetry_min: sets this large or larger are searched one guess per symmetry class.
+        slots: the transposition table's slots (a power of two, :func:`table_slots` by default).
     """
 
     IMPOSSIBLE = _optimal.BIG
@@ -56,6 +71,7 @@ class ExactSearch:
         pool_all: bool,
         perms: npt.NDArray[np.int64],
         symmetry_min: int,
+        slots: int | None = None,
     ) -> None:
         self.space = space
         bits = space.encoded()
@@ -66,12 +82,10 @@ class ExactSearch:
         else:
             table = np.zeros((0, 0), dtype=np.uint8)
         rules = space.rules
-        self.stats = np.zeros(_optimal.STAT_SLOTS, dtype=np.int64)
-        self.halt = np.zeros(1, dtype=np.int64)
-        self.memo = _optimal.new_memo()
-        self.hist = np.zeros((rules.rows + 1, space.pegs), dtype=np.int8)
+        self.halt = np.zeros(2, dtype=np.int64)
+        self.memo = np.zeros((slots or table_slots(space.size), 4), dtype=np.int64)
         self._bounds = np.ascontiguousarray(bounds, dtype=np.int64)
-        self._ctx = (  # in the order of the field constants of keypeg.kernels._optimal
+        self._common = (  # in the order of the field constants of keypeg.kernels._optimal
             table,
             bits.position_bits,
             bits.count_bits,
@@ -84,25 +98,72 @@ class ExactSearch:
             symmetry_min,
             rules.num_colors,
             len(rules.feedbacks()) - 1,
-            self.hist,
-            self.stats,
-            self.halt,
-            self.memo,
         )
+        self._threads: list[tuple] = []  # type: ignore[type-arg]
+        self._retired = 0  # sets searched by threads since let go
+        self.stats = self._thread_ctx(1)[0][13]
 
-    def solve(self, codes: Index, guesses: Sequence[int], rounds: int, budget: int) -> tuple[int, int]:
+    def _thread_ctx(self, threads: int) -> list[tuple]:  # type: ignore[type-arg]
+        """The search state of each of ``threads`` threads: their own history and counters, the
+        table, the stop flags and the paths shared."""
+        if len(self._threads) != threads:
+            self._retired += sum(int(ctx[13][_optimal.NODES]) for ctx in self._threads)
+            rows = self.space.rules.rows
+            paths = np.zeros((threads, rows + 2), dtype=np.int64)
+            self._threads = [
+                (
+                    *self._common,
+                    np.zeros((rows + 1, self.space.pegs), dtype=np.int8),
+                    np.zeros(_optimal.STAT_SLOTS, dtype=np.int64),
+                    self.halt,
+                    self.memo,
+                    paths,
+                    t,
+                )
+                for t in range(threads)
+            ]
+        return self._threads
+
+    def solve(
+        self, codes: Index, guesses: Sequence[int], rounds: int, budget: int, threads: int | None = None
+    ) -> tuple[int, int]:
         """The fewest total guesses for ``codes`` (increasing indices) after ``guesses`` within
         ``rounds``, exactly if below ``budget`` (with an optimal guess), else a lower bound of at
-        least ``budget`` (and guess -1)."""
-        depth = len(guesses)
-        self.hist[:depth] = self.space.codes[list(guesses)]
-        self.stats[_optimal.ROOT_DEPTH] = depth
-        self.stats[_optimal.ROOT_BEST] = self.UNBOUNDED
-        for slot in (_optimal.ROOT_DONE, _optimal.ROOT_COUNT, _optimal.PART_DONE, _optimal.PART_COUNT):
-            self.stats[slot] = 0
+        least ``budget`` (and guess -1). Sets of :data:`HELPED_MIN` codes or more are searched by
+        ``threads`` threads (``numba.get_num_threads()`` by default, which numba keeps per thread),
+        which share the work through the table; the answer is the calling thread's."""
         sorted_codes = np.ascontiguousarray(codes, dtype=np.int64)
-        value, guess = _optimal.solve(self._ctx, sorted_codes, depth, rounds, budget, _NO_INDICES)
+        threads = (threads or self.threads()) if sorted_codes.size >= HELPED_MIN else 1
+        ctxs = self._thread_ctx(threads)
+        depth = len(guesses)
+        for ctx in ctxs:
+            hist, stats = ctx[12], ctx[13]
+            hist[:depth] = self.space.codes[list(guesses)]
+            stats[_optimal.NODES + 1 :] = 0  # the sets searched add up
+            stats[_optimal.ROOT_DEPTH] = depth
+            stats[_optimal.ROOT_BEST] = self.UNBOUNDED
+        self.stats = ctxs[0][13]
+        self.halt[1] = 0
+        helpers = [
+            threading.Thread(
+                target=_optimal.solve, args=(ctx, sorted_codes, depth, rounds, budget, _NO_INDICES), daemon=True
+            )
+            for ctx in ctxs[1:]
+        ]
+        for helper in helpers:
+            helper.start()
+        try:
+            value, guess = _optimal.solve(ctxs[0], sorted_codes, depth, rounds, budget, _NO_INDICES)
+        finally:
+            self.halt[1] = 1
+            for helper in helpers:
+                helper.join()
         return int(value), int(guess)
+
+    @staticmethod
+    def threads() -> int:
+        """The threads numba may use in the calling thread (``numba.get_num_threads()``)."""
+        return int(numba.get_num_threads())
 
     @property
     def largest(self) -> int:
@@ -112,8 +173,9 @@ class ExactSearch:
     def strategy(self, codes: Index, rounds: int) -> npt.NDArray[np.int64]:
         """The optimal strategy for ``codes`` (solved by :meth:`solve` already) as rows
         ``(parent row, feedback ordinal, guess, number of codes)``, parents first; a guess of -1
-        marks a set left unsolved."""
-        nodes: npt.NDArray[np.int64] = _optimal.strategy(self._ctx, np.ascontiguousarray(codes, dtype=np.int64), rounds)
+        marks a set the table no longer holds solved."""
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        nodes: npt.NDArray[np.int64] = _optimal.strategy(self._threads[0], codes, rounds)
         return nodes
 
     def stop(self) -> None:
@@ -130,7 +192,7 @@ class ExactSearch:
         """What the search has done so far (safe to read while it runs)."""
         s = self.stats
         return SearchCounters(
-            nodes=int(s[_optimal.NODES]),
+            nodes=self._retired + sum(int(ctx[13][_optimal.NODES]) for ctx in self._threads),
             first_done=int(s[_optimal.ROOT_DONE]),
             first_count=int(s[_optimal.ROOT_COUNT]),
             best=int(s[_optimal.ROOT_BEST]),
@@ -140,13 +202,13 @@ class ExactSearch:
         )
 
     def memo_arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """The memo as (keys, entries) arrays, to save it."""
+        """The table's entries as (keys, entries) arrays, to save them."""
         arrays: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] = _optimal.memo_arrays(self.memo)
         return arrays
 
     def load_memo(self, keys: npt.NDArray[np.int64], entries: npt.NDArray[np.int64]) -> None:
-        """Add saved memo entries (from :meth:`memo_arrays`)."""
+        """Add saved entries (from :meth:`memo_arrays`) to the table."""
         _optimal.memo_load(self.memo, np.ascontiguousarray(keys, np.int64), np.ascontiguousarray(entries, np.int64))
 
     def __len__(self) -> int:
-        return len(self.memo)
+        return int(_optimal.memo_count(self.memo))

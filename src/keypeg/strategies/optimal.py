@@ -16,9 +16,12 @@ refinements of later solvers), run whole in numba (:mod:`keypeg.kernels._optimal
   bound (the least of its bound and what any other guess can reach, ``n`` plus the
   ``n`` codes spread evenly over ``b`` parts) no other guess needs scoring;
 - one guess per symmetry class (:mod:`keypeg.symmetry`) on sets of 16 codes or more;
-- searched sets are remembered, keyed by two independent 64-bit hashes of the set and
-  the rounds left, with their exact value and best guess, or the lower bound proved
-  when no guess fitted the budget.
+- searched sets are remembered in a transposition table of fixed size, keyed by two
+  independent 64-bit hashes of the set and the rounds left, with their exact value and
+  best guess, or the lower bound proved when no guess fitted the budget;
+- with ``numba.get_num_threads()`` threads, each searches the same set and leaves for last
+  a part another one is searching: they share what they prove through the table (the
+  scheme of ABDADA, Weill 1996), so no thread waits for another.
 """
 
 from __future__ import annotations
@@ -167,8 +170,9 @@ class OptimalSolver:
         guesses = [g for g, _ in history]
         self._search.go_on()  # a search stopped earlier (Ctrl-C in play) may be asked again
         answer: list[tuple[int, int]] = []
+        threads = ExactSearch.threads()  # numba keeps it per thread: the caller's, not the worker's
         worker = threading.Thread(
-            target=lambda: answer.append(self._search.solve(codes, guesses, rounds, limit)), daemon=True
+            target=lambda: answer.append(self._search.solve(codes, guesses, rounds, limit, threads)), daemon=True
         )
         worker.start()
         try:
@@ -246,9 +250,7 @@ class OptimalSolver:
         distribution: dict[int, int] = {}
         made: list[Node] = []
         depths: list[int] = []
-        for parent, ordinal, guess, size in self._search.strategy(self.root(), self.rules.rows).tolist():
-            if guess < 0:
-                raise KeypegError("internal error: the search left a set of the optimal strategy unsolved")
+        for parent, ordinal, guess, size in self._strategy().tolist():
             node = Node(self.space.code(guess), size)
             depth = 1 if parent < 0 else depths[parent] + 1
             if parent >= 0:
@@ -266,6 +268,26 @@ class OptimalSolver:
         if self.secrets is not None:
             conventions["secrets"] = int(self.root().size)
         return StrategyTree(self.rules, root, conventions, stats, time.perf_counter() - started)
+
+    def _strategy(self) -> npt.NDArray[np.int64]:
+        """The solved strategy's rows (see :meth:`ExactSearch.strategy`), solving again the sets that
+        lost their place in the search's table."""
+        while True:
+            rows = self._search.strategy(self.root(), self.rules.rows)
+            lost = np.flatnonzero(rows[:, 2] < 0)
+            if lost.size == 0:
+                return rows
+            for row in lost.tolist():
+                path = []
+                while rows[row, 0] >= 0:
+                    path.append(row)
+                    row = int(rows[row, 0])
+                codes, history = self.root(), []
+                for child in reversed(path):
+                    guess, ordinal = int(rows[rows[child, 0], 2]), int(rows[child, 1])
+                    codes = codes[self.space.feedbacks(guess, codes) == ordinal]
+                    history.append((guess, ordinal))
+                self.value(codes, tuple(history), self.rules.rows - len(history))
 
 
 class Optimal(Strategy):
