@@ -119,6 +119,8 @@ class OptimalSolver:
         secrets: indices of the codes the secret is drawn from (all by default).
         progress: called now and then with a :class:`SearchProgress`.
         resume: start from the memo an interrupted search left, if any.
+        threads: threads searching together (default: ``numba.get_num_threads()`` in the calling
+            thread).
     """
 
     rules: Rules
@@ -126,6 +128,7 @@ class OptimalSolver:
     secrets: Index | None = None
     progress: Callable[[SearchProgress], None] | None = None
     resume: bool = False
+    threads: int | None = None
     space: CodeSpace = field(init=False)
     resumed: int = field(init=False, default=0)
 
@@ -170,7 +173,7 @@ class OptimalSolver:
         guesses = [g for g, _ in history]
         self._search.go_on()  # a search stopped earlier (Ctrl-C in play) may be asked again
         answer: list[tuple[int, int]] = []
-        threads = ExactSearch.threads()  # numba keeps it per thread: the caller's, not the worker's
+        threads = self.threads or ExactSearch.threads()  # numba keeps it per thread: the caller's
         worker = threading.Thread(
             target=lambda: answer.append(self._search.solve(codes, guesses, rounds, limit, threads)), daemon=True
         )
@@ -184,6 +187,15 @@ class OptimalSolver:
             worker.join()
             raise
         return answer[0]
+
+    def fewest_rounds(self) -> tuple[int, int]:
+        """The fewest guesses that always suffice (at most the rules' rows) and the least total
+        within them (the worst case first, then the total)."""
+        for rounds in range(1, self.rules.rows + 1):
+            total = self.value(self.root(), (), rounds)[0]
+            if total < BIG:
+                return rounds, total
+        raise KeypegError(f"no strategy solves every secret within {self.rules.rows} guesses")
 
     def _report(self) -> None:
         if self.progress is None:
@@ -250,7 +262,7 @@ class OptimalSolver:
         distribution: dict[int, int] = {}
         made: list[Node] = []
         depths: list[int] = []
-        for parent, ordinal, guess, size in self._strategy().tolist():
+        for parent, ordinal, guess, size in self._walk(self.root(), (), self.rules.rows):
             node = Node(self.space.code(guess), size)
             depth = 1 if parent < 0 else depths[parent] + 1
             if parent >= 0:
@@ -269,25 +281,29 @@ class OptimalSolver:
             conventions["secrets"] = int(self.root().size)
         return StrategyTree(self.rules, root, conventions, stats, time.perf_counter() - started)
 
-    def _strategy(self) -> npt.NDArray[np.int64]:
-        """The solved strategy's rows (see :meth:`ExactSearch.strategy`), solving again the sets that
-        lost their place in the search's table."""
-        while True:
-            rows = self._search.strategy(self.root(), self.rules.rows)
-            lost = np.flatnonzero(rows[:, 2] < 0)
-            if lost.size == 0:
-                return rows
-            for row in lost.tolist():
-                path = []
-                while rows[row, 0] >= 0:
-                    path.append(row)
-                    row = int(rows[row, 0])
-                codes, history = self.root(), []
-                for child in reversed(path):
-                    guess, ordinal = int(rows[rows[child, 0], 2]), int(rows[child, 1])
-                    codes = codes[self.space.feedbacks(guess, codes) == ordinal]
-                    history.append((guess, ordinal))
-                self.value(codes, tuple(history), self.rules.rows - len(history))
+    def _walk(self, codes: Index, history: tuple[tuple[int, int], ...], rounds: int) -> list[list[int]]:
+        """The solved strategy for ``codes`` as rows ``[parent row, feedback ordinal, guess, codes]``,
+        parents first (see :meth:`ExactSearch.strategy`). A set that lost its place in the search's
+        table is solved again and walked on its own, so the walk ends however small the table."""
+        rows: list[list[int]] = self._search.strategy(codes, rounds).tolist()
+        for lost in [r for r, row in enumerate(rows) if row[2] < 0]:
+            path = []
+            row = lost
+            while rows[row][0] >= 0:
+                path.append(row)
+                row = rows[row][0]
+            part, steps = codes, list(history)
+            for child in reversed(path):
+                guess, ordinal = rows[rows[child][0]][2], rows[child][1]
+                part = part[self.space.feedbacks(guess, part) == ordinal]
+                steps.append((guess, ordinal))
+            left = rounds - len(path)
+            self.value(part, tuple(steps), left)
+            sub = self._walk(part, tuple(steps), left)
+            rows[lost][2] = sub[0][2]
+            offset = len(rows) - 1
+            rows.extend([lost if p == 0 else p + offset, f, g, n] for p, f, g, n in sub[1:])
+        return rows
 
 
 class Optimal(Strategy):
