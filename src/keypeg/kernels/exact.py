@@ -99,30 +99,24 @@ class ExactSearch:
             rules.num_colors,
             len(rules.feedbacks()) - 1,
         )
-        self._threads: list[tuple] = []  # type: ignore[type-arg]
-        self._retired = 0  # sets searched by threads since let go
+        self._hists: list[npt.NDArray[np.int8]] = []  # each thread's history and counters, kept
+        self._stats: list[npt.NDArray[np.int64]] = []
+        self._ctxs: dict[int, list[tuple]] = {}  # type: ignore[type-arg]
         self.stats = self._thread_ctx(1)[0][13]
 
     def _thread_ctx(self, threads: int) -> list[tuple]:  # type: ignore[type-arg]
         """The search state of each of ``threads`` threads: their own history and counters, the
         table, the stop flags and the paths shared."""
-        if len(self._threads) != threads:
-            self._retired += sum(int(ctx[13][_optimal.NODES]) for ctx in self._threads)
-            rows = self.space.rules.rows
+        if threads not in self._ctxs:
+            rows, pegs = self.space.rules.rows, self.space.pegs
+            while len(self._stats) < threads:
+                self._hists.append(np.zeros((rows + 1, pegs), dtype=np.int8))
+                self._stats.append(np.zeros(_optimal.STAT_SLOTS, dtype=np.int64))
             paths = np.zeros((threads, rows + 2), dtype=np.int64)
-            self._threads = [
-                (
-                    *self._common,
-                    np.zeros((rows + 1, self.space.pegs), dtype=np.int8),
-                    np.zeros(_optimal.STAT_SLOTS, dtype=np.int64),
-                    self.halt,
-                    self.memo,
-                    paths,
-                    t,
-                )
-                for t in range(threads)
+            self._ctxs[threads] = [
+                (*self._common, self._hists[t], self._stats[t], self.halt, self.memo, paths, t) for t in range(threads)
             ]
-        return self._threads
+        return self._ctxs[threads]
 
     def solve(
         self, codes: Index, guesses: Sequence[int], rounds: int, budget: int, threads: int | None = None
@@ -175,7 +169,7 @@ class ExactSearch:
         ``(parent row, feedback ordinal, guess, number of codes)``, parents first; a guess of -1
         marks a set the table no longer holds solved."""
         codes = np.ascontiguousarray(codes, dtype=np.int64)
-        nodes: npt.NDArray[np.int64] = _optimal.strategy(self._threads[0], codes, rounds)
+        nodes: npt.NDArray[np.int64] = _optimal.strategy(self._thread_ctx(1)[0], codes, rounds)
         return nodes
 
     def stop(self) -> None:
@@ -192,7 +186,7 @@ class ExactSearch:
         """What the search has done so far (safe to read while it runs)."""
         s = self.stats
         return SearchCounters(
-            nodes=self._retired + sum(int(ctx[13][_optimal.NODES]) for ctx in self._threads),
+            nodes=sum(int(stats[_optimal.NODES]) for stats in self._stats),
             first_done=int(s[_optimal.ROOT_DONE]),
             first_count=int(s[_optimal.ROOT_COUNT]),
             best=int(s[_optimal.ROOT_BEST]),
