@@ -145,11 +145,11 @@ def test_threads_prove_the_same_optimum(rules: Rules) -> None:
 def test_a_full_table_costs_time_not_the_optimum(monkeypatch: pytest.MonkeyPatch) -> None:
     """With a transposition table of 64 slots, sets keep evicting each other: the tree's walk finds
     sets gone and solves them again."""
-    import keypeg.kernels.exact as exact
+    from keypeg import limits
 
     rules = Rules(4, 4)
     expected = OptimalSolver(rules).solve()
-    monkeypatch.setattr(exact, "table_slots", lambda codes: 64)
+    monkeypatch.setattr(limits, "optimal_table_slots", lambda codes: 64)
     solver = OptimalSolver(rules, threads=2)
     tree = solver.tree()
     assert len(solver._search) <= 64
@@ -192,6 +192,19 @@ def test_koyama_lai_classic(classic_solver: OptimalSolver) -> None:
     tree = classic_solver.tree()
     assert tree.stats.total == 5625
     assert tree.stats.max == 6
+    assert verify_tree(tree).ok
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("rules", "total", "worst"),
+    [(Rules(4, 7), 11228, 6), (Rules(4, 10, repeats=False), 26274, 7)],
+    ids=["4x7", "bulls-and-cows"],
+)
+def test_published_optima_searched(rules: Rules, total: int, worst: int) -> None:
+    """Searched, not loaded: 4x7 (Ville, 2013) and bulls-and-cows, 4 of 10 digits without repeats."""
+    tree = OptimalSolver(rules).tree()
+    assert (tree.stats.total, tree.stats.max) == (total, worst)
     assert verify_tree(tree).ok
 
 

@@ -19,17 +19,8 @@ if TYPE_CHECKING:
 __all__ = ["ExactSearch", "SearchCounters"]
 
 _NO_INDICES = np.zeros(0, dtype=np.int64)
-SLOT_BYTES = 32
-"""Bytes of one slot of the search's transposition table."""
 HELPED_MIN = 64
 """Sets this large are searched by every thread numba may use; smaller ones by one."""
-
-
-def table_slots(codes: int) -> int:
-    """Slots of the transposition table for a search over ``codes`` codes: a power of two, about 256 a
-    code (the searches keep fewer sets than that), at least 65,536 and at most 4,194,304 (128 MiB)."""
-    wanted = min(max(256 * codes, 1 << 16), 1 << 22)
-    return 1 << (wanted - 1).bit_length()
 
 
 class SearchCounters(NamedTuple):
@@ -48,7 +39,7 @@ class SearchCounters(NamedTuple):
 
 class ExactSearch:
     """The kernel side of the exact optimal search: the feedback table, the lower bounds, the
-    transposition table of searched sets (fixed in size: when full, small sets make room) and the
+    transposition table of searched sets (:func:`keypeg.limits.optimal_table_slots`) and the
     counters a live view reads.
 
     Args:
@@ -58,7 +49,6 @@ class ExactSearch:
         pool_all: guesses from every code (else only from the codes still possible).
         perms: the peg permutations that symmetry may use.
         symmetry_min: sets this large or larger are searched one guess per symmetry class.
-        slots: the transposition table's slots (a power of two, :func:`table_slots` by default).
     """
 
     IMPOSSIBLE = _optimal.BIG
@@ -71,7 +61,6 @@ class ExactSearch:
         pool_all: bool,
         perms: npt.NDArray[np.int64],
         symmetry_min: int,
-        slots: int | None = None,
     ) -> None:
         self.space = space
         bits = space.encoded()
@@ -83,7 +72,7 @@ class ExactSearch:
             table = np.zeros((0, 0), dtype=np.uint8)
         rules = space.rules
         self.halt = np.zeros(2, dtype=np.int64)
-        self.memo = np.zeros((slots or table_slots(space.size), 4), dtype=np.int64)
+        self.memo = np.zeros((limits.optimal_table_slots(space.size), 4), dtype=np.int64)
         self._bounds = np.ascontiguousarray(bounds, dtype=np.int64)
         self._common = (  # in the order of the field constants of keypeg.kernels._optimal
             table,
