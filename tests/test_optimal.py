@@ -142,6 +142,17 @@ def test_threads_prove_the_same_optimum(rules: Rules) -> None:
     assert verify_tree(together).ok
 
 
+def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from keypeg.kernels import ExactSearch
+
+    monkeypatch.setattr(os, "getloadavg", lambda: (1000.0, 1000.0, 1000.0))
+    assert ExactSearch.threads() == 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert ExactSearch.threads() >= 1
+
+
 def test_a_full_table_costs_time_not_the_optimum(monkeypatch: pytest.MonkeyPatch) -> None:
     """With a transposition table of 64 slots, sets keep evicting each other: the tree's walk finds
     sets gone and solves them again."""

@@ -19,9 +19,9 @@ refinements of later solvers), run whole in numba (:mod:`keypeg.kernels._optimal
 - searched sets are remembered in a transposition table of fixed size, keyed by two
   independent 64-bit hashes of the set and the rounds left, with their exact value and
   best guess, or the lower bound proved when no guess fitted the budget;
-- with ``numba.get_num_threads()`` threads, each searches the same set and leaves for last
-  a part another one is searching: they share what they prove through the table (the
-  scheme of ABDADA, Weill 1996), so no thread waits for another.
+- with ``numba.get_num_threads()`` threads (no more than the cores left idle), each searches
+  the same set and leaves for last a part another one is searching: they share what they
+  prove through the table (the scheme of ABDADA, Weill 1996), so no thread waits for another.
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ class OptimalSolver:
         progress: called now and then with a :class:`SearchProgress`.
         resume: start from the memo an interrupted search left, if any.
         threads: threads searching together (default: ``numba.get_num_threads()`` in the calling
-            thread).
+            thread, fewer when the machine's other work leaves fewer cores idle).
     """
 
     rules: Rules
