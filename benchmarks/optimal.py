@@ -9,6 +9,9 @@ ratio keypeg / mmstrat is from this run only; "2 threads" is keypeg's one-thread
 two-thread time. Saved to benchmarks/results/optimal.md. Without mmstrat (no compiler) its columns
 stay empty. --big adds 4x7, 4 pegs of 8 and 9 colours without repeats and 5x5; --bulls-and-cows adds
 4 of 10 digits without repeats (a minute or two here; mmstrat took 84 s on this machine).
+--whole times instead whole processes, one thread each: ``keypeg optimal --no-save --restart --json``
+against mmstrat on 4x6 (and 4x7 with --big, bulls-and-cows with --bulls-and-cows), saved as a section
+of its own in the same file.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ import statistics
 import sys
 import time
 
-from anchor import build_mmstrat, mmstrat_total, run
+from anchor import build_mmstrat, keypeg, keypeg_total, mmstrat_total, run
 from report import report
 
 from keypeg import Rules, find_variant
@@ -64,6 +67,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3, help="runs of each side per game (median)")
     parser.add_argument("--no-save", action="store_true", help="print only")
     parser.add_argument("--mmstrat", help="the mmstrat binary (default: build it with the shared script)")
+    parser.add_argument("--whole", action="store_true", help="whole processes instead (keypeg optimal, mmstrat)")
     args = parser.parse_args()
     mmstrat, how = build_mmstrat(args.mmstrat)
     one = {**os.environ, "NUMBA_NUM_THREADS": "1"}
@@ -73,6 +77,9 @@ def main() -> None:
         mm_startup = statistics.median(
             run([mmstrat, "-r", "p2c2r", "-s", "simple", "-S", "-q", "-mt", "1"], one)[0] for _ in range(9)
         )
+    if args.whole:
+        whole(args, mmstrat, one)
+        return
     rows = []
     for name, rules, theirs in games(args.big, args.bulls_and_cows):
         runs = 1 if name == "bulls-and-cows" else args.runs
@@ -131,6 +138,47 @@ def main() -> None:
         ],
         rows,
         save=not args.no_save,
+        section=True,
+    )
+
+
+def whole(args: argparse.Namespace, mmstrat: str | None, one: dict[str, str]) -> None:
+    """Whole processes, one thread each, in turn: ``keypeg optimal`` and mmstrat."""
+    if not mmstrat:
+        raise SystemExit("mmstrat is needed for --whole")
+    rows = []
+    for name, rules, theirs in games(args.big, args.bulls_and_cows):
+        if theirs is None or name not in ("4x6", "4x7", "bulls-and-cows"):
+            continue
+        ours = [*keypeg(), "optimal", "-p", str(rules.pegs), "-c", str(rules.colors), "--no-save", "--restart"]
+        if not rules.repeats:
+            ours.append("--no-repeats")
+        runs = 1 if name != "4x6" else args.runs
+        k, m = [], []
+        for _ in range(runs):
+            seconds, out = run([*ours, "--json"], one)
+            k.append(seconds)
+            total = keypeg_total(out)
+            seconds, out = run([mmstrat, *theirs, "-s", "optimal", "-S", "-q", "-mt", "1"], one)
+            m.append(seconds)
+            if mmstrat_total(out) != total:
+                raise SystemExit(f"{name}: mmstrat's total {mmstrat_total(out)} differs from keypeg's {total}")
+        ks, ms = statistics.median(k), statistics.median(m)
+        rows.append([name, f"{total:,}", f"{ks:.3f}", f"{ms:.3f}", f"{ks / ms:.2f}"])
+        print(" | ".join(rows[-1]), flush=True)
+    report(
+        "optimal",
+        "Optimal search, whole processes, one thread each: keypeg optimal beside mmstrat",
+        " ".join([".venv/bin/python benchmarks/optimal.py", *sys.argv[1:]]),
+        [
+            f"Medians of {args.runs} interleaved runs for 4x6, one for the others; keypeg's figure includes "
+            "Python's start-up, its imports and loading numba's cached kernels.",
+            f"Load average at the end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}.",
+        ],
+        ["game", "total", "keypeg s", "mmstrat s", "keypeg / mmstrat"],
+        rows,
+        save=not args.no_save,
+        section=True,
     )
 
 
