@@ -17,7 +17,8 @@ and their ratio. Rows:
   ``optimal`` on classic, against the same command warm and against mmstrat (one run each unless ``--runs``
   says more with ``--cold-runs``).
 
-Whole-process rows also give each side's peak memory: the largest resident set of the child process.
+Whole-process rows also give each side's peak memory: the largest resident set of the child process,
+as GNU time reports it.
 
     python benchmarks/anchor.py [--runs 3] [--quick] [--long] [--all-cores] [--no-save] [--mmstrat PATH]
 """
@@ -78,20 +79,23 @@ def keypeg() -> list[str]:
     return [found] if found else [sys.executable, "-m", "keypeg"]
 
 
+TIME = shutil.which("time", path="/usr/bin:/bin")
+"""GNU time, which forks the measured command from its own small process: a child forked from this
+Python process would count this process's resident set (numba and all) in its own peak, exec or not."""
+
+
 def run(args: list[str], env: dict[str, str]) -> tuple[float, str, float]:
-    """Whole-process seconds, stdout and peak memory (MiB, the child's largest resident set)."""
-    with tempfile.TemporaryFile() as errors:
+    """Whole-process seconds, stdout and peak memory (MiB, the child's largest resident set; 0 without
+    GNU time)."""
+    with tempfile.NamedTemporaryFile("r") as peak:
+        measured = [TIME, "-f", "%M", "-o", peak.name, *args] if TIME else args
         started = time.perf_counter()
-        child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=errors, env=env)
-        assert child.stdout is not None
-        out = child.stdout.read().decode()
-        _, status, usage = os.wait4(child.pid, 0)
+        done = subprocess.run(measured, capture_output=True, text=True, env=env)
         seconds = time.perf_counter() - started
-        child.returncode = os.waitstatus_to_exitcode(status)
-        if child.returncode:
-            errors.seek(0)
-            raise RuntimeError(f"{' '.join(args)} failed: {errors.read().decode().strip()[-500:]}")
-    return seconds, out, usage.ru_maxrss / 1024
+        if done.returncode:
+            raise RuntimeError(f"{' '.join(args)} failed: {done.stderr.strip()[-500:]}")
+        kib = peak.read().strip().splitlines()[-1:] if TIME else []
+    return seconds, done.stdout, int(kib[0]) / 1024 if kib else 0.0
 
 
 def keypeg_total(out: str) -> int:
@@ -323,7 +327,7 @@ def main() -> None:
         "simple takes the first fitting code in the order mmstrat's partitioning leaves the codes in (not a "
         "convention: an artefact of its in-place partition), and -po breaks ties in that order too, so the "
         "--pool consistent / -po rows may differ by a few guesses where ties happen.",
-        "Peak memory: the largest resident set of each child process (MiB).",
+        "Peak memory: the largest resident set of each child process (MiB), as GNU time reports it.",
         "Whole process: from the shell to the exit, so keypeg's figure includes Python's start-up, keypeg's "
         "imports and loading numba's cached kernels.",
     ]

@@ -156,3 +156,20 @@ def test_scoring_is_checked() -> None:
 
     with pytest.raises(KeypegError, match="scoring must be"):
         make_strategy("entropy", scoring="fancy")
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_failing_subtree_stops_the_tree(workers: int) -> None:
+    """An error in a subtree grown on a thread is raised where the tree was asked for, and no thread
+    takes another subtree."""
+    from keypeg.errors import KeypegError
+
+    taken: list[int] = []
+
+    def run(row: int) -> object:
+        taken.append(row)
+        raise KeypegError(f"subtree {row} failed")
+
+    with pytest.raises(KeypegError, match=r"subtree \d+ failed"):
+        tree_module._side_by_side(run, list(range(50)), workers, lambda row: None)  # type: ignore[arg-type]
+    assert len(taken) < 50

@@ -6,16 +6,17 @@ for every history that can happen.
 
 Strategies whose decision the tree kernel makes (:meth:`Strategy.tree_rule`) grow
 their subtrees in compiled code (:meth:`CodeSpace.grow`), the subtrees after the
-first guess (and, on several threads, after the first two) side by side; the others,
+first guess side by side on several threads; the others,
 and every strategy with ``compiled=False`` (the reference the kernel is tested
 against), decide node by node in Python.
 """
 
 from __future__ import annotations
 
+import queue
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 
 import numpy as np
 
@@ -53,7 +54,7 @@ def build_tree(
     strategy.reset(rules)
     started = time.perf_counter()
     codes = space.all if secrets is None else np.asarray(secrets, dtype=np.intp)
-    rule = strategy.tree_rule(rules) if compiled and space.grows_trees else None
+    rule = strategy.tree_rule(rules) if compiled and space.grows_trees else None  # as compiled() says
     root: Node | FlatNodes
     if rule is None:
         root, distribution = _python_tree(strategy, space, codes, history, progress)
@@ -61,6 +62,12 @@ def build_tree(
         root, distribution = _compiled_tree(strategy, rule, space, codes, history, progress)
     seconds = time.perf_counter() - started
     return StrategyTree(rules, root, strategy.conventions(), TreeStats.from_distribution(distribution), seconds)
+
+
+def compiled(strategy: Strategy, rules: Rules) -> bool:
+    """Whether :func:`build_tree` grows ``strategy``'s trees of ``rules`` in the tree kernel (the only
+    kernel module it then compiles: ``_tree``)."""
+    return strategy.tree_rule(rules) is not None and CodeSpace.of(rules).grows_trees
 
 
 def _no_progress(strategy: Strategy) -> KeypegError:
@@ -114,8 +121,8 @@ def _compiled_tree(
     history: tuple[tuple[int, int], ...],
     progress: ProgressCallback | None,
 ) -> tuple[FlatNodes, dict[int, int]]:
-    """The tree grown by the kernel: the first guesses (one level, two on several threads), then the
-    subtrees under them, side by side on several threads."""
+    """The tree grown by the kernel: the first guess here, then the subtree after each of its answers
+    (side by side on several threads), the progress told after each."""
     if codes.size == 0:
         raise KeypegError("no code fits the scores given: at least one of them is wrong")
     played = [g for g, _ in history]
@@ -125,8 +132,7 @@ def _compiled_tree(
             root = int(strategy.rank(Position(space, history, codes)).index or 0)
         elif rule.pool_all:
             pool = strategy.pool_of(Position(space, history, codes))
-    workers = threads()
-    top = space.grow(rule, played, codes, root=root, root_pool=pool, depth=2 if workers > 1 else 1, max_depth=MAX_DEPTH)
+    top = space.grow(rule, played, codes, root=root, root_pool=pool, depth=1, max_depth=MAX_DEPTH)
     if top is None:
         raise _no_progress(strategy)
     stubs = np.flatnonzero(top.guesses < 0).tolist()
@@ -141,28 +147,50 @@ def _compiled_tree(
             raise _no_progress(strategy)
         return grown
 
-    results: dict[int, Grown] = {}
-    if workers > 1 and len(stubs) > 1:
-        with ThreadPoolExecutor(workers) as pool_of_threads:
-            futures: dict[Future[Grown], int] = {pool_of_threads.submit(run, row): row for row in stubs}
-            pending = set(futures)
+    def grown(row: int) -> None:
+        if progress is not None:
+            progress(int(top.sizes[row]))
+
+    return _assemble(space, top, _side_by_side(run, stubs, threads(), grown))
+
+
+def _side_by_side(
+    run: Callable[[int], Grown], rows: list[int], workers: int, done: Callable[[int], None]
+) -> dict[int, Grown]:
+    """``run(row)`` for every row, in that order, on ``workers`` daemon threads (the kernel releases
+    the GIL), calling ``done`` here as each ends. This thread only waits, so Ctrl-C stops the work at
+    once: no thread takes another row, and the process may exit without waiting for them."""
+    todo: queue.SimpleQueue[int] = queue.SimpleQueue()
+    for row in rows:
+        todo.put(row)
+    finished: queue.SimpleQueue[tuple[int, Grown | BaseException]] = queue.SimpleQueue()
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
             try:
-                while pending:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in done:
-                        row = futures[future]
-                        results[row] = future.result()
-                        if progress is not None:
-                            progress(int(top.sizes[row]))
-            except BaseException:
-                pool_of_threads.shutdown(wait=False, cancel_futures=True)
-                raise
-    else:
-        for row in stubs:
-            results[row] = run(row)
-            if progress is not None:
-                progress(int(top.sizes[row]))
-    return _assemble(space, top, results)
+                row = todo.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                finished.put((row, run(row)))
+            except BaseException as error:  # handed to the waiting thread, raised there
+                stop.set()
+                finished.put((row, error))
+
+    for _ in range(min(workers, len(rows))):
+        threading.Thread(target=work, daemon=True).start()
+    results: dict[int, Grown] = {}
+    try:
+        while len(results) < len(rows):
+            row, outcome = finished.get()
+            if isinstance(outcome, BaseException):
+                raise outcome
+            results[row] = outcome
+            done(row)
+    finally:
+        stop.set()
+    return results
 
 
 def _assemble(space: CodeSpace, top: Grown, grown: dict[int, Grown]) -> tuple[FlatNodes, dict[int, int]]:

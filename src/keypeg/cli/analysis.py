@@ -227,14 +227,20 @@ def analyze(
     if chart is not None and chart.suffix.lower() not in (".png", ".svg"):
         raise click.BadParameter(f"{str(chart)!r} must end in .png or .svg", param_hint="--chart")
     check_trees(rules, names, lambda estimate: guard(estimate, force))
-    announce_compiling(("_score", "_select", "_symmetry", "_optimal") if "optimal" in names else None)
+    from keypeg.analysis.cost import EVERYDAY_KERNELS
     from keypeg.analysis.export import save_tree
-    from keypeg.analysis.tree import build_tree
+    from keypeg.analysis.tree import build_tree, compiled
 
+    chosen = [strategy_factory(name, rules) for name in names]
+    kernels = {"_tree"} if any(compiled(s, rules) for s in chosen) else set()
+    if not all(compiled(s, rules) for s in chosen):
+        kernels.update(EVERYDAY_KERNELS)
+    if "optimal" in names:
+        kernels.add("_optimal")
+    announce_compiling(tuple(sorted(kernels)))
     built = []
     with interruptible():
-        for name in names:
-            strategy = strategy_factory(name, rules)
+        for strategy in chosen:
             with progress_bar(f"{strategy.name} on {rules.pegs}x{rules.colors}", rules.size) as advance:
                 built.append(build_tree(strategy, rules, progress=advance))
     if export is not None:

@@ -247,6 +247,9 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
                 used[played[h, i]] = True
         kept, maps = fixing_symmetries(perms, played, colors)
         free = ~used & present
+        # only a peg permutation or two interchangeable free colours make classes of more than one code
+        # (the colours in no fitting code are collapsed above)
+        symmetric = kept.shape[0] > 1 or free.sum() > 1
         ruled = ~present
         free_list = _relabel_order(free, last)
         ruled_list = _relabel_order(ruled, last)
@@ -280,7 +283,8 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
             fits = phase == 0 or (phase == 2 and fitting[g])
             if phase == 1 and (fitting[g] or pos[g] & ruled_out):
                 continue
-            scratch[g] = _PRUNED
+            if not integer:
+                scratch[g] = _PRUNED  # read back below
             wins_tie = _better(g, fits, best_g, best_fits, prefer, last)
             if best <= bound and not wins_tie:
                 continue
@@ -303,7 +307,8 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
                 continue
             lift = bonus if fits else 0.0
             score = _cost(pos[g], cnt[g], ps, cs, pegs, cost, values, limit + lift, parts, row, labels) - lift
-            scratch[g] = score
+            if not integer:
+                scratch[g] = score
             if score < best or (score == best and wins_tie):
                 best, best_g, best_fits = score, g, fits
                 if best <= bound and phase < 2:
