@@ -9,12 +9,13 @@ leaving early (an error, Ctrl-C) cancels what is still on the cluster.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from keypeg.errors import KeypegError
 
-__all__ = ["Workers", "workers", "InProcess", "ClusterError"]
+__all__ = ["Cluster", "Workers", "workers", "InProcess", "ClusterError"]
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -22,6 +23,23 @@ Result = TypeVar("Result")
 
 class ClusterError(KeypegError):
     """The cluster could not be reached or started."""
+
+
+@dataclass(frozen=True)
+class Cluster:
+    """Where a command's work runs, as asked on the command line (``--workers``, ``--scheduler``)."""
+
+    count: int | None = None
+    scheduler: str | None = None
+
+    @property
+    def distributed(self) -> bool:
+        """Whether the work goes to Dask (either option given)."""
+        return self.count is not None or self.scheduler is not None
+
+    def workers(self) -> AbstractContextManager[Workers]:
+        """Open the place to run tasks (see :func:`workers`)."""
+        return workers(self.count, self.scheduler)
 
 
 class Workers:

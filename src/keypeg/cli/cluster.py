@@ -1,0 +1,55 @@
+"""The ``--workers N`` / ``--scheduler ADDRESS`` options every command that can run on Dask shares."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import click
+
+from keypeg.cluster import Cluster
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class Address(click.ParamType[str]):
+    """A scheduler's address: ``tcp://host:port`` (``host:port`` is read as TCP), never empty or blank."""
+
+    name = "address"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        text = str(value).strip()
+        if not text or any(c.isspace() or not c.isprintable() for c in text):
+            self.fail("a scheduler's address is like tcp://HOST:PORT, with no spaces", param, ctx)
+        return text
+
+
+def cluster_options(command: F) -> F:
+    """Add ``--workers N`` and ``--scheduler ADDRESS``; the command receives ``cluster`` (a
+    :class:`keypeg.cluster.Cluster`: ``cluster.workers()`` opens the place to run tasks). Neither
+    option imports Dask; without both, the work stays in this process."""
+
+    @click.option(
+        "--workers",
+        "worker_count",
+        type=click.IntRange(1, 1024),
+        metavar="N",
+        help="Run on a Dask cluster of N worker processes on this machine (needs keypeg[cluster]).",
+    )
+    @click.option(
+        "--scheduler",
+        type=Address(),
+        metavar="ADDRESS",
+        help="Run on the Dask cluster at ADDRESS (tcp://HOST:PORT, started with 'dask scheduler').",
+    )
+    @functools.wraps(command)
+    def wrapper(*args: Any, worker_count: int | None, scheduler: str | None, **kwargs: Any) -> Any:
+        if worker_count is not None and scheduler is not None:
+            raise click.UsageError("give --workers or --scheduler, not both")
+        return command(*args, cluster=Cluster(worker_count, scheduler), **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+__all__ = ["cluster_options"]
