@@ -3,19 +3,22 @@
 :func:`workers` opens the place the work runs: this process (no Dask imported at all), a
 ``LocalCluster`` of ``count`` worker processes on this machine, or an existing cluster at a
 scheduler's address. :meth:`Workers.run` hands out tasks and yields each result as it arrives;
-leaving early (an error, Ctrl-C) cancels what is still on the cluster.
+:meth:`Workers.queue` does the same for work that grows as results come in (tasks put while the
+results are read). Leaving early (an error, Ctrl-C) cancels what is still on the cluster.
 """
 
 from __future__ import annotations
 
+import os
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from keypeg.errors import KeypegError
 
-__all__ = ["Cluster", "Workers", "workers", "InProcess", "ClusterError"]
+__all__ = ["Cluster", "Workers", "TaskQueue", "workers", "InProcess", "ClusterError", "peak_memory"]
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -42,28 +45,105 @@ class Cluster:
         return workers(self.count, self.scheduler)
 
 
+class TaskQueue(Generic[Item, Result]):
+    """Tasks of one function: :meth:`put` hands one out and returns its key; iterating yields
+    ``(key, result)`` as tasks finish, including those put while the results are read, until
+    none is left."""
+
+    def put(self, item: Item, priority: int = 0) -> int:  # pragma: no cover - abstract
+        """Hand out a task (higher ``priority`` first, where the place can order them)."""
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[tuple[int, Result]]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
 class Workers:
     """Where tasks run; :meth:`run` yields ``(position, result)`` as each task finishes."""
 
     description = "this process"
 
-    def run(
-        self, task: Callable[[Item], Result], items: Iterable[Item]
-    ) -> Iterator[tuple[int, Result]]:  # pragma: no cover - abstract
+    def queue(
+        self, task: Callable[[Item], Result]
+    ) -> AbstractContextManager[TaskQueue[Item, Result]]:  # pragma: no cover - abstract
+        """A :class:`TaskQueue` for ``task``; leaving it cancels the tasks not finished."""
         raise NotImplementedError
+
+    def run(self, task: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[tuple[int, Result]]:
+        """``task`` on every item; ``(position, result)`` pairs as each finishes."""
+        with self.queue(task) as tasks:
+            for item in items:
+                tasks.put(item)
+            yield from tasks
 
     @property
     def count(self) -> int:
         """How many tasks run at once."""
         return 1
 
+    def peak_memory(self) -> dict[str, int]:
+        """The most memory (resident bytes) each worker process has held, by worker."""
+        return {"this process": peak_memory()}
+
+
+def peak_memory() -> int:
+    """The most resident memory this process has held, in bytes (0 where the system does not say)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Linux or macOS
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak) * (1 if os.uname().sysname == "Darwin" else 1024)
+
+
+class _Here(TaskQueue[Item, Result]):
+    def __init__(self, task: Callable[[Item], Result]) -> None:
+        self.task = task
+        self.waiting: deque[tuple[int, Item]] = deque()
+        self.keys = 0
+
+    def put(self, item: Item, priority: int = 0) -> int:
+        self.waiting.append((self.keys, item))
+        self.keys += 1
+        return self.keys - 1
+
+    def __iter__(self) -> Iterator[tuple[int, Result]]:
+        while self.waiting:
+            key, item = self.waiting.popleft()
+            yield key, self.task(item)
+
 
 class InProcess(Workers):
-    """Every task in this process, one after another, in order."""
+    """Every task in this process, one after another, in the order they were put."""
 
-    def run(self, task: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[tuple[int, Result]]:
-        for position, item in enumerate(items):
-            yield position, task(item)
+    @contextmanager
+    def queue(self, task: Callable[[Item], Result]) -> Iterator[TaskQueue[Item, Result]]:
+        yield _Here(task)
+
+
+class _Futures(TaskQueue[Item, Result]):
+    def __init__(self, client: Any, task: Callable[[Item], Result]) -> None:
+        from distributed import as_completed
+
+        self.client = client
+        self.task = task
+        self.keys: dict[str, int] = {}
+        self.futures: list[Any] = []
+        self.finished = as_completed()
+
+    def put(self, item: Item, priority: int = 0) -> int:
+        future = self.client.submit(self.task, item, pure=False, priority=priority)
+        self.keys[future.key] = len(self.futures)
+        self.futures.append(future)
+        self.finished.add(future)
+        return len(self.futures) - 1
+
+    def __iter__(self) -> Iterator[tuple[int, Result]]:
+        for future in self.finished:
+            yield self.keys[future.key], future.result()
+
+    def cancel(self) -> None:
+        self.client.cancel([f for f in self.futures if not f.done()])
 
 
 class _Dask(Workers):
@@ -78,16 +158,17 @@ class _Dask(Workers):
         threads: dict[str, int] = self.client.nthreads()
         return max(1, sum(threads.values()))
 
-    def run(self, task: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[tuple[int, Result]]:
-        from distributed import as_completed
-
-        futures = [self.client.submit(task, item, pure=False) for item in items]
-        position = {future.key: n for n, future in enumerate(futures)}
+    @contextmanager
+    def queue(self, task: Callable[[Item], Result]) -> Iterator[TaskQueue[Item, Result]]:
+        tasks: _Futures[Item, Result] = _Futures(self.client, task)
         try:
-            for future in as_completed(futures):
-                yield position[future.key], future.result()
+            yield tasks
         finally:
-            self.client.cancel([f for f in futures if not f.done()])
+            tasks.cancel()
+
+    def peak_memory(self) -> dict[str, int]:
+        peaks: dict[str, int] = self.client.run(peak_memory)
+        return peaks
 
 
 @contextmanager
@@ -115,8 +196,16 @@ def workers(count: int | None = None, scheduler: str | None = None) -> Iterator[
         finally:
             client.close()
         return
+    assert count is not None
+    threads = str(max(1, (os.cpu_count() or 1) // count))  # the kernels' threads, so the workers share the cores
     with (
-        LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=None) as local,
+        LocalCluster(
+            n_workers=count,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address="127.0.0.1:0",  # any free port: never a warning that 8787 is taken
+            env={"NUMBA_NUM_THREADS": threads},
+        ) as local,
         Client(local) as client,
     ):
         yield _Dask(client, f"{count} local worker process{'es' if count != 1 else ''}")

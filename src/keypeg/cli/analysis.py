@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from keypeg.analysis.compare import COMPARED
+from keypeg.cli.cluster import cluster_options
 from keypeg.cli.common import FILE, SEED, err, json_option, out, parse_history, print_json, rules_options
 from keypeg.cli.common import cli as app
 from keypeg.cli.records import db_option
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from keypeg.analysis.tree import StrategyTree
+    from keypeg.cluster import Cluster
     from keypeg.strategies import Choice, Strategy
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -182,6 +184,7 @@ tree_format_option = click.option(
 @click.option("--chart", type=FILE, help="Save a bar chart (PNG or SVG).")
 @click.option("--export", type=FILE, help="Save the strategy tree.")
 @tree_format_option
+@cluster_options
 @force_option
 @json_option
 def analyze(
@@ -192,6 +195,7 @@ def analyze(
     chart: Path | None,
     export: Path | None,
     fmt: str,
+    cluster: Cluster,
     force: bool,
     as_json: bool,
 ) -> None:
@@ -210,13 +214,17 @@ def analyze(
     announce_compiling(("_score", "_select", "_symmetry", "_optimal") if "optimal" in names else None)
     from keypeg.analysis.export import save_tree
     from keypeg.analysis.tree import build_tree
+    from keypeg.cli.cluster import distributed_tree
 
     built = []
-    with interruptible():
+    with interruptible(), cluster.workers() as place:
         for name in names:
             strategy = strategy_factory(name, rules)
             with progress_bar(f"{strategy.name} on {rules.pegs}x{rules.colors}", rules.size) as advance:
-                built.append(build_tree(strategy, rules, progress=advance))
+                if cluster.distributed:
+                    built.append(distributed_tree(strategy, rules, place, advance))
+                else:
+                    built.append(build_tree(strategy, rules, progress=advance))
     if export is not None:
         save_tree(built[0], export, fmt)
     if chart is not None:

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from keypeg.cluster import Cluster
+
+if TYPE_CHECKING:
+    from keypeg.cluster import Workers
+    from keypeg.rules import Rules
+    from keypeg.strategies import Strategy
+    from keypeg.strategy_tree import StrategyTree
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,4 +58,28 @@ def cluster_options(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-__all__ = ["cluster_options"]
+def distributed_tree(strategy: Strategy, rules: Rules, place: Workers, progress: Callable[[int], None]) -> StrategyTree:
+    """``strategy``'s whole tree made by ``place``'s workers; what the tasks cost and moved, and the
+    workers' peak memory, said on stderr."""
+    from keypeg.analysis import distributed
+    from keypeg.analysis.cost import format_bytes
+    from keypeg.cli.analysis import say
+    from keypeg.cli.common import err
+    from keypeg.text import plural
+
+    tree, traffic = distributed.distributed_tree(strategy, rules, place, progress=progress)
+    kinds = ", ".join(
+        f"{plural(traffic.tasks[k], what)} (longest {traffic.longest[k]:.2f} s)"
+        for k, what in (("decide", "decision"), ("grow", "subtree task"))
+        if k in traffic.tasks
+    )
+    peaks = ", ".join(format_bytes(peak) for peak in place.peak_memory().values())
+    say(
+        f"{strategy.name} on {place.description}: {kinds}; {format_bytes(traffic.sent)} sent, "
+        f"{format_bytes(traffic.received)} received; peak memory per worker {peaks}",
+        console=err,
+    )
+    return tree
+
+
+__all__ = ["cluster_options", "distributed_tree"]
