@@ -18,7 +18,7 @@ from typing import Any, Generic, TypeVar
 
 from keypeg.errors import KeypegError
 
-__all__ = ["Cluster", "Workers", "TaskQueue", "workers", "InProcess", "ClusterError", "peak_memory"]
+__all__ = ["Cluster", "Workers", "TaskQueue", "Shared", "workers", "InProcess", "ClusterError", "peak_memory"]
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -58,6 +58,21 @@ class TaskQueue(Generic[Item, Result]):
         raise NotImplementedError
 
 
+class Shared:
+    """A number the tasks read as they go and the caller changes (the best total found so far)."""
+
+    def __init__(self, value: int) -> None:
+        self.value = value
+
+    def get(self) -> int:
+        """The number now."""
+        return self.value
+
+    def set(self, value: int) -> None:
+        """Change the number for the tasks that read it from now on."""
+        self.value = value
+
+
 class Workers:
     """Where tasks run; :meth:`run` yields ``(position, result)`` as each task finishes."""
 
@@ -80,6 +95,12 @@ class Workers:
     def count(self) -> int:
         """How many tasks run at once."""
         return 1
+
+    @contextmanager
+    def shared(self, value: int) -> Iterator[Shared]:
+        """A :class:`Shared` number, ``value`` to start with, that this place's tasks can read while
+        it is open."""
+        yield Shared(value)
 
     def peak_memory(self) -> dict[str, int]:
         """The most memory (resident bytes) each worker process has held, by worker."""
@@ -121,18 +142,28 @@ class InProcess(Workers):
         yield _Here(task)
 
 
+def _on_threads(task: Callable[[Item], Result], threads: int | None, item: Item) -> Result:
+    """``task(item)``, its compiled kernels on at most ``threads`` threads (all there are if ``None``)."""
+    if threads is not None:
+        import numba
+
+        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
+    return task(item)
+
+
 class _Futures(TaskQueue[Item, Result]):
-    def __init__(self, client: Any, task: Callable[[Item], Result]) -> None:
+    def __init__(self, client: Any, task: Callable[[Item], Result], threads: int | None) -> None:
         from distributed import as_completed
 
         self.client = client
         self.task = task
+        self.threads = threads
         self.keys: dict[str, int] = {}
         self.futures: list[Any] = []
         self.finished = as_completed()
 
     def put(self, item: Item, priority: int = 0) -> int:
-        future = self.client.submit(self.task, item, pure=False, priority=priority)
+        future = self.client.submit(_on_threads, self.task, self.threads, item, pure=False, priority=priority)
         self.keys[future.key] = len(self.futures)
         self.futures.append(future)
         self.finished.add(future)
@@ -146,12 +177,36 @@ class _Futures(TaskQueue[Item, Result]):
         self.client.cancel([f for f in self.futures if not f.done()])
 
 
+class _Variable(Shared):
+    """A :class:`Shared` number held by the scheduler (a ``distributed.Variable``): the tasks that
+    receive it read it from their worker."""
+
+    def __init__(self, value: int) -> None:
+        import uuid
+
+        self.name = f"keypeg-{uuid.uuid4().hex}"
+        self.set(value)
+
+    def get(self) -> int:
+        from distributed import Variable
+
+        value: int = Variable(self.name).get()
+        return value
+
+    def set(self, value: int) -> None:
+        from distributed import Variable
+
+        Variable(self.name).set(value)
+
+
 class _Dask(Workers):
     """Tasks as futures of a ``distributed.Client``."""
 
-    def __init__(self, client: Any, description: str) -> None:
+    def __init__(self, client: Any, description: str, threads: int | None = None) -> None:
         self.client = client
         self.description = description
+        self.threads = threads
+        """The compiled kernels' threads in each task (``None``: as many as the worker's machine has)."""
 
     @property
     def count(self) -> int:
@@ -160,11 +215,21 @@ class _Dask(Workers):
 
     @contextmanager
     def queue(self, task: Callable[[Item], Result]) -> Iterator[TaskQueue[Item, Result]]:
-        tasks: _Futures[Item, Result] = _Futures(self.client, task)
+        tasks: _Futures[Item, Result] = _Futures(self.client, task, self.threads)
         try:
             yield tasks
         finally:
             tasks.cancel()
+
+    @contextmanager
+    def shared(self, value: int) -> Iterator[Shared]:
+        from distributed import Variable
+
+        shared = _Variable(value)
+        try:
+            yield shared
+        finally:
+            Variable(shared.name).delete()
 
     def peak_memory(self) -> dict[str, int]:
         peaks: dict[str, int] = self.client.run(peak_memory)
@@ -197,15 +262,14 @@ def workers(count: int | None = None, scheduler: str | None = None) -> Iterator[
             client.close()
         return
     assert count is not None
-    threads = str(max(1, (os.cpu_count() or 1) // count))  # the kernels' threads, so the workers share the cores
     with (
         LocalCluster(
             n_workers=count,
             threads_per_worker=1,
             processes=True,
             dashboard_address="127.0.0.1:0",  # any free port: never a warning that 8787 is taken
-            env={"NUMBA_NUM_THREADS": threads},
         ) as local,
         Client(local) as client,
     ):
-        yield _Dask(client, f"{count} local worker process{'es' if count != 1 else ''}")
+        threads = max(1, (os.cpu_count() or 1) // count)  # the workers share this machine's cores
+        yield _Dask(client, f"{count} local worker process{'es' if count != 1 else ''}", threads)

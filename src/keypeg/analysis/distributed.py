@@ -15,18 +15,36 @@ import pickle
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
-from keypeg.cluster import Workers
+from keypeg.cluster import Cluster, Shared, Workers
+from keypeg.errors import KeypegError
 from keypeg.kernels import CodeSpace, Index, feedback_ordinal, ordinal_feedback
 from keypeg.rules import Rules
-from keypeg.strategies.base import Position, Strategy
+from keypeg.strategies.base import Pool, Position, Strategy
 from keypeg.strategy_tree import Node, StrategyTree, TreeStats
 
-__all__ = ["distributed_tree", "TreeTask", "Grown", "Traffic", "tree_task", "split_size", "TASKS_PER_WORKER"]
+if TYPE_CHECKING:
+    from keypeg.strategies.optimal import SearchProgress
+
+__all__ = [
+    "DistributedSolver",
+    "distributed_tree",
+    "distributed_optimum",
+    "TreeTask",
+    "SearchTask",
+    "Grown",
+    "Searched",
+    "Traffic",
+    "tree_task",
+    "search_task",
+    "split_size",
+    "TASKS_PER_WORKER",
+]
 
 TASKS_PER_WORKER = 16
 """A position with more codes than the game's codes over this many tasks per worker is decided as a
@@ -254,3 +272,243 @@ def _attach(parent: Node, ordinal: int, node: Node, rules: Rules) -> None:
 
 def _count(space: CodeSpace, part: Part) -> int:
     return space.size if part.codes is None else int(part.codes.size)
+
+
+# -- the optimal search -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SearchTask:
+    """Solve some parts of one first guess (the largest first) within what the best total found so
+    far leaves them, and grow their optimal subtrees when every one fits.
+
+    ``rest`` is the first guess's total outside these parts at its least: the codes, plus the lower
+    bounds of its other parts."""
+
+    rules: Rules
+    pool: Pool
+    guess: int
+    parts: tuple[tuple[int, npt.NDArray[np.int32]], ...]
+    rest: int
+    best: Shared
+
+
+class Searched(NamedTuple):
+    """A :class:`SearchTask`'s answer: the exact value of each part, or (``refuted``) a lower bound
+    of the first guess's total at least the best found; the subtrees when none is refuted; the sets
+    searched; the seconds taken."""
+
+    values: tuple[int, ...]
+    refuted: int | None
+    grown: tuple[Grown, ...]
+    nodes: int
+    seconds: float
+
+
+def search_task(task: SearchTask) -> Searched:
+    """Run one :class:`SearchTask` (on a worker, whose solver and memo serve all its tasks)."""
+    from keypeg.analysis.tree import build_tree
+    from keypeg.strategies.optimal import Optimal, optimal_solver
+
+    started = time.perf_counter()
+    rules = task.rules
+    solver = optimal_solver(rules, task.pool)
+    before = solver.nodes
+    bounds = [_lower_bound(rules, codes.size, rules.rows - 1) for _, codes in task.parts]
+    least = task.rest + sum(bounds)
+    values: list[int] = []
+    parts = [(((task.guess, f),), codes.astype(np.intp)) for f, codes in task.parts]
+    for (history, codes), bound in zip(parts, bounds, strict=True):
+        budget = task.best.get() - (least - bound)
+        value, guess = solver.value(codes, history, rules.rows - 1, budget)
+        if guess < 0:
+            return Searched((), least - bound + value, (), solver.nodes - before, time.perf_counter() - started)
+        values.append(value)
+        least += value - bound
+    grown = []
+    for history, codes in parts:
+        tree = build_tree(Optimal(pool=task.pool), rules, secrets=codes, history=history)
+        rounds = tree.stats.distribution
+        space = CodeSpace.of(rules)
+        grown.append(Grown(_encode(tree.root, space), tuple(rounds.get(r, 0) for r in range(1, tree.stats.max + 1))))
+    return Searched(tuple(values), None, tuple(grown), solver.nodes - before, time.perf_counter() - started)
+
+
+def _lower_bound(rules: Rules, size: int, rounds: int) -> int:
+    from keypeg.strategies.optimal import lower_bounds
+
+    return int(lower_bounds(size, len(rules.feedbacks()) - 1, rounds)[size])
+
+
+@dataclass
+class _FirstGuess:
+    """What is known of one first guess: its parts, their values found so far, its subtrees."""
+
+    guess: int
+    parts: list[tuple[int, Index]]
+    bounds: list[int]
+    size: int
+    values: dict[int, int] = field(default_factory=dict)
+    grown: dict[int, Grown] = field(default_factory=dict)
+    refuted: bool = False
+
+    @property
+    def least(self) -> int:
+        """Its total at least: the codes, the parts solved, the lower bounds of the others."""
+        return self.size + sum(self.values.get(k, bound) for k, bound in enumerate(self.bounds))
+
+    @property
+    def done(self) -> bool:
+        return len(self.values) == len(self.parts)
+
+
+def distributed_optimum(
+    rules: Rules,
+    workers: Workers,
+    *,
+    pool: Pool = "all",
+    secrets: Index | None = None,
+    split: int | None = None,
+    progress: Callable[[SearchProgress], None] | None = None,
+) -> tuple[StrategyTree, int, Traffic]:
+    """The optimal strategy (fewest total guesses) on ``rules`` found by ``workers``: each first guess
+    (one per symmetry class, the best lower bound first) split into its parts, solved as tasks of up to
+    ``split`` codes that read the best total found so far and stop as soon as their first guess
+    cannot beat it. Returns the tree, the sets searched, and what the tasks cost and moved;
+    ``progress`` is called as each task finishes."""
+    from keypeg.strategies.optimal import BIG, SearchProgress
+    from keypeg.symmetry import representatives
+
+    started = time.perf_counter()
+    space = CodeSpace.of(rules)
+    root = space.all if secrets is None else np.sort(np.asarray(secrets, dtype=np.intp))
+    n = int(root.size)
+    split = split if split is not None else split_size(n, workers.count)
+    traffic = Traffic()
+    guesses = []
+    for guess in representatives(space, space.all if pool == "all" else root, (), root).tolist():
+        parts = [(f, codes) for f, codes in space.split(guess, root, keep_win=False)]
+        parts.sort(key=lambda part: -part[1].size)
+        bounds = [_lower_bound(rules, codes.size, rules.rows - 1) for _, codes in parts]
+        guesses.append(_FirstGuess(guess, parts, bounds, n))
+    guesses.sort(key=lambda g: (g.least, g.guess))
+    nodes = 0
+    best = min((g for g in guesses if g.done), key=lambda g: g.least, default=None)  # a guess that is every code
+    with workers.shared(BIG) as shared, workers.queue(search_task) as tasks:
+        waiting: dict[int, tuple[_FirstGuess, list[int]]] = {}
+        for rank, first in enumerate(guesses):
+            batch: list[int] = []
+            for k in range(len(first.parts)):
+                batch.append(k)
+                if sum(first.parts[i][1].size for i in batch) >= split or k == len(first.parts) - 1:
+                    rest = first.least - sum(first.bounds[i] for i in batch)
+                    chosen = tuple((first.parts[i][0], first.parts[i][1].astype(np.int32)) for i in batch)
+                    task = SearchTask(rules, pool, first.guess, chosen, rest, shared)
+                    traffic.sent += _size(task)
+                    traffic.largest = max(traffic.largest, sum(first.parts[i][1].size for i in batch))
+                    waiting[tasks.put(task, priority=-rank)] = (first, batch)
+                    batch = []
+        for key, answer in tasks:
+            first, batch = waiting.pop(key)
+            traffic.received += _size(answer)
+            traffic.count("search", answer.seconds)
+            nodes += answer.nodes
+            if first.refuted:
+                continue
+            if answer.refuted is not None:
+                first.refuted = True
+            else:
+                first.values.update(zip(batch, answer.values, strict=True))
+                first.grown.update(zip(batch, answer.grown, strict=True))
+                if first.done and (best is None or first.least < best.least):
+                    best = first
+                    shared.set(best.least)
+            limit = best.least if best is not None else BIG
+            for other in guesses:
+                if other is not best and not other.refuted and other.least >= limit:
+                    other.refuted = True
+            if progress is not None:
+                open_ = [g.least for g in guesses if not g.refuted and g is not best]
+                progress(
+                    SearchProgress(
+                        nodes=nodes,
+                        best=float(best.least) if best is not None else float("inf"),
+                        bound=float(min(open_, default=limit)),
+                        seconds=time.perf_counter() - started,
+                        first_guesses_done=len(guesses) - len(open_),
+                        first_guesses=len(guesses),
+                        parts_done=traffic.tasks["search"],
+                        parts=len(waiting) + traffic.tasks["search"],
+                    )
+                )
+    if best is None or best.least >= BIG:
+        raise KeypegError(f"no strategy solves every secret within {rules.rows} guesses")
+    return _optimal_tree(rules, space, best, pool, secrets, started), nodes, traffic
+
+
+def _optimal_tree(
+    rules: Rules, space: CodeSpace, first: _FirstGuess, pool: Pool, secrets: Index | None, started: float
+) -> StrategyTree:
+    """The tree of the best first guess and its subtrees."""
+    node = Node(space.code(first.guess), first.size)
+    distribution = {1: 1} if first.size > sum(codes.size for _, codes in first.parts) else {}
+    for k, (value, _) in enumerate(first.parts):
+        grown = first.grown[k]
+        node.children[ordinal_feedback(value, rules.pegs)] = _decode(grown.rows, space)
+        for r, count in enumerate(grown.rounds, 2):
+            distribution[r] = distribution.get(r, 0) + count
+    node.children = dict(sorted(node.children.items()))
+    stats = TreeStats.from_distribution(distribution)
+    if stats.total != first.least:
+        raise KeypegError(f"internal error: tree total {stats.total} differs from the search's {first.least}")
+    conventions: dict[str, object] = {"strategy": "optimal", "pool": pool, "rows": rules.rows}
+    if secrets is not None:
+        conventions["secrets"] = int(first.size)
+    return StrategyTree(rules, node, conventions, stats, time.perf_counter() - started)
+
+
+class DistributedSolver:
+    """:func:`distributed_optimum` behind the face of :class:`~keypeg.strategies.optimal.OptimalSolver`
+    that ``keypeg optimal`` uses (nothing to resume or save: an interrupted search starts again)."""
+
+    resumed = 0
+
+    def __init__(
+        self,
+        rules: Rules,
+        cluster: Cluster,
+        *,
+        pool: Pool = "all",
+        secrets: Index | None = None,
+        progress: Callable[[SearchProgress], None] | None = None,
+        finished: Callable[[Workers, Traffic], None] | None = None,
+    ) -> None:
+        self.rules = rules
+        self.cluster = cluster
+        self.pool: Pool = pool
+        self.secrets = secrets
+        self.progress = progress
+        self.finished = finished
+        """Called with the workers and what the tasks cost and moved, before the cluster closes."""
+        self.nodes = 0
+
+    def tree(self) -> StrategyTree:
+        """The optimal strategy, searched by the cluster's workers."""
+        with self.cluster.workers() as place:
+            tree, self.nodes, traffic = distributed_optimum(
+                self.rules, place, pool=self.pool, secrets=self.secrets, progress=self.progress
+            )
+            if self.finished is not None:
+                self.finished(place, traffic)
+        return tree
+
+    def checkpoint_path(self) -> Path:  # pragma: no cover - never resumed
+        from keypeg.storage import checkpoint_path
+
+        return checkpoint_path(self.rules, self.pool)
+
+    def checkpoint(self) -> None:
+        """Nothing is kept of an interrupted distributed search."""
+
+    def forget_checkpoint(self) -> None:
+        """Nothing was kept."""

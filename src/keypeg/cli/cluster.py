@@ -11,6 +11,7 @@ import click
 from keypeg.cluster import Cluster
 
 if TYPE_CHECKING:
+    from keypeg.analysis.distributed import Traffic
     from keypeg.cluster import Workers
     from keypeg.rules import Rules
     from keypeg.strategies import Strategy
@@ -59,27 +60,31 @@ def cluster_options(command: F) -> F:
 
 
 def distributed_tree(strategy: Strategy, rules: Rules, place: Workers, progress: Callable[[int], None]) -> StrategyTree:
-    """``strategy``'s whole tree made by ``place``'s workers; what the tasks cost and moved, and the
-    workers' peak memory, said on stderr."""
+    """``strategy``'s whole tree made by ``place``'s workers, what it cost said on stderr."""
     from keypeg.analysis import distributed
+
+    tree, traffic = distributed.distributed_tree(strategy, rules, place, progress=progress)
+    say_traffic(f"{strategy.name} on {place.description}", place, traffic)
+    return tree
+
+
+def say_traffic(work: str, place: Workers, traffic: Traffic) -> None:
+    """Say on stderr what the tasks of ``work`` cost and moved, and the workers' peak memory."""
     from keypeg.analysis.cost import format_bytes
     from keypeg.cli.analysis import say
     from keypeg.cli.common import err
     from keypeg.text import plural
 
-    tree, traffic = distributed.distributed_tree(strategy, rules, place, progress=progress)
+    names = {"decide": "decision", "grow": "subtree task", "search": "search task"}
     kinds = ", ".join(
-        f"{plural(traffic.tasks[k], what)} (longest {traffic.longest[k]:.2f} s)"
-        for k, what in (("decide", "decision"), ("grow", "subtree task"))
-        if k in traffic.tasks
+        f"{plural(count, names[kind])} (longest {traffic.longest[kind]:.2f} s)" for kind, count in traffic.tasks.items()
     )
     peaks = ", ".join(format_bytes(peak) for peak in place.peak_memory().values())
     say(
-        f"{strategy.name} on {place.description}: {kinds}; {format_bytes(traffic.sent)} sent, "
-        f"{format_bytes(traffic.received)} received; peak memory per worker {peaks}",
+        f"{work}: {kinds}; {format_bytes(traffic.sent)} sent, {format_bytes(traffic.received)} received; "
+        f"peak memory per worker {peaks}",
         console=err,
     )
-    return tree
 
 
-__all__ = ["cluster_options", "distributed_tree"]
+__all__ = ["cluster_options", "distributed_tree", "say_traffic"]
