@@ -20,6 +20,9 @@ from keypeg.errors import KeypegError
 
 __all__ = ["Cluster", "Workers", "TaskQueue", "Shared", "workers", "InProcess", "ClusterError", "peak_memory"]
 
+CONNECT_SECONDS = 10.0
+"""How long a scheduler named by its address has to answer."""
+
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
@@ -236,6 +239,29 @@ class _Dask(Workers):
         return peaks
 
 
+def _check_address(scheduler: str) -> None:
+    """Refuse (:class:`ClusterError`) an address Dask cannot read, or a TCP address nothing answers at,
+    before a client is made (a client that fails to connect is left half made)."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, location = parse_address(scheduler)
+        get_backend(scheme)
+        host, port = parse_host_port(location) if scheme in ("tcp", "tls", "ws", "wss") else (None, None)
+    except ValueError as error:
+        raise ClusterError(f"not a Dask scheduler's address: {scheduler} ({error})") from None
+    if host is None:
+        return
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except (OSError, OverflowError) as error:
+        reason = (error.strerror if isinstance(error, OSError) else None) or str(error) or type(error).__name__
+        raise ClusterError(f"no Dask scheduler answers at {scheduler}: {reason}") from None
+
+
 @contextmanager
 def workers(count: int | None = None, scheduler: str | None = None) -> Iterator[Workers]:
     """The place to run tasks: ``scheduler`` (an address), a local cluster of ``count`` processes,
@@ -252,10 +278,13 @@ def workers(count: int | None = None, scheduler: str | None = None) -> Iterator[
     except ImportError:
         raise ClusterError("Dask is not installed: pip install 'keypeg[cluster]'") from None
     if scheduler is not None:
+        _check_address(scheduler)
         try:
-            client = Client(scheduler, timeout=10)
+            client = Client(scheduler, timeout=CONNECT_SECONDS)
         except (OSError, TimeoutError, ValueError) as error:
             raise ClusterError(f"no Dask scheduler answers at {scheduler}: {error}") from None
+        except MemoryError:  # a frame length read from something else that answers
+            raise ClusterError(f"what answers at {scheduler} is not a Dask scheduler") from None
         try:
             yield _Dask(client, f"the cluster at {scheduler}")
         finally:
