@@ -9,6 +9,7 @@ results are read). Leaving early (an error, Ctrl-C) cancels what is still on the
 
 from __future__ import annotations
 
+import logging
 import os
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -18,7 +19,7 @@ from typing import Any, Generic, TypeVar
 
 from keypeg.errors import KeypegError
 
-__all__ = ["Cluster", "Workers", "TaskQueue", "Shared", "workers", "InProcess", "ClusterError", "peak_memory"]
+__all__ = ["Cluster", "Workers", "TaskQueue", "workers", "InProcess", "ClusterError", "peak_memory"]
 
 CONNECT_SECONDS = 10.0
 """How long a scheduler named by its address has to answer."""
@@ -61,21 +62,6 @@ class TaskQueue(Generic[Item, Result]):
         raise NotImplementedError
 
 
-class Shared:
-    """A number the tasks read as they go and the caller changes (the best total found so far)."""
-
-    def __init__(self, value: int) -> None:
-        self.value = value
-
-    def get(self) -> int:
-        """The number now."""
-        return self.value
-
-    def set(self, value: int) -> None:
-        """Change the number for the tasks that read it from now on."""
-        self.value = value
-
-
 class Workers:
     """Where tasks run; :meth:`run` yields ``(position, result)`` as each task finishes."""
 
@@ -98,12 +84,6 @@ class Workers:
     def count(self) -> int:
         """How many tasks run at once."""
         return 1
-
-    @contextmanager
-    def shared(self, value: int) -> Iterator[Shared]:
-        """A :class:`Shared` number, ``value`` to start with, that this place's tasks can read while
-        it is open."""
-        yield Shared(value)
 
     def peak_memory(self) -> dict[str, int]:
         """The most memory (resident bytes) each worker process has held, by worker."""
@@ -180,28 +160,6 @@ class _Futures(TaskQueue[Item, Result]):
         self.client.cancel([f for f in self.futures if not f.done()])
 
 
-class _Variable(Shared):
-    """A :class:`Shared` number held by the scheduler (a ``distributed.Variable``): the tasks that
-    receive it read it from their worker."""
-
-    def __init__(self, value: int) -> None:
-        import uuid
-
-        self.name = f"keypeg-{uuid.uuid4().hex}"
-        self.set(value)
-
-    def get(self) -> int:
-        from distributed import Variable
-
-        value: int = Variable(self.name).get()
-        return value
-
-    def set(self, value: int) -> None:
-        from distributed import Variable
-
-        Variable(self.name).set(value)
-
-
 class _Dask(Workers):
     """Tasks as futures of a ``distributed.Client``."""
 
@@ -224,19 +182,25 @@ class _Dask(Workers):
         finally:
             tasks.cancel()
 
-    @contextmanager
-    def shared(self, value: int) -> Iterator[Shared]:
-        from distributed import Variable
-
-        shared = _Variable(value)
-        try:
-            yield shared
-        finally:
-            Variable(shared.name).delete()
-
     def peak_memory(self) -> dict[str, int]:
         peaks: dict[str, int] = self.client.run(peak_memory)
         return peaks
+
+
+@contextmanager
+def _deaf_to_ctrl_c() -> Iterator[None]:
+    """Processes started in here ignore Ctrl-C (SIGINT; an ignored signal stays ignored in a child)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _check_address(scheduler: str) -> None:
@@ -291,14 +255,14 @@ def workers(count: int | None = None, scheduler: str | None = None) -> Iterator[
             client.close()
         return
     assert count is not None
-    with (
-        LocalCluster(
+    with _deaf_to_ctrl_c():  # Ctrl-C is this process's to handle: it cancels the tasks and closes the cluster
+        local = LocalCluster(
             n_workers=count,
             threads_per_worker=1,
             processes=True,
             dashboard_address="127.0.0.1:0",  # any free port: never a warning that 8787 is taken
-        ) as local,
-        Client(local) as client,
-    ):
+            silence_logs=logging.ERROR,  # not a warning for each task cancelled by Ctrl-C
+        )
+    with local, Client(local) as client:
         threads = max(1, (os.cpu_count() or 1) // count)  # the workers share this machine's cores
         yield _Dask(client, f"{count} local worker process{'es' if count != 1 else ''}", threads)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import pickle
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from keypeg.cluster import Cluster, Shared, Workers
+from keypeg.cluster import Cluster, Workers
 from keypeg.errors import KeypegError
 from keypeg.kernels import CodeSpace, Index, feedback_ordinal, ordinal_feedback
 from keypeg.rules import Rules
@@ -49,6 +50,9 @@ __all__ = [
 TASKS_PER_WORKER = 16
 """A position with more codes than the game's codes over this many tasks per worker is decided as a
 task of its own and split; smaller ones are grown whole."""
+TASKS_OUT_PER_WORKER = 2
+"""The optimal search keeps this many tasks a worker out at a time, so that each is sent with a recent
+best total."""
 RANDOM = frozenset({"random", "careless", "genetic"})
 """Strategies that draw at random at every turn: their tree is grown whole, as one task."""
 
@@ -283,14 +287,14 @@ class SearchTask:
     far leaves them, and grow their optimal subtrees when every one fits.
 
     ``rest`` is the first guess's total outside these parts at its least: the codes, plus the lower
-    bounds of its other parts."""
+    bounds of its other parts; ``best`` the best total found when the task was sent."""
 
     rules: Rules
     pool: Pool
     guess: int
     parts: tuple[tuple[int, npt.NDArray[np.int32]], ...]
     rest: int
-    best: Shared
+    best: int
 
 
 class Searched(NamedTuple):
@@ -319,7 +323,7 @@ def search_task(task: SearchTask) -> Searched:
     values: list[int] = []
     parts = [(((task.guess, f),), codes.astype(np.intp)) for f, codes in task.parts]
     for (history, codes), bound in zip(parts, bounds, strict=True):
-        budget = task.best.get() - (least - bound)
+        budget = task.best - (least - bound)
         value, guess = solver.value(codes, history, rules.rows - 1, budget)
         if guess < 0:
             return Searched((), least - bound + value, (), solver.nodes - before, time.perf_counter() - started)
@@ -373,8 +377,9 @@ def distributed_optimum(
 ) -> tuple[StrategyTree, int, Traffic]:
     """The optimal strategy (fewest total guesses) on ``rules`` found by ``workers``: each first guess
     (one per symmetry class, the best lower bound first) split into its parts, solved as tasks of up to
-    ``split`` codes that read the best total found so far and stop as soon as their first guess
-    cannot beat it. Returns the tree, the sets searched, and what the tasks cost and moved;
+    ``split`` codes. A few tasks per worker are out at a time, each sent with the best total found by
+    then, and a task stops as soon as its first guess cannot beat it; the parts of a first guess that
+    cannot are never sent. Returns the tree, the sets searched, and what the tasks cost and moved;
     ``progress`` is called as each task finishes."""
     from keypeg.strategies.optimal import BIG, SearchProgress
     from keypeg.symmetry import representatives
@@ -392,41 +397,52 @@ def distributed_optimum(
         bounds = [_lower_bound(rules, codes.size, rules.rows - 1) for _, codes in parts]
         guesses.append(_FirstGuess(guess, parts, bounds, n))
     guesses.sort(key=lambda g: (g.least, g.guess))
-    nodes = 0
+    todo: deque[tuple[_FirstGuess, list[int]]] = deque()  # the parts of each first guess, a task's worth each
+    for first in guesses:
+        batch: list[int] = []
+        codes = 0
+        for k, (_, part) in enumerate(first.parts):
+            batch.append(k)
+            codes += int(part.size)
+            if codes >= split or k == len(first.parts) - 1:
+                todo.append((first, batch))
+                traffic.largest = max(traffic.largest, codes)
+                batch, codes = [], 0
     best = min((g for g in guesses if g.done), key=lambda g: g.least, default=None)  # a guess that is every code
-    with workers.shared(BIG) as shared, workers.queue(search_task) as tasks:
+    nodes = 0
+    out_at_once = TASKS_OUT_PER_WORKER * workers.count
+    with workers.queue(search_task) as tasks:
         waiting: dict[int, tuple[_FirstGuess, list[int]]] = {}
-        for rank, first in enumerate(guesses):
-            batch: list[int] = []
-            for k in range(len(first.parts)):
-                batch.append(k)
-                if sum(first.parts[i][1].size for i in batch) >= split or k == len(first.parts) - 1:
-                    rest = first.least - sum(first.bounds[i] for i in batch)
-                    chosen = tuple((first.parts[i][0], first.parts[i][1].astype(np.int32)) for i in batch)
-                    task = SearchTask(rules, pool, first.guess, chosen, rest, shared)
-                    traffic.sent += _size(task)
-                    traffic.largest = max(traffic.largest, sum(first.parts[i][1].size for i in batch))
-                    waiting[tasks.put(task, priority=-rank)] = (first, batch)
-                    batch = []
+
+        def send() -> None:
+            while todo and len(waiting) < out_at_once:
+                first, batch = todo.popleft()
+                if first.refuted:
+                    continue
+                rest = first.least - sum(first.bounds[i] for i in batch)
+                chosen = tuple((first.parts[i][0], first.parts[i][1].astype(np.int32)) for i in batch)
+                task = SearchTask(rules, pool, first.guess, chosen, rest, best.least if best is not None else BIG)
+                traffic.sent += _size(task)
+                waiting[tasks.put(task)] = (first, batch)
+
+        send()
         for key, answer in tasks:
             first, batch = waiting.pop(key)
             traffic.received += _size(answer)
             traffic.count("search", answer.seconds)
             nodes += answer.nodes
-            if first.refuted:
-                continue
             if answer.refuted is not None:
                 first.refuted = True
-            else:
+            elif not first.refuted:
                 first.values.update(zip(batch, answer.values, strict=True))
                 first.grown.update(zip(batch, answer.grown, strict=True))
                 if first.done and (best is None or first.least < best.least):
                     best = first
-                    shared.set(best.least)
             limit = best.least if best is not None else BIG
             for other in guesses:
-                if other is not best and not other.refuted and other.least >= limit:
+                if other is not best and other.least >= limit:
                     other.refuted = True
+            send()
             if progress is not None:
                 open_ = [g.least for g in guesses if not g.refuted and g is not best]
                 progress(
@@ -438,7 +454,7 @@ def distributed_optimum(
                         first_guesses_done=len(guesses) - len(open_),
                         first_guesses=len(guesses),
                         parts_done=traffic.tasks["search"],
-                        parts=len(waiting) + traffic.tasks["search"],
+                        parts=traffic.tasks["search"] + len(waiting) + len(todo),
                     )
                 )
     if best is None or best.least >= BIG:
