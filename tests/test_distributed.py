@@ -230,3 +230,28 @@ def test_a_cluster_that_loses_a_worker_mid_run_gives_the_same_tree(tmp_path: Pat
         for process in started:
             process.kill()
             process.wait(timeout=30)
+
+
+@pytest.mark.slow
+def test_ctrl_c_stops_the_cluster_with_one_line() -> None:
+    """Ctrl-C in a terminal reaches every process of the group: the command says one line and exits
+    130, its workers say nothing and are gone."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    command = [sys.executable, "-m", "keypeg", "analyze", "-p", "5", "-c", "9", "-s", "most-parts", "--workers", "2"]
+    running = subprocess.Popen(
+        command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    group = ["ps", "-o", "pid=", "-g", str(running.pid)]
+    deadline = time.monotonic() + 90
+    while len(subprocess.run(group, capture_output=True, text=True).stdout.split()) < 3:  # the workers are up
+        assert running.poll() is None and time.monotonic() < deadline
+        time.sleep(0.2)
+    time.sleep(2)
+    os.killpg(running.pid, signal.SIGINT)
+    out, said = running.communicate(timeout=60)
+    assert running.returncode == 130 and out == ""
+    assert said == "interrupted: nothing was saved\n"
+    deadline = time.monotonic() + 15
+    while subprocess.run(group, capture_output=True, text=True).stdout.split():  # the workers end too
+        assert time.monotonic() < deadline, subprocess.run(["ps", "-f", "-g", str(running.pid)], capture_output=True)
+        time.sleep(0.2)

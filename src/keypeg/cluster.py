@@ -261,7 +261,7 @@ def workers(count: int | None = None, scheduler: str | None = None) -> Iterator[
             threads_per_worker=1,
             processes=True,
             dashboard_address="127.0.0.1:0",  # any free port: never a warning that 8787 is taken
-            silence_logs=logging.ERROR,  # not a warning for each task cancelled by Ctrl-C
+            silence_logs=logging.CRITICAL,  # the command says what went wrong; Ctrl-C or a lost worker is not logged
         )
     with local, Client(local) as client:
         threads = max(1, (os.cpu_count() or 1) // count)  # the workers share this machine's cores
