@@ -164,12 +164,15 @@ class Traffic:
     received: int = 0
     largest: int = 0
     """The most codes in a task."""
+    log: list[tuple[str, int, int, float]] = field(default_factory=list)
+    """Every task: its kind, the guesses played before it, its codes, its seconds."""
 
-    def count(self, kind: str, seconds: float) -> None:
+    def count(self, kind: str, seconds: float, depth: int = 0, codes: int = 0) -> None:
         """Count a finished task."""
         self.tasks[kind] = self.tasks.get(kind, 0) + 1
         self.seconds[kind] = self.seconds.get(kind, 0.0) + seconds
         self.longest[kind] = max(self.longest.get(kind, 0.0), seconds)
+        self.log.append((kind, depth, codes, seconds))
 
 
 def _size(value: object) -> int:
@@ -235,8 +238,8 @@ def distributed_tree(
             places = waiting.pop(key)
             traffic.received += _size((answer, seconds))
             if isinstance(answer, int):
-                traffic.count("decide", seconds)
                 ((parent, ordinal, part),) = places
+                traffic.count("decide", seconds, len(part.history), _count(space, part))
                 node = Node(space.code(answer), _count(space, part))
                 _attach(parent, ordinal, node, rules)
                 made.append(node)
@@ -253,7 +256,8 @@ def distributed_tree(
                         below.append((node, value, Part(history, codes.astype(np.int32))))
                 share(below)
                 continue
-            traffic.count("grow", seconds)
+            grown_codes = sum(_count(space, part) for _, _, part in places)
+            traffic.count("grow", seconds, min(len(part.history) for _, _, part in places), grown_codes)
             for (parent, ordinal, part), grown in zip(places, answer, strict=True):
                 _attach(parent, ordinal, _decode(grown.rows, space), rules)
                 for r, count in enumerate(grown.rounds, len(part.history) + 1):
@@ -429,7 +433,7 @@ def distributed_optimum(
         for key, answer in tasks:
             first, batch = waiting.pop(key)
             traffic.received += _size(answer)
-            traffic.count("search", answer.seconds)
+            traffic.count("search", answer.seconds, 1, sum(int(first.parts[k][1].size) for k in batch))
             nodes += answer.nodes
             if answer.refuted is not None:
                 first.refuted = True
