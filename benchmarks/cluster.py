@@ -26,7 +26,7 @@ from keypeg import Rules
 from keypeg.analysis.cost import format_bytes
 from keypeg.analysis.distributed import Traffic, distributed_tree
 from keypeg.analysis.tree import build_tree
-from keypeg.cluster import workers
+from keypeg.cluster import Workers, workers
 from keypeg.strategies import make_strategy
 from keypeg.strategy_tree import tree_to_json
 
@@ -38,6 +38,19 @@ def span(traffic: Traffic) -> float:
         if kind == "decide":
             decisions[depth] = max(decisions.get(depth, 0.0), seconds)
     return sum(decisions.values()) + traffic.longest.get("grow", 0.0)
+
+
+def nothing(n: int) -> int:
+    """A task that does nothing: its round trip is the scheduler's and the transport's cost."""
+    return n
+
+
+def overhead(place: Workers, tasks: int = 2000) -> float:
+    """Seconds a task costs beyond its work: ``tasks`` empty tasks through ``place``, over their number."""
+    started = time.perf_counter()
+    for _ in place.run(nothing, range(tasks)):
+        pass
+    return (time.perf_counter() - started) / tasks
 
 
 def main() -> None:
@@ -53,6 +66,7 @@ def main() -> None:
     rows, logs = [], {}
     with workers(args.workers) as place:
         distributed_tree(make_strategy(args.strategy), Rules(4, 4), place)  # the workers load the kernels
+        per_task = overhead(place)
         for rules in games:
             alone = None
             if not args.no_baseline:
@@ -95,6 +109,7 @@ def main() -> None:
             "Tasks: decisions + subtree tasks; task seconds: their sum (the work); longest: the longest decision / "
             "subtree task; span: the longest decision at each depth plus the longest subtree task; bytes: "
             "pickled, sent / received; memory: each worker's peak resident size so far.",
+            f"An empty task's round trip on this cluster: {per_task * 1000:.2f} ms (2,000 tasks, same run).",
         ],
         [
             "game",

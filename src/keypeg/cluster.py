@@ -128,9 +128,9 @@ class InProcess(Workers):
 def _on_threads(task: Callable[[Item], Result], threads: int | None, item: Item) -> Result:
     """``task(item)``, its compiled kernels on at most ``threads`` threads (all there are if ``None``)."""
     if threads is not None:
-        import numba
+        from keypeg.kernels import set_threads
 
-        numba.set_num_threads(max(1, min(threads, numba.config.NUMBA_NUM_THREADS)))  # type: ignore[attr-defined]
+        set_threads(threads)
     return task(item)
 
 
