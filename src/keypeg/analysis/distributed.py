@@ -3,10 +3,11 @@
 The positions with many codes are decided one task each (the strategy's guess there), and split
 here; the smaller ones are grown whole by :func:`~keypeg.analysis.tree.build_tree`, several
 siblings to a task. Tasks get small inputs (the rules, the strategy, the history, the codes as
-32-bit indices) and send back compact ones (a guess index; a grown subtree as one row of four
-integers a node), and the pieces are joined into one :class:`StrategyTree`, node for node the one
-built in one process. A strategy that draws at random (``random``, ``careless``, ``genetic``, or a
-random tie-break) depends on the order of its decisions, so its tree is one task.
+32-bit indices) and send back compact ones (a guess index; a grown subtree as
+:class:`~keypeg.strategy_tree.FlatNodes` in small integers, about 10 bytes a node plus the colours),
+and the pieces are joined into one :class:`StrategyTree`, node for node the one built in one process.
+A strategy that draws at random (``random``, ``careless``, ``genetic``, or a random tie-break)
+depends on the order of its decisions, so its tree is one task.
 """
 
 from __future__ import annotations
@@ -24,10 +25,10 @@ import numpy.typing as npt
 
 from keypeg.cluster import Cluster, Workers
 from keypeg.errors import KeypegError
-from keypeg.kernels import CodeSpace, Index, feedback_ordinal, ordinal_feedback
+from keypeg.kernels import CodeSpace, Index
 from keypeg.rules import Rules
 from keypeg.strategies.base import Pool, Position, Strategy
-from keypeg.strategy_tree import Node, StrategyTree, TreeStats
+from keypeg.strategy_tree import FlatNodes, StrategyTree, TreeStats
 
 if TYPE_CHECKING:
     from keypeg.strategies.optimal import SearchProgress
@@ -56,8 +57,6 @@ best total."""
 RANDOM = frozenset({"random", "careless", "genetic"})
 """Strategies that draw at random at every turn: their tree is grown whole, as one task."""
 
-Rows = npt.NDArray[np.int32]
-
 
 class Part(NamedTuple):
     """A position to work on: the scored guesses (code index, feedback ordinal) and the codes that
@@ -78,11 +77,28 @@ class TreeTask:
 
 
 class Grown(NamedTuple):
-    """A subtree as rows ``(feedback ordinal from the parent, guess index, codes, children)`` in
-    depth-first order (the root's ordinal -1), and the secrets it solves in each round from its root."""
+    """A subtree as it travels: :class:`FlatNodes` in small integers (colours of each guess, codes,
+    parent's row, feedback ordinal from the parent), and the secrets it solves in each round from its
+    root."""
 
-    rows: Rows
+    colors: npt.NDArray[np.int8]
+    sizes: npt.NDArray[np.int32]
+    parents: npt.NDArray[np.int32]
+    feedbacks: npt.NDArray[np.int8]
     rounds: tuple[int, ...]
+
+    @classmethod
+    def of(cls, tree: StrategyTree) -> Grown:
+        """A tree, ready to travel."""
+        flat = tree.flat()
+        rounds = tuple(tree.stats.distribution.get(r, 0) for r in range(1, tree.stats.max + 1))
+        return cls(
+            flat.colors.astype(np.int8),
+            flat.sizes.astype(np.int32),
+            flat.parents.astype(np.int32),
+            flat.feedbacks.astype(np.int8),
+            rounds,
+        )
 
 
 Answer = tuple[int | tuple[Grown, ...], float]
@@ -102,49 +118,64 @@ def tree_task(task: TreeTask) -> Answer:
         return int(guess), time.perf_counter() - started
     from keypeg.analysis.tree import build_tree
 
-    grown = []
-    for part in task.parts:
-        tree = build_tree(strategy, task.rules, secrets=_codes(space, part.codes), history=part.history)
-        rounds = tree.stats.distribution
-        grown.append(Grown(_encode(tree.root, space), tuple(rounds.get(r, 0) for r in range(1, tree.stats.max + 1))))
-    return tuple(grown), time.perf_counter() - started
+    grown = tuple(
+        Grown.of(build_tree(strategy, task.rules, secrets=_codes(space, part.codes), history=part.history))
+        for part in task.parts
+    )
+    return grown, time.perf_counter() - started
 
 
 def _codes(space: CodeSpace, codes: npt.NDArray[np.int32] | None) -> Index:
     return space.all if codes is None else codes.astype(np.intp)
 
 
-def _encode(root: Node, space: CodeSpace) -> Rows:
-    """A subtree as :class:`Grown` rows."""
-    rows: list[tuple[int, int, int]] = []
-    guesses = []
-    stack = [(-1, root)]
-    while stack:
-        ordinal, node = stack.pop()
-        rows.append((ordinal, node.size, len(node.children)))
-        guesses.append(node.guess)
-        stack.extend((feedback_ordinal(f, space.pegs), child) for f, child in reversed(node.children.items()))
-    table = np.empty((len(rows), 4), dtype=np.int32)
-    table[:, [0, 2, 3]] = rows
-    table[:, 1] = space.indices(guesses)
-    return table
+Wide = npt.NDArray[np.int64]
 
 
-def _decode(rows: Rows, space: CodeSpace) -> Node:
-    """The subtree :func:`_encode` wrote."""
-    nodes = [Node(space.code(guess), size) for guess, size in rows[:, 1:3].tolist()]
-    open_: list[int] = []
-    left = rows[:, 3].tolist()
-    for i, ordinal in enumerate(rows[:, 0].tolist()):
-        if i:
-            parent = open_[-1]
-            nodes[parent].children[ordinal_feedback(ordinal, space.pegs)] = nodes[i]
-            left[parent] -= 1
-            if not left[parent]:
-                open_.pop()
-        if left[i]:
-            open_.append(i)
-    return nodes[0]
+class _Rows:
+    """A tree put together from nodes decided here and subtrees grown elsewhere, as the rows of
+    :class:`FlatNodes` (each after its parent), and the secrets solved in each round."""
+
+    def __init__(self, space: CodeSpace, progress: Callable[[int], None] | None) -> None:
+        self.space = space
+        self.progress = progress
+        self.pieces: list[
+            tuple[npt.NDArray[np.int8], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]
+        ] = []
+        self.rows = 0
+        self.distribution: dict[int, int] = {}
+
+    def solved(self, round_: int, count: int = 1) -> None:
+        """Count secrets solved by the ``round_``-th guess."""
+        self.distribution[round_] = self.distribution.get(round_, 0) + count
+        if self.progress is not None:
+            self.progress(count)
+
+    def node(self, guess: int, size: int, parent: int, feedback: int) -> int:
+        """Add a node (its guess a code index) below row ``parent``; its row."""
+        one = np.ones(1, dtype=np.int64)
+        self.pieces.append((self.space.codes[[guess]], one * size, one * parent, one * feedback))
+        self.rows += 1
+        return self.rows - 1
+
+    def subtree(self, grown: Grown, parent: int, feedback: int, depth: int) -> None:
+        """Add a subtree below row ``parent``, its root played after ``depth`` guesses."""
+        parents = grown.parents.astype(np.int64) + self.rows
+        parents[0] = parent
+        feedbacks = grown.feedbacks.astype(np.int64)
+        feedbacks[0] = feedback
+        self.pieces.append((grown.colors, grown.sizes.astype(np.int64), parents, feedbacks))
+        self.rows += grown.sizes.size
+        for r, count in enumerate(grown.rounds, depth + 1):
+            if count:
+                self.solved(r, count)
+
+    def flat(self) -> FlatNodes:
+        """Every row, in the order added."""
+        colors, sizes, parents, feedbacks = zip(*self.pieces, strict=True)
+        return FlatNodes(
+            np.concatenate(colors), np.concatenate(sizes), np.concatenate(parents), np.concatenate(feedbacks)
+        )
 
 
 def split_size(codes: int, workers: int) -> int:
@@ -163,7 +194,7 @@ class Traffic:
     sent: int = 0
     received: int = 0
     largest: int = 0
-    """The most codes in a task."""
+    """The most codes in a task that grows subtrees or searches."""
     log: list[tuple[str, int, int, float]] = field(default_factory=list)
     """Every task: its kind, the guesses played before it, its codes, its seconds."""
 
@@ -195,30 +226,24 @@ def distributed_tree(
     started = time.perf_counter()
     whole = strategy.name in RANDOM or strategy.tie == "random"
     split = rules.size if whole else split if split is not None else split_size(rules.size, workers.count)
-    distribution: dict[int, int] = {}
     traffic = Traffic()
-    made: list[Node] = []  # the nodes decided here, whose children arrive in any order
-    top = Node(space.code(0), 0)  # holds the root as its child
-    # what each task's result is for: (the parent node, the feedback to it from the parent, the part)
-    waiting: dict[int, tuple[tuple[Node, int, Part], ...]] = {}
-
-    def solved(round_: int, count: int = 1) -> None:
-        distribution[round_] = distribution.get(round_, 0) + count
-        if progress is not None:
-            progress(count)
+    tree = _Rows(space, progress)
+    # what each task's result is for: (the parent's row, the feedback to it from the parent, the part)
+    waiting: dict[int, tuple[tuple[int, int, Part], ...]] = {}
 
     with workers.queue(tree_task) as tasks:
 
-        def send(decide: bool, places: list[tuple[Node, int, Part]]) -> None:
+        def send(decide: bool, places: list[tuple[int, int, Part]]) -> None:
             task = TreeTask(rules, strategy, decide, tuple(part for _, _, part in places))
             traffic.sent += _size(task)
-            traffic.largest = max(traffic.largest, sum(_count(space, part) for _, _, part in places))
+            if not decide:
+                traffic.largest = max(traffic.largest, sum(_count(space, part) for _, _, part in places))
             waiting[tasks.put(task, priority=1 if decide else 0)] = tuple(places)
 
-        def share(places: list[tuple[Node, int, Part]]) -> None:
-            """Hand out parts: the big ones decided one a task, the others grown
-            together up to ``split`` codes a task."""
-            batch: list[tuple[Node, int, Part]] = []
+        def share(places: list[tuple[int, int, Part]]) -> None:
+            """Hand out parts: the big ones decided one a task, the others grown together up to
+            ``split`` codes a task."""
+            batch: list[tuple[int, int, Part]] = []
             codes = 0
             for place in places:
                 size = _count(space, place[2])
@@ -233,49 +258,32 @@ def distributed_tree(
             if batch:
                 send(False, batch)
 
-        share([(top, -1, Part((), None))])
+        share([(-1, -1, Part((), None))])
         for key, (answer, seconds) in tasks:
             places = waiting.pop(key)
             traffic.received += _size((answer, seconds))
             if isinstance(answer, int):
                 ((parent, ordinal, part),) = places
                 traffic.count("decide", seconds, len(part.history), _count(space, part))
-                node = Node(space.code(answer), _count(space, part))
-                _attach(parent, ordinal, node, rules)
-                made.append(node)
+                row = tree.node(answer, _count(space, part), parent, ordinal)
                 round_ = len(part.history) + 1
                 below = []
                 for value, codes in space.split(answer, _codes(space, part.codes)):
                     if value == space.win:
-                        solved(round_)
+                        tree.solved(round_)
                     elif codes.size == 1:  # the strategy guesses a lone fitting code
-                        node.children[ordinal_feedback(value, rules.pegs)] = Node(space.code(int(codes[0])), 1)
-                        solved(round_ + 1)
+                        tree.node(int(codes[0]), 1, row, value)
+                        tree.solved(round_ + 1)
                     else:
-                        history = (*part.history, (answer, value))
-                        below.append((node, value, Part(history, codes.astype(np.int32))))
+                        below.append((row, value, Part((*part.history, (answer, value)), codes.astype(np.int32))))
                 share(below)
                 continue
             grown_codes = sum(_count(space, part) for _, _, part in places)
             traffic.count("grow", seconds, min(len(part.history) for _, _, part in places), grown_codes)
             for (parent, ordinal, part), grown in zip(places, answer, strict=True):
-                _attach(parent, ordinal, _decode(grown.rows, space), rules)
-                for r, count in enumerate(grown.rounds, len(part.history) + 1):
-                    if count:
-                        solved(r, count)
-    for node in made:  # children in the order of their feedback, as one process grows them
-        node.children = dict(sorted(node.children.items()))
-    root = top.children[_ROOT]
-    stats = TreeStats.from_distribution(distribution)
-    return StrategyTree(rules, root, strategy.conventions(), stats, time.perf_counter() - started), traffic
-
-
-_ROOT = ordinal_feedback(0, 1)
-"""Where the root hangs below the placeholder node."""
-
-
-def _attach(parent: Node, ordinal: int, node: Node, rules: Rules) -> None:
-    parent.children[_ROOT if ordinal < 0 else ordinal_feedback(ordinal, rules.pegs)] = node
+                tree.subtree(grown, parent, ordinal, len(part.history))
+    stats = TreeStats.from_distribution(tree.distribution)
+    return StrategyTree(rules, tree.flat(), strategy.conventions(), stats, time.perf_counter() - started), traffic
 
 
 def _count(space: CodeSpace, part: Part) -> int:
@@ -333,13 +341,10 @@ def search_task(task: SearchTask) -> Searched:
             return Searched((), least - bound + value, (), solver.nodes - before, time.perf_counter() - started)
         values.append(value)
         least += value - bound
-    grown = []
-    for history, codes in parts:
-        tree = build_tree(Optimal(pool=task.pool), rules, secrets=codes, history=history)
-        rounds = tree.stats.distribution
-        space = CodeSpace.of(rules)
-        grown.append(Grown(_encode(tree.root, space), tuple(rounds.get(r, 0) for r in range(1, tree.stats.max + 1))))
-    return Searched(tuple(values), None, tuple(grown), solver.nodes - before, time.perf_counter() - started)
+    grown = tuple(
+        Grown.of(build_tree(Optimal(pool=task.pool), rules, secrets=codes, history=history)) for history, codes in parts
+    )
+    return Searched(tuple(values), None, grown, solver.nodes - before, time.perf_counter() - started)
 
 
 def _lower_bound(rules: Rules, size: int, rounds: int) -> int:
@@ -470,21 +475,19 @@ def _optimal_tree(
     rules: Rules, space: CodeSpace, first: _FirstGuess, pool: Pool, secrets: Index | None, started: float
 ) -> StrategyTree:
     """The tree of the best first guess and its subtrees."""
-    node = Node(space.code(first.guess), first.size)
-    distribution = {1: 1} if first.size > sum(codes.size for _, codes in first.parts) else {}
+    tree = _Rows(space, None)
+    root = tree.node(first.guess, first.size, -1, -1)
+    if first.size > sum(codes.size for _, codes in first.parts):  # the first guess can be the secret
+        tree.solved(1)
     for k, (value, _) in enumerate(first.parts):
-        grown = first.grown[k]
-        node.children[ordinal_feedback(value, rules.pegs)] = _decode(grown.rows, space)
-        for r, count in enumerate(grown.rounds, 2):
-            distribution[r] = distribution.get(r, 0) + count
-    node.children = dict(sorted(node.children.items()))
-    stats = TreeStats.from_distribution(distribution)
+        tree.subtree(first.grown[k], root, value, 1)
+    stats = TreeStats.from_distribution(tree.distribution)
     if stats.total != first.least:
         raise KeypegError(f"internal error: tree total {stats.total} differs from the search's {first.least}")
     conventions: dict[str, object] = {"strategy": "optimal", "pool": pool, "rows": rules.rows}
     if secrets is not None:
         conventions["secrets"] = int(first.size)
-    return StrategyTree(rules, node, conventions, stats, time.perf_counter() - started)
+    return StrategyTree(rules, tree.flat(), conventions, stats, time.perf_counter() - started)
 
 
 class DistributedSolver:
