@@ -106,9 +106,10 @@ def main() -> None:
             "In process: build_tree on every core. Cluster: distributed_tree on local worker processes, one kernel "
             "thread each, cluster started and warm before timing. Ratio: in process over cluster, same run; the "
             "trees are checked equal node for node.",
-            "Tasks: decisions + subtree tasks; task seconds: their sum (the work); longest: the longest decision / "
-            "subtree task; span: the longest decision at each depth plus the longest subtree task; bytes: "
-            "pickled, sent / received; memory: each worker's peak resident size so far.",
+            "Tasks: decisions + subtree tasks; task seconds: their processor seconds in all (the work, however "
+            "busy the machine); longest: the longest decision / subtree task (processor seconds); span: the "
+            "longest decision at each depth plus the longest subtree task; bytes: pickled, sent / received; "
+            "memory: each worker's peak resident size so far.",
             f"An empty task's round trip on this cluster: {per_task * 1000:.2f} ms (2,000 tasks, same run).",
         ],
         [

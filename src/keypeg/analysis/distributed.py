@@ -102,12 +102,13 @@ class Grown(NamedTuple):
 
 
 Answer = tuple[int | tuple[Grown, ...], float]
-"""A task's result and the seconds it took."""
+"""A task's result and the processor seconds it took (its worker's, all threads: the work, however
+busy the machine)."""
 
 
 def tree_task(task: TreeTask) -> Answer:
     """Run one :class:`TreeTask` (on a worker): the guess index, or the grown subtrees."""
-    started = time.perf_counter()
+    started = time.process_time()
     space = CodeSpace.of(task.rules)
     strategy = task.strategy
     if task.decide:
@@ -115,14 +116,14 @@ def tree_task(task: TreeTask) -> Answer:
         strategy.reset(task.rules)
         choice = strategy.rank(Position(space, part.history, _codes(space, part.codes)))
         guess = choice.index if choice.index is not None else space.index(choice.guess)
-        return int(guess), time.perf_counter() - started
+        return int(guess), time.process_time() - started
     from keypeg.analysis.tree import build_tree
 
     grown = tuple(
         Grown.of(build_tree(strategy, task.rules, secrets=_codes(space, part.codes), history=part.history))
         for part in task.parts
     )
-    return grown, time.perf_counter() - started
+    return grown, time.process_time() - started
 
 
 def _codes(space: CodeSpace, codes: npt.NDArray[np.int32] | None) -> Index:
@@ -185,8 +186,8 @@ def split_size(codes: int, workers: int) -> int:
 
 @dataclass
 class Traffic:
-    """What the tasks of a tree cost and moved: per kind (``decide``, ``grow``), the tasks, their
-    seconds in all and the longest, and the bytes sent and received (pickled)."""
+    """What the tasks of a tree cost and moved: per kind (``decide``, ``grow``, ``search``), the tasks,
+    their processor seconds in all and the longest, and the bytes sent and received (pickled)."""
 
     tasks: dict[str, int] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
@@ -196,7 +197,7 @@ class Traffic:
     largest: int = 0
     """The most codes in a task that grows subtrees or searches."""
     log: list[tuple[str, int, int, float]] = field(default_factory=list)
-    """Every task: its kind, the guesses played before it, its codes, its seconds."""
+    """Every task: its kind, the guesses played before it, its codes, its processor seconds."""
 
     def count(self, kind: str, seconds: float, depth: int = 0, codes: int = 0) -> None:
         """Count a finished task."""
@@ -312,7 +313,7 @@ class SearchTask:
 class Searched(NamedTuple):
     """A :class:`SearchTask`'s answer: the exact value of each part, or (``refuted``) a lower bound
     of the first guess's total at least the best found; the subtrees when none is refuted; the sets
-    searched; the seconds taken."""
+    searched; the processor seconds taken."""
 
     values: tuple[int, ...]
     refuted: int | None
@@ -326,7 +327,7 @@ def search_task(task: SearchTask) -> Searched:
     from keypeg.analysis.tree import build_tree
     from keypeg.strategies.optimal import Optimal, optimal_solver
 
-    started = time.perf_counter()
+    started = time.process_time()
     rules = task.rules
     solver = optimal_solver(rules, task.pool)
     before = solver.nodes
@@ -338,13 +339,13 @@ def search_task(task: SearchTask) -> Searched:
         budget = task.best - (least - bound)
         value, guess = solver.value(codes, history, rules.rows - 1, budget)
         if guess < 0:
-            return Searched((), least - bound + value, (), solver.nodes - before, time.perf_counter() - started)
+            return Searched((), least - bound + value, (), solver.nodes - before, time.process_time() - started)
         values.append(value)
         least += value - bound
     grown = tuple(
         Grown.of(build_tree(Optimal(pool=task.pool), rules, secrets=codes, history=history)) for history, codes in parts
     )
-    return Searched(tuple(values), None, grown, solver.nodes - before, time.perf_counter() - started)
+    return Searched(tuple(values), None, grown, solver.nodes - before, time.process_time() - started)
 
 
 def _lower_bound(rules: Rules, size: int, rounds: int) -> int:

@@ -81,7 +81,7 @@ def say_traffic(work: str, place: Workers, traffic: Traffic) -> None:
     )
     peaks = ", ".join(format_bytes(peak) for peak in place.peak_memory().values())
     say(
-        f"{work}: {kinds}, {sum(traffic.seconds.values()):,.1f} s of work in all; {format_bytes(traffic.sent)} "
+        f"{work}: {kinds}, {sum(traffic.seconds.values()):,.1f} processor seconds in all; {format_bytes(traffic.sent)} "
         f"sent, {format_bytes(traffic.received)} received; peak memory per worker {peaks}",
         console=err,
     )
