@@ -82,7 +82,7 @@ def optimal(
     refuse_empty("variant", "export")
     guard(optimal_cost(rules), force)
     storage.check_cache_folder()  # the checkpoint and the solved tree go there: fail now, not after the search
-    announce_compiling(("_score", "_select", "_symmetry", "_optimal"))
+    announce_compiling(("_score", "_symmetry", "_optimal"))
     from keypeg.analysis.distributed import DistributedSolver
     from keypeg.analysis.export import save_tree
     from keypeg.cli.analysis import analysis_table, result_dict
