@@ -30,3 +30,23 @@ def test_a_local_cluster_gives_every_result_once() -> None:
         assert cluster.count == 2
         results = dict(cluster.run(square, range(20)))
     assert results == {n: n * n for n in range(20)}
+
+
+def test_the_options_give_a_cluster_and_refuse_bad_values() -> None:
+    import click
+    from click.testing import CliRunner
+
+    from keypeg.cli.cluster import cluster_options
+    from keypeg.cluster import Cluster
+
+    @click.command()
+    @cluster_options
+    def probe(cluster: Cluster) -> None:
+        click.echo(repr(cluster))
+
+    runner = CliRunner()
+    assert runner.invoke(probe, []).output.strip() == repr(Cluster())
+    assert runner.invoke(probe, ["--workers", "3"]).output.strip() == repr(Cluster(3, None))
+    assert runner.invoke(probe, ["--scheduler", " tcp://h:1 "]).output.strip() == repr(Cluster(None, "tcp://h:1"))
+    for bad in (["--workers", "0"], ["--workers", "x"], ["--scheduler", ""], ["--workers", "2", "--scheduler", "a:1"]):
+        assert runner.invoke(probe, bad).exit_code == 2, bad

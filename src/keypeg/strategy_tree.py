@@ -142,6 +142,34 @@ class StrategyTree:
             self._root = self._root.root(self.rules)
         return self._root
 
+    def flat(self) -> FlatNodes:
+        """The nodes as :class:`FlatNodes` (made from the :class:`Node` objects if the tree holds those,
+        parents first, children in feedback order)."""
+        if isinstance(self._root, FlatNodes):
+            return self._root
+        import numpy as np
+
+        stride = self.rules.pegs + 1
+        colors: list[tuple[int, ...]] = []
+        sizes: list[int] = []
+        parents: list[int] = []
+        feedbacks: list[int] = []
+        stack: list[tuple[Node, int, int]] = [(self._root, -1, -1)]
+        while stack:
+            node, parent, ordinal = stack.pop()
+            row = len(sizes)
+            colors.append(node.guess.colors)
+            sizes.append(node.size)
+            parents.append(parent)
+            feedbacks.append(ordinal)
+            stack.extend((child, row, f.black * stride + f.white) for f, child in reversed(node.children.items()))
+        return FlatNodes(
+            np.array(colors, dtype=np.int8).reshape(-1, self.rules.pegs),
+            np.array(sizes, dtype=np.int64),
+            np.array(parents, dtype=np.int64),
+            np.array(feedbacks, dtype=np.int64),
+        )
+
     @property
     def first_guess(self) -> Code:
         """The first guess, without making the nodes."""

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.text import Text
 
 from keypeg.analysis.compare import COMPARED
+from keypeg.cli.cluster import cluster_options
 from keypeg.cli.common import (
     FILE,
     SEED,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from keypeg.analysis.tree import StrategyTree
+    from keypeg.cluster import Cluster
     from keypeg.strategies import Choice, Strategy
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -202,6 +204,7 @@ tree_format_option = click.option(
 @click.option("--chart", type=FILE, help="Save a bar chart (PNG or SVG).")
 @click.option("--export", type=FILE, help="Save the strategy tree.")
 @tree_format_option
+@cluster_options
 @force_option
 @json_option
 def analyze(
@@ -212,6 +215,7 @@ def analyze(
     chart: Path | None,
     export: Path | None,
     fmt: str,
+    cluster: Cluster,
     force: bool,
     as_json: bool,
 ) -> None:
@@ -230,6 +234,7 @@ def analyze(
     from keypeg.analysis.cost import EVERYDAY_KERNELS
     from keypeg.analysis.export import save_tree
     from keypeg.analysis.tree import build_tree, compiled
+    from keypeg.cli.cluster import distributed_tree
 
     chosen = [strategy_factory(name, rules) for name in names]
     kernels = {"_tree"} if any(compiled(s, rules) for s in chosen) else set()
@@ -239,10 +244,13 @@ def analyze(
         kernels.add("_optimal")
     announce_compiling(tuple(sorted(kernels)))
     built = []
-    with interruptible():
+    with interruptible(), cluster.workers() as place:
         for strategy in chosen:
             with progress_bar(f"{strategy.name} on {rules.pegs}x{rules.colors}", rules.size) as advance:
-                built.append(build_tree(strategy, rules, progress=advance))
+                if cluster.distributed:
+                    built.append(distributed_tree(strategy, rules, place, advance))
+                else:
+                    built.append(build_tree(strategy, rules, progress=advance))
     if export is not None:
         save_tree(built[0], export, fmt)
     if chart is not None:
