@@ -441,3 +441,24 @@ def test_a_checkpoint_too_large_to_load_is_refused_before_reading(
     np.savez_compressed(path, keys=np.zeros((1 << 20, 2), np.int64), entries=np.zeros((1 << 20, 3), np.int64))
     with pytest.raises(KeypegError, match="more than the memory"):
         storage.load_checkpoint(Rules(2, 3), "all")
+
+
+def test_work_sent_to_a_cluster_is_guarded_for_memory_not_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KEYPEG_TIME_LIMIT", "1")
+    slow = cost.Estimate("a long tree", 1, 3600.0)
+    with pytest.raises(cost.TooCostlyError, match="would take"):
+        cost.guard(slow, False)
+    cost.guard(slow, False, timed=False)  # the cluster's time is the user's to spend
+    big = cost.Estimate("a big tree", 1 << 60, 1.0)
+    with pytest.raises(cost.TooCostlyError, match="memory"):
+        cost.guard(big, False, timed=False)
+
+
+def test_analyze_refuses_a_long_tree_here_but_not_on_a_cluster(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KEYPEG_TIME_LIMIT", "0.000001")
+    here = CliRunner().invoke(cli, ["analyze", "--pegs", "5", "--colors", "8", "-s", "most-parts"])
+    assert here.exit_code == 2 and "--force runs it anyway" in here.output
+    bad_cluster = CliRunner().invoke(
+        cli, ["analyze", "--pegs", "5", "--colors", "8", "-s", "most-parts", "--scheduler", "tcp://127.0.0.1:1"]
+    )
+    assert "would take" not in bad_cluster.output and bad_cluster.exit_code != 0

@@ -353,15 +353,17 @@ def consistency_cost(rules: Rules, guesses: int, listed: int) -> Estimate:
     return _named(solver + codes, work)
 
 
-def guard(estimate: Estimate, force: bool, option: str = FORCE) -> None:
+def guard(estimate: Estimate, force: bool, option: str = FORCE, *, timed: bool = True) -> None:
     """Refuse (:class:`TooCostlyError`) work estimated to need more memory than
-    :func:`keypeg.limits.memory_budget` or more time than :func:`keypeg.limits.time_budget`, saying the
-    estimate and ``option``, which runs it anyway; nothing is refused when ``force``."""
+    :func:`keypeg.limits.memory_budget` or (when ``timed``) more time than
+    :func:`keypeg.limits.time_budget`, saying the estimate and ``option``, which runs it anyway;
+    nothing is refused when ``force``. Work sent to a cluster is not ``timed``: asking for the
+    cluster is asking for the time, and the work shows its progress and stops at Ctrl-C."""
     if force:
         return
     try:
         budget = limits.memory_budget()
-        allowed = limits.time_budget()
+        allowed = limits.time_budget() if timed else float("inf")
     except ValueError as error:
         raise KeypegError(str(error)) from None
     _refuse_above(

@@ -230,7 +230,7 @@ def analyze(
         raise KeypegError("--export saves one tree: name one strategy")
     if chart is not None and chart.suffix.lower() not in (".png", ".svg"):
         raise click.BadParameter(f"{str(chart)!r} must end in .png or .svg", param_hint="--chart")
-    check_trees(rules, names, lambda estimate: guard(estimate, force))
+    check_trees(rules, names, lambda estimate: guard(estimate, force, timed=not cluster.distributed))
     from keypeg.analysis.cost import EVERYDAY_KERNELS
     from keypeg.analysis.export import save_tree
     from keypeg.analysis.tree import build_tree, compiled

@@ -80,7 +80,7 @@ def optimal(
     from keypeg.analysis.cost import guard, optimal_cost
 
     refuse_empty("variant", "export")
-    guard(optimal_cost(rules), force)
+    guard(optimal_cost(rules), force, timed=not cluster.distributed)
     storage.check_cache_folder()  # the checkpoint and the solved tree go there: fail now, not after the search
     announce_compiling(("_score", "_symmetry", "_optimal"))
     from keypeg.analysis.distributed import DistributedSolver
