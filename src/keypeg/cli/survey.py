@@ -21,10 +21,11 @@ from keypeg.text import plural, visible
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from keypeg.analysis.survey import Cell, Outcome
+    from keypeg.analysis.survey import Cell, Outcome, Results
     from keypeg.cluster import Cluster
 
 OBJECTIVES = ("total", "worst-case")  # keypeg.analysis.survey.OBJECTIVES, named here without loading it
+REPEATS = {"both": "with and without repeats", "repeats": "with repeats", "no-repeats": "without repeats"}
 TABLE_WIDTH = 120
 """Without a terminal, the survey's table is printed this wide (80 columns would cut the names)."""
 
@@ -47,9 +48,10 @@ class Numbers(click.ParamType[tuple[int, ...]]):
                 self.fail(
                     f"{visible(str(value), 40)!r} is not a number, a range like 2-5 or a list like 2,4-6", param, ctx
                 )
-            low, high = (int(ends[0]), int(ends[-1]))
+            low, high = (int(e) if len(e.strip()) <= 3 else -1 for e in (ends[0], ends[-1]))  # -1: far too many
             if not self.low <= low <= high <= self.high:
-                self.fail(f"{part.strip()} is not within {self.low}-{self.high} (a range goes upward)", param, ctx)
+                shown = visible(part.strip(), 20)
+                self.fail(f"{shown} is not within {self.low}-{self.high} (a range goes upward)", param, ctx)
             found.update(range(low, high + 1))
         return tuple(sorted(found))
 
@@ -164,26 +166,8 @@ def survey(
     if any(cell.strategy == "optimal" for _, cell in todo):
         announce_compiling(("_score", "_select", "_symmetry", "_optimal"))
     started = time.perf_counter()
-    where, computed = "this process", 0
-    try:
-        with cluster.workers() as workers, progress_bar(f"survey of {len(grid)} games", len(todo)) as advance:
-            where = workers.description
-            for position, done in workers.run(engine.run_cell, [cell for _, cell in todo]):
-                if isinstance(done, str):
-                    skipped.append((todo[position][1], done))
-                else:
-                    kept.add(done)
-                    computed += 1
-                    if not err.is_terminal:
-                        say(f"{done.cell.label()}: {done.total:,} in {done.seconds:.2f} s", console=err)
-                advance(1)
-    except KeyboardInterrupt:
-        say(
-            f"interrupted: {plural(len(kept.outcomes), 'finished cell')} kept in {visible(str(results))}; "
-            "run the same command to go on",
-            console=err,
-        )
-        sys.exit(130)
+    computed, failed, where = _work_out([cell for _, cell in todo], kept, cluster, f"survey of {len(grid)} games")
+    skipped += failed
     wall = time.perf_counter() - started
     outcomes = sorted((o for o in map(kept.get, wanted) if o is not None), key=lambda o: o.cell.order)
     skipped.sort(key=lambda item: item[0].order)
@@ -191,7 +175,7 @@ def survey(
         "# Survey: every codebreaker on every game of the grid",
         "",
         f"`keypeg survey` (keypeg {__version__}, {time.strftime('%Y-%m-%d')}): pegs {_listed(pegs)}, "
-        f"colours {_listed(colors)}, {repeats.replace('both', 'with and without')} repeats, "
+        f"colours {_listed(colors)}, {REPEATS[repeats]}, "
         f"games of at most {max_codes:,} codes; {plural(len(outcomes), 'cell')}, their own seconds adding up "
         f"to {sum(o.seconds for o in outcomes):,.0f} s; this run {wall:,.0f} s on {where}.",
     ]
@@ -211,6 +195,38 @@ def survey(
         f"{len(skipped)} skipped",
         console=err,
     )
+
+
+def _work_out(
+    cells: list[Cell], kept: Results, cluster: Cluster, label: str
+) -> tuple[int, list[tuple[Cell, str]], str]:
+    """Work out ``cells`` where ``cluster`` says, keeping each outcome as it arrives; how many were worked
+    out, the cells that failed with why, and where they ran. Ctrl-C stops, the finished cells kept."""
+    from keypeg.analysis.survey import run_cell
+
+    if not cells:
+        return 0, [], "no workers (nothing to work out)"
+    failed: list[tuple[Cell, str]] = []
+    computed = 0
+    try:
+        with cluster.workers() as workers, progress_bar(label, len(cells)) as advance:
+            for position, done in workers.run(run_cell, cells):
+                if isinstance(done, str):
+                    failed.append((cells[position], done))
+                else:
+                    kept.add(done)
+                    computed += 1
+                    if not err.is_terminal:
+                        say(f"{done.cell.label()}: {done.total:,} in {done.seconds:.2f} s", console=err)
+                advance(1)
+    except KeyboardInterrupt:
+        say(
+            f"interrupted: {plural(len(kept.outcomes), 'finished cell')} kept in {visible(str(kept.path))}; "
+            "run the same command to go on",
+            console=err,
+        )
+        sys.exit(130)
+    return computed, failed, workers.description
 
 
 def _listed(numbers: tuple[int, ...]) -> str:
