@@ -14,21 +14,25 @@ the paired difference, the worst case and the time per game; games run as tasks 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import sys
 import time
-from collections import defaultdict
+from pathlib import Path
+from typing import Any
 
 from report import report
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from keypeg import Rules, score
+from keypeg.analysis.cost import format_seconds
 from keypeg.analysis.statistics import mean_interval
 from keypeg.cluster import workers
 from keypeg.code import Code
 from keypeg.game import random_code
 from keypeg.knowledge import Knowledge
+from keypeg.storage import atomic_write
 from keypeg.strategies import make_strategy
 
 SIZES = "4x6,5x8,6x9,8x12"
@@ -71,14 +75,23 @@ def secret(rules: Rules, seed: int) -> Code:
 
 
 def jobs(sizes: list[Rules], games: int) -> list[Job]:
-    """Every task: most parts' trees first (a long one each), then the games, largest game first."""
+    """Every task: most parts' trees first (a long one each), then the games seed by seed, so that every
+    size has as many games done when the run stops."""
     found: list[Job] = [("tree", r.pegs, r.colors, games) for r in sizes if r.size <= TREE_LIMIT]
-    for rules in sorted(sizes, key=lambda r: -r.size):
-        for seed in range(games):
+    for seed in range(games):
+        for rules in sorted(sizes, key=lambda r: -r.size):
             found.append(("genetic", rules.pegs, rules.colors, seed))
             if TREE_LIMIT < rules.size <= PLAY_LIMIT:
                 found.append(("most-parts", rules.pegs, rules.colors, seed))
     return found
+
+
+def load(path: Path) -> dict[str, list[Any]]:
+    """The results kept by an earlier run, by job."""
+    if not path.exists():
+        return {}
+    kept: dict[str, list[Any]] = json.loads(path.read_text(encoding="utf-8"))
+    return kept
 
 
 def size(text: str) -> Rules:
@@ -93,6 +106,12 @@ def main() -> None:
     parser.add_argument("--workers", type=int, help="a local Dask cluster of this many worker processes")
     parser.add_argument("--scheduler", help="an existing Dask cluster's scheduler address")
     parser.add_argument("--no-save", action="store_true", help="print the table without saving it")
+    parser.add_argument(
+        "--keep",
+        type=Path,
+        default=Path("genetic-games.json"),
+        help="every game's result is kept here as it comes; a rerun plays only the missing ones",
+    )
     args = parser.parse_args()
     try:
         sizes = [size(s) for s in args.sizes.split(",")]
@@ -100,36 +119,34 @@ def main() -> None:
         parser.error(f"--sizes: {error}")
     if args.games < 2:
         parser.error("--games: 2 or more (an interval needs two values)")
-    todo = jobs(sizes, args.games)
-    guesses: dict[tuple[str, int, int], dict[int, int]] = defaultdict(dict)
-    seconds: dict[tuple[str, int, int], list[float]] = defaultdict(list)
-    whole: dict[tuple[int, int], float] = {}
+    kept = load(args.keep)
+    todo = [job for job in jobs(sizes, args.games) if " ".join(map(str, job)) not in kept]
+    if len(todo) < len(jobs(sizes, args.games)):
+        print(f"reusing {len(jobs(sizes, args.games)) - len(todo)} results kept in {args.keep}", file=sys.stderr)
     started = time.perf_counter()
+    where = "this process"
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:
         with workers(args.workers, args.scheduler) as pool, Progress(*columns, TimeRemainingColumn()) as progress:
             where = pool.description
             bar = progress.add_task(f"games on {where}", total=len(todo))
-            for position, (played, taken, average) in pool.run(measure, todo):
-                what, pegs, colors, number = todo[position]
-                if what == "tree":
-                    guesses["most-parts", pegs, colors] = dict(enumerate(played))
-                    seconds["most-parts", pegs, colors].append(taken)
-                    whole[pegs, colors] = average
-                else:
-                    guesses[what, pegs, colors][number] = played[0]
-                    seconds[what, pegs, colors].append(taken)
+            for position, result in pool.run(measure, todo):
+                kept[" ".join(map(str, todo[position]))] = list(result)
+                atomic_write(args.keep, json.dumps(kept))
                 progress.advance(bar)
     except KeyboardInterrupt:
-        print("interrupted: nothing was saved", file=sys.stderr)
+        print(
+            f"interrupted: the results so far are kept in {args.keep}; run the same command to go on", file=sys.stderr
+        )
         sys.exit(130)
     wall = time.perf_counter() - started
-    rows = [row(r, args.games, guesses, seconds, whole) for r in sizes]
+    rows = [row(r, args.games, kept) for r in sizes]
     report(
         "genetic",
         f"Genetic codebreaker beside most parts, {args.games} seeded secrets per size",
         f".venv/bin/python benchmarks/genetic.py --games {args.games} --sizes {args.sizes}"
-        + (f" --workers {args.workers}" if args.workers else ""),
+        + (f" --workers {args.workers}" if args.workers else "")
+        + " (rerun until it finishes: the games played are kept in --keep FILE)",
         [
             f"Secrets: `random_code(rules, random.Random(seed))` for seeds 0..{args.games - 1}; the genetic "
             "codebreaker is seeded with the same seed (paper defaults: population 150, 100 generations, eligible",
@@ -137,7 +154,8 @@ def main() -> None:
             "the tree's time over its codes), played game by game up to 1,000,000 codes, not at all above.",
             "Means with a two-sided 95% Student-t interval (`keypeg.analysis.statistics.mean_interval`); the "
             "difference is paired (genetic minus most parts, secret by secret). Seconds a game: the median.",
-            f"Ran in {wall / 60:.1f} minutes on {where}, beside other work on the machine.",
+            f"The games' own seconds add up to {format_seconds(sum(r[1] for r in kept.values()))}; the last run took "
+            f"{wall / 60:.1f} minutes on {where}, beside other work on the machine.",
         ],
         [
             "game",
@@ -155,23 +173,23 @@ def main() -> None:
     )
 
 
-def row(
-    rules: Rules,
-    games: int,
-    guesses: dict[tuple[str, int, int], dict[int, int]],
-    seconds: dict[tuple[str, int, int], list[float]],
-    whole: dict[tuple[int, int], float],
-) -> list[str]:
-    key = (rules.pegs, rules.colors)
-    genetic = [guesses["genetic", *key][seed] for seed in range(games)]
-    cells = [f"{rules.pegs}x{rules.colors}", interval(genetic), str(max(genetic))]
-    cells.append(f"{statistics.median(seconds['genetic', *key]):.2f}")
-    if ("most-parts", *key) not in guesses:
+def row(rules: Rules, games: int, kept: dict[str, list[Any]]) -> list[str]:
+    """The table's row of ``rules``: the genetic codebreaker's figures, then most parts' where it ran."""
+    pegs, colors = rules.pegs, rules.colors
+    genetic = [kept[f"genetic {pegs} {colors} {seed}"] for seed in range(games)]
+    guesses = [played[0] for played, _, _ in genetic]
+    cells = [f"{pegs}x{colors}", interval(guesses), str(max(guesses))]
+    cells.append(f"{statistics.median(taken for _, taken, _ in genetic):.2f}")
+    if f"tree {pegs} {colors} {games}" in kept:
+        parts, taken, average = kept[f"tree {pegs} {colors} {games}"]
+        whole = f"{average:.4f}"
+    elif f"most-parts {pegs} {colors} 0" in kept:
+        played = [kept[f"most-parts {pegs} {colors} {seed}"] for seed in range(games)]
+        parts, taken, whole = [p[0][0] for p in played], statistics.median(p[1] for p in played), ""
+    else:
         return [*cells, "", "", "", "", ""]
-    parts = [guesses["most-parts", *key][seed] for seed in range(games)]
-    cells += [interval(parts), str(max(parts)), f"{statistics.median(seconds['most-parts', *key]):.3f}"]
-    cells.append(f"{whole[key]:.4f}" if key in whole else "")
-    cells.append(interval([g - m for g, m in zip(genetic, parts, strict=True)], signed=True))
+    cells += [interval(parts), str(max(parts)), f"{taken:.3f}", whole]
+    cells.append(interval([g - m for g, m in zip(guesses, parts, strict=True)], signed=True))
     return cells
 
 
