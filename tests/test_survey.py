@@ -175,7 +175,13 @@ def test_bad_input_is_one_line(args: list[str], message: str) -> None:
     assert out == "" and err.count("\n") == 1 and err.startswith("error:") and message in err
 
 
-@pytest.mark.parametrize("content", ["not json", '{"cells": []}', '{"keypeg_survey": 1, "cells": [{"pegs": 2}]}'])
+FORGED = '{"keypeg_survey": 1, "cells": [{"pegs": 2, "colors": 2, "repeats": true, "strategy": "nosuch", "pool": "all",'
+FORGED += ' "objective": "", "codes": 4, "first": "AA", "total": 8, "worst": 3, "seconds": 0}]}'
+
+
+@pytest.mark.parametrize(
+    "content", ["not json", '{"cells": []}', '{"keypeg_survey": 1, "cells": [{"pegs": 2}]}', FORGED]
+)
 def test_a_results_file_not_the_surveys_is_refused(content: str) -> None:
     Path("other.json").write_text(content)
     code, _, err = run("survey", "-p", "2", "-c", "2", "--results", "other.json")

@@ -158,6 +158,12 @@ class Outcome:
             float(data["seconds"]),
             distribution,
         )
+        if (
+            cell.strategy not in NAMES
+            or cell.pool not in ("all", "consistent")
+            or cell.objective not in ("", *OBJECTIVES)
+        ):
+            raise ValueError(f"{cell.key}: not a cell of the survey")
         if outcome.codes != cell.rules.size or not 0 < outcome.codes <= outcome.total:
             raise ValueError(f"{cell.key}: figures that do not fit the game")
         return outcome
