@@ -95,11 +95,14 @@ def test_a_rerun_works_out_only_the_missing_cells(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(engine, "run_cell", counted)
     grid = ["-p", "2", "-c", "3", "--repeats", "-s", "simple", "-s", "knuth", "-s", "kooi", "--pool", "all"]
-    code, _, err = run("survey", *grid)
-    assert code == 130 and "2 finished cells kept in keypeg-survey.json" in err
+    code, _, err = run("survey", *grid, "--csv", "s.csv")
+    assert code == 130 and "interrupted: the finished cells are kept in keypeg-survey.json" in err
     kept = json.loads(Path("keypeg-survey.json").read_text())["cells"]
     first = list(worked)
     assert {c["strategy"] for c in kept} == {key.split()[1] for key in first[:2]}
+    rows = list(csv.DictReader(Path("s.csv").read_text().splitlines()))  # the tables hold what was finished
+    assert [r["strategy"] for r in rows if r["total"]] == [c["strategy"] for c in kept]
+    assert [r["strategy"] for r in rows if "interrupted" in r["skipped"]] == [first[2].split()[1]]
     worked.clear()
     code, _, err = run("survey", *grid)
     assert code == 0 and "reusing 2 finished cells" in err

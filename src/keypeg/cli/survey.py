@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
 OBJECTIVES = ("total", "worst-case")  # keypeg.analysis.survey.OBJECTIVES, named here without loading it
 REPEATS = {"both": "with and without repeats", "repeats": "with repeats", "no-repeats": "without repeats"}
+INTERRUPTED = "not worked out: the survey was interrupted (the same command goes on with it)"
 TABLE_WIDTH = 120
 """Without a terminal, the survey's table is printed this wide (80 columns would cut the names)."""
 
@@ -195,22 +196,31 @@ def survey(
         f"{len(skipped)} skipped",
         console=err,
     )
+    if any(reason == INTERRUPTED for _, reason in skipped):
+        say(
+            f"interrupted: the finished cells are kept in {visible(str(results))}; run the same command to go on",
+            console=err,
+        )
+        sys.exit(130)
 
 
 def _work_out(
     cells: list[Cell], kept: Results, cluster: Cluster, label: str
 ) -> tuple[int, list[tuple[Cell, str]], str]:
     """Work out ``cells`` where ``cluster`` says, keeping each outcome as it arrives; how many were worked
-    out, the cells that failed with why, and where they ran. Ctrl-C stops, the finished cells kept."""
+    out, the cells that failed or were left unfinished by Ctrl-C with why, and where they ran."""
     from keypeg.analysis.survey import run_cell
 
     if not cells:
         return 0, [], "no workers (nothing to work out)"
     failed: list[tuple[Cell, str]] = []
-    computed = 0
+    finished: set[int] = set()
+    computed, where = 0, "this process"
     try:
         with cluster.workers() as workers, progress_bar(label, len(cells)) as advance:
+            where = workers.description
             for position, done in workers.run(run_cell, cells):
+                finished.add(position)
                 if isinstance(done, str):
                     failed.append((cells[position], done))
                 else:
@@ -220,13 +230,8 @@ def _work_out(
                         say(f"{done.cell.label()}: {done.total:,} in {done.seconds:.2f} s", console=err)
                 advance(1)
     except KeyboardInterrupt:
-        say(
-            f"interrupted: {plural(len(kept.outcomes), 'finished cell')} kept in {visible(str(kept.path))}; "
-            "run the same command to go on",
-            console=err,
-        )
-        sys.exit(130)
-    return computed, failed, workers.description
+        failed += [(cell, INTERRUPTED) for k, cell in enumerate(cells) if k not in finished]
+    return computed, failed, where
 
 
 def _listed(numbers: tuple[int, ...]) -> str:
