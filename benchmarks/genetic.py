@@ -145,15 +145,16 @@ def main() -> None:
         "genetic",
         f"Genetic codebreaker beside most parts, {args.games} seeded secrets per size",
         f".venv/bin/python benchmarks/genetic.py --games {args.games} --sizes {args.sizes}"
-        + (f" --workers {args.workers}" if args.workers else "")
-        + " (rerun until it finishes: the games played are kept in --keep FILE)",
+        + (f" --workers {args.workers}" if args.workers else ""),
         [
-            f"Secrets: `random_code(rules, random.Random(seed))` for seeds 0..{args.games - 1}; the genetic "
-            "codebreaker is seeded with the same seed (paper defaults: population 150, 100 generations, eligible",
-            "set 60). Most parts: its whole tree up to 40,000 codes (the same secrets read from it; seconds a game: "
-            "the tree's time over its codes), played game by game up to 1,000,000 codes, not at all above.",
-            "Means with a two-sided 95% Student-t interval (`keypeg.analysis.statistics.mean_interval`); the "
+            f"Secrets: `random_code(rules, random.Random(seed))` for seeds 0..{args.games - 1}; the genetic",
+            "codebreaker is seeded with the same seed (paper defaults: population 150, 100 generations,",
+            "eligible set 60).",
+            "Most parts: its whole tree up to 40,000 codes (the same secrets read from it; seconds a game: the tree's",
+            "time over its codes), played game by game up to 1,000,000 codes, not at all above.",
+            "Means with a two-sided 95% Student-t interval (`keypeg.analysis.statistics.mean_interval`); the",
             "difference is paired (genetic minus most parts, secret by secret). Seconds a game: the median.",
+            "Every game's result is kept as it comes (`--keep FILE`): a rerun plays only the missing ones.",
             f"The games' own seconds add up to {format_seconds(sum(r[1] for r in kept.values()))}; the last run took "
             f"{wall / 60:.1f} minutes on {where}, beside other work on the machine.",
         ],
