@@ -5,15 +5,20 @@ the build fails), then runs keypeg and mmstrat interleaved (keypeg, mmstrat, key
 work, one thread each (NUMBA_NUM_THREADS=1; mmstrat ``-mt 1``), several runs, and gives the medians
 and their ratio. Rows:
 
-- 4x6, each heuristic, whole process: ``keypeg analyze -s NAME --json`` vs ``mmstrat -r mm -s NAME -S -q``;
+- 4x6, each heuristic, whole process: ``keypeg analyze -s NAME --json`` vs ``mmstrat -r mm -s NAME -S -q``,
+  and worst-case and entropy with ``--scoring mmstrat`` (mmstrat's own scores: the same trees);
 - 4x6, each heuristic, in one process: keypeg's ``build_tree`` in this process after a warm-up call, vs
   mmstrat's whole-process time minus its start-up (mmstrat prints no time of its own; its start-up is
   the median time of ``mmstrat -r p2c2r -s simple``, a game of four codes);
-- 5x8 (mmstrat's ``lg``) worst-case / expected-size / entropy / most-parts, whole process;
+- 5x8 (mmstrat's ``lg``) worst-case / expected-size / entropy / most-parts, whole process, and worst-case
+  and entropy with ``--scoring mmstrat``;
 - optimal 4x6 and 4x7 (``p4c7r``) whole process (4x7 left out by ``--quick``), bulls-and-cows with ``--long``;
 - the first run after install: keypeg with an empty numba cache (``NUMBA_CACHE_DIR``), ``analyze`` and
   ``optimal`` on classic, against the same command warm and against mmstrat (one run each unless ``--runs``
   says more with ``--cold-runs``).
+
+Whole-process rows also give each side's peak memory: the largest resident set of the child process,
+as GNU time reports it.
 
     python benchmarks/anchor.py [--runs 3] [--quick] [--long] [--all-cores] [--no-save] [--mmstrat PATH]
 """
@@ -74,14 +79,23 @@ def keypeg() -> list[str]:
     return [found] if found else [sys.executable, "-m", "keypeg"]
 
 
-def run(args: list[str], env: dict[str, str]) -> tuple[float, str]:
-    """Whole-process seconds and stdout."""
-    started = time.perf_counter()
-    done = subprocess.run(args, capture_output=True, text=True, env=env)
-    seconds = time.perf_counter() - started
-    if done.returncode:
-        raise RuntimeError(f"{' '.join(args)} failed: {done.stderr.strip()[-500:]}")
-    return seconds, done.stdout
+TIME = shutil.which("time", path="/usr/bin:/bin")
+"""GNU time, which forks the measured command from its own small process: a child forked from this
+Python process would count this process's resident set (numba and all) in its own peak, exec or not."""
+
+
+def run(args: list[str], env: dict[str, str]) -> tuple[float, str, float]:
+    """Whole-process seconds, stdout and peak memory (MiB, the child's largest resident set; 0 without
+    GNU time)."""
+    with tempfile.NamedTemporaryFile("r") as peak:
+        measured = [TIME, "-f", "%M", "-o", peak.name, *args] if TIME else args
+        started = time.perf_counter()
+        done = subprocess.run(measured, capture_output=True, text=True, env=env)
+        seconds = time.perf_counter() - started
+        if done.returncode:
+            raise RuntimeError(f"{' '.join(args)} failed: {done.stderr.strip()[-500:]}")
+        kib = peak.read().strip().splitlines()[-1:] if TIME else []
+    return seconds, done.stdout, int(kib[0]) / 1024 if kib else 0.0
 
 
 def keypeg_total(out: str) -> int:
@@ -92,21 +106,29 @@ def mmstrat_total(out: str) -> int:
     return int(out.strip().split(":")[0])  # -q prints total:worst:count-at-worst
 
 
+Timed = tuple[float, int, float]
+"""Seconds, total guesses and peak MiB of one run."""
+
+
 def interleaved(
-    first: Callable[[], tuple[float, int]], second: Callable[[], tuple[float, int]], runs: int, warm: bool
-) -> tuple[list[float], int, list[float], int]:
-    """Times of ``first`` and ``second`` taken in turn, after one unmeasured call each when ``warm``."""
+    first: Callable[[], Timed], second: Callable[[], Timed], runs: int, warm: bool
+) -> tuple[list[float], int, list[float], int, float, float]:
+    """Times of ``first`` and ``second`` taken in turn, after one unmeasured call each when ``warm``;
+    the totals, and the peak memory of each."""
     if warm:
         first()
         second()
     times_a, times_b = [], []
     total_a = total_b = 0
+    peak_a = peak_b = 0.0
     for _ in range(runs):
-        seconds, total_a = first()
+        seconds, total_a, mib = first()
         times_a.append(seconds)
-        seconds, total_b = second()
+        peak_a = max(peak_a, mib)
+        seconds, total_b, mib = second()
         times_b.append(seconds)
-    return times_a, total_a, times_b, total_b
+        peak_b = max(peak_b, mib)
+    return times_a, total_a, times_b, total_b, peak_a, peak_b
 
 
 def fmt(seconds: float) -> str:
@@ -140,35 +162,50 @@ def main() -> None:
     kp = keypeg()
 
     def whole(kargs: list[str], margs: list[str], env: dict[str, str], threads: int, runs: int, warm: bool):
-        def first() -> tuple[float, int]:
-            seconds, out = run([*kp, *kargs, "--json"], env)
-            return seconds, keypeg_total(out)
+        def first() -> Timed:
+            seconds, out, mib = run([*kp, *kargs, "--json"], env)
+            return seconds, keypeg_total(out), mib
 
-        def second() -> tuple[float, int]:
-            seconds, out = run([mmstrat, *margs, "-S", "-q", "-mt", str(threads)], env)
-            return seconds, mmstrat_total(out)
+        def second() -> Timed:
+            seconds, out, mib = run([mmstrat, *margs, "-S", "-q", "-mt", str(threads)], env)
+            return seconds, mmstrat_total(out), mib
 
         return interleaved(first, second, runs, warm)
 
     rows: list[list[str]] = []
     columns = ["work", "keypeg s", "mmstrat s", "keypeg / mmstrat", "keypeg total", "mmstrat total"]
+    columns += ["keypeg MiB", "mmstrat MiB"]
     if options.all_cores:
         columns += [f"keypeg {cores} cores s", f"mmstrat {cores} cores s", f"ratio {cores} cores"]
+        columns += [f"keypeg {cores} cores / 1 core"]
 
     def add(label: str, kargs: list[str], margs: list[str], runs: int, warm: bool = True) -> None:
-        ka, kt, ma, mt = whole(kargs, margs, one, 1, runs, warm)
+        ka, kt, ma, mt, kmib, mmib = whole(kargs, margs, one, 1, runs, warm)
         k, m = statistics.median(ka), statistics.median(ma)
-        row = [label, fmt(k), fmt(m), f"{k / m:.2f}", f"{kt:,}", f"{mt:,}"]
+        row = [label, fmt(k), fmt(m), f"{k / m:.2f}", f"{kt:,}", f"{mt:,}", f"{kmib:.0f}", f"{mmib:.0f}"]
         if options.all_cores:
-            ka, _, ma, _ = whole(kargs, margs, many, cores, runs, False)
-            k, m = statistics.median(ka), statistics.median(ma)
-            row += [fmt(k), fmt(m), f"{k / m:.2f}"]
+            ka, _, ma, _, _, _ = whole(kargs, margs, many, cores, runs, False)
+            k_many, m = statistics.median(ka), statistics.median(ma)
+            row += [fmt(k_many), fmt(m), f"{k_many / m:.2f}", f"{k_many / k:.2f}"]
         rows.append(row)
         print(" | ".join(row), flush=True)
+
+    def mmstrat_scoring(size: str, sizes: list[str], rule: str) -> None:
+        """worst-case and entropy scored as mmstrat scores them (``--scoring mmstrat``): the same trees."""
+        for name in ("worst-case", "entropy"):
+            add(
+                f"{size} {name} --scoring mmstrat / {NAMES[name]}, whole process",
+                ["analyze", "-s", name, "--scoring", "mmstrat", *sizes],
+                ["-r", rule, "-s", NAMES[name]],
+                options.runs,
+                warm=size == "4x6",
+            )
 
     # 4x6, whole process
     for name, theirs in NAMES.items():
         add(f"4x6 {name} / {theirs}, whole process", ["analyze", "-s", name], ["-r", "mm", "-s", theirs], options.runs)
+
+    mmstrat_scoring("4x6", [], "mm")
 
     # 4x6, guesses from the codes that fit only: keypeg --pool consistent, mmstrat -po
     for name in HEURISTICS:
@@ -193,19 +230,19 @@ def main() -> None:
     for name, theirs in NAMES.items():
         strategy = make_strategy(name)
 
-        def inside() -> tuple[float, int]:
+        def inside() -> Timed:
             started = time.perf_counter()
             tree = build_tree(strategy, classic)  # noqa: B023
-            return time.perf_counter() - started, tree.stats.total
+            return time.perf_counter() - started, tree.stats.total, 0.0
 
-        def outside() -> tuple[float, int]:
-            seconds, out = run([mmstrat, "-r", "mm", "-s", theirs, "-S", "-q", "-mt", "1"], one)  # noqa: B023
-            return seconds - mm_startup, mmstrat_total(out)
+        def outside() -> Timed:
+            seconds, out, mib = run([mmstrat, "-r", "mm", "-s", theirs, "-S", "-q", "-mt", "1"], one)  # noqa: B023
+            return seconds - mm_startup, mmstrat_total(out), mib
 
-        ka, kt, ma, mt = interleaved(inside, outside, max(options.runs, 5), True)
+        ka, kt, ma, mt, _, _ = interleaved(inside, outside, max(options.runs, 5), True)
         k, m = statistics.median(ka), max(statistics.median(ma), 1e-4)
         row = [f"4x6 {name} / {theirs}, in one process", fmt(k), fmt(m), f"{k / m:.1f}", f"{kt:,}", f"{mt:,}"]
-        rows.append(row + ([""] * 3 if options.all_cores else []))
+        rows.append(row + [""] * (len(columns) - len(row)))
         print(" | ".join(row), flush=True)
 
     # 5x8, whole process
@@ -217,6 +254,8 @@ def main() -> None:
             options.runs,
             warm=False,
         )
+    if not options.quick:
+        mmstrat_scoring("5x8", ["-p", "5", "-c", "8"], "lg")
 
     # optimal, whole process
     no_store = ["--no-save", "--restart"]
@@ -249,11 +288,11 @@ def main() -> None:
             total = 0
             for _ in range(options.cold_runs):
                 with tempfile.TemporaryDirectory(prefix="keypeg-numba-") as empty:
-                    seconds, out = run([*kp, *kargs], {**one, "NUMBA_CACHE_DIR": empty})
+                    seconds, out, _ = run([*kp, *kargs], {**one, "NUMBA_CACHE_DIR": empty})
                     cold.append(seconds)
                     warm.append(run([*kp, *kargs], {**one, "NUMBA_CACHE_DIR": empty})[0])
                 total = keypeg_total(out)
-                seconds, out = run([mmstrat, *margs, "-S", "-q", "-mt", "1"], one)
+                seconds, out, _ = run([mmstrat, *margs, "-S", "-q", "-mt", "1"], one)
                 theirs.append(seconds)
             k, w, m = statistics.median(cold), statistics.median(warm), statistics.median(theirs)
             row = [
@@ -265,7 +304,7 @@ def main() -> None:
                 mmstrat_total(out),
             ]
             row[-1] = f"{row[-1]:,}"
-            rows.append(row + ([""] * 3 if options.all_cores else []))
+            rows.append(row + [""] * (len(columns) - len(row)))
             cold_notes.append(f"{label}: {fmt(k)} s with an empty numba cache, {fmt(w)} s on the next run")
             print(" | ".join(row), flush=True)
 
@@ -282,10 +321,13 @@ def main() -> None:
         "Conventions: expected-size / minavg, most-parts / parts and optimal build the same trees (same totals). "
         "mmstrat's minmax ranks guesses by the whole sorted list of partition sizes (largest, then the "
         "second largest, ...), the perfect-match part counted as empty; keypeg's worst-case is Knuth's rule "
-        "(largest part, then a fitting guess, then the first in order): 5801 against 5778 on 4x6, and no keypeg "
-        "option (--first, --pool, --tie) gives mmstrat's rule (--tie last also gives 5801). entropy differs by "
-        "mmstrat's correction for the perfect match; simple takes the first fitting code in a different order. "
-        "The --pool consistent / -po rows compare the two with guesses from the fitting codes only.",
+        "(largest part, then a fitting guess, then the first in order): 5801 against 5778 on 4x6. mmstrat's "
+        "entropy takes 2 ln 2 off a fitting guess's sum of n ln n and prefers no fitting guess on a tie. "
+        "`--scoring mmstrat` scores worst-case and entropy as mmstrat does: the same trees, same totals. "
+        "simple takes the first fitting code in the order mmstrat's partitioning leaves the codes in (not a "
+        "convention: an artefact of its in-place partition), and -po breaks ties in that order too, so the "
+        "--pool consistent / -po rows may differ by a few guesses where ties happen.",
+        "Peak memory: the largest resident set of each child process (MiB), as GNU time reports it.",
         "Whole process: from the shell to the exit, so keypeg's figure includes Python's start-up, keypeg's "
         "imports and loading numba's cached kernels.",
     ]

@@ -4,21 +4,26 @@ from __future__ import annotations
 
 import itertools
 import json
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from keypeg import Rules
 from keypeg.analysis.export import verify_tree
 from keypeg.cli import cli
+from keypeg.errors import KeypegError
 from keypeg.feedback import score_colors
 from keypeg.kernels import CodeSpace
 from keypeg.strategies import make_strategy
 from keypeg.strategies.optimal import BIG, OptimalSolver, SearchProgress, lower_bounds, secret_set
 
 
+@cache
 def brute_force(rules: Rules, consistent_only: bool = False) -> float:
     """The fewest total guesses by trying every guess at every node (plain Python, no pruning)."""
     codes = [
@@ -85,6 +90,84 @@ def test_consistent_pool_equals_brute_force(rules: Rules) -> None:
     assert tree.stats.total == brute_force(rules, consistent_only=True)
 
 
+@st.composite
+def tiny_rules(draw: st.DrawFn) -> Rules:
+    """Rule sets of 1 to 3 pegs and 2 to 4 colours, repeats or not, of at most 27 codes (the plain
+    reference takes long above), with 1 to 6 rows."""
+    pegs, colours, repeats = draw(st.integers(1, 3)), draw(st.integers(2, 4)), draw(st.booleans())
+    assume(pegs <= colours or repeats)
+    rules = Rules(pegs, colours, repeats=repeats, rows=draw(st.integers(1, 6)))
+    assume(rules.size <= 27)
+    return rules
+
+
+@settings(max_examples=40)
+@given(tiny_rules(), st.booleans())
+def test_search_equals_the_plain_reference(rules: Rules, consistent: bool) -> None:
+    expected = brute_force(rules, consistent_only=consistent)
+    solver = OptimalSolver(rules, pool="consistent" if consistent else "all")
+    if expected == float("inf"):
+        assert solver.solve() >= BIG
+        return
+    tree = solver.tree()
+    assert tree.stats.total == expected
+    assert tree.stats.max <= rules.rows
+    assert verify_tree(tree).ok
+
+
+@settings(max_examples=20)
+@given(tiny_rules())
+def test_fewest_rounds_equal_the_plain_reference(rules: Rules) -> None:
+    """The fewest guesses that always suffice, then the least total within them."""
+    fewest = [r for r in range(1, rules.rows + 1) if brute_force(replace(rules, rows=r)) < float("inf")]
+    solver = OptimalSolver(rules)
+    if not fewest:
+        with pytest.raises(KeypegError, match="within"):
+            solver.fewest_rounds()
+        return
+    assert solver.fewest_rounds() == (fewest[0], brute_force(replace(rules, rows=fewest[0])))
+
+
+def test_fewest_rounds_classic() -> None:
+    """Koyama and Lai: within 5 guesses the optimum is 5626, one more than the 5625 that needs a 6th."""
+    assert OptimalSolver(Rules(4, 6)).fewest_rounds() == (5, 5626)
+
+
+@pytest.mark.parametrize("rules", [Rules(4, 4), Rules(3, 5), Rules(4, 4, rows=4)], ids=str)
+def test_threads_prove_the_same_optimum(rules: Rules) -> None:
+    alone = OptimalSolver(rules, threads=1).tree()
+    together = OptimalSolver(rules, threads=2).tree()
+    assert together.stats.total == alone.stats.total
+    assert together.stats.max <= rules.rows
+    assert verify_tree(together).ok
+
+
+def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from keypeg.kernels import ExactSearch
+
+    monkeypatch.setattr(os, "getloadavg", lambda: (1000.0, 1000.0, 1000.0))
+    assert ExactSearch.threads() == 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert ExactSearch.threads() >= 1
+
+
+def test_a_full_table_costs_time_not_the_optimum(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a transposition table of 64 slots, sets keep evicting each other: the tree's walk finds
+    sets gone and solves them again."""
+    from keypeg import limits
+
+    rules = Rules(4, 4)
+    expected = OptimalSolver(rules).solve()
+    monkeypatch.setattr(limits, "optimal_table_slots", lambda codes: 64)
+    solver = OptimalSolver(rules, threads=2)
+    tree = solver.tree()
+    assert len(solver._search) <= 64
+    assert tree.stats.total == expected
+    assert verify_tree(tree).ok
+
+
 def test_too_few_rows_is_a_clear_error() -> None:
     assert brute_force(Rules(3, 3, rows=3)) == float("inf")
     assert OptimalSolver(Rules(3, 3, rows=3)).solve() >= BIG
@@ -120,6 +203,19 @@ def test_koyama_lai_classic(classic_solver: OptimalSolver) -> None:
     tree = classic_solver.tree()
     assert tree.stats.total == 5625
     assert tree.stats.max == 6
+    assert verify_tree(tree).ok
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("rules", "total", "worst"),
+    [(Rules(4, 7), 11228, 6), (Rules(4, 10, repeats=False), 26274, 7)],
+    ids=["4x7", "bulls-and-cows"],
+)
+def test_published_optima_searched(rules: Rules, total: int, worst: int) -> None:
+    """Searched, not loaded: 4x7 (Ville, 2013) and bulls-and-cows, 4 of 10 digits without repeats."""
+    tree = OptimalSolver(rules).tree()
+    assert (tree.stats.total, tree.stats.max) == (total, worst)
     assert verify_tree(tree).ok
 
 

@@ -3,19 +3,26 @@
 :func:`workers` opens the place the work runs: this process (no Dask imported at all), a
 ``LocalCluster`` of ``count`` worker processes on this machine, or an existing cluster at a
 scheduler's address. :meth:`Workers.run` hands out tasks and yields each result as it arrives;
-leaving early (an error, Ctrl-C) cancels what is still on the cluster.
+:meth:`Workers.queue` does the same for work that grows as results come in (tasks put while the
+results are read). Leaving early (an error, Ctrl-C) cancels what is still on the cluster.
 """
 
 from __future__ import annotations
 
+import logging
+import os
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from keypeg.errors import KeypegError
 
-__all__ = ["Cluster", "Workers", "workers", "InProcess", "ClusterError"]
+__all__ = ["Cluster", "Workers", "TaskQueue", "workers", "InProcess", "ClusterError", "peak_memory"]
+
+CONNECT_SECONDS = 10.0
+"""How long a scheduler named by its address has to answer."""
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -42,52 +49,181 @@ class Cluster:
         return workers(self.count, self.scheduler)
 
 
+class TaskQueue(Generic[Item, Result]):
+    """Tasks of one function: :meth:`put` hands one out and returns its key; iterating yields
+    ``(key, result)`` as tasks finish, including those put while the results are read, until
+    none is left."""
+
+    def put(self, item: Item, priority: int = 0) -> int:  # pragma: no cover - abstract
+        """Hand out a task (higher ``priority`` first, where the place can order them)."""
+        raise NotImplementedError
+
+    def __iter__(self) -> Iterator[tuple[int, Result]]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
 class Workers:
     """Where tasks run; :meth:`run` yields ``(position, result)`` as each task finishes."""
 
     description = "this process"
 
-    def run(
-        self, task: Callable[[Item], Result], items: Iterable[Item]
-    ) -> Iterator[tuple[int, Result]]:  # pragma: no cover - abstract
+    def queue(
+        self, task: Callable[[Item], Result]
+    ) -> AbstractContextManager[TaskQueue[Item, Result]]:  # pragma: no cover - abstract
+        """A :class:`TaskQueue` for ``task``; leaving it cancels the tasks not finished."""
         raise NotImplementedError
+
+    def run(self, task: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[tuple[int, Result]]:
+        """``task`` on every item; ``(position, result)`` pairs as each finishes."""
+        with self.queue(task) as tasks:
+            for item in items:
+                tasks.put(item)
+            yield from tasks
 
     @property
     def count(self) -> int:
         """How many tasks run at once."""
         return 1
 
+    def peak_memory(self) -> dict[str, int]:
+        """The most memory (resident bytes) each worker process has held, by worker."""
+        return {"this process": peak_memory()}
+
+
+def peak_memory() -> int:
+    """The most resident memory this process has held, in bytes (0 where the system does not say)."""
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on Linux or macOS
+        return 0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak) * (1 if os.uname().sysname == "Darwin" else 1024)
+
+
+class _Here(TaskQueue[Item, Result]):
+    def __init__(self, task: Callable[[Item], Result]) -> None:
+        self.task = task
+        self.waiting: deque[tuple[int, Item]] = deque()
+        self.keys = 0
+
+    def put(self, item: Item, priority: int = 0) -> int:
+        self.waiting.append((self.keys, item))
+        self.keys += 1
+        return self.keys - 1
+
+    def __iter__(self) -> Iterator[tuple[int, Result]]:
+        while self.waiting:
+            key, item = self.waiting.popleft()
+            yield key, self.task(item)
+
 
 class InProcess(Workers):
-    """Every task in this process, one after another, in order."""
+    """Every task in this process, one after another, in the order they were put."""
 
-    def run(self, task: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[tuple[int, Result]]:
-        for position, item in enumerate(items):
-            yield position, task(item)
+    @contextmanager
+    def queue(self, task: Callable[[Item], Result]) -> Iterator[TaskQueue[Item, Result]]:
+        yield _Here(task)
+
+
+def _on_threads(task: Callable[[Item], Result], threads: int | None, item: Item) -> Result:
+    """``task(item)``, its compiled kernels on at most ``threads`` threads (all there are if ``None``)."""
+    if threads is not None:
+        from keypeg.kernels import set_threads
+
+        set_threads(threads)
+    return task(item)
+
+
+class _Futures(TaskQueue[Item, Result]):
+    def __init__(self, client: Any, task: Callable[[Item], Result], threads: int | None) -> None:
+        from distributed import as_completed
+
+        self.client = client
+        self.task = task
+        self.threads = threads
+        self.keys: dict[str, int] = {}
+        self.futures: list[Any] = []
+        self.finished = as_completed()
+
+    def put(self, item: Item, priority: int = 0) -> int:
+        future = self.client.submit(_on_threads, self.task, self.threads, item, pure=False, priority=priority)
+        self.keys[future.key] = len(self.futures)
+        self.futures.append(future)
+        self.finished.add(future)
+        return len(self.futures) - 1
+
+    def __iter__(self) -> Iterator[tuple[int, Result]]:
+        for future in self.finished:
+            yield self.keys[future.key], future.result()
+
+    def cancel(self) -> None:
+        self.client.cancel([f for f in self.futures if not f.done()])
 
 
 class _Dask(Workers):
     """Tasks as futures of a ``distributed.Client``."""
 
-    def __init__(self, client: Any, description: str) -> None:
+    def __init__(self, client: Any, description: str, threads: int | None = None) -> None:
         self.client = client
         self.description = description
+        self.threads = threads
+        """The compiled kernels' threads in each task (``None``: as many as the worker's machine has)."""
 
     @property
     def count(self) -> int:
         threads: dict[str, int] = self.client.nthreads()
         return max(1, sum(threads.values()))
 
-    def run(self, task: Callable[[Item], Result], items: Iterable[Item]) -> Iterator[tuple[int, Result]]:
-        from distributed import as_completed
-
-        futures = [self.client.submit(task, item, pure=False) for item in items]
-        position = {future.key: n for n, future in enumerate(futures)}
+    @contextmanager
+    def queue(self, task: Callable[[Item], Result]) -> Iterator[TaskQueue[Item, Result]]:
+        tasks: _Futures[Item, Result] = _Futures(self.client, task, self.threads)
         try:
-            for future in as_completed(futures):
-                yield position[future.key], future.result()
+            yield tasks
         finally:
-            self.client.cancel([f for f in futures if not f.done()])
+            tasks.cancel()
+
+    def peak_memory(self) -> dict[str, int]:
+        peaks: dict[str, int] = self.client.run(peak_memory)
+        return peaks
+
+
+@contextmanager
+def _deaf_to_ctrl_c() -> Iterator[None]:
+    """Processes started in here ignore Ctrl-C (SIGINT; an ignored signal stays ignored in a child)."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _check_address(scheduler: str) -> None:
+    """Refuse (:class:`ClusterError`) an address Dask cannot read, or a TCP address nothing answers at,
+    before a client is made (a client that fails to connect is left half made)."""
+    import socket
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+    from distributed.comm.registry import get_backend
+
+    try:
+        scheme, location = parse_address(scheduler)
+        get_backend(scheme)
+        host, port = parse_host_port(location) if scheme in ("tcp", "tls", "ws", "wss") else (None, None)
+    except ValueError as error:
+        raise ClusterError(f"not a Dask scheduler's address: {scheduler} ({error})") from None
+    if host is None:
+        return
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
+    except (OSError, OverflowError) as error:
+        reason = (error.strerror if isinstance(error, OSError) else None) or str(error) or type(error).__name__
+        raise ClusterError(f"no Dask scheduler answers at {scheduler}: {reason}") from None
 
 
 @contextmanager
@@ -106,17 +242,27 @@ def workers(count: int | None = None, scheduler: str | None = None) -> Iterator[
     except ImportError:
         raise ClusterError("Dask is not installed: pip install 'keypeg[cluster]'") from None
     if scheduler is not None:
+        _check_address(scheduler)
         try:
-            client = Client(scheduler, timeout=10)
+            client = Client(scheduler, timeout=CONNECT_SECONDS)
         except (OSError, TimeoutError, ValueError) as error:
             raise ClusterError(f"no Dask scheduler answers at {scheduler}: {error}") from None
+        except MemoryError:  # a frame length read from something else that answers
+            raise ClusterError(f"what answers at {scheduler} is not a Dask scheduler") from None
         try:
             yield _Dask(client, f"the cluster at {scheduler}")
         finally:
             client.close()
         return
-    with (
-        LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=None) as local,
-        Client(local) as client,
-    ):
-        yield _Dask(client, f"{count} local worker process{'es' if count != 1 else ''}")
+    assert count is not None
+    with _deaf_to_ctrl_c():  # Ctrl-C is this process's to handle: it cancels the tasks and closes the cluster
+        local = LocalCluster(
+            n_workers=count,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address="127.0.0.1:0",  # any free port: never a warning that 8787 is taken
+            silence_logs=logging.CRITICAL,  # the command says what went wrong; Ctrl-C or a lost worker is not logged
+        )
+    with local, Client(local) as client:
+        threads = max(1, (os.cpu_count() or 1) // count)  # the workers share this machine's cores
+        yield _Dask(client, f"{count} local worker process{'es' if count != 1 else ''}", threads)

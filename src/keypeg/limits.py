@@ -36,6 +36,7 @@ __all__ = [
     "JSON_LOAD_FACTOR",
     "OPTIMAL_REFERENCE",
     "OPTIMAL_GROWTH",
+    "optimal_table_slots",
     "CP_SAT_SOLUTIONS_PER_SECOND",
     "available_memory",
     "memory_budget",
@@ -125,12 +126,22 @@ CODE_BYTES = 140
 """Memory of one :class:`~keypeg.code.Code` in a Python list (measured: 128 bytes and the pointer)."""
 JSON_LOAD_FACTOR = 10
 """Peak memory of loading a JSON tree file, per byte of the file (measured: 9.3)."""
-OPTIMAL_REFERENCE = (1296, 1.2)
+OPTIMAL_REFERENCE = (1296, 0.1)
 """An exact optimal search over this many codes took this many seconds (4x6, one core:
 ``benchmarks/results/optimal.md``)."""
-OPTIMAL_GROWTH = 5.5
+OPTIMAL_GROWTH = 4.5
 """The optimal search's time grows about as the codes to the power of this (measured between 4x6,
-4x7 and bulls-and-cows: 5.2 to 5.8); estimates from it are rough, within a factor of ten."""
+4x7 and bulls-and-cows: 4.4 to 6.5); estimates from it are rough, within a factor of ten."""
+
+
+def optimal_table_slots(codes: int) -> int:
+    """Slots (32 bytes each) of the optimal search's transposition table over ``codes`` codes: a power
+    of two, about 256 a code (the searches keep fewer sets than that), at least 65,536 and at most
+    4,194,304 (128 MiB); when it is full, small sets make room."""
+    wanted = min(max(256 * codes, 1 << 16), 1 << 22)
+    return 1 << (wanted - 1).bit_length()
+
+
 CP_SAT_SOLUTIONS_PER_SECOND = 2_000
 """Fitting codes the constraint solver lists per second, for time estimates (a rough figure)."""
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidRulesError, KeypegError
@@ -17,10 +17,15 @@ from keypeg.feedback import score
 from keypeg.rules import Rules
 from keypeg.text import visible
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
 __all__ = [
     "Node",
     "StrategyTree",
     "TreeStats",
+    "FlatNodes",
     "tree_to_json",
     "tree_from_json",
     "load_tree",
@@ -78,15 +83,99 @@ class TreeStats:
         }
 
 
-@dataclass
-class StrategyTree:
-    """A complete strategy: the root node, the rules, the conventions that made it, its stats."""
+@dataclass(frozen=True, eq=False)
+class FlatNodes:
+    """A tree as arrays, one row per node, root first and each node after its parent: the colours of
+    its guess, its number of secrets, its parent's row (-1 for the root) and the feedback ordinal
+    (``black * (pegs + 1) + white``) from the parent. :class:`Node` objects are made from it when read."""
 
-    rules: Rules
-    root: Node
-    conventions: dict[str, Any]
-    stats: TreeStats
-    seconds: float = 0.0
+    colors: npt.NDArray[np.int8]
+    sizes: npt.NDArray[np.int64]
+    parents: npt.NDArray[np.int64]
+    feedbacks: npt.NDArray[np.int64]
+
+    def root(self, rules: Rules) -> Node:
+        """The tree as :class:`Node` objects, children in feedback order."""
+        import numpy as np
+
+        nodes = [
+            Node(Code(tuple(colors), rules), size)
+            for colors, size in zip(self.colors.tolist(), self.sizes.tolist(), strict=True)
+        ]
+        stride = rules.pegs + 1
+        answers = {o: Feedback(*divmod(o, stride)) for o in np.unique(self.feedbacks).tolist() if o >= 0}
+        parents, feedbacks = self.parents.tolist(), self.feedbacks.tolist()
+        for row in np.lexsort((self.feedbacks, self.parents)).tolist():
+            if parents[row] >= 0:
+                nodes[parents[row]].children[answers[feedbacks[row]]] = nodes[row]
+        return nodes[0]
+
+
+class StrategyTree:
+    """A complete strategy: the root node, the rules, the conventions that made it, its stats.
+
+    The nodes may be given as :class:`FlatNodes`; :attr:`root` then makes the :class:`Node` objects
+    when first read.
+    """
+
+    def __init__(
+        self,
+        rules: Rules,
+        root: Node | FlatNodes,
+        conventions: dict[str, Any],
+        stats: TreeStats,
+        seconds: float = 0.0,
+    ) -> None:
+        self.rules = rules
+        self._root = root
+        self.conventions = conventions
+        self.stats = stats
+        self.seconds = seconds
+
+    def __repr__(self) -> str:
+        return f"StrategyTree({self.rules!r}, {self.conventions!r}, {self.stats!r})"
+
+    @property
+    def root(self) -> Node:
+        """The root node (its guess is the first guess)."""
+        if isinstance(self._root, FlatNodes):
+            self._root = self._root.root(self.rules)
+        return self._root
+
+    def flat(self) -> FlatNodes:
+        """The nodes as :class:`FlatNodes` (made from the :class:`Node` objects if the tree holds those,
+        parents first, children in feedback order)."""
+        if isinstance(self._root, FlatNodes):
+            return self._root
+        import numpy as np
+
+        stride = self.rules.pegs + 1
+        colors: list[tuple[int, ...]] = []
+        sizes: list[int] = []
+        parents: list[int] = []
+        feedbacks: list[int] = []
+        stack: list[tuple[Node, int, int]] = [(self._root, -1, -1)]
+        while stack:
+            node, parent, ordinal = stack.pop()
+            row = len(sizes)
+            colors.append(node.guess.colors)
+            sizes.append(node.size)
+            parents.append(parent)
+            feedbacks.append(ordinal)
+            stack.extend((child, row, f.black * stride + f.white) for f, child in reversed(node.children.items()))
+        return FlatNodes(
+            np.array(colors, dtype=np.int8).reshape(-1, self.rules.pegs),
+            np.array(sizes, dtype=np.int64),
+            np.array(parents, dtype=np.int64),
+            np.array(feedbacks, dtype=np.int64),
+        )
+
+    @property
+    def first_guess(self) -> Code:
+        """The first guess, without making the nodes."""
+        if isinstance(self._root, FlatNodes):
+            return Code(tuple(self._root.colors[0].tolist()), self.rules)
+        return self._root.guess
 
     def replay(self, secret: Code) -> list[tuple[Code, Feedback]]:
         """The scored guesses the tree plays against ``secret``."""

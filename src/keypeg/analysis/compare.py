@@ -90,7 +90,7 @@ class Summary:
     @classmethod
     def of(cls, tree: StrategyTree) -> Summary:
         """The figures of ``tree``."""
-        return cls(tree.rules, tree.root.guess, tree.stats, dict(tree.conventions), tree.seconds)
+        return cls(tree.rules, tree.first_guess, tree.stats, dict(tree.conventions), tree.seconds)
 
     def as_dict(self) -> dict[str, Any]:
         """The figures as ``keypeg analyze --json`` prints them."""

@@ -279,18 +279,21 @@ def optimal_seconds(codes: int) -> float:
 def _search_memory(rules: Rules, codes: int) -> Estimate:
     """The exact search's arrays: its feedback table (``N x N`` bytes up to
     :data:`~keypeg.limits.EXACT_TABLE_LIMIT` codes), the lower bounds (``rows x codes`` int64), the
-    strategy's rows (``2 codes x 4`` int64) and the tree (one node a code)."""
+    strategy's rows (``2 codes x 4`` int64), the tree (one node a code) and the transposition table
+    (:func:`~keypeg.limits.optimal_table_slots`)."""
     n = rules.size
     table = n * n if limits.TABLE_LIMIT < n <= limits.EXACT_TABLE_LIMIT else 0
     bounds = 8 * (rules.rows + 1) * (codes + 1)
     rows = 64 * codes
     nodes = codes * limits.NODE_BYTES
+    memo = 32 * limits.optimal_table_slots(n)
     return Estimate(
         "",
-        table + bounds + rows + nodes,
+        table + bounds + rows + nodes + memo,
         0.0,
         (
             ("the search's feedback table", table),
+            ("the search's transposition table", memo),
             ("the search's lower bounds", bounds),
             ("the optimal tree", rows + nodes),
         ),
@@ -498,9 +501,10 @@ def _budget_source() -> str:
 
 # -- the first run: compiling the kernels ----------------------------------------------------------
 
-COMPILE_SECONDS = {"_score": 2, "_select": 1, "_symmetry": 1, "_optimal": 20}
+COMPILE_SECONDS = {"_score": 2, "_select": 1, "_symmetry": 1, "_optimal": 14, "_tree": 5}
 """About how long numba takes to compile each kernel module on a first run (measured: 4 s for the
-scoring, selection and symmetry kernels together, 20 s more for the optimal search's)."""
+scoring, selection and symmetry kernels together, 14 s more for the optimal search's; the tree kernel
+a quarter longer than the first three together, timed side by side with an empty cache)."""
 EVERYDAY_KERNELS = ("_score", "_select", "_symmetry")
 """The kernel modules every heavy command uses."""
 

@@ -14,7 +14,18 @@ from rich.console import Console
 from rich.text import Text
 
 from keypeg.analysis.compare import COMPARED
-from keypeg.cli.common import FILE, SEED, err, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.cluster import cluster_options
+from keypeg.cli.common import (
+    FILE,
+    SEED,
+    err,
+    json_option,
+    out,
+    parse_history,
+    print_json,
+    rules_options,
+    threads_option,
+)
 from keypeg.cli.common import cli as app
 from keypeg.cli.records import db_option
 from keypeg.cli.render import new_table
@@ -28,6 +39,7 @@ if TYPE_CHECKING:
     from rich.table import Table
 
     from keypeg.analysis.tree import StrategyTree
+    from keypeg.cluster import Cluster
     from keypeg.strategies import Choice, Strategy
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -98,12 +110,21 @@ def convention_options(command: F) -> F:
         help="Among equal guesses (fitting ones preferred): first or last in order, or random.",
     )
     @click.option("--seed", type=SEED, help="Seed for random choices.")
+    @click.option(
+        "--scoring",
+        type=click.Choice(["kooi", "mmstrat"]),
+        default="kooi",
+        show_default=True,
+        help="How worst-case and entropy score a guess: as Kooi (2005), or as the C++ solver mmstrat "
+        "(worst-case compares every part size, largest first; entropy counts a fitting guess 2 bits better).",
+    )
     @functools.wraps(command)
-    def wrapper(*args: Any, first: str | None, pool: str | None, tie: str, seed: int | None, **kwargs: Any) -> Any:
+    def wrapper(
+        *args: Any, first: str | None, pool: str | None, tie: str, seed: int | None, scoring: str, **kwargs: Any
+    ) -> Any:
         def build(name: str, rules: Rules) -> Strategy:
-            return make_strategy(
-                name, first=rules.parse(first) if first is not None else None, pool=pool, tie=tie, seed=seed
-            )
+            code = rules.parse(first) if first is not None else None
+            return make_strategy(name, first=code, pool=pool, tie=tie, seed=seed, scoring=scoring)
 
         return command(*args, strategy_factory=build, **kwargs)
 
@@ -177,11 +198,13 @@ tree_format_option = click.option(
 @app.command()
 @strategy_option
 @rules_options
+@threads_option
 @convention_options
 @click.option("--compare", is_flag=True, help=f"Run several strategies (default: {', '.join(COMPARED)}) side by side.")
 @click.option("--chart", type=FILE, help="Save a bar chart (PNG or SVG).")
 @click.option("--export", type=FILE, help="Save the strategy tree.")
 @tree_format_option
+@cluster_options
 @force_option
 @json_option
 def analyze(
@@ -192,6 +215,7 @@ def analyze(
     chart: Path | None,
     export: Path | None,
     fmt: str,
+    cluster: Cluster,
     force: bool,
     as_json: bool,
 ) -> None:
@@ -207,16 +231,26 @@ def analyze(
     if chart is not None and chart.suffix.lower() not in (".png", ".svg"):
         raise click.BadParameter(f"{str(chart)!r} must end in .png or .svg", param_hint="--chart")
     check_trees(rules, names, lambda estimate: guard(estimate, force))
-    announce_compiling(("_score", "_select", "_symmetry", "_optimal") if "optimal" in names else None)
+    from keypeg.analysis.cost import EVERYDAY_KERNELS
     from keypeg.analysis.export import save_tree
-    from keypeg.analysis.tree import build_tree
+    from keypeg.analysis.tree import build_tree, compiled
+    from keypeg.cli.cluster import distributed_tree
 
+    chosen = [strategy_factory(name, rules) for name in names]
+    kernels = {"_tree"} if any(compiled(s, rules) for s in chosen) else set()
+    if not all(compiled(s, rules) for s in chosen):
+        kernels.update(EVERYDAY_KERNELS)
+    if "optimal" in names:
+        kernels.add("_optimal")
+    announce_compiling(tuple(sorted(kernels)))
     built = []
-    with interruptible():
-        for name in names:
-            strategy = strategy_factory(name, rules)
+    with interruptible(), cluster.workers() as place:
+        for strategy in chosen:
             with progress_bar(f"{strategy.name} on {rules.pegs}x{rules.colors}", rules.size) as advance:
-                built.append(build_tree(strategy, rules, progress=advance))
+                if cluster.distributed:
+                    built.append(distributed_tree(strategy, rules, place, advance))
+                else:
+                    built.append(build_tree(strategy, rules, progress=advance))
     if export is not None:
         save_tree(built[0], export, fmt)
     if chart is not None:
@@ -242,7 +276,7 @@ def analysis_table(built: list[StrategyTree]) -> Table:
     rounds = range(1, max(tree.stats.max for tree in built) + 1)
     for tree in built:
         c = tree.conventions
-        table.add_column(f"{c['strategy']}\nfrom {tree.root.guess}", justify="right")
+        table.add_column(f"{c['strategy']}\nfrom {tree.first_guess}", justify="right")
     for r in rounds:
         table.add_row(str(r), *[str(tree.stats.distribution.get(r, 0)) for tree in built])
     table.add_section()
@@ -273,6 +307,7 @@ def save_chart(trees: list[StrategyTree], path: Path) -> None:
 
 @app.command()
 @rules_options
+@threads_option
 @click.option("--answer", default=None, help="The first answer for Table 11 (default 1,0, or the first possible).")
 @click.option("--second-round/--no-second-round", default=True, help="Compute Table 12 (slower on big games).")
 @force_option
@@ -334,6 +369,7 @@ def _blank_zero(n: int) -> str:
 @click.argument("scored", nargs=-1, metavar="GUESS=B,W...")
 @strategy_option
 @rules_options
+@threads_option
 @convention_options
 @click.option("--explain", is_flag=True, help="Show the score-set table behind the choice.")
 @click.option("--top", type=click.IntRange(1, 12), default=4, show_default=True, help="Guesses shown by --explain.")

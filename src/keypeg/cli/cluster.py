@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
 from keypeg.cluster import Cluster
+
+if TYPE_CHECKING:
+    from keypeg.analysis.distributed import Traffic
+    from keypeg.cluster import Workers
+    from keypeg.rules import Rules
+    from keypeg.strategies import Strategy
+    from keypeg.strategy_tree import StrategyTree
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -52,4 +59,32 @@ def cluster_options(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
-__all__ = ["cluster_options"]
+def distributed_tree(strategy: Strategy, rules: Rules, place: Workers, progress: Callable[[int], None]) -> StrategyTree:
+    """``strategy``'s whole tree made by ``place``'s workers, what it cost said on stderr."""
+    from keypeg.analysis import distributed
+
+    tree, traffic = distributed.distributed_tree(strategy, rules, place, progress=progress)
+    say_traffic(f"{strategy.name} on {place.description}", place, traffic)
+    return tree
+
+
+def say_traffic(work: str, place: Workers, traffic: Traffic) -> None:
+    """Say on stderr what the tasks of ``work`` cost and moved, and the workers' peak memory."""
+    from keypeg.analysis.cost import format_bytes
+    from keypeg.cli.analysis import say
+    from keypeg.cli.common import err
+    from keypeg.text import plural
+
+    names = {"decide": "decision", "grow": "subtree task", "search": "search task"}
+    kinds = ", ".join(
+        f"{plural(count, names[kind])} (longest {traffic.longest[kind]:.2f} s)" for kind, count in traffic.tasks.items()
+    )
+    peaks = ", ".join(format_bytes(peak) for peak in place.peak_memory().values())
+    say(
+        f"{work}: {kinds}, {sum(traffic.seconds.values()):,.1f} processor seconds in all; {format_bytes(traffic.sent)} "
+        f"sent, {format_bytes(traffic.received)} received; peak memory per worker {peaks}",
+        console=err,
+    )
+
+
+__all__ = ["cluster_options", "distributed_tree", "say_traffic"]

@@ -75,6 +75,39 @@ def rules_options(command: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def threads_option(command: F) -> F:
+    """Add ``--threads`` to a command that runs kernels: the threads they run on (numba's), all the
+    cores this process may use by default (or ``$NUMBA_NUM_THREADS``)."""
+
+    @click.option(
+        "--threads",
+        type=click.IntRange(1, 1024),
+        default=None,
+        help="Threads for the computing kernels (default: every core this process may use).",
+    )
+    @functools.wraps(command)
+    def wrapper(*args: Any, threads: int | None, **kwargs: Any) -> Any:
+        use_threads(threads)
+        return command(*args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def use_threads(threads: int | None) -> None:
+    """Run the kernels on ``threads`` threads (``None``: the cores this process may use, unless
+    ``$NUMBA_NUM_THREADS`` says otherwise); numba is loaded only if it already is."""
+    from keypeg.limits import cores
+
+    if "numba" in sys.modules:
+        from keypeg.kernels import set_threads
+
+        set_threads(threads or cores())
+    elif threads is not None:
+        os.environ["NUMBA_NUM_THREADS"] = str(threads)
+    elif not os.environ.get("NUMBA_NUM_THREADS"):
+        os.environ["NUMBA_NUM_THREADS"] = str(cores())
+
+
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")
 
 

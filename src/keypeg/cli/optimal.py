@@ -7,14 +7,20 @@ import signal
 import sys
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from keypeg.cli.analysis import announce_compiling, force_option, plural, refuse_empty, say, tree_format_option
-from keypeg.cli.common import FILE, cli, err, json_option, out, print_json, rules_options
+from keypeg.cli.cluster import cluster_options
+from keypeg.cli.common import FILE, cli, err, json_option, out, print_json, rules_options, threads_option
+from keypeg.cluster import Cluster
 from keypeg.rules import Rules
 from keypeg.text import visible
+
+if TYPE_CHECKING:
+    from keypeg.analysis.distributed import Traffic
+    from keypeg.cluster import Workers
 
 LOG_SECONDS = 60.0
 """Without a terminal, the search's progress is written to stderr this often."""
@@ -27,6 +33,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 
 @cli.command()
 @rules_options
+@threads_option
 @click.option(
     "--pool", type=click.Choice(["all", "consistent"]), default="all", show_default=True, help="Guesses allowed."
 )
@@ -46,6 +53,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 )
 @click.option("--export", type=FILE, help="Also save the tree here.")
 @tree_format_option
+@cluster_options
 @force_option
 @json_option
 def optimal(
@@ -56,6 +64,7 @@ def optimal(
     resume: bool,
     export: Path | None,
     fmt: str,
+    cluster: Cluster,
     force: bool,
     as_json: bool,
 ) -> None:
@@ -73,9 +82,11 @@ def optimal(
     refuse_empty("variant", "export")
     guard(optimal_cost(rules), force)
     storage.check_cache_folder()  # the checkpoint and the solved tree go there: fail now, not after the search
-    announce_compiling(("_score", "_select", "_symmetry", "_optimal"))
+    announce_compiling(("_score", "_symmetry", "_optimal"))
+    from keypeg.analysis.distributed import DistributedSolver
     from keypeg.analysis.export import save_tree
     from keypeg.cli.analysis import analysis_table, result_dict
+    from keypeg.cli.cluster import say_traffic
     from keypeg.kernels import CodeSpace
     from keypeg.strategies.optimal import OptimalSolver, SearchProgress, save_optimal, secret_set
 
@@ -97,7 +108,14 @@ def optimal(
             logged[0] = progress.seconds
             err.print(status.plain, soft_wrap=True)
 
-    solver = OptimalSolver(rules, pool=pool, secrets=chosen, progress=show, resume=resume)  # type: ignore[arg-type]
+    def cluster_said(place: Workers, traffic: Traffic) -> None:
+        say_traffic(f"the search on {place.description}", place, traffic)
+
+    solver: OptimalSolver | DistributedSolver
+    if cluster.distributed:  # on Dask: nothing resumed or saved if interrupted
+        solver = DistributedSolver(rules, cluster, pool=pool, secrets=chosen, progress=show, finished=cluster_said)  # type: ignore[arg-type]
+    else:
+        solver = OptimalSolver(rules, pool=pool, secrets=chosen, progress=show, resume=resume)  # type: ignore[arg-type]
     if solver.resumed:
         say(
             f"resuming: {plural(solver.resumed, 'set')} searched before ({visible(str(solver.checkpoint_path()))})",

@@ -19,7 +19,18 @@ import click
 from rich.markup import escape
 from rich.text import Text
 
-from keypeg.cli.common import FILE, SEED, cli, err, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.common import (
+    FILE,
+    SEED,
+    cli,
+    err,
+    json_option,
+    out,
+    parse_history,
+    print_json,
+    rules_options,
+    threads_option,
+)
 from keypeg.cli.records import db_option, default_player, open_store, player_option, record_option
 from keypeg.cli.render import board, peg_text
 from keypeg.cli.terminal import Terminal
@@ -282,6 +293,7 @@ def _coach(terminal: Terminal, session: BreakSession) -> None:
 
 @cli.command()
 @rules_options
+@threads_option
 @click.option("--secret", metavar="CODE", help="The code to break (set by someone else, or for tests).")
 @click.option("--adversarial", is_flag=True, help="The computer commits to no secret and dodges your guesses.")
 @click.option("--coach", is_flag=True, help="Review each guess: codes left, expected guesses, a rating (practice).")
@@ -419,6 +431,7 @@ def _fix_command(line: str) -> tuple[int, str]:
 
 @cli.command()
 @rules_options
+@threads_option
 @level_option
 @click.option("--explain", is_flag=True, help="After each guess, show why: codes left and the score-set table.")
 @seed_option
@@ -459,6 +472,7 @@ def solve(
 @cli.command()
 @click.argument("scored", nargs=-1, metavar="GUESS=B,W...")
 @rules_options
+@threads_option
 @level_option
 @seed_option
 @json_option
@@ -482,6 +496,7 @@ def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as
 
 @cli.command()
 @rules_options
+@threads_option
 @click.option(
     "--games", "-g", type=click.IntRange(2, 1000), default=2, show_default=True, help="Games in the match (even)."
 )

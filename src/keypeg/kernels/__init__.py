@@ -24,7 +24,7 @@ import numpy.typing as npt
 from keypeg import limits
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
-from keypeg.kernels import _score, _select, _symmetry
+from keypeg.kernels import _score, _select, _symmetry, _tree
 from keypeg.kernels._space import code_keys, encode, enumerate_codes
 from keypeg.kernels.exact import ExactSearch, SearchCounters
 from keypeg.rules import Rules
@@ -37,6 +37,10 @@ __all__ = [
     "COSTS",
     "ExactSearch",
     "SearchCounters",
+    "TreeRule",
+    "Grown",
+    "threads",
+    "set_threads",
     "feedback_ordinal",
     "ordinal_feedback",
 ]
@@ -68,6 +72,52 @@ part sizes (expected size), minus the number of parts (most parts), sum of n log
 sum over parts of ``values[size]`` for given values (``table-sum``)."""
 
 
+class TreeRule(NamedTuple):
+    """How the tree kernel decides at every node (see :mod:`keypeg.kernels._tree`): the cost minimised
+    (a key of :data:`COSTS` but ``table-sum``; ``all-parts``, every part size compared, largest first,
+    the winning part left out; or ``simple``), guesses from every code or the fitting
+    ones, ties to the ``last`` code, a fitting guess preferred, symmetry classes from this many fitting
+    codes (0: never) under the peg permutations ``perms``, the relative tolerance of ties, and what a
+    fitting guess's cost is lowered by."""
+
+    cost: str
+    pool_all: bool
+    last: bool
+    prefer: bool
+    symmetry_from: int
+    perms: npt.NDArray[np.int64]
+    tolerance: float = 0.0
+    bonus: float = 0.0
+    """Taken off the cost of a guess that fits."""
+
+
+class Grown(NamedTuple):
+    """A subtree as flat arrays, root first and each node after its parent: each node's guess (code
+    index; -1 for a node left to grow), its number of secrets, its parent's row (-1 for the root),
+    the feedback ordinal from the parent (-1 for the root) and where its secrets start in ``codes``;
+    and ``solved[d]``, the secrets solved by the ``d``-th guess."""
+
+    guesses: npt.NDArray[np.int64]
+    sizes: npt.NDArray[np.int64]
+    parents: npt.NDArray[np.int64]
+    feedbacks: npt.NDArray[np.int64]
+    starts: npt.NDArray[np.int64]
+    codes: npt.NDArray[np.int64]
+    solved: npt.NDArray[np.int64]
+
+    def part(self, row: int) -> npt.NDArray[np.int64]:
+        """The secrets that reach node ``row``, increasing."""
+        return self.codes[self.starts[row] : self.starts[row] + self.sizes[row]]
+
+    def path(self, row: int) -> list[int]:
+        """The guesses played before node ``row``, from the root."""
+        played = []
+        while self.parents[row] >= 0:
+            row = int(self.parents[row])
+            played.append(int(self.guesses[row]))
+        return played[::-1]
+
+
 class Encoded(NamedTuple):
     """Codes as bit sets (see :mod:`keypeg.kernels._space`): ``N x W`` words each of position
     bits (their common bits count the black pegs) and count bits (black plus white)."""
@@ -84,6 +134,16 @@ class Encoded(NamedTuple):
         """The codes at ``rows`` (one row gives a set of one code)."""
         picked = np.atleast_1d(np.asarray(rows, dtype=np.intp))
         return Encoded(self.position_bits[picked], self.count_bits[picked])
+
+
+def threads() -> int:
+    """The threads the kernels run on (see ``keypeg --threads``)."""
+    return int(numba.get_num_threads())
+
+
+def set_threads(count: int) -> None:
+    """Run the kernels on ``count`` threads (at most the threads numba started with)."""
+    numba.set_num_threads(max(1, min(count, int(numba.config.NUMBA_NUM_THREADS))))  # type: ignore[attr-defined]
 
 
 def _parallel(jobs: int) -> bool:
@@ -382,6 +442,64 @@ class CodeSpace:
         ordinals = np.array([f for _, f in history], dtype=np.uint8)
         mask = self.scorer.consistent_mask(self.encoded(candidates), self.encoded(guesses), ordinals)
         return candidates[mask]
+
+    # -- whole trees ---------------------------------------------------------------------
+
+    @property
+    def grows_trees(self) -> bool:
+        """Whether the tree kernel takes these codes (one word of position bits and one of count bits)."""
+        return bool(self._bits.position_bits.shape[1] == 1 and self._bits.count_bits.shape[1] == 1)
+
+    @cached_property
+    def _words(self) -> tuple[Words, Words]:
+        """The one-word encodings as flat arrays (see :attr:`grows_trees`)."""
+        bits = self._bits
+        return np.ascontiguousarray(bits.position_bits[:, 0]), np.ascontiguousarray(bits.count_bits[:, 0])
+
+    def _tree_arguments(self, rule: TreeRule, n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
+        """The tree kernel's ``params`` and ``values`` for ``rule`` on nodes of up to ``n`` codes."""
+        pegs = self.pegs
+        number = {"simple": _tree.SIMPLE, "all-parts": _tree.ALL_PARTS}.get(rule.cost) or COSTS[rule.cost]
+        values = _n_log2_n(n) if rule.cost == "sum-n-log-n" else _NO_VALUES
+        parts = (pegs + 1) * (pegs + 2) // 2 - (1 if pegs > 1 else 0)  # every feedback but (pegs - 1, 1)
+        r = self.rules
+        flags = [rule.pool_all, rule.last, rule.prefer, rule.symmetry_from, parts, r.repeats]
+        params = np.array([pegs, r.num_colors, number, *flags], dtype=np.int64)
+        return params, np.append(values, [rule.bonus, rule.tolerance])
+
+    def grow(
+        self,
+        rule: TreeRule,
+        history: Sequence[int],
+        candidates: Index,
+        *,
+        root: int = -1,
+        root_pool: Index | None = None,
+        depth: int,
+        max_depth: int,
+    ) -> Grown | None:
+        """The subtree ``rule`` plays for the fitting codes ``candidates`` (increasing) after the
+        guesses ``history`` (code indices), ``depth`` guesses deep (deeper nodes are left to grow);
+        its root guesses ``root`` if not negative, else the best of ``root_pool`` (one code per
+        symmetry class) if given. ``None`` if a node is deeper than ``max_depth``. Releases the GIL:
+        subtrees grow on threads side by side."""
+        seg = np.ascontiguousarray(candidates, dtype=np.int64)
+        params, values = self._tree_arguments(rule, seg.size)
+        pool = np.ascontiguousarray(root_pool if root_pool is not None else (), dtype=np.int64)
+        count, *arrays = _tree.grow(
+            *self._words,
+            self.codes,
+            seg,
+            np.asarray(history, dtype=np.int64),
+            root,
+            pool,
+            rule.perms,
+            params,
+            values,
+            depth,
+            max_depth,
+        )
+        return None if count == _tree.NO_PROGRESS else Grown(*arrays)
 
     # -- symmetry ------------------------------------------------------------------------
 

@@ -12,9 +12,13 @@ indexed by the constants below:
 - ``POOL_ALL``: guesses from every code, else from the codes still possible; sets of
   ``SYMMETRY_MIN`` codes or more are searched one guess per symmetry class;
 - ``HIST``: the guesses played so far (colour rows), a stack indexed by depth;
-- ``STATS``: counters read by the caller's live view (slots below); ``HALT[0] != 0`` asks the
-  search to stop;
-- ``MEMO``: ``(hash, hash) -> (value, exact, guess)`` for the sets searched.
+- ``STATS``: this thread's counters, read by the caller's live view (slots below); ``HALT[0] != 0``
+  asks every thread to stop, ``HALT[1] != 0`` the helper threads only;
+- ``MEMO``: the transposition table, shared by the threads: ``(hash, hash) -> (value, exact, guess)``
+  for the sets searched, in buckets of :data:`BUCKET` slots of four words (see :func:`_tt_put`);
+- ``PATHS[t, d]``: the hash of the set thread ``t`` searches at depth ``d`` (0 when none), and
+  ``THREAD`` this thread's row: a thread leaves a part another thread is searching for last, so the
+  threads share the work (one search per thread, sharing what they prove through the table).
 
 Values are integers; ``BIG`` stands for "impossible within the rounds left" and sums of it
 stay exact and above any real total.
@@ -23,28 +27,71 @@ stay exact and above any real total.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 
 from keypeg.kernels._score import _score
 from keypeg.kernels._symmetry import _is_extreme, _relabel_order, fixing_symmetries
 
 BIG = 1 << 40
+REFINE = 256  # parts this small get the bound of their best fitting guess (n * n scores)
 UNBOUNDED = 1 << 62
-KEY = types.UniTuple(types.int64, 2)
-ENTRY = types.UniTuple(types.int64, 3)
+BUCKET = 4  # slots of the transposition table a set may take (two cache lines)
+SHARED_MIN = 16  # parts this large are left for last while another thread searches them
+KEPT = 1 << 20  # the size given to entries loaded from a checkpoint (evicted after smaller sets)
 
 # the fields of ctx
 TABLE, POS, CNT, STRIDE, COLOURS, PERMS, BOUNDS, WIN, POOL_ALL, SYMMETRY_MIN = range(10)
-NCOLOURS, BRANCHING, HIST, STATS, HALT, MEMO = range(10, 16)
+NCOLOURS, BRANCHING, HIST, STATS, HALT, MEMO, PATHS, THREAD = range(10, 18)
 # the slots of ctx[STATS]
 NODES, ROOT_DONE, ROOT_COUNT, ROOT_BEST, ROOT_BOUND, ROOT_DEPTH, ABORTED, PART_DONE, PART_COUNT = range(9)
 STAT_SLOTS = 9
 
 
-def new_memo() -> Dict:
-    """An empty memo for :func:`solve`."""
-    return Dict.empty(key_type=KEY, value_type=ENTRY)
+@njit(inline="always", cache=True)
+def _tag(h1):  # type: ignore[no-untyped-def]
+    return h1 if h1 != 0 else np.int64(1)  # 0 marks an empty slot
+
+
+@njit(cache=True, nogil=True)
+def _tt_get(tt, h1, h2):  # type: ignore[no-untyped-def]
+    """``(found, value, exact, guess)`` for the set hashed ``(h1, h2)``."""
+    first = h2 & (tt.shape[0] - 1) & ~(BUCKET - 1)
+    tag = _tag(h1)
+    for s in range(first, first + BUCKET):
+        if tt[s, 0] == tag:
+            value, info = tt[s, 2], tt[s, 3]
+            if tt[s, 1] ^ value ^ info == h2:
+                return True, value, info & 1, (info >> 32) - 1
+    return False, np.int64(0), np.int64(0), np.int64(-1)
+
+
+@njit(cache=True, nogil=True)
+def _tt_put(tt, h1, h2, value, exact, guess, n):  # type: ignore[no-untyped-def]
+    """Keep ``(value, exact, guess)`` for the set of ``n`` codes hashed ``(h1, h2)``, in its own slot, an
+    empty one, or that of the smallest set of the bucket (inexact first). A slot is the words
+    ``(h1, h2 ^ value ^ info, value, info)``: a slot torn by two threads writing it at once fails the
+    check in :func:`_tt_get` and reads as missing, so the threads need no lock."""
+    first = h2 & (tt.shape[0] - 1) & ~(BUCKET - 1)
+    tag = _tag(h1)
+    victim = first
+    rank = UNBOUNDED
+    for s in range(first, first + BUCKET):
+        if tt[s, 0] == 0:
+            victim = s
+            break
+        if tt[s, 0] == tag and tt[s, 1] ^ tt[s, 2] ^ tt[s, 3] == h2:
+            if tt[s, 3] & 1 and not exact:
+                return  # another thread proved more meanwhile
+            victim = s
+            break
+        held = tt[s, 3] & 0xFFFFFFFF
+        if held < rank:
+            victim, rank = s, held
+    info = ((guess + 1) << 32) | (min(n, KEPT) << 1) | exact
+    tt[victim, 2] = value
+    tt[victim, 3] = info
+    tt[victim, 1] = h2 ^ value ^ info
+    tt[victim, 0] = tag
 
 
 @njit(inline="always", cache=True)
@@ -160,6 +207,32 @@ def _guess_bounds(ctx, pool, codes, below):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _small_bounds(table, codes):  # type: ignore[no-untyped-def]
+    """:func:`_guess_bounds` for every code as a guess when each part of ``k`` codes needs ``2k - 1``
+    guesses at least (sets no larger than the branching plus one): a guess giving ``d`` feedbacks costs
+    ``3n - d - 1`` if it is one of the ``n`` codes, else ``3n - d``. Counts distinct feedbacks by
+    comparing table rows pairwise, which vectorises."""
+    n = codes.shape[0]
+    m = table.shape[0]
+    distinct = np.zeros(m, dtype=np.uint8)
+    new = np.empty(m, dtype=np.uint8)
+    for t in range(n):
+        row = table[codes[t]]
+        new[:] = 1
+        for u in range(t):
+            other = table[codes[u]]
+            for g in range(m):
+                new[g] &= row[g] != other[g]
+        for g in range(m):
+            distinct[g] += new[g]
+    fits = np.zeros(m, dtype=np.bool_)
+    fits[codes] = True
+    bounds = 3 * n - distinct.astype(np.int64) - fits
+    useless = (distinct == 1) & ~fits
+    return bounds, useless, fits
+
+
+@njit(cache=True)
 def _best_fitting(ctx, codes, rounds):  # type: ignore[no-untyped-def]
     """The code of ``codes`` with the lowest bound as a guess on ``codes`` (the first of equals), and its bound."""
     bounds, _, _ = _guess_bounds(ctx, codes, codes, ctx[BOUNDS][rounds - 1])
@@ -196,38 +269,86 @@ def _candidates(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-u
             pool = shared
         else:
             pool = pool[_sorted_members(pool, shared)]
-    guess_bounds, useless, fits = _guess_bounds(ctx, pool, codes, bounds[rounds - 1])
-    found = np.empty(pool.shape[0], dtype=np.int64)
-    keys = np.empty(pool.shape[0], dtype=np.int64)
-    lowest = UNBOUNDED
-    kept = 0
-    size = colours.shape[0]
+    below = bounds[rounds - 1]
+    if pool_all and table.shape[0] > 0 and n < sym_min and below[n] == 2 * n - 1:
+        guess_bounds, useless, fits = _small_bounds(table, codes)
+    else:
+        guess_bounds, useless, fits = _guess_bounds(ctx, pool, codes, below)
+    # keep the guesses below the budget, then order them by (bound, not fitting), a stable counting
+    # sort: the pool is in increasing order and the keys span a short range
+    m = pool.shape[0]
     limit = min(budget, BIG)
-    for i in range(pool.shape[0]):
-        if useless[i]:
-            continue
-        bound = guess_bounds[i]
-        lowest = min(lowest, bound)
-        if bound < limit:
-            found[kept] = pool[i]
-            keys[kept] = (bound * 2 + (0 if fits[i] else 1)) * size + pool[i]
-            kept += 1
-    order = np.argsort(keys[:kept])
-    guesses = found[:kept][order]
-    guess_bounds = keys[:kept][order] // size // 2
-    return guesses, guess_bounds, lowest
+    lowest = UNBOUNDED
+    highest = -1
+    for i in range(m):
+        if not useless[i]:
+            lowest = min(lowest, guess_bounds[i])
+            if guess_bounds[i] < limit:
+                highest = max(highest, guess_bounds[i])
+    if highest < 0:
+        return pool[:0], guess_bounds[:0], lowest
+    slots = np.zeros(2 * (highest - lowest) + 3, dtype=np.int64)
+    for i in range(m):
+        if not useless[i] and guess_bounds[i] <= highest:
+            slots[2 * (guess_bounds[i] - lowest) + (1 if fits[i] else 2)] += 1
+    for k in range(1, slots.shape[0]):
+        slots[k] += slots[k - 1]
+    kept = slots[-1]
+    guesses = np.empty(kept, dtype=np.int64)
+    ordered = np.empty(kept, dtype=np.int64)
+    for i in range(m):
+        if not useless[i] and guess_bounds[i] <= highest:
+            k = 2 * (guess_bounds[i] - lowest) + (0 if fits[i] else 1)
+            guesses[slots[k]] = pool[i]
+            ordered[slots[k]] = guess_bounds[i]
+            slots[k] += 1
+    return guesses, ordered, lowest
 
 
 @njit(cache=True)
-def _known_bound(memo, codes, rounds, below):  # type: ignore[no-untyped-def]
-    """The best lower bound known for ``codes`` within ``rounds``: the memo's, else ``below[n]``."""
+def _known_bound(ctx, codes, rounds, h1, h2):  # type: ignore[no-untyped-def]
+    """The best lower bound known for ``codes`` (hashed ``(h1, h2)``) within ``rounds``: the table's,
+    else for sets of up to :data:`REFINE` codes the one :func:`solve` starts from (its best fitting
+    guess's bound, or ``n`` plus the codes spread evenly over the feedbacks), else ``LB(n)``."""
+    bounds = ctx[BOUNDS]
+    below = bounds[rounds]
     n = codes.shape[0]
     if n <= 2:
         return below[n]
-    key = _set_key(codes, rounds)
-    if key in memo:
-        return max(below[n], memo[key][0])
+    found, value, _, _ = _tt_get(ctx[MEMO], h1, h2)
+    if found:
+        return max(below[n], value)
+    if rounds <= 1:
+        return np.int64(BIG)
+    if n <= REFINE:
+        _, quick_bound = _best_fitting(ctx, codes, rounds)
+        return max(below[n], min(quick_bound, n + _spread(bounds[rounds - 1], n, ctx[BRANCHING])))
     return below[n]
+
+
+@njit(cache=True)
+def _busy(paths, me, h2):  # type: ignore[no-untyped-def]
+    """Whether a thread other than ``me`` is searching the set hashed ``h2``."""
+    for t in range(paths.shape[0]):
+        if t != me:
+            for d in range(paths.shape[1]):
+                if paths[t, d] == h2:
+                    return True
+    return False
+
+
+@njit(cache=True)
+def _smallest_first(counts):  # type: ignore[no-untyped-def]
+    """The indices of ``counts`` by increasing count, equal counts in index order (an insertion sort:
+    a handful of feedbacks, and far less to compile than numpy's stable sort)."""
+    order = np.empty(counts.shape[0], dtype=np.int64)
+    for i in range(counts.shape[0]):
+        j = i
+        while j > 0 and counts[order[j - 1]] > counts[i]:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = i
+    return order
 
 
 @njit(cache=True)
@@ -260,12 +381,12 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
     ``shared`` is empty, or the symmetry class representatives valid for every set that fits the
     guesses played: the parts of one guess share them, so they are found once per guess tried.
 
-    ``ctx[HIST][:depth]`` holds the guesses played so far (for symmetry). When ``ctx[HALT][0]`` is set
-    the search unwinds at once with ``stats[ABORTED] = 1``; its results are then meaningless.
+    ``ctx[HIST][:depth]`` holds the guesses played so far (for symmetry). When ``ctx[HALT]`` stops this
+    thread it unwinds at once with ``stats[ABORTED] = 1``; its results are then meaningless.
     """
     stride, colours, perms, bounds, win = ctx[STRIDE], ctx[COLOURS], ctx[PERMS], ctx[BOUNDS], ctx[WIN]
     sym_min, ncolours = ctx[SYMMETRY_MIN], ctx[NCOLOURS]
-    hist, stats, stop, memo = ctx[HIST], ctx[STATS], ctx[HALT], ctx[MEMO]
+    hist, stats, stop, tt, paths, me = ctx[HIST], ctx[STATS], ctx[HALT], ctx[MEMO], ctx[PATHS], ctx[THREAD]
     n = codes.shape[0]
     if n <= 2:
         return bounds[rounds, n], (codes[0] if n > 0 else -1)
@@ -274,16 +395,19 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
     lower = bounds[rounds, n]
     if lower >= budget:
         return lower, np.int64(-1)
-    key = _set_key(codes, rounds)
-    if key in memo:
-        value, exact, guess = memo[key]
+    h1, h2 = _set_key(codes, rounds)
+    found, value, exact, guess = _tt_get(tt, h1, h2)
+    if found:
         if exact == 1 or value >= budget:
             return value, guess
         lower = max(lower, value)
     stats[NODES] += 1
-    if stop[0] != 0:
+    if stop[0] != 0 or (me > 0 and stop[1] != 0):
         stats[ABORTED] = 1
         return np.int64(BIG), np.int64(-1)
+    helped = paths.shape[0] > 1
+    if helped:
+        paths[me, depth] = h2
     # every fitting guess costs at least quick_bound, every other one at least n + spread(n)
     quick, quick_bound = _best_fitting(ctx, codes, rounds)
     lower = max(lower, min(quick_bound, n + _spread(bounds[rounds - 1], n, ctx[BRANCHING])))
@@ -292,7 +416,8 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
     starts = np.zeros(nfb, dtype=np.int64)
     arranged = np.empty_like(codes)
     known = np.zeros(nfb, dtype=np.int64)
-    below = bounds[rounds - 1]
+    keys = np.zeros((nfb, 2), dtype=np.int64)
+    todo = np.empty(2 * nfb, dtype=np.int64)
     best = budget
     chosen = np.int64(-1)
     lowest = quick_bound
@@ -321,28 +446,36 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
             if top:
                 stats[ROOT_BOUND] = guess_bounds[i]
             _split(ctx, g, codes, arranged, counts, starts)
-            order = np.argsort(-counts, kind="mergesort")
             rest = 0
             parts = 0
-            for f in range(nfb):
+            for f in _smallest_first(counts):
                 if f != win and counts[f] > 0:
-                    known[f] = _known_bound(memo, arranged[starts[f] : starts[f] + counts[f]], rounds - 1, below)
+                    part = arranged[starts[f] : starts[f] + counts[f]]
+                    if counts[f] > 2:
+                        keys[f, 0], keys[f, 1] = _set_key(part, rounds - 1)
+                    known[f] = _known_bound(ctx, part, rounds - 1, keys[f, 0], keys[f, 1])
                     rest += known[f]
+                    todo[parts] = f
                     parts += 1
             if n + rest >= best:
                 continue
-            hist[depth] = colours[g]
+            for p in range(colours.shape[1]):  # a loop: slice assignment compiles an error message
+                hist[depth, p] = colours[g, p]
             total = n
-            done = 0
             child_shared = np.empty(0, dtype=np.int64)
-            for f in order:
-                if counts[f] == 0:
-                    break
-                if f == win:
+            # a part another thread is searching goes to the end of the list (searched then, if
+            # that thread has not proved it meanwhile)
+            end = parts
+            j = 0
+            while j < end:
+                f = todo[j]
+                j += 1
+                if helped and j <= parts and counts[f] >= SHARED_MIN and _busy(paths, me, keys[f, 1]):
+                    todo[end] = f
+                    end += 1
                     continue
                 if top:
-                    stats[PART_DONE], stats[PART_COUNT] = done, parts
-                done += 1
+                    stats[PART_DONE], stats[PART_COUNT] = j - 1, parts
                 rest -= known[f]
                 allowed = best - total - rest
                 if counts[f] >= sym_min and child_shared.shape[0] == 0:
@@ -355,6 +488,8 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
                     total = max(total + rest, best)
                     break
             if stats[ABORTED] != 0:
+                if helped:
+                    paths[me, depth] = 0
                 return np.int64(BIG), np.int64(-1)
             if total < best:
                 best = total
@@ -364,24 +499,27 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
                 stats[ROOT_BEST] = min(stats[ROOT_BEST], best)
             if best <= lower:
                 break
+    if helped:
+        paths[me, depth] = 0
     if chosen < 0:
         value = max(budget, lowest, lower)
-        memo[key] = (value, np.int64(0), np.int64(-1))
+        _tt_put(tt, h1, h2, value, 0, -1, n)
         return value, np.int64(-1)
-    memo[key] = (best, np.int64(1), chosen)
+    _tt_put(tt, h1, h2, best, 1, chosen, n)
     return best, chosen
 
 
 @njit(cache=True, nogil=True)
 def strategy(ctx, codes, rounds):  # type: ignore[no-untyped-def]
     """The optimal strategy for ``codes`` as rows ``(parent row, feedback, guess, codes)``, parents
-    first (the root's parent is -1), read from the memo once :func:`solve` has solved ``codes``.
-    A guess of -1 marks a set the memo does not hold solved (it cannot happen after a full solve).
+    first (the root's parent is -1), read from the table once :func:`solve` has solved ``codes``.
+    A guess of -1 marks a set the table no longer holds solved (another set took its slot): the
+    caller solves it again and walks again.
 
     Numba cannot load from its cache a function that calls the recursive :func:`solve`, hence
-    this walk only reads the memo, and keeps its own stack."""
+    this walk only reads the table, and keeps its own stack."""
     nfb = ctx[STRIDE] * ctx[STRIDE]
-    memo = ctx[MEMO]
+    tt = ctx[MEMO]
     nodes = np.empty((2 * codes.shape[0] + 1, 4), dtype=np.int64)
     count = 0
     stack = [(codes, rounds, np.int64(-1), np.int64(-1))]
@@ -391,12 +529,14 @@ def strategy(ctx, codes, rounds):  # type: ignore[no-untyped-def]
         part, left, parent, feedback = stack.pop()
         guess = part[0]
         if part.shape[0] > 2:
-            key = _set_key(part, left)
-            guess = memo[key][2] if key in memo and memo[key][1] == 1 else -1
+            h1, h2 = _set_key(part, left)
+            found, _, exact, guess = _tt_get(tt, h1, h2)
+            if not (found and exact == 1):
+                guess = -1
         nodes[count, 0], nodes[count, 1], nodes[count, 2], nodes[count, 3] = parent, feedback, guess, part.shape[0]
         count += 1
         if guess < 0:
-            break
+            continue
         arranged = np.empty_like(part)
         _split(ctx, guess, part, arranged, counts, starts)
         for f in range(nfb - 1, -1, -1):
@@ -407,18 +547,34 @@ def strategy(ctx, codes, rounds):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def memo_arrays(memo):  # type: ignore[no-untyped-def]
-    """The memo as two arrays (keys, entries), to save it."""
-    keys = np.empty((len(memo), 2), dtype=np.int64)
-    entries = np.empty((len(memo), 3), dtype=np.int64)
-    for i, (key, entry) in enumerate(memo.items()):
-        keys[i, 0], keys[i, 1] = key
-        entries[i, 0], entries[i, 1], entries[i, 2] = entry
+def memo_arrays(tt):  # type: ignore[no-untyped-def]
+    """The table's entries as two arrays (keys, entries), to save them."""
+    valid = np.zeros(tt.shape[0], dtype=np.bool_)
+    for s in range(tt.shape[0]):
+        valid[s] = tt[s, 0] != 0 and tt[s, 1] ^ tt[s, 2] ^ tt[s, 3] != 0
+    held = tt[valid]
+    keys = np.empty((held.shape[0], 2), dtype=np.int64)
+    entries = np.empty((held.shape[0], 3), dtype=np.int64)
+    for i in range(held.shape[0]):
+        keys[i, 0] = held[i, 0]
+        keys[i, 1] = held[i, 1] ^ held[i, 2] ^ held[i, 3]
+        entries[i, 0] = held[i, 2]
+        entries[i, 1] = held[i, 3] & 1
+        entries[i, 2] = (held[i, 3] >> 32) - 1
     return keys, entries
 
 
 @njit(cache=True)
-def memo_load(memo, keys, entries):  # type: ignore[no-untyped-def]
-    """Put saved entries back into a memo."""
+def memo_load(tt, keys, entries):  # type: ignore[no-untyped-def]
+    """Put saved entries back into the table."""
     for i in range(keys.shape[0]):
-        memo[(keys[i, 0], keys[i, 1])] = (entries[i, 0], entries[i, 1], entries[i, 2])
+        _tt_put(tt, keys[i, 0], keys[i, 1], entries[i, 0], entries[i, 1], entries[i, 2], KEPT)
+
+
+@njit(cache=True)
+def memo_count(tt):  # type: ignore[no-untyped-def]
+    """How many slots of the table hold a set."""
+    held = 0
+    for s in range(tt.shape[0]):
+        held += tt[s, 0] != 0
+    return held

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
+import numba
 import numpy as np
 import numpy.typing as npt
 
@@ -17,6 +20,8 @@ if TYPE_CHECKING:
 __all__ = ["ExactSearch", "SearchCounters"]
 
 _NO_INDICES = np.zeros(0, dtype=np.int64)
+HELPED_MIN = 64
+"""Sets this large are searched by every thread numba may use; smaller ones by one."""
 
 
 class SearchCounters(NamedTuple):
@@ -34,8 +39,9 @@ class SearchCounters(NamedTuple):
 
 
 class ExactSearch:
-    """The kernel side of the exact optimal search: the feedback table, the lower bounds, the memo
-    of searched sets and the counters a live view reads.
+    """The kernel side of the exact optimal search: the feedback table, the lower bounds, the
+    transposition table of searched sets (:func:`keypeg.limits.optimal_table_slots`) and the
+    counters a live view reads.
 
     Args:
         space: the code space.
@@ -66,12 +72,10 @@ class ExactSearch:
         else:
             table = np.zeros((0, 0), dtype=np.uint8)
         rules = space.rules
-        self.stats = np.zeros(_optimal.STAT_SLOTS, dtype=np.int64)
-        self.halt = np.zeros(1, dtype=np.int64)
-        self.memo = _optimal.new_memo()
-        self.hist = np.zeros((rules.rows + 1, space.pegs), dtype=np.int8)
+        self.halt = np.zeros(2, dtype=np.int64)
+        self.memo = np.zeros((limits.optimal_table_slots(space.size), 4), dtype=np.int64)
         self._bounds = np.ascontiguousarray(bounds, dtype=np.int64)
-        self._ctx = (  # in the order of the field constants of keypeg.kernels._optimal
+        self._common = (  # in the order of the field constants of keypeg.kernels._optimal
             table,
             bits.position_bits,
             bits.count_bits,
@@ -84,25 +88,73 @@ class ExactSearch:
             symmetry_min,
             rules.num_colors,
             len(rules.feedbacks()) - 1,
-            self.hist,
-            self.stats,
-            self.halt,
-            self.memo,
         )
+        self._hists: list[npt.NDArray[np.int8]] = []  # each thread's history and counters, kept
+        self._stats: list[npt.NDArray[np.int64]] = []
+        self._ctxs: dict[int, list[tuple]] = {}  # type: ignore[type-arg]
+        self.stats = self._thread_ctx(1)[0][13]
 
-    def solve(self, codes: Index, guesses: Sequence[int], rounds: int, budget: int) -> tuple[int, int]:
+    def _thread_ctx(self, threads: int) -> list[tuple]:  # type: ignore[type-arg]
+        """The search state of each of ``threads`` threads: their own history and counters, the
+        table, the stop flags and the paths shared."""
+        if threads not in self._ctxs:
+            rows, pegs = self.space.rules.rows, self.space.pegs
+            while len(self._stats) < threads:
+                self._hists.append(np.zeros((rows + 1, pegs), dtype=np.int8))
+                self._stats.append(np.zeros(_optimal.STAT_SLOTS, dtype=np.int64))
+            paths = np.zeros((threads, rows + 2), dtype=np.int64)
+            self._ctxs[threads] = [
+                (*self._common, self._hists[t], self._stats[t], self.halt, self.memo, paths, t) for t in range(threads)
+            ]
+        return self._ctxs[threads]
+
+    def solve(
+        self, codes: Index, guesses: Sequence[int], rounds: int, budget: int, threads: int | None = None
+    ) -> tuple[int, int]:
         """The fewest total guesses for ``codes`` (increasing indices) after ``guesses`` within
         ``rounds``, exactly if below ``budget`` (with an optimal guess), else a lower bound of at
-        least ``budget`` (and guess -1)."""
-        depth = len(guesses)
-        self.hist[:depth] = self.space.codes[list(guesses)]
-        self.stats[_optimal.ROOT_DEPTH] = depth
-        self.stats[_optimal.ROOT_BEST] = self.UNBOUNDED
-        for slot in (_optimal.ROOT_DONE, _optimal.ROOT_COUNT, _optimal.PART_DONE, _optimal.PART_COUNT):
-            self.stats[slot] = 0
+        least ``budget`` (and guess -1). Sets of :data:`HELPED_MIN` codes or more are searched by
+        ``threads`` threads (``numba.get_num_threads()`` by default, which numba keeps per thread),
+        which share the work through the table; the answer is the calling thread's."""
         sorted_codes = np.ascontiguousarray(codes, dtype=np.int64)
-        value, guess = _optimal.solve(self._ctx, sorted_codes, depth, rounds, budget, _NO_INDICES)
+        threads = (threads or self.threads()) if sorted_codes.size >= HELPED_MIN else 1
+        ctxs = self._thread_ctx(threads)
+        depth = len(guesses)
+        for ctx in ctxs:
+            hist, stats = ctx[12], ctx[13]
+            hist[:depth] = self.space.codes[list(guesses)]
+            stats[_optimal.NODES + 1 :] = 0  # the sets searched add up
+            stats[_optimal.ROOT_DEPTH] = depth
+            stats[_optimal.ROOT_BEST] = self.UNBOUNDED
+        self.stats = ctxs[0][13]
+        self.halt[1] = 0
+        helpers = [
+            threading.Thread(
+                target=_optimal.solve, args=(ctx, sorted_codes, depth, rounds, budget, _NO_INDICES), daemon=True
+            )
+            for ctx in ctxs[1:]
+        ]
+        for helper in helpers:
+            helper.start()
+        try:
+            value, guess = _optimal.solve(ctxs[0], sorted_codes, depth, rounds, budget, _NO_INDICES)
+        finally:
+            self.halt[1] = 1
+            for helper in helpers:
+                helper.join()
         return int(value), int(guess)
+
+    @staticmethod
+    def threads() -> int:
+        """The threads numba may use in the calling thread (``numba.get_num_threads()``), no more than
+        the cores the machine's other work leaves idle (its load average; at least one): a thread
+        that shares a core with other work only repeats the search's work."""
+        wanted = int(numba.get_num_threads())
+        try:
+            idle = limits.cores() - os.getloadavg()[0]
+        except (AttributeError, OSError):  # no load average on this system
+            return wanted
+        return max(1, min(wanted, int(idle + 0.5)))
 
     @property
     def largest(self) -> int:
@@ -112,8 +164,9 @@ class ExactSearch:
     def strategy(self, codes: Index, rounds: int) -> npt.NDArray[np.int64]:
         """The optimal strategy for ``codes`` (solved by :meth:`solve` already) as rows
         ``(parent row, feedback ordinal, guess, number of codes)``, parents first; a guess of -1
-        marks a set left unsolved."""
-        nodes: npt.NDArray[np.int64] = _optimal.strategy(self._ctx, np.ascontiguousarray(codes, dtype=np.int64), rounds)
+        marks a set the table no longer holds solved."""
+        codes = np.ascontiguousarray(codes, dtype=np.int64)
+        nodes: npt.NDArray[np.int64] = _optimal.strategy(self._thread_ctx(1)[0], codes, rounds)
         return nodes
 
     def stop(self) -> None:
@@ -130,7 +183,7 @@ class ExactSearch:
         """What the search has done so far (safe to read while it runs)."""
         s = self.stats
         return SearchCounters(
-            nodes=int(s[_optimal.NODES]),
+            nodes=sum(int(stats[_optimal.NODES]) for stats in self._stats),
             first_done=int(s[_optimal.ROOT_DONE]),
             first_count=int(s[_optimal.ROOT_COUNT]),
             best=int(s[_optimal.ROOT_BEST]),
@@ -140,13 +193,13 @@ class ExactSearch:
         )
 
     def memo_arrays(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """The memo as (keys, entries) arrays, to save it."""
+        """The table's entries as (keys, entries) arrays, to save them."""
         arrays: tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] = _optimal.memo_arrays(self.memo)
         return arrays
 
     def load_memo(self, keys: npt.NDArray[np.int64], entries: npt.NDArray[np.int64]) -> None:
-        """Add saved memo entries (from :meth:`memo_arrays`)."""
+        """Add saved entries (from :meth:`memo_arrays`) to the table."""
         _optimal.memo_load(self.memo, np.ascontiguousarray(keys, np.int64), np.ascontiguousarray(entries, np.int64))
 
     def __len__(self) -> int:
-        return len(self.memo)
+        return int(_optimal.memo_count(self.memo))

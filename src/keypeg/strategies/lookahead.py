@@ -7,12 +7,16 @@ from typing import ClassVar
 import numpy as np
 import numpy.typing as npt
 
-from keypeg.strategies.base import Position, Scored, Strategy
+from keypeg.kernels import TreeRule
+from keypeg.rules import Rules
+from keypeg.strategies.base import Position, Scored, Strategy, members
 
 __all__ = ["PartitionStrategy", "WorstCase", "ExpectedSize", "Entropy", "MostParts", "TwoStepMostParts"]
 
 PERFECT_SCAN_MAX = 8
 """Up to this many fitting codes, look for a guess that splits them all apart before scoring every guess."""
+MMSTRAT_ENTROPY_BONUS = 2.0
+"""What mmstrat's entropy takes off a fitting guess's sum of n log n (its 2 ln 2, in bits)."""
 ENTROPY_TOLERANCE = 1e-9
 """Entropy scores within this relative distance of the best count as ties."""
 
@@ -23,6 +27,14 @@ class PartitionStrategy(Strategy):
     cost: ClassVar[str]
     """The partition cost minimised (see :data:`keypeg.kernels.COSTS`)."""
     tolerance: ClassVar[float] = 0.0
+
+    def _mmstrat_ties(self) -> None:
+        """mmstrat prefers no fitting guess on a tie (its scores of these splits favour one already)."""
+        if self.scoring == "mmstrat":
+            self.prefer_consistent = False
+
+    def tree_rule(self, rules: Rules) -> TreeRule | None:
+        return self._kernel_rule(rules, self.cost, self.tolerance)
 
     def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         """Each guess's score, smaller is better."""
@@ -55,7 +67,7 @@ class PartitionStrategy(Strategy):
             if self.pool == "consistent":
                 return self._pick(position, fitting, scores)
         guesses = self.pool_of(position)
-        if self.tie != "random" and fitting.size <= PERFECT_SCAN_MAX:
+        if self.tie != "random" and self.scoring == "kooi" and fitting.size <= PERFECT_SCAN_MAX:
             # No fitting guess splits perfectly, so the first guess in order that does wins.
             found = position.space.first_perfect_split(guesses, fitting, backwards=self.tie == "last")
             if found is not None:
@@ -76,6 +88,26 @@ class WorstCase(PartitionStrategy):
     cost = "largest-part"
     measure = "largest part"
 
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)  # type: ignore[arg-type]
+        self._mmstrat_ties()
+
+    def tree_rule(self, rules: Rules) -> TreeRule | None:
+        return self._kernel_rule(rules, "all-parts") if self.scoring == "mmstrat" else super().tree_rule(rules)
+
+    def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+        if self.scoring == "kooi":
+            return super()._scores(position, guesses)
+        # mmstrat's minmax: every part size compared, largest first, the part of a guess that wins left out
+        counts = position.space.partition(guesses, position.candidates)
+        counts[:, position.space.win] = 0
+        profiles = -np.sort(-counts, axis=1)
+        _, rank = np.unique(profiles, axis=0, return_inverse=True)
+        return rank.reshape(-1).astype(np.float64)
+
+    def _score(self, position: Position, guess: int) -> float | None:
+        return super()._score(position, guess) if self.scoring == "kooi" else None
+
 
 class ExpectedSize(PartitionStrategy):
     """Irving's expected size: the smallest sum of squared part sizes."""
@@ -95,6 +127,20 @@ class Entropy(PartitionStrategy):
     measure = "sum of n log2 n over the parts (less is more entropy)"
     tolerance = ENTROPY_TOLERANCE
 
+    def __init__(self, **options: object) -> None:
+        super().__init__(**options)  # type: ignore[arg-type]
+        self._mmstrat_ties()
+
+    def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+        scores = super()._scores(position, guesses)
+        if self.scoring == "mmstrat":  # a guess that may win counts 2 bits better
+            scores = scores - MMSTRAT_ENTROPY_BONUS * members(guesses, position.candidates)
+        return scores
+
+    def tree_rule(self, rules: Rules) -> TreeRule | None:
+        rule = super().tree_rule(rules)
+        return rule if rule is None or self.scoring == "kooi" else rule._replace(bonus=MMSTRAT_ENTROPY_BONUS)
+
 
 class MostParts(PartitionStrategy):
     """Kooi's most parts: the guess with the most possible answers."""
@@ -113,6 +159,9 @@ class TwoStepMostParts(PartitionStrategy):
     about = "most parts after two guesses (Kooi 2005, Table 12)"
     cost = "fewest-parts"
     measure = "minus the parts after the best second guesses"
+
+    def tree_rule(self, rules: Rules) -> TreeRule | None:
+        return None
 
     def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         space = position.space

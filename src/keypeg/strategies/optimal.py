@@ -8,15 +8,20 @@ refinements of later solvers), run whole in numba (:mod:`keypeg.kernels._optimal
   feedbacks short of the win): ``LB`` fills 1, ``b``, ``b**2``, ... nodes per round;
 - each guess gets the bound ``n + sum(LB(part))`` over the parts it makes, and guesses
   are tried best bound first, fitting guesses first among equals, stopping once the
-  bound reaches the best total found; parts are solved largest first, each within
-  what the best total leaves it;
+  bound reaches the best total found; a part of up to 256 codes counts with the bound
+  its own search starts from (below), so hopeless guesses are dropped before any part
+  is searched; parts are solved smallest first, each within what the best total leaves
+  it, so the large parts, which cost the most, get the tightest budgets;
 - the best fitting guess is tried first on its own: when it reaches the set's lower
   bound (the least of its bound and what any other guess can reach, ``n`` plus the
   ``n`` codes spread evenly over ``b`` parts) no other guess needs scoring;
 - one guess per symmetry class (:mod:`keypeg.symmetry`) on sets of 16 codes or more;
-- searched sets are remembered, keyed by two independent 64-bit hashes of the set and
-  the rounds left, with their exact value and best guess, or the lower bound proved
-  when no guess fitted the budget.
+- searched sets are remembered in a transposition table of fixed size, keyed by two
+  independent 64-bit hashes of the set and the rounds left, with their exact value and
+  best guess, or the lower bound proved when no guess fitted the budget;
+- with ``numba.get_num_threads()`` threads (no more than the cores left idle), each searches
+  the same set and leaves for last a part another one is searching: they share what they
+  prove through the table (the scheme of ABDADA, Weill 1996), so no thread waits for another.
 """
 
 from __future__ import annotations
@@ -114,6 +119,8 @@ class OptimalSolver:
         secrets: indices of the codes the secret is drawn from (all by default).
         progress: called now and then with a :class:`SearchProgress`.
         resume: start from the memo an interrupted search left, if any.
+        threads: threads searching together (default: ``numba.get_num_threads()`` in the calling
+            thread, fewer when the machine's other work leaves fewer cores idle).
     """
 
     rules: Rules
@@ -121,6 +128,7 @@ class OptimalSolver:
     secrets: Index | None = None
     progress: Callable[[SearchProgress], None] | None = None
     resume: bool = False
+    threads: int | None = None
     space: CodeSpace = field(init=False)
     resumed: int = field(init=False, default=0)
 
@@ -165,8 +173,9 @@ class OptimalSolver:
         guesses = [g for g, _ in history]
         self._search.go_on()  # a search stopped earlier (Ctrl-C in play) may be asked again
         answer: list[tuple[int, int]] = []
+        threads = self.threads or ExactSearch.threads()  # numba keeps it per thread: the caller's
         worker = threading.Thread(
-            target=lambda: answer.append(self._search.solve(codes, guesses, rounds, limit)), daemon=True
+            target=lambda: answer.append(self._search.solve(codes, guesses, rounds, limit, threads)), daemon=True
         )
         worker.start()
         try:
@@ -178,6 +187,15 @@ class OptimalSolver:
             worker.join()
             raise
         return answer[0]
+
+    def fewest_rounds(self) -> tuple[int, int]:
+        """The fewest guesses that always suffice (at most the rules' rows) and the least total
+        within them (the worst case first, then the total)."""
+        for rounds in range(1, self.rules.rows + 1):
+            total = self.value(self.root(), (), rounds)[0]
+            if total < BIG:
+                return rounds, total
+        raise KeypegError(f"no strategy solves every secret within {self.rules.rows} guesses")
 
     def _report(self) -> None:
         if self.progress is None:
@@ -244,9 +262,7 @@ class OptimalSolver:
         distribution: dict[int, int] = {}
         made: list[Node] = []
         depths: list[int] = []
-        for parent, ordinal, guess, size in self._search.strategy(self.root(), self.rules.rows).tolist():
-            if guess < 0:
-                raise KeypegError("internal error: the search left a set of the optimal strategy unsolved")
+        for parent, ordinal, guess, size in self._walk(self.root(), (), self.rules.rows):
             node = Node(self.space.code(guess), size)
             depth = 1 if parent < 0 else depths[parent] + 1
             if parent >= 0:
@@ -264,6 +280,30 @@ class OptimalSolver:
         if self.secrets is not None:
             conventions["secrets"] = int(self.root().size)
         return StrategyTree(self.rules, root, conventions, stats, time.perf_counter() - started)
+
+    def _walk(self, codes: Index, history: tuple[tuple[int, int], ...], rounds: int) -> list[list[int]]:
+        """The solved strategy for ``codes`` as rows ``[parent row, feedback ordinal, guess, codes]``,
+        parents first (see :meth:`ExactSearch.strategy`). A set that lost its place in the search's
+        table is solved again and walked on its own, so the walk ends however small the table."""
+        rows: list[list[int]] = self._search.strategy(codes, rounds).tolist()
+        for lost in [r for r, row in enumerate(rows) if row[2] < 0]:
+            path = []
+            row = lost
+            while rows[row][0] >= 0:
+                path.append(row)
+                row = rows[row][0]
+            part, steps = codes, list(history)
+            for child in reversed(path):
+                guess, ordinal = rows[rows[child][0]][2], rows[child][1]
+                part = part[self.space.feedbacks(guess, part) == ordinal]
+                steps.append((guess, ordinal))
+            left = rounds - len(path)
+            self.value(part, tuple(steps), left)
+            sub = self._walk(part, tuple(steps), left)
+            rows[lost][2] = sub[0][2]
+            offset = len(rows) - 1
+            rows.extend([lost if p == 0 else p + offset, f, g, n] for p, f, g, n in sub[1:])
+        return rows
 
 
 class Optimal(Strategy):

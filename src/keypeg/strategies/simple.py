@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from keypeg.kernels import TreeRule
+from keypeg.rules import Rules
 from keypeg.strategies.base import Pool, Position, Strategy
 
 __all__ = ["Simple", "RandomConsistent"]
@@ -19,6 +21,9 @@ class Simple(Strategy):
     about = "the first code in order that fits every score (Shapiro)"
     measure = "code order"
     default_pool: ClassVar[Pool] = "consistent"
+
+    def tree_rule(self, rules: Rules) -> TreeRule | None:
+        return self._kernel_rule(rules, "simple")
 
     def _decide(self, position: Position) -> int:
         return self._break_tie(position, position.candidates)

@@ -1,0 +1,447 @@
+"""numba kernel for whole strategy trees of the one-step heuristics: no Python per node.
+
+A subtree is grown depth first with an explicit stack. Each node's fitting codes sit in one
+buffer (a node's parts replace it in place), and the node's guess is the winner of a scan of
+the pool under the order (cost, then a fitting guess if ``prefer``, then the first or last
+index): an order independent of the scan, so the fitting codes are scanned first, each guess
+stops being scored once its partial cost cannot win, and the scan ends once no guess left can
+beat the winner. Only the smallest (largest) code of each symmetry class is scored where the
+node has enough fitting codes (see :mod:`keypeg.symmetry`). Codes are one word of position bits
+and one of count bits (see :mod:`keypeg.kernels._space`).
+
+The decision is :class:`keypeg.strategies.lookahead.PartitionStrategy`'s, exactly; the slow
+reference is :func:`keypeg.analysis.tree.build_tree` on the Python path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from keypeg.kernels._bits import popcount
+from keypeg.kernels._select import FEWEST_PARTS, LARGEST_PART, SUM_OF_SQUARES, TABLE_SUM, _row_cost
+from keypeg.kernels._symmetry import _is_extreme, _relabel_order, fixing_symmetries
+
+SIMPLE = 4
+"""Not a partition cost: the first (last) fitting code (Shapiro's simple strategy)."""
+ALL_PARTS = 5
+"""Every part size compared, largest first, the part of a guess that wins left out (mmstrat's minmax)."""
+NO_PROGRESS = -1
+"""What :func:`grow` returns when a node is deeper than the depth limit."""
+_PRUNED = np.inf
+_MARGIN = 1e-6
+"""Relative slack of the partial entropy before a guess is dropped: its exact score is summed
+in another order, so only guesses clearly out of the tie are dropped."""
+
+
+@njit(cache=True)
+def _lower_bound(n, cost, parts):  # type: ignore[no-untyped-def]
+    """A cost no guess can beat, splitting ``n`` codes into at most ``parts`` parts."""
+    if cost == LARGEST_PART:
+        return float((n + parts - 1) // parts)
+    if cost == SUM_OF_SQUARES:
+        q, r = divmod(n, parts)
+        return float(r * (q + 1) * (q + 1) + (parts - r) * q * q)
+    if cost == FEWEST_PARTS:
+        return -float(min(n, parts))
+    if cost == ALL_PARTS:
+        return -np.inf  # part sizes are compared whole (see decide)
+    return 0.0 if n <= parts else -np.inf  # sum of n log n: a split into single codes sums to 0
+
+
+@njit(inline="always", cache=True)
+def _cost(pg, cg, ps, cs, pegs, cost, values, limit, most, row, labels):  # type: ignore[no-untyped-def]
+    """The cost of guess (``pg``, ``cg``) on the codes (``ps``, ``cs``), or ``inf`` once it surely
+    exceeds ``limit`` (``most``: the most parts a split can have); ``row`` starts and ends all zero."""
+    m = ps.shape[0]
+    nf = row.shape[0]
+    total = 0.0
+    pruned = False
+    if cost == LARGEST_PART:
+        top = limit
+        for s in range(m):
+            f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+            k = row[f] + 1
+            row[f] = k
+            if k > top:
+                pruned = True
+                break
+        if not pruned:
+            for f in range(nf):
+                total = max(total, float(row[f]))
+    elif cost == SUM_OF_SQUARES:
+        squares = 0
+        top = limit
+        for s in range(m):
+            f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+            k = row[f] + 1
+            row[f] = k
+            squares += 2 * k - 1
+            if squares > top:
+                pruned = True
+                break
+        total = float(squares)
+    elif cost == FEWEST_PARTS and nf <= 64:  # the feedbacks seen as the bits of one word
+        need = -limit  # the parts it must reach
+        if most < need:
+            return _PRUNED
+        spare = m - need  # codes that may fall into a part already seen
+        seen = np.uint64(0)
+        for s in range(m):
+            bit = np.uint64(1) << np.uint64(popcount(pg & ps[s]) * pegs + popcount(cg & cs[s]))
+            if seen & bit:
+                spare -= 1
+                if spare < 0:
+                    return _PRUNED
+            seen |= bit
+        return -float(popcount(seen))
+    elif cost == FEWEST_PARTS:
+        parts = 0
+        need = -limit
+        for s in range(m):
+            f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+            if row[f] == 0:
+                parts += 1
+            row[f] += 1
+            if min(parts + m - 1 - s, most) < need:
+                pruned = True
+                break
+        total = -float(parts)
+    else:
+        for s in range(m):
+            f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+            labels[s] = f
+            k = row[f] + 1
+            row[f] = k
+            total += values[k] - values[k - 1]
+            if total > limit:
+                pruned = True
+                break
+        if not pruned:
+            return _row_cost(row, labels, m, cost, values)  # the same sum, in the same order, as the Python path
+    for f in range(nf):
+        row[f] = 0
+    return _PRUNED if pruned else total
+
+
+@njit(inline="always", cache=True)
+def _profile(pg, cg, ps, cs, pegs, win, limit, row, sizes):  # type: ignore[no-untyped-def]
+    """The part sizes of guess (``pg``, ``cg``) on the codes (``ps``, ``cs``), largest first, the winning
+    part left out, into ``sizes`` (zeros after them); ``False`` once a part is larger than ``limit``.
+    ``row`` starts and ends all zero."""
+    nf = row.shape[0]
+    kept = True
+    for s in range(ps.shape[0]):
+        f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+        if f != win:
+            row[f] += 1
+            if row[f] > limit:
+                kept = False
+                break
+    k = 0
+    for f in range(nf):
+        c = row[f]
+        if c:
+            row[f] = 0
+            if kept:
+                i = k
+                while i > 0 and sizes[i - 1] < c:  # insertion, largest first
+                    sizes[i] = sizes[i - 1]
+                    i -= 1
+                sizes[i] = c
+                k += 1
+    for i in range(k, nf):
+        sizes[i] = 0
+    return kept
+
+
+@njit(inline="always", cache=True)
+def _order(a, b):  # type: ignore[no-untyped-def]
+    """-1, 0 or 1 as the part sizes ``a`` come before, with or after ``b`` (largest first)."""
+    for i in range(a.shape[0]):
+        if a[i] != b[i]:
+            return -1 if a[i] < b[i] else 1
+        if a[i] == 0:
+            break
+    return 0
+
+
+@njit(cache=True)
+def _ruled_out(present, pegs, keep, last):  # type: ignore[no-untyped-def]
+    """The position bits of the colours not in ``present`` but the first (``last``: the last) ``keep`` of them."""
+    colors = present.shape[0]
+    mask = np.uint64(0)
+    for k in range(colors):
+        c = colors - 1 - k if last else k
+        if present[c]:
+            continue
+        if keep > 0:
+            keep -= 1
+            continue
+        for peg in range(pegs):
+            mask |= np.uint64(1) << np.uint64(peg * colors + c)
+    return mask
+
+
+@njit(inline="always", cache=True)
+def _better(g, fits, best_g, best_fits, prefer, last):  # type: ignore[no-untyped-def]
+    """Whether guess ``g`` wins a tie against the winner so far."""
+    if best_g < 0:
+        return True
+    if prefer and fits != best_fits:
+        return fits
+    return g > best_g if last else g < best_g
+
+
+@njit(cache=True)
+def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, scratch):  # type: ignore[no-untyped-def]
+    """The guess for the fitting codes ``seg`` (increasing) after the guesses ``history``, from the
+    codes of ``pool`` (increasing, one per symmetry class) if any, else from the strategy's pool.
+
+    ``fitting`` is an all-false mask of every code, left so. ``params``: pegs, colours, cost,
+    pool all, last, prefer, symmetry from this many fitting codes (0 for never), number of
+    possible feedbacks, repeats; ``values`` the part values of table-sum costs, then what a fitting
+    guess's cost is lowered by, then the relative tolerance of ties.
+    ``scratch`` holds one float per code.
+    """
+    pegs, colors, cost, pool_all, last, prefer, sym_min, parts, repeats = (
+        params[0],
+        params[1],
+        params[2],
+        params[3] != 0,
+        params[4] != 0,
+        params[5] != 0,
+        params[6],
+        params[7],
+        params[8] != 0,
+    )
+    n = seg.shape[0]
+    if n <= 2 or cost == SIMPLE:
+        return seg[n - 1] if last else seg[0]
+    tolerance = values[values.shape[0] - 1]
+    bonus = values[values.shape[0] - 2]
+    integer = cost != TABLE_SUM
+    row = np.zeros((pegs + 1) * (pegs + 1), dtype=np.int64)
+    labels = np.empty(n, dtype=np.int64)
+    ps = np.empty(n, dtype=np.uint64)
+    cs = np.empty(n, dtype=np.uint64)
+    for s in range(n):
+        fitting[seg[s]] = True
+        ps[s] = pos[seg[s]]
+        cs[s] = cnt[seg[s]]
+    present = np.zeros(colors, dtype=np.bool_)
+    for s in range(n):
+        for i in range(pegs):
+            present[codes[seg[s], i]] = True
+    # A colour in no fitting code scores nothing against them, wherever it is: of the codes that
+    # differ only in such colours, the one with the first (last) of them alone is scored (with no
+    # repeats, the one with the first ones).
+    ruled_out = _ruled_out(present, pegs, 1 if repeats else pegs, last) if sym_min > 0 else np.uint64(0)
+    symmetric = sym_min > 0 and n >= sym_min and pool.shape[0] == 0
+    if symmetric:
+        played = np.empty((history.shape[0], pegs), dtype=np.int64)
+        used = np.zeros(colors, dtype=np.bool_)
+        for h in range(history.shape[0]):
+            for i in range(pegs):
+                played[h, i] = codes[history[h], i]
+                used[played[h, i]] = True
+        kept, maps = fixing_symmetries(perms, played, colors)
+        free = ~used & present
+        # only a peg permutation or two interchangeable free colours make classes of more than one code
+        # (the colours in no fitting code are collapsed above)
+        symmetric = kept.shape[0] > 1 or free.sum() > 1
+        ruled = ~present
+        free_list = _relabel_order(free, last)
+        ruled_list = _relabel_order(ruled, last)
+        relabel = np.full(colors, -1, dtype=np.int64)
+    else:
+        kept = np.empty((0, pegs), dtype=np.int64)
+        maps = np.empty((0, colors), dtype=np.int64)
+        free = np.zeros(colors, dtype=np.bool_)
+        ruled = free
+        free_list = np.empty(0, dtype=np.int64)
+        ruled_list = free_list
+        relabel = np.full(colors, -1, dtype=np.int64)
+    bound = _lower_bound(n, cost, parts) - bonus
+    win = pegs * (pegs + 1)
+    sizes = np.zeros(row.shape[0], dtype=np.int64)
+    best_sizes = np.zeros(row.shape[0], dtype=np.int64)
+    settled = False  # with all parts: a fitting guess splitting the codes apart, which nothing beats
+    best = np.inf
+    best_g = -1
+    best_fits = False
+    total = codes.shape[0]
+    # the fitting codes first (a strong bound early), then the other codes of the pool; or the given pool
+    phases = (2, 3) if pool.shape[0] else (0, 2 if pool_all else 1)
+    for phase in range(phases[0], phases[1]):
+        if settled or (phase == 1 and best <= bound and prefer and best_fits):
+            break  # no code that cannot win beats a fitting winner that no code beats
+        count = n if phase == 0 else total if phase == 1 else pool.shape[0]
+        for k in range(count):
+            j = count - 1 - k if last else k
+            g = seg[j] if phase == 0 else j if phase == 1 else pool[j]
+            fits = phase == 0 or (phase == 2 and fitting[g])
+            if phase == 1 and (fitting[g] or pos[g] & ruled_out):
+                continue
+            if not integer:
+                scratch[g] = _PRUNED  # read back below
+            wins_tie = _better(g, fits, best_g, best_fits, prefer, last)
+            if best <= bound and not wins_tie:
+                continue
+            if integer:
+                limit = best if wins_tie else best - 1.0
+            else:
+                limit = best + tolerance * max(1.0, abs(best))
+                limit += _MARGIN * max(1.0, abs(limit))
+            if symmetric and not _is_extreme(codes[g], kept, maps, free, ruled, free_list, ruled_list, relabel, last):
+                continue
+            if cost == ALL_PARTS:
+                if _profile(pos[g], cnt[g], ps, cs, pegs, win, best, row, sizes):
+                    order = _order(sizes, best_sizes) if best_g >= 0 else -1
+                    if order < 0 or (order == 0 and wins_tie):
+                        best_sizes[:] = sizes
+                        best, best_g, best_fits = float(sizes[0]), g, fits
+                        settled = fits and sizes[0] <= 1
+                        if settled:
+                            break
+                continue
+            lift = bonus if fits else 0.0
+            score = _cost(pos[g], cnt[g], ps, cs, pegs, cost, values, limit + lift, parts, row, labels) - lift
+            if not integer:
+                scratch[g] = score
+            if score < best or (score == best and wins_tie):
+                best, best_g, best_fits = score, g, fits
+                if best <= bound and phase < 2:
+                    break  # the codes after it in this phase lose the tie
+    if not integer and best > bound:  # the guesses within the tolerance of the best tie
+        limit = best + tolerance * max(1.0, abs(best))
+        for phase in range(phases[0], phases[1]):
+            count = n if phase == 0 else total if phase == 1 else pool.shape[0]
+            for k in range(count):
+                j = count - 1 - k if last else k
+                g = seg[j] if phase == 0 else j if phase == 1 else pool[j]
+                fits = phase == 0 or (phase == 2 and fitting[g])
+                if phase == 1 and (fitting[g] or pos[g] & ruled_out):
+                    continue
+                score = scratch[g]
+                if score <= limit and _better(g, fits, best_g, best_fits, prefer, last):
+                    best_g, best_fits = g, fits
+    for s in range(n):
+        fitting[seg[s]] = False
+    return best_g
+
+
+@njit(cache=True)
+def _grown(array, count):  # type: ignore[no-untyped-def]
+    """``array`` with room for twice as many entries, its first ``count`` kept."""
+    bigger = np.empty(2 * array.shape[0], dtype=array.dtype)
+    bigger[:count] = array[:count]
+    return bigger
+
+
+@njit(cache=True, nogil=True)
+def grow(pos, cnt, codes, candidates, history, root_guess, root_pool, perms, params, values, depth, max_depth):  # type: ignore[no-untyped-def]
+    """The subtree for the fitting codes ``candidates`` (increasing) after the guesses ``history``,
+    grown ``depth`` guesses deep.
+
+    Returns the node count, the nodes (guess, size, parent node or -1, feedback ordinal from the
+    parent or -1, where its codes start in the codes returned), root first and each node after its
+    parent, the codes in the order the nodes hold them, and the secrets solved at each depth (the
+    root's guess is depth 1). A node past ``depth`` guesses is left to grow: its guess is -1.
+    :data:`NO_PROGRESS` as the node count if a node is deeper than ``max_depth``. The root guesses
+    ``root_guess`` if not negative, else the best of ``root_pool`` if any. See :func:`decide` for
+    ``params`` and ``values``.
+    """
+    pegs = params[0]
+    n = candidates.shape[0]
+    win = pegs * (pegs + 1)
+    nf = (pegs + 1) * (pegs + 1)
+    buf = candidates.copy()
+    spare = np.empty(n, dtype=np.int64)
+    labels = np.empty(n, dtype=np.int64)
+    fitting = np.zeros(codes.shape[0], dtype=np.bool_)
+    scratch = np.empty(codes.shape[0], dtype=np.float64)
+    counts = np.zeros(nf, dtype=np.int64)
+    starts = np.zeros(nf, dtype=np.int64)
+    depth_of = max_depth + 2
+    solved = np.zeros(depth_of, dtype=np.int64)
+    path = np.empty(history.shape[0] + depth_of, dtype=np.int64)
+    path[: history.shape[0]] = history
+    # pending nodes: their codes buf[lo:hi], depth, parent node, feedback from the parent
+    s_lo = np.empty(n + 1, dtype=np.int64)
+    s_hi = np.empty(n + 1, dtype=np.int64)
+    s_depth = np.empty(n + 1, dtype=np.int64)
+    s_parent = np.empty(n + 1, dtype=np.int64)
+    s_feedback = np.empty(n + 1, dtype=np.int64)
+    top = 0
+    s_lo[0], s_hi[0], s_depth[0], s_parent[0], s_feedback[0] = 0, n, 1, -1, -1
+    top = 1
+    room = 2 * n + 16
+    guess = np.empty(room, dtype=np.int64)
+    size = np.empty(room, dtype=np.int64)
+    parent = np.empty(room, dtype=np.int64)
+    feedback = np.empty(room, dtype=np.int64)
+    start = np.empty(room, dtype=np.int64)
+    no_pool = root_pool[:0]
+    count = 0
+    while top > 0:
+        top -= 1
+        lo, hi, level = s_lo[top], s_hi[top], s_depth[top]
+        if level > max_depth:
+            return NO_PROGRESS, guess[:0], size[:0], parent[:0], feedback[:0], start[:0], buf, solved
+        if count + nf + 1 > room:
+            guess, size, parent, feedback, start = (
+                _grown(guess, count),
+                _grown(size, count),
+                _grown(parent, count),
+                _grown(feedback, count),
+                _grown(start, count),
+            )
+            room *= 2
+        node = count
+        size[node], parent[node], feedback[node], start[node] = hi - lo, s_parent[top], s_feedback[top], lo
+        count += 1
+        if level > depth:  # left to grow
+            guess[node] = -1
+            continue
+        seg = buf[lo:hi]
+        at = history.shape[0] + level - 1
+        if node == 0 and root_guess >= 0:
+            g = root_guess
+        else:
+            pool = root_pool if node == 0 else no_pool
+            g = decide(pos, cnt, codes, seg, fitting, path[:at], pool, perms, params, values, scratch)
+        path[at] = g
+        guess[node] = g
+        pg, cg = pos[g], cnt[g]
+        for s in range(hi - lo):
+            f = popcount(pg & pos[seg[s]]) * pegs + popcount(cg & cnt[seg[s]])
+            labels[s] = f
+            counts[f] += 1
+        at_part = 0
+        for f in range(nf):
+            starts[f] = at_part
+            at_part += counts[f]
+        for s in range(hi - lo):
+            f = labels[s]
+            spare[starts[f]] = seg[s]
+            starts[f] += 1
+        seg[:] = spare[: hi - lo]
+        if counts[win]:
+            solved[level] += 1
+        for k in range(nf):
+            f = nf - 1 - k  # pushed last to first, so the first feedback is grown first
+            c = counts[f]
+            counts[f] = 0
+            if c == 0 or f == win:
+                continue
+            end = lo + starts[f]
+            if c == 1:  # the lone fitting code is guessed next
+                guess[count], size[count], parent[count], feedback[count] = buf[end - 1], 1, node, f
+                start[count] = end - 1
+                count += 1
+                solved[level + 1] += 1
+            else:
+                s_lo[top], s_hi[top], s_depth[top], s_parent[top], s_feedback[top] = end - c, end, level + 1, node, f
+                top += 1
+    return count, guess[:count], size[:count], parent[:count], feedback[:count], start[:count], buf, solved
