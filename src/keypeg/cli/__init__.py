@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from keypeg.cli import analysis, basic, daily, optimal, play, records, serve  # noqa: F401  (they register their commands)
+from keypeg.cli import analysis, basic, daily, optimal, play, records, serve, survey  # noqa: F401  (they register their commands)
 from keypeg.cli.common import cli
 
 __all__ = ["cli", "main"]

@@ -1,0 +1,200 @@
+"""``keypeg survey``: every cell as ``analyze`` and ``optimal`` give it alone, resumable, guarded, in
+every output format; bad input refused in one line."""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from keypeg.analysis import survey as engine
+from keypeg.analysis.cost import Estimate
+from keypeg.cli import cli
+
+
+def run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    assert "Traceback" not in result.output
+    return result.exit_code, result.stdout, result.stderr
+
+
+def surveyed(*args: str) -> list[dict[str, Any]]:
+    code, _, err = run("survey", *args, "--json", "survey.json")
+    assert code == 0, err
+    cells: list[dict[str, Any]] = json.loads(Path("survey.json").read_text())["cells"]
+    return cells
+
+
+def alone(cell: dict[str, Any]) -> dict[str, Any]:
+    """The cell's figures from ``analyze`` or ``optimal`` run alone."""
+    game = ["-p", str(cell["pegs"]), "-c", str(cell["colors"]), "--repeats" if cell["repeats"] else "--no-repeats"]
+    if cell["strategy"] == "optimal":
+        rows = ["--rows", str(cell["worst"])] if cell["objective"] == "worst-case" else []
+        code, out, err = run("optimal", *game, *rows, "--pool", cell["pool"], "--no-save", "--json")
+    else:
+        seed = ["--seed", str(cell["seed"])] if cell["seed"] is not None else []
+        code, out, err = run("analyze", *game, "-s", cell["strategy"], "--pool", cell["pool"], *seed, "--json")
+    assert code == 0, err
+    result: dict[str, Any] = json.loads(out)
+    return result
+
+
+@pytest.mark.parametrize(
+    ("grid", "games"),
+    [(["-p", "2", "-c", "3"], 2), pytest.param(["-p", "2-3", "-c", "3-4"], 8, marks=pytest.mark.slow)],
+)
+def test_every_cell_is_what_analyze_and_optimal_give_alone(grid: list[str], games: int) -> None:
+    cells = surveyed(*grid, "--objective", "both")
+    assert {(c["game"], c["strategy"], c["pool"], c["objective"]) for c in cells} >= {
+        ("2x3", "worst-case", "all", ""),
+        ("2x3-norepeats", "most-parts", "consistent", ""),
+        ("2x3", "optimal", "all", "worst-case"),
+        ("2x3", "genetic", "consistent", ""),
+    }
+    assert len(cells) == games * (4 + 2 * 5 + 2 * 2)  # 4 strategies of one pool, 5 of two, optimal 2 x 2
+    for cell in cells:
+        expected = alone(cell)
+        assert cell["total"] == expected["total"], cell
+        assert cell["average"] == pytest.approx(expected["average"])
+        if cell["objective"] != "worst-case":
+            assert cell["worst"] == expected["max"], cell
+            assert cell["distribution"] == expected["distribution"], cell
+    for cell in cells:  # the worst case proved: one guess fewer cannot always suffice
+        if cell["objective"] == "worst-case":
+            game = [
+                "-p",
+                str(cell["pegs"]),
+                "-c",
+                str(cell["colors"]),
+                "--repeats" if cell["repeats"] else "--no-repeats",
+            ]
+            fewer = ["--rows", str(cell["worst"] - 1), "--pool", cell["pool"], "--no-save"]
+            assert run("optimal", *game, *fewer)[0] != 0
+
+
+def test_classic_figures_of_the_literature() -> None:
+    cells = surveyed("-p", "4", "-c", "6", "--repeats", "-s", "knuth", "-s", "kooi", "-s", "optimal", "--pool", "all")
+    totals = {c["strategy"]: c["total"] for c in cells}
+    assert totals == {"worst-case": 5801, "most-parts": 5668, "optimal": 5625}
+
+
+def test_a_rerun_works_out_only_the_missing_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+    worked: list[str] = []
+    real = engine.run_cell
+
+    def counted(cell: engine.Cell) -> engine.Outcome | str:
+        worked.append(cell.key)
+        if len(worked) == 3:
+            raise KeyboardInterrupt
+        return real(cell)
+
+    monkeypatch.setattr(engine, "run_cell", counted)
+    grid = ["-p", "2", "-c", "3", "--repeats", "-s", "simple", "-s", "knuth", "-s", "kooi", "--pool", "all"]
+    code, _, err = run("survey", *grid, "--csv", "s.csv")
+    assert code == 130 and "interrupted: the finished cells are kept in keypeg-survey.json" in err
+    kept = json.loads(Path("keypeg-survey.json").read_text())["cells"]
+    first = list(worked)
+    assert {c["strategy"] for c in kept} == {key.split()[1] for key in first[:2]}
+    rows = list(csv.DictReader(Path("s.csv").read_text().splitlines()))  # the tables hold what was finished
+    assert [r["strategy"] for r in rows if r["total"]] == [c["strategy"] for c in kept]
+    assert [r["strategy"] for r in rows if "interrupted" in r["skipped"]] == [first[2].split()[1]]
+    worked.clear()
+    code, _, err = run("survey", *grid)
+    assert code == 0 and "reusing 2 finished cells" in err
+    assert worked == [first[2]]  # the interrupted cell, and nothing else
+
+    # A kept cell is reused as kept, never worked out again (a forged total shows through).
+    data = json.loads(Path("keypeg-survey.json").read_text())
+    data["cells"][0]["total"] = 99
+    Path("keypeg-survey.json").write_text(json.dumps(data))
+    worked.clear()
+    assert surveyed(*grid)[0]["total"] == 99 and worked == []
+
+
+def test_outputs_parse_alike() -> None:
+    grid = ["-p", "3", "-c", "3-4", "-s", "entropy", "-s", "simple", "--pool", "all"]
+    code, out, _ = run("survey", *grid, "--markdown", "s.md", "--csv", "s.csv", "--json", "s.json")
+    assert code == 0
+    cells = json.loads(Path("s.json").read_text())["cells"]
+    rows = list(csv.DictReader(Path("s.csv").read_text().splitlines()))
+    table = [line for line in Path("s.md").read_text().splitlines() if line.startswith("| ")]
+    header = [h.strip() for h in table[0].strip("|").split("|")]
+    marked = [dict(zip(header, (v.strip() for v in line.strip("|").split("|")), strict=True)) for line in table[1:]]
+    assert len(cells) == len(rows) == len(marked) == 8  # 3x3, 3x4, with and without repeats; two strategies
+    for cell, row, mark in zip(cells, rows, marked, strict=True):
+        for shown in (row, mark):
+            assert (shown["game"], shown["strategy"], shown["pool"]) == (cell["game"], cell["strategy"], cell["pool"])
+            assert (int(shown["total"]), int(shown["worst"]), shown["first"]) == (
+                cell["total"],
+                cell["worst"],
+                cell["first"],
+            )
+            assert float(shown["average"]) == pytest.approx(cell["average"], abs=5e-5)
+        assert row["skipped"] == ""
+        assert f" {cell['game']} " in out and f" {cell['total']} " in out
+    assert "Knuth's and Kooi's convention" in Path("s.md").read_text()
+
+
+def test_a_cell_over_its_guard_is_skipped_and_listed(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = engine.cell_cost
+
+    def dear(cell: engine.Cell) -> Estimate:
+        estimate = real(cell)
+        return replace(estimate, seconds=1e6) if cell.strategy == "two-step" else estimate
+
+    monkeypatch.setattr(engine, "cell_cost", dear)
+    grid = ["-p", "3", "-c", "4", "--repeats", "-s", "simple", "-s", "two-step", "--pool", "all"]
+    code, out, _ = run("survey", *grid, "--csv", "s.csv")
+    assert code == 0
+    assert "skipped 3x4 two-step (pool all):" in out and "--force runs it anyway" in out
+    rows = {r["strategy"]: r for r in csv.DictReader(Path("s.csv").read_text().splitlines())}
+    assert rows["simple"]["total"] and rows["simple"]["skipped"] == ""
+    assert rows["two-step"]["total"] == "" and "more than" in rows["two-step"]["skipped"]
+    code, out, err = run("survey", *grid, "--force")
+    assert code == 0 and "skipped" not in out and "reusing 1 finished cell" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--pegs", "5-2"], "is not within 1-15"),
+        (["--pegs", "two"], "is not a number, a range"),
+        (["--colors", "1"], "is not within 2-26"),
+        (["--colors", "2-99"], "is not within 2-26"),
+        (["--pegs", "2-3-4"], "is not a number, a range"),
+        (["--pegs", "6", "--max-codes", "10"], "no game of the grid"),
+        (["--pegs", "2", "-s", "nosuch"], "unknown strategy"),
+        (["--pegs", "2", "--workers", "0"], "--workers"),
+    ],
+)
+def test_bad_input_is_one_line(args: list[str], message: str) -> None:
+    code, out, err = run("survey", *args)
+    assert code == 2
+    assert out == "" and err.count("\n") == 1 and err.startswith("error:") and message in err
+
+
+FORGED = '{"keypeg_survey": 1, "cells": [{"pegs": 2, "colors": 2, "repeats": true, "strategy": "nosuch", "pool": "all",'
+FORGED += ' "objective": "", "codes": 4, "first": "AA", "total": 8, "worst": 3, "seconds": 0}]}'
+
+
+@pytest.mark.parametrize(
+    "content", ["not json", '{"cells": []}', '{"keypeg_survey": 1, "cells": [{"pegs": 2}]}', FORGED]
+)
+def test_a_results_file_not_the_surveys_is_refused(content: str) -> None:
+    Path("other.json").write_text(content)
+    code, _, err = run("survey", "-p", "2", "-c", "2", "--results", "other.json")
+    assert code == 2 and err.startswith("error:") and "is not a keypeg survey results file" in err
+    assert Path("other.json").read_text() == content
+
+
+@pytest.mark.slow
+def test_two_local_workers_give_the_same_cells() -> None:
+    here = surveyed("-p", "2-3", "-c", "3", "--objective", "both", "--results", "here.json")
+    there = surveyed("-p", "2-3", "-c", "3", "--objective", "both", "--results", "there.json", "--workers", "2")
+    strip = [{k: v for k, v in c.items() if k != "seconds"} for c in here]
+    assert [{k: v for k, v in c.items() if k != "seconds"} for c in there] == strip
