@@ -50,3 +50,9 @@ def test_the_options_give_a_cluster_and_refuse_bad_values() -> None:
     assert runner.invoke(probe, ["--scheduler", " tcp://h:1 "]).output.strip() == repr(Cluster(None, "tcp://h:1"))
     for bad in (["--workers", "0"], ["--workers", "x"], ["--scheduler", ""], ["--workers", "2", "--scheduler", "a:1"]):
         assert runner.invoke(probe, bad).exit_code == 2, bad
+
+
+@pytest.mark.parametrize("address", ["tcp://a b:1", "ex_ample.com:80", "tcp://bad/host:1"])
+def test_an_address_whose_host_is_not_a_host_is_refused_without_a_lookup(address: str) -> None:
+    with pytest.raises(KeypegError, match="not a Dask scheduler's address"), workers(scheduler=address):
+        pass

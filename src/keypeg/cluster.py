@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
@@ -203,6 +204,10 @@ def _deaf_to_ctrl_c() -> Iterator[None]:
         signal.signal(signal.SIGINT, previous)
 
 
+_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}[A-Za-z0-9])?|[0-9A-Fa-f:.]+")
+"""A host name or an IPv4 or IPv6 address (as Dask gives it, without brackets)."""
+
+
 def _check_address(scheduler: str) -> None:
     """Refuse (:class:`ClusterError`) an address Dask cannot read, or a TCP address nothing answers at,
     before a client is made (a client that fails to connect is left half made)."""
@@ -219,6 +224,8 @@ def _check_address(scheduler: str) -> None:
         raise ClusterError(f"not a Dask scheduler's address: {scheduler} ({error})") from None
     if host is None:
         return
+    if not _HOST.fullmatch(host):  # a path or other text: no name lookup, which can hang for a minute
+        raise ClusterError(f"not a Dask scheduler's address: {scheduler} (the host must be a name or an IP address)")
     try:
         socket.create_connection((host, port), timeout=CONNECT_SECONDS).close()
     except (OSError, OverflowError) as error:
