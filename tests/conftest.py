@@ -12,7 +12,16 @@ settings.register_profile(
 settings.load_profile("keypeg")
 
 
+import signal  # noqa: E402
+
 import pytest  # noqa: E402
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The tests of Ctrl-C need it heard: a shell's background job starts with SIGINT ignored, and
+    Python and every process it starts keep it ignored."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
