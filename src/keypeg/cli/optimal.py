@@ -19,7 +19,7 @@ from keypeg.rules import Rules
 from keypeg.text import visible
 
 if TYPE_CHECKING:
-    from keypeg.analysis.distributed import Traffic
+    from keypeg.analysis.distributed import DistributedSolver, Traffic
     from keypeg.cluster import Workers
 
 LOG_SECONDS = 60.0
@@ -83,7 +83,6 @@ def optimal(
     guard(optimal_cost(rules), force, timed=not cluster.distributed)
     storage.check_cache_folder()  # the checkpoint and the solved tree go there: fail now, not after the search
     announce_compiling(("_score", "_symmetry", "_optimal"))
-    from keypeg.analysis.distributed import DistributedSolver
     from keypeg.analysis.export import save_tree
     from keypeg.cli.analysis import analysis_table, result_dict
     from keypeg.cli.cluster import say_traffic
@@ -113,6 +112,8 @@ def optimal(
 
     solver: OptimalSolver | DistributedSolver
     if cluster.distributed:  # on Dask: nothing resumed or saved if interrupted
+        from keypeg.analysis.distributed import DistributedSolver
+
         solver = DistributedSolver(rules, cluster, pool=pool, secrets=chosen, progress=show, finished=cluster_said)  # type: ignore[arg-type]
     else:
         solver = OptimalSolver(rules, pool=pool, secrets=chosen, progress=show, resume=resume)  # type: ignore[arg-type]
