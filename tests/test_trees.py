@@ -173,3 +173,56 @@ def test_a_failing_subtree_stops_the_tree(workers: int) -> None:
     with pytest.raises(KeypegError, match=r"subtree \d+ failed"):
         tree_module._side_by_side(run, list(range(50)), workers, lambda row: None)  # type: ignore[arg-type]
     assert len(taken) < 50
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    rules_st(max_pegs=4, max_colors=6),
+    st.data(),
+    st.integers(1, 70),
+    st.booleans(),
+    st.booleans(),
+)
+def test_most_parts_block_scan_is_the_guess_by_guess_scan(
+    rules: Rules, data: st.DataObject, block: int, last: bool, prefer: bool
+) -> None:
+    """The blocked scan of the codes that do not fit picks the guess a plain scan in the same order picks."""
+    from keypeg.kernels import _tree
+
+    space = CodeSpace.of(rules)
+    size = space.size
+    picked = sorted(set(data.draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=12))))
+    seg = np.array(picked, dtype=np.intp)
+    fitting = np.zeros(size, dtype=np.bool_)
+    fitting[seg] = True
+    pos, cnt = space._words
+    parts = [len(set(space.feedbacks(g, seg).tolist())) for g in range(size)]
+    best_g = data.draw(st.sampled_from(picked))
+    best, bound = -float(parts[best_g]), -float(min(len(picked), data.draw(st.integers(1, 20))))
+    expected = (best, best_g, True)
+    for g in range(size - 1, -1, -1) if last else range(size):  # the reference: one guess at a time
+        if fitting[g]:
+            continue
+        score = -float(parts[g])
+        tie = not (prefer and expected[2]) and (g > expected[1] if last else g < expected[1])
+        if score < expected[0] or (score == expected[0] and tie):
+            expected = (score, g, False)
+            if score <= bound:
+                break
+    got = _tree._most_parts_scan(
+        pos,
+        cnt,
+        pos[seg],
+        cnt[seg],
+        rules.pegs,
+        fitting,
+        np.uint64(0),
+        bound,
+        prefer,
+        last,
+        best,
+        best_g,
+        True,
+        np.empty(block, dtype=np.uint64),
+    )
+    assert got == expected

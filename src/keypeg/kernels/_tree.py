@@ -26,6 +26,10 @@ SIMPLE = 4
 """Not a partition cost: the first (last) fitting code (Shapiro's simple strategy)."""
 ALL_PARTS = 5
 """Every part size compared, largest first, the part of a guess that wins left out (mmstrat's minmax)."""
+_BLOCK = 16
+"""Codes scored between two checks of a guess's partial cost."""
+_SCAN_BLOCK = 1024
+"""Guesses scored together by :func:`_most_parts_scan` (their words stay in the first-level cache)."""
 NO_PROGRESS = -1
 """What :func:`grow` returns when a node is deeper than the depth limit."""
 _PRUNED = np.inf
@@ -85,15 +89,15 @@ def _cost(pg, cg, ps, cs, pegs, cost, values, limit, most, row, labels):  # type
         need = -limit  # the parts it must reach
         if most < need:
             return _PRUNED
-        spare = m - need  # codes that may fall into a part already seen
         seen = np.uint64(0)
-        for s in range(m):
-            bit = np.uint64(1) << np.uint64(popcount(pg & ps[s]) * pegs + popcount(cg & cs[s]))
-            if seen & bit:
-                spare -= 1
-                if spare < 0:
-                    return _PRUNED
-            seen |= bit
+        start = 0
+        while start < m:  # blocks of codes the compiler can vectorise, checked after each
+            end = min(start + _BLOCK, m)
+            for s in range(start, end):
+                seen |= np.uint64(1) << np.uint64(popcount(pg & ps[s]) * pegs + popcount(cg & cs[s]))
+            start = end
+            if int(popcount(seen)) + m - end < need:  # too few parts even if every code left made one
+                return _PRUNED
         return -float(popcount(seen))
     elif cost == FEWEST_PARTS:
         parts = 0
@@ -194,6 +198,38 @@ def _better(g, fits, best_g, best_fits, prefer, last):  # type: ignore[no-untype
 
 
 @njit(cache=True)
+def _most_parts_scan(pos, cnt, ps, cs, pegs, fitting, ruled_out, bound, prefer, last, best, best_g, best_fits, seen):  # type: ignore[no-untyped-def]
+    """:func:`decide`'s scan of the codes that do not fit, for most parts with feedbacks that fit a
+    word's bits: a block of ``seen.shape[0]`` guesses at a time against every fitting code, the inner
+    loop over the guesses (so it is vectorised however few the codes), then the block read in the
+    scan's order. Returns the winner so far (cost, guess, fits), as the guess-by-guess scan would."""
+    total = pos.shape[0]
+    block = seen.shape[0]
+    for b in range(0, total, block):
+        lo = total - b - block if last else b
+        hi = lo + block
+        lo = max(lo, 0)
+        hi = min(hi, total)
+        width = hi - lo
+        seen[:width] = 0
+        for s in range(ps.shape[0]):
+            p, c = ps[s], cs[s]
+            for i in range(width):
+                seen[i] |= np.uint64(1) << np.uint64(popcount(pos[lo + i] & p) * pegs + popcount(cnt[lo + i] & c))
+        for k in range(width):
+            i = width - 1 - k if last else k
+            g = lo + i
+            if fitting[g] or pos[g] & ruled_out:
+                continue
+            score = -float(popcount(seen[i]))
+            if score < best or (score == best and _better(g, False, best_g, best_fits, prefer, last)):
+                best, best_g, best_fits = score, g, False
+                if best <= bound:
+                    return best, best_g, best_fits  # the codes after it lose the tie
+    return best, best_g, best_fits
+
+
+@njit(cache=True)
 def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, scratch):  # type: ignore[no-untyped-def]
     """The guess for the fitting codes ``seg`` (increasing) after the guesses ``history``, from the
     codes of ``pool`` (increasing, one per symmetry class) if any, else from the strategy's pool.
@@ -271,11 +307,17 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
     best_g = -1
     best_fits = False
     total = codes.shape[0]
+    blocks = np.empty(_SCAN_BLOCK if cost == FEWEST_PARTS else 0, dtype=np.uint64)
     # the fitting codes first (a strong bound early), then the other codes of the pool; or the given pool
     phases = (2, 3) if pool.shape[0] else (0, 2 if pool_all else 1)
     for phase in range(phases[0], phases[1]):
         if settled or (phase == 1 and best <= bound and prefer and best_fits):
             break  # no code that cannot win beats a fitting winner that no code beats
+        if phase == 1 and cost == FEWEST_PARTS and row.shape[0] <= 64 and not symmetric:
+            best, best_g, best_fits = _most_parts_scan(
+                pos, cnt, ps, cs, pegs, fitting, ruled_out, bound, prefer, last, best, best_g, best_fits, blocks
+            )
+            continue
         count = n if phase == 0 else total if phase == 1 else pool.shape[0]
         for k in range(count):
             j = count - 1 - k if last else k
