@@ -175,54 +175,95 @@ def test_a_failing_subtree_stops_the_tree(workers: int) -> None:
     assert len(taken) < 50
 
 
-@settings(max_examples=60, deadline=None)
+BLOCK_COSTS = {"largest-part": max, "sum-of-squares": lambda sizes: sum(k * k for k in sizes)}
+
+
+@settings(max_examples=80, deadline=None)
 @given(
-    rules_st(max_pegs=4, max_colors=6),
+    rules_st(max_pegs=5, max_colors=7),
+    st.sampled_from(["largest-part", "sum-of-squares", "fewest-parts"]),
     st.data(),
-    st.integers(1, 70),
     st.booleans(),
     st.booleans(),
+    st.floats(-3.0, 3.0),
 )
-def test_most_parts_block_scan_is_the_guess_by_guess_scan(
-    rules: Rules, data: st.DataObject, block: int, last: bool, prefer: bool
+def test_a_block_of_guesses_is_scored_and_picked_as_one_at_a_time(
+    rules: Rules, cost: str, data: st.DataObject, last: bool, prefer: bool, lift: float
 ) -> None:
-    """The blocked scan of the codes that do not fit picks the guess a plain scan in the same order picks."""
-    from keypeg.kernels import _tree
+    """The tree kernel's block of guesses: every cost as the plain partition gives it (with 8-bit
+    counters below 256 codes, 16-bit from 256), and the winner a scan one guess at a time picks."""
+    from keypeg.kernels import COSTS, _tree
 
     space = CodeSpace.of(rules)
+    if not space.grows_trees or (cost == "fewest-parts" and (rules.pegs + 1) ** 2 > 64):
+        return
     size = space.size
-    picked = sorted(set(data.draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=12))))
-    seg = np.array(picked, dtype=np.intp)
-    fitting = np.zeros(size, dtype=np.bool_)
-    fitting[seg] = True
+    count = min(size, data.draw(st.sampled_from([1, 2, 5, 40, 255, 256, 300, 1000])))
+    codes = np.sort(np.random.default_rng(data.draw(st.integers(0, 2**32))).choice(size, count, replace=False))
+    guesses = np.array(data.draw(st.lists(st.integers(0, size - 1), min_size=1, max_size=40)), dtype=np.int64)
+    fits = data.draw(st.booleans())
     pos, cnt = space._words
-    parts = [len(set(space.feedbacks(g, seg).tolist())) for g in range(size)]
-    best_g = data.draw(st.sampled_from(picked))
-    best, bound = -float(parts[best_g]), -float(min(len(picked), data.draw(st.integers(1, 20))))
-    expected = (best, best_g, True)
-    for g in range(size - 1, -1, -1) if last else range(size):  # the reference: one guess at a time
-        if fitting[g]:
-            continue
-        score = -float(parts[g])
-        tie = not (prefer and expected[2]) and (g > expected[1] if last else g < expected[1])
+
+    def plain(g: int) -> float:  # the reference: the part sizes from the partition
+        sizes = [part.size for _, part in space.split(int(g), codes)]
+        return -float(len(sizes)) if cost == "fewest-parts" else float(BLOCK_COSTS[cost](sizes))
+
+    best_g = int(data.draw(st.sampled_from(codes.tolist())))
+    best_fits = data.draw(st.booleans())
+    best = plain(best_g) + data.draw(st.sampled_from([-1.0, 0.0, 1.0]))
+    bound = best - data.draw(st.integers(0, 3))
+    expected = (best, best_g, best_fits, False)
+    for g in guesses.tolist():  # one at a time, in the order given
+        score = plain(g) - lift
+        tie = fits if prefer and fits != expected[2] else (g > expected[1] if last else g < expected[1])
         if score < expected[0] or (score == expected[0] and tie):
-            expected = (score, g, False)
+            expected = (score, g, fits, score <= bound)
             if score <= bound:
                 break
-    got = _tree._most_parts_scan(
-        pos,
-        cnt,
-        pos[seg],
-        cnt[seg],
-        rules.pegs,
-        fitting,
-        np.uint64(0),
-        bound,
-        prefer,
-        last,
-        best,
-        best_g,
-        True,
-        np.empty(block, dtype=np.uint64),
+    width = guesses.shape[0]
+    words = np.stack([pos[guesses], cnt[guesses]])
+    scratch = (
+        np.empty(((rules.pegs + 1) * (rules.pegs + 2) // 8 + 1, width), dtype=np.uint64),
+        np.empty(width, dtype=np.uint64),
+        np.empty(width, dtype=np.float64),
     )
+    exact = (
+        np.zeros((rules.pegs + 1) ** 2, dtype=np.int64),
+        np.empty(codes.size, dtype=np.int64),
+        1,
+        0.0,
+        np.empty(size),
+    )
+    got = _tree._select_block(
+        guesses, width, words, pos[codes], cnt[codes], rules.pegs, COSTS[cost], np.zeros(1), lift, fits, bound, prefer,
+        last, (best, best_g, best_fits), scratch, exact,
+    )  # fmt: skip
     assert got == expected
+
+
+@pytest.mark.parametrize("cost", ["largest-part", "sum-of-squares", "sum-n-log-n"])
+def test_a_block_counts_parts_of_hundreds_of_codes(cost: str) -> None:
+    """Parts of 256 codes and more (16-bit counters): the block's costs are the partition's (the
+    sum of n log2 n to rounding: the kernel sums it again in the scan's order near the best)."""
+    from keypeg.kernels import COSTS, _tree
+
+    rules = Rules(5, 7)
+    space = CodeSpace.of(rules)
+    rng = np.random.default_rng(7)
+    codes = np.sort(rng.choice(space.size, 3000, replace=False))
+    guesses = np.concatenate([[0], rng.choice(space.size, 30, replace=False)]).astype(np.int64)  # 0: AAAAA
+    pos, cnt = space._words
+    width = guesses.shape[0]
+    scratch = (
+        np.empty(((rules.pegs + 1) * (rules.pegs + 2) // 8 + 1, width), dtype=np.uint64),
+        np.empty(width, dtype=np.uint64),
+        np.empty(width, dtype=np.float64),
+    )
+    values = np.arange(codes.size + 1) * np.log2(np.maximum(np.arange(codes.size + 1), 1))
+    _tree._block_costs(pos[guesses], cnt[guesses], 0, width, pos[codes], cnt[codes], 5, COSTS[cost], values, *scratch)
+    sizes = [[part.size for _, part in space.split(int(g), codes)] for g in guesses]
+    assert max(sizes[0]) > 1000
+    if cost == "sum-n-log-n":
+        assert scratch[2] == pytest.approx([sum(values[k] for k in s) for s in sizes], rel=1e-12)
+    else:
+        assert scratch[2].tolist() == [float(BLOCK_COSTS[cost](s)) for s in sizes]

@@ -29,7 +29,7 @@ ALL_PARTS = 5
 _BLOCK = 16
 """Codes scored between two checks of a guess's partial cost."""
 _SCAN_BLOCK = 1024
-"""Guesses scored together by :func:`_most_parts_scan` (their words stay in the first-level cache)."""
+"""Guesses scored together by :func:`_select_block` (their words stay in the first-level cache)."""
 NO_PROGRESS = -1
 """What :func:`grow` returns when a node is deeper than the depth limit."""
 _PRUNED = np.inf
@@ -198,35 +198,92 @@ def _better(g, fits, best_g, best_fits, prefer, last):  # type: ignore[no-untype
 
 
 @njit(cache=True)
-def _most_parts_scan(pos, cnt, ps, cs, pegs, fitting, ruled_out, bound, prefer, last, best, best_g, best_fits, seen):  # type: ignore[no-untyped-def]
-    """:func:`decide`'s scan of the codes that do not fit, for most parts with feedbacks that fit a
-    word's bits: a block of ``seen.shape[0]`` guesses at a time against every fitting code, the inner
-    loop over the guesses (so it is vectorised however few the codes), then the block read in the
-    scan's order. Returns the winner so far (cost, guess, fits), as the guess-by-guess scan would."""
-    total = pos.shape[0]
-    block = seen.shape[0]
-    for b in range(0, total, block):
-        lo = total - b - block if last else b
-        hi = lo + block
-        lo = max(lo, 0)
-        hi = min(hi, total)
-        width = hi - lo
+def _block_costs(pos, cnt, lo, width, ps, cs, pegs, cost, values, acc, labels, out):  # type: ignore[no-untyped-def]
+    """The costs of guesses ``lo`` to ``lo + width`` on the codes (``ps``, ``cs``) into ``out``, the
+    inner loops over the guesses so that they are vectorised however few the codes. Most parts
+    keeps the feedbacks seen as the bits of one word; largest part and sum of squares keep each
+    guess's part sizes as counters packed in words (8 bits each below 256 codes, else 16), one
+    word of ``acc`` after another, the parts numbered ``total * (total + 1) / 2 + black``; a table
+    sum adds ``values[size]`` in that order (not the order of :func:`_cost`)."""
+    one = np.uint64(1)
+    pg, cg = pos[lo : lo + width], cnt[lo : lo + width]  # slices: indexing from lo would defeat vectorising
+    if cost == FEWEST_PARTS:
+        seen = labels
         seen[:width] = 0
         for s in range(ps.shape[0]):
             p, c = ps[s], cs[s]
             for i in range(width):
-                seen[i] |= np.uint64(1) << np.uint64(popcount(pos[lo + i] & p) * pegs + popcount(cnt[lo + i] & c))
-        for k in range(width):
-            i = width - 1 - k if last else k
-            g = lo + i
-            if fitting[g] or pos[g] & ruled_out:
-                continue
-            score = -float(popcount(seen[i]))
-            if score < best or (score == best and _better(g, False, best_g, best_fits, prefer, last)):
-                best, best_g, best_fits = score, g, False
-                if best <= bound:
-                    return best, best_g, best_fits  # the codes after it lose the tie
-    return best, best_g, best_fits
+                seen[i] |= one << np.uint64(popcount(pg[i] & p) * pegs + popcount(cg[i] & c))
+        for i in range(width):
+            out[i] = -float(popcount(seen[i]))
+        return
+    shift = np.uint64(3 if ps.shape[0] < 256 else 4)
+    per = np.uint64(6) - shift  # a word holds 2**per counters
+    slot = (one << per) - one
+    full = (one << (one << shift)) - one
+    words = ((pegs + 1) * (pegs + 2) // 2 + (1 << int(per)) - 1) >> int(per)
+    acc[:words, :width] = 0
+    for s in range(ps.shape[0]):
+        p, c = ps[s], cs[s]
+        for i in range(width):
+            t = popcount(cg[i] & c)
+            labels[i] = ((t * (t + one)) >> one) + popcount(pg[i] & p)
+        for k in range(words):
+            word = acc[k]
+            at = np.uint64(k)
+            for i in range(width):
+                label = labels[i]
+                word[i] += (one << ((label & slot) << shift)) if label >> per == at else np.uint64(0)
+    out[:width] = 0.0
+    for k in range(words):
+        word = acc[k]
+        for j in range(1 << int(per)):
+            at = np.uint64(j) << shift
+            if cost == LARGEST_PART:
+                for i in range(width):
+                    out[i] = max(out[i], float((word[i] >> at) & full))
+            elif cost == TABLE_SUM:
+                for i in range(width):
+                    out[i] += values[(word[i] >> at) & full]
+            else:
+                for i in range(width):
+                    v = (word[i] >> at) & full
+                    out[i] += float(v * v)
+
+
+@njit(cache=True)
+def _select_block(
+    guesses, width, words, ps, cs, pegs, cost, values, lift, fits, bound, prefer, last, best, scratch, exact
+):  # type: ignore[no-untyped-def]
+    """The winner so far (``best``: cost, guess, fits) after the ``width`` guesses of ``guesses``
+    (their indices, in the scan's order; ``words`` their position and count bits), as the
+    guess-by-guess scan would pick it, and whether it reached ``bound`` (the guesses after it lose
+    the tie). Their costs are worked out together (:func:`_block_costs`), less ``lift``;
+    ``scratch``: the counter words, a word per guess, and a cost per guess. A table sum, added in
+    another order than :func:`_cost`'s, is summed again as :func:`_cost` sums it for the guesses
+    near the best, and every guess's sum is kept for the ties: ``exact`` holds :func:`_cost`'s row
+    and labels, the most parts, the tolerance of ties and the sums by code."""
+    best_cost, best_g, best_fits = best
+    acc, labels, out = scratch
+    row, code_labels, parts, tolerance, sums = exact
+    _block_costs(words[0], words[1], 0, width, ps, cs, pegs, cost, values, acc, labels, out)
+    for i in range(width):
+        g = guesses[i]
+        score = out[i] - lift
+        if cost == TABLE_SUM:
+            limit = best_cost + tolerance * max(1.0, abs(best_cost))
+            limit += _MARGIN * max(1.0, abs(limit))
+            if score <= limit + _MARGIN * max(1.0, abs(limit)):  # else over the limit however it is summed
+                score = _cost(
+                    words[0, i], words[1, i], ps, cs, pegs, cost, values, limit + lift, parts, row, code_labels
+                )
+                score -= lift
+            sums[g] = score
+        if score < best_cost or (score == best_cost and _better(g, fits, best_g, best_fits, prefer, last)):
+            best_cost, best_g, best_fits = score, g, fits
+            if best_cost <= bound:
+                return best_cost, best_g, best_fits, True
+    return best_cost, best_g, best_fits, False
 
 
 @njit(cache=True)
@@ -307,17 +364,27 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
     best_g = -1
     best_fits = False
     total = codes.shape[0]
-    blocks = np.empty(_SCAN_BLOCK if cost == FEWEST_PARTS else 0, dtype=np.uint64)
+    # the codes that do not fit scored a block of guesses at a time where the cost allows it
+    blocked = n < 1 << 16 and (
+        cost in (LARGEST_PART, SUM_OF_SQUARES, TABLE_SUM) or (cost == FEWEST_PARTS and row.shape[0] <= 64)
+    )
+    width = _SCAN_BLOCK if blocked else 0
+    block_guesses = np.empty(width, dtype=np.int64)
+    block_words = np.empty((2, width), dtype=np.uint64)
+    block_scratch = (
+        np.empty(((pegs + 1) * (pegs + 2) // 8 + 1, width), dtype=np.uint64),
+        np.empty(width, dtype=np.uint64),
+        np.empty(width, dtype=np.float64),
+    )
+    exact = (row, labels, parts, tolerance, scratch)
     # the fitting codes first (a strong bound early), then the other codes of the pool; or the given pool
     phases = (2, 3) if pool.shape[0] else (0, 2 if pool_all else 1)
     for phase in range(phases[0], phases[1]):
         if settled or (phase == 1 and best <= bound and prefer and best_fits):
             break  # no code that cannot win beats a fitting winner that no code beats
-        if phase == 1 and cost == FEWEST_PARTS and row.shape[0] <= 64 and not symmetric:
-            best, best_g, best_fits = _most_parts_scan(
-                pos, cnt, ps, cs, pegs, fitting, ruled_out, bound, prefer, last, best, best_g, best_fits, blocks
-            )
-            continue
+        batch = blocked and phase < 2  # the guesses go through a block (see _select_block)
+        lift = bonus if phase == 0 else 0.0
+        waiting = 0
         count = n if phase == 0 else total if phase == 1 else pool.shape[0]
         for k in range(count):
             j = count - 1 - k if last else k
@@ -337,6 +404,32 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
                 limit += _MARGIN * max(1.0, abs(limit))
             if symmetric and not _is_extreme(codes[g], kept, maps, free, ruled, free_list, ruled_list, relabel, last):
                 continue
+            if batch:
+                block_guesses[waiting], block_words[0, waiting], block_words[1, waiting] = g, pos[g], cnt[g]
+                waiting += 1
+                if waiting == block_guesses.shape[0] or k == count - 1:
+                    best, best_g, best_fits, reached = _select_block(
+                        block_guesses,
+                        waiting,
+                        block_words,
+                        ps,
+                        cs,
+                        pegs,
+                        cost,
+                        values,
+                        lift,
+                        fits,
+                        bound,
+                        prefer,
+                        last,
+                        (best, best_g, best_fits),
+                        block_scratch,
+                        exact,
+                    )
+                    waiting = 0
+                    if reached:
+                        break
+                continue
             if cost == ALL_PARTS:
                 if _profile(pos[g], cnt[g], ps, cs, pegs, win, best, row, sizes):
                     order = _order(sizes, best_sizes) if best_g >= 0 else -1
@@ -355,6 +448,25 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
                 best, best_g, best_fits = score, g, fits
                 if best <= bound and phase < 2:
                     break  # the codes after it in this phase lose the tie
+        if waiting:
+            best, best_g, best_fits, _ = _select_block(
+                block_guesses,
+                waiting,
+                block_words,
+                ps,
+                cs,
+                pegs,
+                cost,
+                values,
+                lift,
+                phase == 0,
+                bound,
+                prefer,
+                last,
+                (best, best_g, best_fits),
+                block_scratch,
+                exact,
+            )
     if not integer and best > bound:  # the guesses within the tolerance of the best tie
         limit = best + tolerance * max(1.0, abs(best))
         for phase in range(phases[0], phases[1]):
