@@ -230,7 +230,6 @@ def test_a_block_of_guesses_is_scored_and_picked_as_one_at_a_time(
     exact = (
         np.zeros((rules.pegs + 1) ** 2, dtype=np.int64),
         np.empty(codes.size, dtype=np.int64),
-        1,
         0.0,
         np.empty(size),
     )

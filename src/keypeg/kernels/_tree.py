@@ -112,20 +112,26 @@ def _cost(pg, cg, ps, cs, pegs, cost, values, limit, most, row, labels):  # type
                 break
         total = -float(parts)
     else:
-        for s in range(m):
-            f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
-            labels[s] = f
-            k = row[f] + 1
-            row[f] = k
-            total += values[k] - values[k - 1]
-            if total > limit:
-                pruned = True
-                break
-        if not pruned:
-            return _row_cost(row, labels, m, cost, values)  # the same sum, in the same order, as the Python path
+        return _table_sum(pg, cg, ps, cs, pegs, values, limit, row, labels)
     for f in range(nf):
         row[f] = 0
     return _PRUNED if pruned else total
+
+
+@njit(cache=True)
+def _table_sum(pg, cg, ps, cs, pegs, values, limit, row, labels):  # type: ignore[no-untyped-def]
+    """:func:`_cost`'s table sum: the same sum, in the same order, as the Python path."""
+    total = 0.0
+    for s in range(ps.shape[0]):
+        f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+        labels[s] = f
+        k = row[f] + 1
+        row[f] = k
+        total += values[k] - values[k - 1]
+        if total > limit:
+            row[:] = 0
+            return _PRUNED
+    return _row_cost(row, labels, ps.shape[0], TABLE_SUM, values)
 
 
 @njit(inline="always", cache=True)
@@ -261,11 +267,11 @@ def _select_block(
     the tie). Their costs are worked out together (:func:`_block_costs`), less ``lift``;
     ``scratch``: the counter words, a word per guess, and a cost per guess. A table sum, added in
     another order than :func:`_cost`'s, is summed again as :func:`_cost` sums it for the guesses
-    near the best, and every guess's sum is kept for the ties: ``exact`` holds :func:`_cost`'s row
-    and labels, the most parts, the tolerance of ties and the sums by code."""
+    near the best, and every guess's sum is kept for the ties: ``exact`` holds :func:`_table_sum`'s
+    row and labels, the tolerance of ties and the sums by code."""
     best_cost, best_g, best_fits = best
     acc, labels, out = scratch
-    row, code_labels, parts, tolerance, sums = exact
+    row, code_labels, tolerance, sums = exact
     _block_costs(words[0], words[1], 0, width, ps, cs, pegs, cost, values, acc, labels, out)
     for i in range(width):
         g = guesses[i]
@@ -274,9 +280,7 @@ def _select_block(
             limit = best_cost + tolerance * max(1.0, abs(best_cost))
             limit += _MARGIN * max(1.0, abs(limit))
             if score <= limit + _MARGIN * max(1.0, abs(limit)):  # else over the limit however it is summed
-                score = _cost(
-                    words[0, i], words[1, i], ps, cs, pegs, cost, values, limit + lift, parts, row, code_labels
-                )
+                score = _table_sum(words[0, i], words[1, i], ps, cs, pegs, values, limit + lift, row, code_labels)
                 score -= lift
             sums[g] = score
         if score < best_cost or (score == best_cost and _better(g, fits, best_g, best_fits, prefer, last)):
@@ -361,8 +365,8 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
     best_sizes = np.zeros(row.shape[0], dtype=np.int64)
     settled = False  # with all parts: a fitting guess splitting the codes apart, which nothing beats
     best = np.inf
-    best_g = -1
-    best_fits = False
+    best_g = np.int64(-1)  # not a literal: one compilation of the calls below
+    best_fits = np.bool_(False)
     total = codes.shape[0]
     # the codes that do not fit scored a block of guesses at a time where the cost allows it
     blocked = n < 1 << 16 and (
@@ -376,7 +380,7 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
         np.empty(width, dtype=np.uint64),
         np.empty(width, dtype=np.float64),
     )
-    exact = (row, labels, parts, tolerance, scratch)
+    exact = (row, labels, tolerance, scratch)
     # the fitting codes first (a strong bound early), then the other codes of the pool; or the given pool
     phases = (2, 3) if pool.shape[0] else (0, 2 if pool_all else 1)
     for phase in range(phases[0], phases[1]):
@@ -384,7 +388,7 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
             break  # no code that cannot win beats a fitting winner that no code beats
         batch = blocked and phase < 2  # the guesses go through a block (see _select_block)
         lift = bonus if phase == 0 else 0.0
-        waiting = 0
+        waiting = np.int64(0)
         count = n if phase == 0 else total if phase == 1 else pool.shape[0]
         for k in range(count):
             j = count - 1 - k if last else k
@@ -426,7 +430,7 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
                         block_scratch,
                         exact,
                     )
-                    waiting = 0
+                    waiting = np.int64(0)
                     if reached:
                         break
                 continue
