@@ -30,6 +30,7 @@ __all__ = [
     "MEMORY_LIMIT_ENV",
     "TIME_LIMIT_ENV",
     "PAIRS_PER_SECOND_PER_CORE",
+    "TREE_SECONDS_PER_CODE_PAIR",
     "PLAIN_SCORES_PER_SECOND",
     "NODE_BYTES",
     "CODE_BYTES",
@@ -117,6 +118,10 @@ TIME_LIMIT_ENV = "KEYPEG_TIME_LIMIT"
 PAIRS_PER_SECOND_PER_CORE = 500_000_000
 """Code pairs the kernels score and count per second on one core, for time estimates: rounded down
 from ``benchmarks/results/kernels.md`` (712 M to 1,165 M pairs/s per core)."""
+TREE_SECONDS_PER_CODE_PAIR = 5e-9
+"""A one-step heuristic's whole tree from the tree kernel takes about this many seconds per pair of
+codes (``n * n``) on one core, for time estimates: rounded up from ``benchmarks/results/trees.md``
+(about 2.5 to 3 ns at 5x8, 1 ns for most parts at 6x9; mmstrat's scoring of worst case about 7 ns)."""
 PLAIN_SCORES_PER_SECOND = 40_000
 """Scores per second of the plain-Python scorer (measured: about 40,000 on one core)."""
 NODE_BYTES = 450

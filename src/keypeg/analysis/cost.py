@@ -132,6 +132,13 @@ def _pairs_seconds(pairs: float) -> float:
     return pairs / (limits.PAIRS_PER_SECOND_PER_CORE * limits.cores())
 
 
+def _compiled_tree(rules: Rules) -> bool:
+    """Whether the tree kernel builds these rules' trees (one word of position bits, one of counts)."""
+    from keypeg.kernels._space import one_word
+
+    return one_word(rules.pegs, rules.num_colors, rules.repeats)
+
+
 def _rounds(rules: Rules) -> float:
     """About how many guesses a good strategy needs on average (log of the codes in the answers'
     base, plus one), for time estimates."""
@@ -186,7 +193,10 @@ def analyze_cost(rules: Rules, strategy: str) -> Estimate:
     nodes = n * limits.NODE_BYTES
     held = int(8 * n * rounds) + 40 * n
     rough = False
-    if strategy in LOOKAHEAD:
+    python_nodes = n * PYTHON_SECONDS_PER_NODE
+    if strategy in LOOKAHEAD and _compiled_tree(rules):
+        seconds, python_nodes = float(n) * n * limits.TREE_SECONDS_PER_CODE_PAIR / limits.cores(), 0.0
+    elif strategy in LOOKAHEAD:
         seconds = _pairs_seconds(float(n) * n * max(rounds - 1, 1))
     elif strategy == "two-step":
         reference, taken = TWO_STEP_REFERENCE
@@ -201,7 +211,7 @@ def analyze_cost(rules: Rules, strategy: str) -> Estimate:
     tree = Estimate(
         _work(rules, f"the {strategy} tree"),
         nodes + held,
-        seconds + n * PYTHON_SECONDS_PER_NODE,
+        seconds + python_nodes,
         (("the tree's nodes", nodes), ("the parts of each round", held)),
         rough,
     )

@@ -51,6 +51,12 @@ def count_field(pegs: int, repeats: bool) -> int:
     return pegs if repeats else 1
 
 
+def one_word(pegs: int, colors: int, repeats: bool) -> bool:
+    """Whether each code's position bits and count bits fit one 64-bit word each (as the tree
+    kernel needs)."""
+    return pegs * colors <= 64 and colors * count_field(pegs, repeats) <= 64
+
+
 def encode(codes: Codes, colors: int, repeats: bool) -> tuple[Words, Words]:
     """Position bits and count bits (``N x W`` uint64 each) of each code."""
     n, pegs = codes.shape
