@@ -142,15 +142,29 @@ def test_threads_prove_the_same_optimum(rules: Rules) -> None:
     assert verify_tree(together).ok
 
 
-def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The threads of the search: the cores other work leaves idle now, read from Linux's count of
+    runnable threads (the load average, which remembers the last minute, only where it is missing)."""
     import os
 
+    import numba
+
+    from keypeg import limits
     from keypeg.kernels import ExactSearch
 
-    monkeypatch.setattr(os, "getloadavg", lambda: (1000.0, 1000.0, 1000.0))
+    loadavg = tmp_path / "loadavg"
+    monkeypatch.setattr(limits, "LOADAVG", loadavg)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1000.0, 1000.0, 1000.0))  # a minute of work gone by
+    loadavg.write_text("1000.00 1000.00 1000.00 1/300 4242\n")  # nothing else runnable now
+    assert limits.busy_cores() == 0.0
+    assert ExactSearch.threads() == max(1, min(numba.get_num_threads(), limits.cores()))
+    loadavg.write_text(f"0.00 0.00 0.00 {limits.cores() + 1}/300 4242\n")  # every core busy elsewhere
+    assert limits.busy_cores() == limits.cores()
     assert ExactSearch.threads() == 1
+    loadavg.unlink()  # no such file: the load average
+    assert limits.busy_cores() == 1000.0 and ExactSearch.threads() == 1
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    assert ExactSearch.threads() >= 1
+    assert limits.busy_cores() == 0.0 and ExactSearch.threads() >= 1
 
 
 def test_a_full_table_costs_time_not_the_optimum(monkeypatch: pytest.MonkeyPatch) -> None:

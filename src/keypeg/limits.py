@@ -43,6 +43,8 @@ __all__ = [
     "memory_budget",
     "time_budget",
     "cores",
+    "busy_cores",
+    "LOADAVG",
     "parse_bytes",
 ]
 
@@ -228,6 +230,30 @@ def cores() -> int:
         return max(len(os.sched_getaffinity(0)), 1)
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+LOADAVG = Path("/proc/loadavg")
+"""Linux's load figures; the fourth field counts the threads runnable now (``running/all``)."""
+
+
+def busy_cores(readings: int = 5) -> float:
+    """The cores other work keeps busy now: the fewest runnable threads but the caller in a few
+    readings of :data:`LOADAVG` a millisecond apart (a thread that wants a core is runnable in all of
+    them, a passing one is not), else the one-minute load average (which also remembers the last
+    minute's work), else 0."""
+    import time
+
+    try:
+        seen = []
+        for _ in range(readings):
+            seen.append(int(LOADAVG.read_text().split()[3].split("/")[0]) - 1)
+            time.sleep(0.001)
+        return float(max(min(seen), 0))
+    except (OSError, ValueError, IndexError):
+        try:
+            return os.getloadavg()[0]
+        except (AttributeError, OSError):  # no load average on this system
+            return 0.0
 
 
 SUSPECT_SEARCH_LIMIT = 20_000

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
@@ -147,14 +146,10 @@ class ExactSearch:
     @staticmethod
     def threads() -> int:
         """The threads numba may use in the calling thread (``numba.get_num_threads()``), no more than
-        the cores the machine's other work leaves idle (its load average; at least one): a thread
-        that shares a core with other work only repeats the search's work."""
+        the cores the machine's other work leaves idle now (:func:`keypeg.limits.busy_cores`; at least
+        one): a thread that shares a core with other work only repeats the search's work."""
         wanted = int(numba.get_num_threads())
-        try:
-            idle = limits.cores() - os.getloadavg()[0]
-        except (AttributeError, OSError):  # no load average on this system
-            return wanted
-        return max(1, min(wanted, int(idle + 0.5)))
+        return max(1, min(wanted, int(limits.cores() - limits.busy_cores() + 0.5)))
 
     @property
     def largest(self) -> int:
