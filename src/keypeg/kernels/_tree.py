@@ -411,7 +411,7 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
             if batch:
                 block_guesses[waiting], block_words[0, waiting], block_words[1, waiting] = g, pos[g], cnt[g]
                 waiting += 1
-                if waiting == block_guesses.shape[0] or k == count - 1:
+                if waiting == block_guesses.shape[0]:  # a full block; the rest after the loop
                     best, best_g, best_fits, reached = _select_block(
                         block_guesses,
                         waiting,
@@ -422,7 +422,7 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
                         cost,
                         values,
                         lift,
-                        fits,
+                        phase == 0,
                         bound,
                         prefer,
                         last,
