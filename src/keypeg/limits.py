@@ -44,6 +44,8 @@ __all__ = [
     "time_budget",
     "cores",
     "busy_cores",
+    "count_field",
+    "one_word",
     "LOADAVG",
     "parse_bytes",
 ]
@@ -230,6 +232,17 @@ def cores() -> int:
         return max(len(os.sched_getaffinity(0)), 1)
     except (AttributeError, OSError):
         return os.cpu_count() or 1
+
+
+def count_field(pegs: int, repeats: bool) -> int:
+    """Width of one colour's field in a code's count bits (see :mod:`keypeg.kernels._space`)."""
+    return pegs if repeats else 1
+
+
+def one_word(pegs: int, colors: int, repeats: bool) -> bool:
+    """Whether a code's position bits and count bits fit one 64-bit word each: the codes the tree
+    kernel takes."""
+    return pegs * colors <= 64 and colors * count_field(pegs, repeats) <= 64
 
 
 LOADAVG = Path("/proc/loadavg")

@@ -132,13 +132,6 @@ def _pairs_seconds(pairs: float) -> float:
     return pairs / (limits.PAIRS_PER_SECOND_PER_CORE * limits.cores())
 
 
-def _compiled_tree(rules: Rules) -> bool:
-    """Whether the tree kernel builds these rules' trees (one word of position bits, one of counts)."""
-    from keypeg.kernels._space import one_word
-
-    return one_word(rules.pegs, rules.num_colors, rules.repeats)
-
-
 def _rounds(rules: Rules) -> float:
     """About how many guesses a good strategy needs on average (log of the codes in the answers'
     base, plus one), for time estimates."""
@@ -194,7 +187,7 @@ def analyze_cost(rules: Rules, strategy: str) -> Estimate:
     held = int(8 * n * rounds) + 40 * n
     rough = False
     python_nodes = n * PYTHON_SECONDS_PER_NODE
-    if strategy in LOOKAHEAD and _compiled_tree(rules):
+    if strategy in LOOKAHEAD and limits.one_word(rules.pegs, rules.num_colors, rules.repeats):  # the tree kernel
         seconds, python_nodes = float(n) * n * limits.TREE_SECONDS_PER_CODE_PAIR / limits.cores(), 0.0
     elif strategy in LOOKAHEAD:
         seconds = _pairs_seconds(float(n) * n * max(rounds - 1, 1))

@@ -25,7 +25,7 @@ from keypeg import limits
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
 from keypeg.kernels import _score, _select, _symmetry, _tree
-from keypeg.kernels._space import code_keys, encode, enumerate_codes, one_word
+from keypeg.kernels._space import code_keys, encode, enumerate_codes
 from keypeg.kernels.exact import ExactSearch, SearchCounters
 from keypeg.rules import Rules
 
@@ -448,7 +448,7 @@ class CodeSpace:
     @property
     def grows_trees(self) -> bool:
         """Whether the tree kernel takes these codes (one word of position bits and one of count bits)."""
-        return one_word(self.pegs, self.rules.num_colors, self.rules.repeats)
+        return limits.one_word(self.pegs, self.rules.num_colors, self.rules.repeats)
 
     @cached_property
     def _words(self) -> tuple[Words, Words]:

@@ -14,6 +14,8 @@ import itertools
 import numpy as np
 import numpy.typing as npt
 
+from keypeg.limits import count_field
+
 Codes = npt.NDArray[np.int8]
 Words = npt.NDArray[np.uint64]
 
@@ -44,17 +46,6 @@ def code_keys(codes: Codes, colors: int) -> npt.NDArray[np.int64]:
 
 def _set_bits(words: Words, rows: npt.NDArray[np.intp], bits: npt.NDArray[np.int64]) -> None:
     np.bitwise_or.at(words, (rows, bits // 64), np.left_shift(np.uint64(1), (bits % 64).astype(np.uint64)))
-
-
-def count_field(pegs: int, repeats: bool) -> int:
-    """Width of one colour's field in the count bits."""
-    return pegs if repeats else 1
-
-
-def one_word(pegs: int, colors: int, repeats: bool) -> bool:
-    """Whether each code's position bits and count bits fit one 64-bit word each (as the tree
-    kernel needs)."""
-    return pegs * colors <= 64 and colors * count_field(pegs, repeats) <= 64
 
 
 def encode(codes: Codes, colors: int, repeats: bool) -> tuple[Words, Words]:
