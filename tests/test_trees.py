@@ -259,7 +259,7 @@ def test_a_block_counts_parts_of_hundreds_of_codes(cost: str) -> None:
         np.empty(width, dtype=np.float64),
     )
     values = np.arange(codes.size + 1) * np.log2(np.maximum(np.arange(codes.size + 1), 1))
-    _tree._block_costs(pos[guesses], cnt[guesses], 0, width, pos[codes], cnt[codes], 5, COSTS[cost], values, *scratch)
+    _tree._block_costs(pos[guesses], cnt[guesses], width, pos[codes], cnt[codes], 5, COSTS[cost], values, *scratch)
     sizes = [[part.size for _, part in space.split(int(g), codes)] for g in guesses]
     assert max(sizes[0]) > 1000
     if cost == "sum-n-log-n":

@@ -204,15 +204,15 @@ def _better(g, fits, best_g, best_fits, prefer, last):  # type: ignore[no-untype
 
 
 @njit(cache=True)
-def _block_costs(pos, cnt, lo, width, ps, cs, pegs, cost, values, acc, labels, out):  # type: ignore[no-untyped-def]
-    """The costs of guesses ``lo`` to ``lo + width`` on the codes (``ps``, ``cs``) into ``out``, the
-    inner loops over the guesses so that they are vectorised however few the codes. Most parts
+def _block_costs(pos, cnt, width, ps, cs, pegs, cost, values, acc, labels, out):  # type: ignore[no-untyped-def]
+    """The costs of the first ``width`` guesses of (``pos``, ``cnt``) on the codes (``ps``, ``cs``)
+    into ``out``, the inner loops over the guesses so that they are vectorised however few the codes. Most parts
     keeps the feedbacks seen as the bits of one word; largest part and sum of squares keep each
     guess's part sizes as counters packed in words (8 bits each below 256 codes, else 16), one
     word of ``acc`` after another, the parts numbered ``total * (total + 1) / 2 + black``; a table
     sum adds ``values[size]`` in that order (not the order of :func:`_cost`)."""
     one = np.uint64(1)
-    pg, cg = pos[lo : lo + width], cnt[lo : lo + width]  # slices: indexing from lo would defeat vectorising
+    pg, cg = pos[:width], cnt[:width]
     if cost == FEWEST_PARTS:
         seen = labels
         seen[:width] = 0
@@ -272,7 +272,7 @@ def _select_block(
     best_cost, best_g, best_fits = best
     acc, labels, out = scratch
     row, code_labels, tolerance, sums = exact
-    _block_costs(words[0], words[1], 0, width, ps, cs, pegs, cost, values, acc, labels, out)
+    _block_costs(words[0], words[1], width, ps, cs, pegs, cost, values, acc, labels, out)
     for i in range(width):
         g = guesses[i]
         score = out[i] - lift
