@@ -233,10 +233,8 @@ def test_a_block_of_guesses_is_scored_and_picked_as_one_at_a_time(
         0.0,
         np.empty(size),
     )
-    got = _tree._select_block(
-        guesses, width, words, pos[codes], cnt[codes], rules.pegs, COSTS[cost], np.zeros(1), lift, fits, bound, prefer,
-        last, (best, best_g, best_fits), scratch, exact,
-    )  # fmt: skip
+    block = (guesses, words, pos[codes], cnt[codes], rules.pegs, COSTS[cost], np.zeros(1), bound, prefer, last)
+    got = _tree._select_block((*block, scratch, exact), width, lift, fits, (best, best_g, best_fits))
     assert got == expected
 
 

@@ -258,17 +258,17 @@ def _block_costs(pos, cnt, width, ps, cs, pegs, cost, values, acc, labels, out):
 
 
 @njit(cache=True)
-def _select_block(
-    guesses, width, words, ps, cs, pegs, cost, values, lift, fits, bound, prefer, last, best, scratch, exact
-):  # type: ignore[no-untyped-def]
-    """The winner so far (``best``: cost, guess, fits) after the ``width`` guesses of ``guesses``
-    (their indices, in the scan's order; ``words`` their position and count bits), as the
-    guess-by-guess scan would pick it, and whether it reached ``bound`` (the guesses after it lose
-    the tie). Their costs are worked out together (:func:`_block_costs`), less ``lift``;
-    ``scratch``: the counter words, a word per guess, and a cost per guess. A table sum, added in
-    another order than :func:`_cost`'s, is summed again as :func:`_cost` sums it for the guesses
-    near the best, and every guess's sum is kept for the ties: ``exact`` holds :func:`_table_sum`'s
-    row and labels, the tolerance of ties and the sums by code."""
+def _select_block(block, width, lift, fits, best):  # type: ignore[no-untyped-def]
+    """The winner so far (``best``: cost, guess, fits) after the first ``width`` guesses of the
+    block, as the guess-by-guess scan would pick it, and whether it reached the bound (the guesses
+    after it lose the tie). ``block`` is a node's blocked scan: the guesses (their indices, in the
+    scan's order), their position and count bits, the fitting codes' bits, pegs, cost, values,
+    bound, prefer, last, ``scratch`` and ``exact``. Their costs are worked out together
+    (:func:`_block_costs`), less ``lift``; ``scratch``: the counter words, a word per guess, and a
+    cost per guess. A table sum, added in another order than :func:`_cost`'s, is summed again as
+    :func:`_cost` sums it for the guesses near the best, and every guess's sum is kept for the ties:
+    ``exact`` holds :func:`_table_sum`'s row and labels, the tolerance of ties and the sums by code."""
+    guesses, words, ps, cs, pegs, cost, values, bound, prefer, last, scratch, exact = block
     best_cost, best_g, best_fits = best
     acc, labels, out = scratch
     row, code_labels, tolerance, sums = exact
@@ -381,6 +381,7 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
         np.empty(width, dtype=np.float64),
     )
     exact = (row, labels, tolerance, scratch)
+    block = (block_guesses, block_words, ps, cs, pegs, cost, values, bound, prefer, last, block_scratch, exact)
     # the fitting codes first (a strong bound early), then the other codes of the pool; or the given pool
     phases = (2, 3) if pool.shape[0] else (0, 2 if pool_all else 1)
     for phase in range(phases[0], phases[1]):
@@ -413,22 +414,7 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
                 waiting += 1
                 if waiting == block_guesses.shape[0]:  # a full block; the rest after the loop
                     best, best_g, best_fits, reached = _select_block(
-                        block_guesses,
-                        waiting,
-                        block_words,
-                        ps,
-                        cs,
-                        pegs,
-                        cost,
-                        values,
-                        lift,
-                        phase == 0,
-                        bound,
-                        prefer,
-                        last,
-                        (best, best_g, best_fits),
-                        block_scratch,
-                        exact,
+                        block, waiting, lift, phase == 0, (best, best_g, best_fits)
                     )
                     waiting = np.int64(0)
                     if reached:
@@ -453,24 +439,7 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
                 if best <= bound and phase < 2:
                     break  # the codes after it in this phase lose the tie
         if waiting:
-            best, best_g, best_fits, _ = _select_block(
-                block_guesses,
-                waiting,
-                block_words,
-                ps,
-                cs,
-                pegs,
-                cost,
-                values,
-                lift,
-                phase == 0,
-                bound,
-                prefer,
-                last,
-                (best, best_g, best_fits),
-                block_scratch,
-                exact,
-            )
+            best, best_g, best_fits, _ = _select_block(block, waiting, lift, phase == 0, (best, best_g, best_fits))
     if not integer and best > bound:  # the guesses within the tolerance of the best tie
         limit = best + tolerance * max(1.0, abs(best))
         for phase in range(phases[0], phases[1]):
