@@ -54,3 +54,75 @@ def test_record_commands_load_only_the_database(args: list[str], tmp_path: Path)
 def test_the_probe_sees_a_heavy_command(tmp_path: Path) -> None:
     """The probe can fail: a command that needs the kernels does load numba."""
     assert {"numba", "numpy"} <= loaded_by(["next", "RRGG=1,0"], tmp_path)
+
+
+EXIT_PROBE = """
+import atexit, sys
+atexit.register(lambda: print("handler ran"))
+from keypeg.cli import main
+sys.argv = ["keypeg", *{args!r}]
+main()
+"""
+
+
+@pytest.mark.parametrize(
+    ("args", "status"), [(["score", "ABCD", "AABB"], 0), (["score", "ABCD"], 2), (["--version"], 0)]
+)
+def test_the_script_ends_after_its_exit_handlers_with_the_command_s_status(args: list[str], status: int) -> None:
+    """``main`` skips the interpreter's tearing down, not the exit handlers, the output or the status."""
+    done = subprocess.run(
+        [sys.executable, "-c", EXIT_PROBE.format(args=args)], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == status, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "handler ran"
+    if status == 0:
+        assert len(lines) >= 2 and lines[0].strip()
+
+
+def test_long_output_is_flushed_whole_before_the_quick_exit() -> None:
+    script = [sys.executable, "-m", "keypeg", "tables", "-p", "3", "-c", "4"]
+    first = subprocess.run(script, capture_output=True, text=True, timeout=300, check=True)
+    from click.testing import CliRunner
+
+    from keypeg.cli import cli
+
+    expected = CliRunner().invoke(cli, script[3:])
+    assert expected.exit_code == 0
+    assert first.stdout.split() == expected.output.split()
+
+
+CACHE_PROBE = """
+import json, sys
+from keypeg.cli.common import cli
+import keypeg.cli
+try:
+    cli({args!r}, standalone_mode=False)
+except SystemExit:
+    pass
+from keypeg.kernels import _score, _select
+hits = sum(sum(d.stats.cache_hits.values()) for t in (_select.partition_costs, _select.partition_costs_table,
+           _score.partition_counts_table) for d in (t.parallel, t.serial))
+print(json.dumps([hits, "numba.np.linalg" in sys.modules]), file=sys.stderr)
+"""
+
+
+def test_cached_kernels_load_without_building_numba_s_compiler() -> None:
+    """The second run reads the kernels from numba's cache without refreshing numba's registries
+    (``numba.np.linalg`` is one of the modules a refresh imports), and answers as the first did."""
+    args = ["next", "-p", "4", "-c", "6", "-s", "entropy", "AABB=1,1"]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", CACHE_PROBE.format(args=args)],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+        for _ in range(2)
+    ]
+    hits, refreshed = json.loads(runs[1].stderr.strip().splitlines()[-1])
+    assert hits >= 1
+    assert not refreshed
+    assert runs[0].stdout == runs[1].stdout
+    assert len(runs[1].stdout.strip()) == 4

@@ -506,10 +506,10 @@ def _budget_source() -> str:
 
 # -- the first run: compiling the kernels ----------------------------------------------------------
 
-COMPILE_SECONDS = {"_score": 2, "_select": 1, "_symmetry": 1, "_optimal": 14, "_tree": 5}
-"""About how long numba takes to compile each kernel module on a first run (measured: 4 s for the
-scoring, selection and symmetry kernels together, 14 s more for the optimal search's; the tree kernel
-a quarter longer than the first three together, timed side by side with an empty cache)."""
+COMPILE_SECONDS = {"_score": 2, "_select": 1, "_symmetry": 1, "_optimal": 14, "_tree": 10}
+"""About how long numba takes to compile each kernel module on a first run (measured with an empty
+cache: 4 s for the scoring, selection and symmetry kernels together, 14 s more for the optimal
+search's; 10 s for the tree kernel, ``analyze`` on classic)."""
 EVERYDAY_KERNELS = ("_score", "_select", "_symmetry")
 """The kernel modules every heavy command uses."""
 

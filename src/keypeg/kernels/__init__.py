@@ -25,6 +25,7 @@ from keypeg import limits
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
 from keypeg.kernels import _score, _select, _symmetry, _tree
+from keypeg.kernels._jit import load_cache_cheaply
 from keypeg.kernels._space import code_keys, encode, enumerate_codes
 from keypeg.kernels.exact import ExactSearch, SearchCounters
 from keypeg.rules import Rules
@@ -47,6 +48,8 @@ __all__ = [
 
 Index = npt.NDArray[np.intp]
 Words = npt.NDArray[np.uint64]
+
+load_cache_cheaply()  # before the first call of a kernel
 
 
 def feedback_ordinal(feedback: Feedback, pegs: int) -> int:

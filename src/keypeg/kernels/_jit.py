@@ -1,4 +1,5 @@
-"""One kernel body, compiled twice: on every thread, and on one."""
+"""How keypeg compiles its kernels: one body twice (on every thread, and on one), and numba's cache
+loaded without building its compiler."""
 
 from __future__ import annotations
 
@@ -7,6 +8,34 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from numba import njit
+from numba.core import caching
+from numba.core.runtime import nrt
+
+
+def _load_overload(self: caching.Cache, sig: Any, target_context: Any) -> Any:
+    """numba's ``Cache.load_overload`` less its first step, ``target_context.refresh()``."""
+    nrt.rtsys.initialize(target_context)
+    return self._load_overload(sig, target_context)  # type: ignore[no-untyped-call]
+
+
+def load_cache_cheaply() -> None:
+    """Make numba load cached machine code without first building its whole compiler.
+
+    Before it reads a cache file numba refreshes the target context: it imports and registers every
+    typing and lowering registry, about 0.25 s, a third of a warm heavy command on classic. Machine
+    code read back from the cache needs none of them, only the runtime (NRT) it calls; so loading
+    initialises the runtime and reads the file. A compile, on a cache miss, still refreshes the
+    context first (numba's ``CompilerBase`` does). Windows keeps numba's own loader, which guards
+    against a spurious permission error there.
+    """
+    if hasattr(caching.Cache, "_load_overload") and not _is_windows():
+        caching.Cache.load_overload = _load_overload  # type: ignore[method-assign]
+
+
+def _is_windows() -> bool:
+    import os
+
+    return os.name == "nt"
 
 
 class Twins(NamedTuple):

@@ -424,7 +424,7 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
                 if _profile(pos[g], cnt[g], ps, cs, pegs, win, best, row, sizes):
                     order = _order(sizes, best_sizes) if best_g >= 0 else -1
                     if order < 0 or (order == 0 and wins_tie):
-                        best_sizes[:] = sizes
+                        _copy(sizes, best_sizes)
                         best, best_g, best_fits = float(sizes[0]), g, fits
                         settled = fits and sizes[0] <= 1
                         if settled:
@@ -458,11 +458,19 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
     return best_g
 
 
+@njit(inline="always", cache=True)
+def _copy(source, target):  # type: ignore[no-untyped-def]
+    """``target[: len(source)] = source`` as a loop: numba's slice assignment from an array compiles
+    its shape-mismatch message, about 2 s of a cold start."""
+    for i in range(source.shape[0]):
+        target[i] = source[i]
+
+
 @njit(cache=True)
 def _grown(array, count):  # type: ignore[no-untyped-def]
     """``array`` with room for twice as many entries, its first ``count`` kept."""
     bigger = np.empty(2 * array.shape[0], dtype=array.dtype)
-    bigger[:count] = array[:count]
+    _copy(array[:count], bigger)
     return bigger
 
 
@@ -493,7 +501,7 @@ def grow(pos, cnt, codes, candidates, history, root_guess, root_pool, perms, par
     depth_of = max_depth + 2
     solved = np.zeros(depth_of, dtype=np.int64)
     path = np.empty(history.shape[0] + depth_of, dtype=np.int64)
-    path[: history.shape[0]] = history
+    _copy(history, path)
     # pending nodes: their codes buf[lo:hi], depth, parent node, feedback from the parent
     s_lo = np.empty(n + 1, dtype=np.int64)
     s_hi = np.empty(n + 1, dtype=np.int64)
@@ -510,7 +518,7 @@ def grow(pos, cnt, codes, candidates, history, root_guess, root_pool, perms, par
     feedback = np.empty(room, dtype=np.int64)
     start = np.empty(room, dtype=np.int64)
     no_pool = root_pool[:0]
-    count = 0
+    count = np.int64(0)  # not a literal 0: _grown would compile twice
     while top > 0:
         top -= 1
         lo, hi, level = s_lo[top], s_hi[top], s_depth[top]
@@ -553,7 +561,7 @@ def grow(pos, cnt, codes, candidates, history, root_guess, root_pool, perms, par
             f = labels[s]
             spare[starts[f]] = seg[s]
             starts[f] += 1
-        seg[:] = spare[: hi - lo]
+        _copy(spare[: hi - lo], seg)
         if counts[win]:
             solved[level] += 1
         for k in range(nf):
