@@ -343,11 +343,16 @@ def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, 
                 played[h, i] = codes[history[h], i]
                 used[played[h, i]] = True
         kept, maps = fixing_symmetries(perms, played, colors)
-        free = ~used & present
+        free = np.empty(colors, dtype=np.bool_)  # loops, not array expressions: less to compile
+        ruled = np.empty(colors, dtype=np.bool_)
+        free_count = 0
+        for c in range(colors):
+            free[c] = present[c] and not used[c]
+            ruled[c] = not present[c]
+            free_count += free[c]
         # only a peg permutation or two interchangeable free colours make classes of more than one code
         # (the colours in no fitting code are collapsed above)
-        symmetric = kept.shape[0] > 1 or free.sum() > 1
-        ruled = ~present
+        symmetric = kept.shape[0] > 1 or free_count > 1
         free_list = _relabel_order(free, last)
         ruled_list = _relabel_order(ruled, last)
         relabel = np.full(colors, -1, dtype=np.int64)
