@@ -3,6 +3,7 @@ loaded without building its compiler."""
 
 from __future__ import annotations
 
+import os
 import types
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -28,14 +29,8 @@ def load_cache_cheaply() -> None:
     context first (numba's ``CompilerBase`` does). Windows keeps numba's own loader, which guards
     against a spurious permission error there.
     """
-    if hasattr(caching.Cache, "_load_overload") and not _is_windows():
+    if hasattr(caching.Cache, "_load_overload") and os.name != "nt":
         caching.Cache.load_overload = _load_overload  # type: ignore[method-assign]
-
-
-def _is_windows() -> bool:
-    import os
-
-    return os.name == "nt"
 
 
 class Twins(NamedTuple):
