@@ -144,7 +144,8 @@ def test_threads_prove_the_same_optimum(rules: Rules) -> None:
 
 def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The threads of the search: the cores other work leaves idle now, read from Linux's count of
-    runnable threads (the load average, which remembers the last minute, only where it is missing)."""
+    runnable threads less this process's own (the load average, which remembers the last minute, only
+    where that count is missing)."""
     import os
 
     import numba
@@ -154,6 +155,17 @@ def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
     loadavg = tmp_path / "loadavg"
     monkeypatch.setattr(limits, "LOADAVG", loadavg)
+    tasks = tmp_path / "task"
+    monkeypatch.setattr(limits, "TASKS", tasks)
+
+    def own_threads(*states: str) -> None:
+        for old in tasks.glob("*/stat"):
+            old.unlink()
+        for number, state in enumerate(states, start=100):
+            (tasks / str(number)).mkdir(parents=True, exist_ok=True)
+            (tasks / str(number) / "stat").write_text(f"{number} (py thread) x) {state} 1 2 3\n")
+
+    own_threads("R", "S", "S")  # the caller, two sleeping threads
     monkeypatch.setattr(os, "getloadavg", lambda: (1000.0, 1000.0, 1000.0))  # a minute of work gone by
     loadavg.write_text("1000.00 1000.00 1000.00 1/300 4242\n")  # nothing else runnable now
     assert limits.busy_cores() == 0.0
@@ -161,6 +173,12 @@ def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch, tmp_pat
     loadavg.write_text(f"0.00 0.00 0.00 {limits.cores() + 1}/300 4242\n")  # every core busy elsewhere
     assert limits.busy_cores() == limits.cores()
     assert ExactSearch.threads() == 1
+    own_threads("R", "R", "R", "S")  # this process's workers, still spinning after a parallel kernel
+    loadavg.write_text("0.00 0.00 0.00 3/300 4242\n")  # ... are all that runs: not other work
+    assert limits.busy_cores() == 0.0
+    assert ExactSearch.threads() == max(1, min(numba.get_num_threads(), limits.cores()))
+    loadavg.write_text("0.00 0.00 0.00 4/300 4242\n")  # and one thread of another process
+    assert limits.busy_cores() == 1.0
     loadavg.unlink()  # no such file: the load average
     assert limits.busy_cores() == 1000.0 and ExactSearch.threads() == 1
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))

@@ -47,6 +47,7 @@ __all__ = [
     "count_field",
     "one_word",
     "LOADAVG",
+    "TASKS",
     "parse_bytes",
 ]
 
@@ -249,17 +250,37 @@ LOADAVG = Path("/proc/loadavg")
 """Linux's load figures; the fourth field counts the threads runnable now (``running/all``)."""
 
 
+TASKS = Path("/proc/self/task")
+"""This process's threads, each with a ``stat`` file whose third field is its state (``R``: runnable)."""
+
+
+def _own_runnable() -> int:
+    """This process's runnable threads (the caller among them; 1 if they cannot be read)."""
+    count = 0
+    try:
+        for stat in TASKS.glob("*/stat"):
+            try:
+                text = stat.read_text()
+            except OSError:  # the thread ended meanwhile
+                continue
+            count += text[text.rfind(")") + 2 : text.rfind(")") + 3] == "R"
+    except OSError:
+        return 1
+    return max(count, 1)
+
+
 def busy_cores(readings: int = 5) -> float:
-    """The cores other work keeps busy now: the fewest runnable threads but the caller in a few
+    """The cores other work keeps busy now: the fewest runnable threads of other processes in a few
     readings of :data:`LOADAVG` a millisecond apart (a thread that wants a core is runnable in all of
     them, a passing one is not), else the one-minute load average (which also remembers the last
-    minute's work), else 0."""
+    minute's work), else 0. This process's own threads (:data:`TASKS`) are not other work: numba's
+    worker threads, spinning for a while after a parallel kernel, would otherwise count as busy."""
     import time
 
     try:
         seen = []
         for _ in range(readings):
-            seen.append(int(LOADAVG.read_text().split()[3].split("/")[0]) - 1)
+            seen.append(int(LOADAVG.read_text().split()[3].split("/")[0]) - _own_runnable())
             time.sleep(0.001)
         return float(max(min(seen), 0))
     except (OSError, ValueError, IndexError):
