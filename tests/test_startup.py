@@ -126,3 +126,23 @@ def test_cached_kernels_load_without_building_numba_s_compiler() -> None:
     assert not refreshed
     assert runs[0].stdout == runs[1].stdout
     assert len(runs[1].stdout.strip()) == 4
+
+
+def test_the_quick_exit_leaves_the_database_file_whole(tmp_path: Path) -> None:
+    """The script skips tearing objects down; the store still closes its connections at exit, so SQLite
+    folds its write-ahead log into the file and a copy of the file alone holds the schema."""
+    import shutil
+    import sqlite3
+
+    db = tmp_path / "k.sqlite3"
+    env = {"KEYPEG_DB": f"sqlite:///{db}", "KEYPEG_PLAYER": "ann", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run(
+        [sys.executable, "-m", "keypeg", "history"], capture_output=True, text=True, timeout=120, check=False, env=env
+    )
+    assert done.returncode == 0, done.stderr
+    assert not db.with_name("k.sqlite3-wal").exists()
+    copy = tmp_path / "copy.sqlite3"
+    shutil.copy(db, copy)
+    with sqlite3.connect(copy) as connection:
+        tables = {row[0] for row in connection.execute("select name from sqlite_master where type = 'table'")}
+    assert "alembic_version" in tables and len(tables) > 3

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import logging
@@ -10,6 +11,7 @@ import os
 import secrets
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -66,6 +68,19 @@ MIGRATIONS = Path(__file__).parent / "migrations"
 BUSY_RETRIES = 5
 POOL_SIZE = 15
 """Connections a process keeps to a database server (a web worker's requests share them)."""
+
+
+_engines: weakref.WeakSet[Engine] = weakref.WeakSet()
+"""The stores' engines, closed at exit (:func:`_close_engines`)."""
+
+
+@atexit.register
+def _close_engines() -> None:
+    """Close the pooled connections at exit, whatever way the process exits (the ``keypeg`` script
+    skips tearing objects down): SQLite folds its write-ahead log into the database file then, so
+    the file alone holds every game."""
+    for engine in list(_engines):
+        engine.dispose()
 
 
 class StoreError(KeypegError):
@@ -286,6 +301,7 @@ class Store:
             raise StoreError(f"bad database URL {self.shown_url!r}: {visible(error)}", usage=True) from None
         except ModuleNotFoundError as error:
             raise StoreError(f"the driver for {self.shown_url!r} is not installed: {error.name}", usage=True) from None
+        _engines.add(self.engine)
         if self.engine.dialect.name == "sqlite":
             _private_file(self.engine.url.database)
             event.listen(self.engine, "connect", _sqlite_pragmas)
