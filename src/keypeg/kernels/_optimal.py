@@ -16,9 +16,11 @@ indexed by the constants below:
   asks every thread to stop, ``HALT[1] != 0`` the helper threads only;
 - ``MEMO``: the transposition table, shared by the threads: ``(hash, hash) -> (value, exact, guess)``
   for the sets searched, in buckets of :data:`BUCKET` slots of four words (see :func:`_tt_put`);
-- ``PATHS[t, d]``: the hash of the set thread ``t`` searches at depth ``d`` (0 when none), and
-  ``THREAD`` this thread's row: a thread leaves a part another thread is searching for last, so the
-  threads share the work (one search per thread, sharing what they prove through the table).
+- ``PATHS[t, d]``: the set thread ``t`` searches at depth ``d``, its two hashes and its budget (zeros
+  when none), and ``THREAD`` this thread's row. The threads share the work through the table (one
+  search per thread): a thread leaves a part another thread is searching for last, and a thread
+  inside a set another thread has meanwhile solved leaves it at once (``stats[UNWIND]``), taking the
+  answer from the table (else the thread that lost the race to a large set searched on alone).
 
 Values are integers; ``BIG`` stands for "impossible within the rounds left" and sums of it
 stay exact and above any real total.
@@ -43,8 +45,8 @@ KEPT = 1 << 20  # the size given to entries loaded from a checkpoint (evicted af
 TABLE, POS, CNT, STRIDE, COLOURS, PERMS, BOUNDS, WIN, POOL_ALL, SYMMETRY_MIN = range(10)
 NCOLOURS, BRANCHING, HIST, STATS, HALT, MEMO, PATHS, THREAD = range(10, 18)
 # the slots of ctx[STATS]
-NODES, ROOT_DONE, ROOT_COUNT, ROOT_BEST, ROOT_BOUND, ROOT_DEPTH, ABORTED, PART_DONE, PART_COUNT = range(9)
-STAT_SLOTS = 9
+NODES, ROOT_DONE, ROOT_COUNT, ROOT_BEST, ROOT_BOUND, ROOT_DEPTH, ABORTED, PART_DONE, PART_COUNT, UNWIND = range(10)
+STAT_SLOTS = 10
 
 
 @njit(inline="always", cache=True)
@@ -332,9 +334,20 @@ def _busy(paths, me, h2):  # type: ignore[no-untyped-def]
     for t in range(paths.shape[0]):
         if t != me:
             for d in range(paths.shape[1]):
-                if paths[t, d] == h2:
+                if paths[t, d, 1] == h2:
                     return True
     return False
+
+
+@njit(cache=True)
+def _solved_above(tt, path, top, depth):  # type: ignore[no-untyped-def]
+    """The shallowest depth from ``top`` to ``depth - 1`` whose set on this thread's ``path`` (hashes and
+    budget by depth) the table now answers (exactly, or with a bound at least its budget), or -1."""
+    for d in range(top, depth):
+        found, value, exact, _ = _tt_get(tt, path[d, 0], path[d, 1])
+        if found and (exact == 1 or value >= path[d, 2]):
+            return d
+    return -1
 
 
 @njit(cache=True)
@@ -407,7 +420,11 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
         return np.int64(BIG), np.int64(-1)
     helped = paths.shape[0] > 1
     if helped:
-        paths[me, depth] = h2
+        above = _solved_above(tt, paths[me], stats[ROOT_DEPTH], depth)
+        if above >= 0:  # another thread solved a set this one is inside: back up to it
+            stats[UNWIND] = above + 1
+            return np.int64(BIG), np.int64(-1)
+        paths[me, depth, 0], paths[me, depth, 1], paths[me, depth, 2] = h1, h2, budget
     # every fitting guess costs at least quick_bound, every other one at least n + spread(n)
     quick, quick_bound = _best_fitting(ctx, codes, rounds)
     lower = max(lower, min(quick_bound, n + _spread(bounds[rounds - 1], n, ctx[BRANCHING])))
@@ -483,14 +500,21 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
                     child_shared = _representatives(colours, perms, hist, depth + 1, every, every[:0], ncolours)
                 part = arranged[starts[f] : starts[f] + counts[f]]
                 value, _ = solve(ctx, part, depth + 1, rounds - 1, allowed, child_shared)
+                if stats[UNWIND] != 0:
+                    break
                 total += value
                 if value >= allowed:
                     total = max(total + rest, best)
                     break
-            if stats[ABORTED] != 0:
-                if helped:
-                    paths[me, depth] = 0
-                return np.int64(BIG), np.int64(-1)
+            if stats[ABORTED] != 0 or stats[UNWIND] != 0:
+                paths[me, depth, 0], paths[me, depth, 1], paths[me, depth, 2] = 0, 0, 0
+                if stats[ABORTED] != 0 or stats[UNWIND] != depth + 1:
+                    return np.int64(BIG), np.int64(-1)
+                stats[UNWIND] = 0  # this set is the one solved: the table holds its answer
+                found, value, exact, guess = _tt_get(tt, h1, h2)
+                if found and (exact == 1 or value >= budget):
+                    return value, guess
+                return solve(ctx, codes, depth, rounds, budget, shared)  # its slot was taken meanwhile
             if total < best:
                 best = total
                 chosen = g
@@ -500,7 +524,7 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
             if best <= lower:
                 break
     if helped:
-        paths[me, depth] = 0
+        paths[me, depth, 0], paths[me, depth, 1], paths[me, depth, 2] = 0, 0, 0
     if chosen < 0:
         value = max(budget, lowest, lower)
         _tt_put(tt, h1, h2, value, 0, -1, n)
