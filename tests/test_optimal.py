@@ -142,6 +142,25 @@ def test_threads_prove_the_same_optimum(rules: Rules) -> None:
     assert verify_tree(together).ok
 
 
+def test_a_thread_backs_up_to_the_set_another_thread_solved() -> None:
+    """A thread's path holds, by depth, the set it is inside (two hashes) and its budget: it backs up to
+    the shallowest one the shared table answers, exactly or with a bound at least that budget."""
+    import numpy as np
+
+    from keypeg.kernels import _optimal
+
+    table = np.zeros((64, 4), dtype=np.int64)
+    path = np.array([[11, 21, 100], [12, 22, 50], [13, 23, 30], [0, 0, 0]], dtype=np.int64)
+    assert _optimal._solved_above(table, path, 0, 3) == -1
+    _optimal._tt_put(table, 13, 23, 29, 0, -1, 5)  # a bound below the budget answers nothing
+    assert _optimal._solved_above(table, path, 0, 3) == -1
+    _optimal._tt_put(table, 12, 22, 50, 0, -1, 10)  # a bound at the budget does
+    assert _optimal._solved_above(table, path, 0, 3) == 1
+    _optimal._tt_put(table, 11, 21, 120, 1, 7, 20)  # an exact answer, above the bound
+    assert _optimal._solved_above(table, path, 0, 3) == 0
+    assert _optimal._solved_above(table, path, 2, 3) == -1  # only from the search's root down
+
+
 def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The threads of the search: the cores other work leaves idle now, read from Linux's count of
     runnable threads less this process's own (the load average, which remembers the last minute, only
