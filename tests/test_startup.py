@@ -4,6 +4,7 @@ read the database). Speed itself is measured in benchmarks/startup.py, not here.
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -146,3 +147,49 @@ def test_the_quick_exit_leaves_the_database_file_whole(tmp_path: Path) -> None:
     with sqlite3.connect(copy) as connection:
         tables = {row[0] for row in connection.execute("select name from sqlite_master where type = 'table'")}
     assert "alembic_version" in tables and len(tables) > 3
+
+
+FIRST_RUN_PROBE = """
+import collections, json, sys
+from numba.core import event
+from keypeg import limits
+limits.busy_cores = lambda: 0.0  # an idle machine: the second process starts
+from keypeg.cli import cli
+with event.install_recorder("numba:compile") as recorder:
+    try:
+        cli(["analyze", "-p", "3", "-c", "4", "-s", "worst-case"], standalone_mode=False)
+    except SystemExit:
+        pass
+compiled = collections.Counter(
+    e.data["dispatcher"].py_func.__qualname__
+    for _, e in recorder.buffer
+    if e.is_start and e.data["dispatcher"].py_func.__module__.startswith("keypeg.")
+)
+print(json.dumps(compiled), file=sys.stderr)
+"""
+
+
+@pytest.mark.slow
+def test_a_first_run_compiles_the_tree_kernel_s_largest_callee_in_a_second_process(tmp_path: Path) -> None:
+    """With numba's cache empty, ``_select_block`` (and its callees) compile in the second process and
+    are read back from the cache; the others compile here once each, at the types ``decide`` calls
+    them with (a type that drifted would compile a second time inside ``grow``)."""
+    import os
+
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba"), "KEYPEG_DB": f"sqlite:///{tmp_path / 'k.db'}"}
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_RUN_PROBE], capture_output=True, text=True, timeout=600, check=True, env=env
+    )
+    compiled = json.loads(done.stderr.strip().splitlines()[-1])
+    from keypeg import Rules
+    from keypeg.analysis.tree import build_tree
+    from keypeg.strategies import make_strategy
+
+    total = build_tree(make_strategy("worst-case"), Rules(3, 4)).stats.total
+    assert re.search(rf"total\s*│\s*{total:,}\s", done.stdout)
+    for beside in ("_select_block", "_block_costs", "_table_sum"):
+        assert beside not in compiled
+    for here in ("_ruled_out", "fixing_symmetries", "_relabel_order", "_lower_bound", "_is_extreme", "_grown"):
+        assert compiled[here] == 1
+    assert compiled["decide"] == compiled["grow"] == 1
+    assert any(name.startswith("_tree.grow-") for name in os.listdir(next((tmp_path / "numba").iterdir())))

@@ -534,7 +534,8 @@ def _kernel_cache_folder() -> Path:
 
 def cold_kernels(modules: tuple[str, ...] = EVERYDAY_KERNELS) -> tuple[str, ...]:
     """The kernel modules of ``modules`` that numba has compiled for no earlier run (no index file in
-    any cache folder): a cheap look at file names, without importing numba."""
+    any cache folder): a cheap look at file names, without importing numba. A name may be one
+    function's too (``_tree.grow``)."""
     import os
 
     names: set[str] = set()
@@ -543,7 +544,7 @@ def cold_kernels(modules: tuple[str, ...] = EVERYDAY_KERNELS) -> tuple[str, ...]
             names.update(entry.name for entry in entries if entry.name.endswith(".nbi"))
     except OSError:
         pass
-    return tuple(m for m in modules if not any(name.startswith(f"{m}.") for name in names))
+    return tuple(m for m in modules if not any(name.startswith((f"{m}.", f"{m}-")) for name in names))
 
 
 def compile_notice(modules: tuple[str, ...] = EVERYDAY_KERNELS) -> str | None:

@@ -26,6 +26,7 @@ from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
 from keypeg.kernels import _score, _select, _symmetry, _tree
 from keypeg.kernels._jit import load_cache_cheaply
+from keypeg.kernels._prewarm import compile_tree_kernel
 from keypeg.kernels._space import code_keys, encode, enumerate_codes
 from keypeg.kernels.exact import ExactSearch, SearchCounters
 from keypeg.rules import Rules
@@ -42,6 +43,7 @@ __all__ = [
     "Grown",
     "threads",
     "set_threads",
+    "compile_tree_kernel",
     "feedback_ordinal",
     "ordinal_feedback",
 ]

@@ -1,0 +1,80 @@
+"""The tree kernel's first compile, on two cores.
+
+numba compiles one function at a time, and ``_tree.grow`` compiles each function it calls first, one
+after another: about 10 s on a first run, nearly all of it ``grow``, ``decide`` and the callees of
+``decide``. A callee another process has compiled is read back from numba's cache instead. So on a
+first run :func:`compile_tree_kernel` starts a second process that compiles the largest callee,
+``_select_block``, while this one compiles the others; then ``grow`` compiles with every callee at
+hand. Each callee is compiled by calling it on tiny arguments of the very types ``decide`` passes
+(a test checks that ``grow`` compiles none of them again).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+
+from keypeg import limits
+from keypeg.kernels import _symmetry, _tree
+
+CHILD_SECONDS = 120
+"""How long the second process may take before this one stops waiting and compiles on its own."""
+
+
+def _zeros(*shape: int, dtype: type = np.int64) -> np.ndarray:
+    return np.zeros(shape, dtype=dtype)
+
+
+def compile_here() -> None:
+    """Compile the callees of ``decide`` but ``_select_block``, and ``grow``'s own."""
+    pegs, colors, no = np.int64(4), np.int64(6), False
+    _tree._ruled_out(_zeros(6, dtype=np.bool_), pegs, np.int64(1), no)
+    kept, maps = _symmetry.fixing_symmetries(_zeros(1, 4), _zeros(1, 4), colors)
+    _symmetry._relabel_order(_zeros(6, dtype=np.bool_), no)
+    _tree._lower_bound(np.int64(5), np.int64(0), np.int64(14))
+    free = _zeros(6, dtype=np.bool_)
+    _symmetry._is_extreme(_zeros(4, dtype=np.int8), kept, maps, free, free, _zeros(0), _zeros(0), _zeros(6), no)
+    _tree._grown(_zeros(4), np.int64(1))
+
+
+def compile_beside() -> None:
+    """Compile ``_select_block`` (and with it ``_block_costs`` and ``_table_sum``); a call on no guesses."""
+    words = _zeros(1, dtype=np.uint64)
+    block = (
+        *(_zeros(1), _zeros(2, 1, dtype=np.uint64), words, words, np.int64(4), np.int64(0)),
+        *(_zeros(1, dtype=np.float64), 0.0, False, False),
+        (_zeros(1, 1, dtype=np.uint64), words, _zeros(1, dtype=np.float64)),
+        (_zeros(25), _zeros(1), 0.0, _zeros(1, dtype=np.float64)),
+    )
+    _tree._select_block(block, np.int64(0), 0.0, False, (0.0, np.int64(-1), np.bool_(False)))
+
+
+def compile_tree_kernel() -> None:
+    """Compile the tree kernel's callees, half of them in a second process when a core is idle (else
+    here, no slower than ``grow`` compiling them itself). Call it on a first run only: it costs a
+    process's start when the kernels are in numba's cache already."""
+    if _tree.grow.overloads:  # compiled in this process already (numba's cache may be out of reach)
+        return
+    child = None
+    if limits.cores() - limits.busy_cores() >= 1.5:
+        try:
+            child = subprocess.Popen(
+                [sys.executable, "-c", f"from {__name__} import compile_beside; compile_beside()"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError:
+            child = None  # grow compiles _select_block itself
+    try:
+        compile_here()
+        if child is not None:
+            child.wait(timeout=CHILD_SECONDS)
+    except subprocess.TimeoutExpired:
+        pass  # grow compiles whatever the child has not
+    finally:
+        if child is not None and child.poll() is None:
+            child.kill()
+            child.wait()
