@@ -483,6 +483,9 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
             # a part another thread is searching goes to the end of the list (searched then, if
             # that thread has not proved it meanwhile)
             end = parts
+            if helped and me % 2 == 1 and best >= BIG:  # every part counts whole: every other thread
+                for q in range(parts // 2):  # takes the largest first, and the threads meet in the middle
+                    todo[q], todo[parts - 1 - q] = todo[parts - 1 - q], todo[q]
             j = 0
             while j < end:
                 f = todo[j]
