@@ -13,6 +13,8 @@ and their ratio. Rows:
 - 5x8 (mmstrat's ``lg``) worst-case / expected-size / entropy / most-parts, whole process, and worst-case
   and entropy with ``--scoring mmstrat``;
 - optimal 4x6 and 4x7 (``p4c7r``) whole process (4x7 left out by ``--quick``), bulls-and-cows with ``--long``;
+  and each in one process: ``OptimalSolver(rules).solve()`` here (a new solver each run), vs mmstrat's
+  figures from the whole-process row less its start-up;
 - the first run after install: keypeg with an empty numba cache (``NUMBA_CACHE_DIR``), ``analyze`` and
   ``optimal`` on classic, against the same command warm and against mmstrat (one run each unless ``--runs``
   says more with ``--cold-runs``).
@@ -43,6 +45,8 @@ from report import report
 from keypeg import Rules
 from keypeg.analysis.tree import build_tree
 from keypeg.strategies import make_strategy
+from keypeg.strategies.optimal import OptimalSolver
+from keypeg.variants import find_variant
 
 BUILD = Path(__file__).resolve().parents[2] / "shared" / "anchors" / "build-mmstrat"
 # keypeg's name -> mmstrat's
@@ -179,14 +183,38 @@ def main() -> None:
         columns += [f"keypeg {cores} cores s", f"mmstrat {cores} cores s", f"ratio {cores} cores"]
         columns += [f"keypeg {cores} cores / 1 core"]
 
-    def add(label: str, kargs: list[str], margs: list[str], runs: int, warm: bool = True) -> None:
+    def add(label: str, kargs: list[str], margs: list[str], runs: int, warm: bool = True) -> tuple[float, ...]:
+        """A whole-process row; mmstrat's medians (one thread, all cores) and its total."""
         ka, kt, ma, mt, kmib, mmib = whole(kargs, margs, one, 1, runs, warm)
         k, m = statistics.median(ka), statistics.median(ma)
         row = [label, fmt(k), fmt(m), f"{k / m:.2f}", f"{kt:,}", f"{mt:,}", f"{kmib:.0f}", f"{mmib:.0f}"]
+        m_many = 0.0
         if options.all_cores:
             ka, _, ma, _, _, _ = whole(kargs, margs, many, cores, runs, False)
-            k_many, m = statistics.median(ka), statistics.median(ma)
-            row += [fmt(k_many), fmt(m), f"{k_many / m:.2f}", f"{k_many / k:.2f}"]
+            k_many, m_many = statistics.median(ka), statistics.median(ma)
+            row += [fmt(k_many), fmt(m_many), f"{k_many / m_many:.2f}", f"{k_many / k:.2f}"]
+        rows.append(row)
+        print(" | ".join(row), flush=True)
+        return m, m_many, mt
+
+    def add_solved(label: str, rules: Rules, theirs: tuple[float, ...], runs: int) -> None:
+        """An optimal search in this process (a new solver each run, so no memo carried over) beside
+        mmstrat's figures from the whole-process row, less its start-up."""
+
+        def solve(threads: int) -> tuple[float, int]:
+            seconds, total = [], 0
+            for _ in range(runs):
+                started = time.perf_counter()
+                total = OptimalSolver(rules, threads=threads).solve()
+                seconds.append(time.perf_counter() - started)
+            return statistics.median(seconds), total
+
+        k, kt = solve(1)
+        m, m_many, mt = theirs[0] - mm_startup, theirs[1] - mm_startup, int(theirs[2])
+        row = [f"{label}, in one process", fmt(k), fmt(m), f"{k / m:.2f}", f"{kt:,}", f"{mt:,}", "", ""]
+        if options.all_cores:
+            k_many, _ = solve(cores)
+            row += [fmt(k_many), fmt(m_many), f"{k_many / m_many:.2f}", f"{k_many / k:.2f}"]
         rows.append(row)
         print(" | ".join(row), flush=True)
 
@@ -259,23 +287,27 @@ def main() -> None:
 
     # optimal, whole process
     no_store = ["--no-save", "--restart"]
-    add("optimal 4x6, whole process", ["optimal", *no_store], ["-r", "mm", "-s", "optimal"], options.runs)
+    OptimalSolver(Rules(3, 3), threads=1).solve()  # loads the search's kernels, unmeasured
+    theirs = add("optimal 4x6, whole process", ["optimal", *no_store], ["-r", "mm", "-s", "optimal"], options.runs)
+    add_solved("optimal 4x6", classic, theirs, max(options.runs, 5))
     if not options.quick:
-        add(
+        theirs = add(
             "optimal 4x7, whole process",
             ["optimal", "-p", "4", "-c", "7", *no_store],
             ["-r", "p4c7r", "-s", "optimal"],
             options.runs,
             warm=False,
         )
+        add_solved("optimal 4x7", Rules(4, 7), theirs, options.runs)
     if options.long:
-        add(
+        theirs = add(
             "optimal bulls-and-cows, whole process",
             ["optimal", "-v", "bulls-and-cows", *no_store],
             ["-r", "bc", "-s", "optimal"],
             1,
             warm=False,
         )
+        add_solved("optimal bulls-and-cows", find_variant("bulls-and-cows").rules, theirs, 1)
 
     # first run after install: an empty numba cache each time
     cold_notes = []
@@ -315,7 +347,10 @@ def main() -> None:
         "runs after one unmeasured run of each (none for the 5x8 and 4x7 rows); ratios from this run only.",
         "In one process: keypeg's build_tree after a warm-up call (median of at least 5); mmstrat prints no "
         f"time of its own, so its figure is its whole-process time minus its start-up ({mm_startup * 1000:.1f} ms, "
-        "the median of 9 runs of `mmstrat -r p2c2r -s simple`).",
+        "the median of 9 runs of `mmstrat -r p2c2r -s simple`). The optimal searches in one process: "
+        "`OptimalSolver(rules).solve()`, a new solver each run (median of at least 5 on 4x6, else of "
+        "--runs; one on bulls and cows), after one search of 3x3 that loads the kernels; mmstrat's figure "
+        "is its whole-process row's less that start-up.",
         f"keypeg's first build_tree calls in this process (loading or compiling kernels): {calls}.",
         *cold_notes,
         "Conventions: expected-size / minavg, most-parts / parts and optimal build the same trees (same totals). "
