@@ -55,7 +55,7 @@ def compile_tree_kernel() -> None:
     """Compile the tree kernel's callees, half of them in a second process when a core is idle (else
     here, no slower than ``grow`` compiling them itself). Call it on a first run only: it costs a
     process's start when the kernels are in numba's cache already."""
-    if _tree.grow.overloads:  # compiled in this process already (numba's cache may be out of reach)
+    if getattr(_tree.grow, "overloads", True):  # compiled here already (numba's cache may be out of reach), or no JIT
         return
     child = None
     if limits.cores() - limits.busy_cores() >= 1.5:
