@@ -161,6 +161,34 @@ def test_a_thread_backs_up_to_the_set_another_thread_solved() -> None:
     assert _optimal._solved_above(table, path, 2, 3) == -1  # only from the search's root down
 
 
+def test_a_thread_gives_up_a_guess_other_threads_proved_loses() -> None:
+    """A thread's path also holds, by depth, the guess it tries: the set's size, the best total when
+    the guess was taken up, and each part's hashes and lower bound. Once the table's bounds for the
+    parts (raised by other threads) add up to that best, the guess loses and the thread backs up."""
+    import numpy as np
+
+    from keypeg.kernels import _optimal
+
+    table = np.zeros((64, 4), dtype=np.int64)
+    path = np.zeros((3, _optimal.GUESS + 3 * 3), dtype=np.int64)
+    path[1, 3:6] = 10, 40, 1  # 10 codes, best 40 so far, a guess under way
+    path[1, _optimal.GUESS :] = [5, 15, 12, 6, 16, 8, 0, 0, 3]  # two parts in the table, one of two codes
+    assert _optimal._refuted_above(table, path, 0, 2) == -1  # 10 + 12 + 8 + 3 = 33 < 40
+    _optimal._tt_put(table, 5, 15, 20, 1, 4, 6)  # the first part solved: 20 guesses
+    assert _optimal._refuted_above(table, path, 0, 2) == 1  # 10 + 20 + 8 + 3 = 41 >= 40
+    assert _optimal._refuted_above(table, path, 0, 1) == -1  # a node at depth 1 looks above it only
+    assert _optimal._refuted_above(table, path, 2, 3) == -1  # and from the search's root down
+    path[1, 5] = 0  # no guess under way there
+    assert _optimal._refuted_above(table, path, 0, 3) == -1
+
+    known = np.array([12, 8, 3], dtype=np.int64)
+    keys = np.array([[5, 15], [6, 16], [0, 0]], dtype=np.int64)
+    counts = np.array([6, 4, 2], dtype=np.int64)
+    left = np.array([0, 1, 2], dtype=np.int64)
+    assert _optimal._refreshed(table, left, keys, counts, known) == 20 + 8 + 3
+    assert known.tolist() == [20, 8, 3]
+
+
 def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The threads of the search: the cores other work leaves idle now, read from Linux's count of
     runnable threads less this process's own (the load average, which remembers the last minute, only

@@ -17,10 +17,13 @@ indexed by the constants below:
 - ``MEMO``: the transposition table, shared by the threads: ``(hash, hash) -> (value, exact, guess)``
   for the sets searched, in buckets of :data:`BUCKET` slots of four words (see :func:`_tt_put`);
 - ``PATHS[t, d]``: the set thread ``t`` searches at depth ``d``, its two hashes and its budget (zeros
-  when none), and ``THREAD`` this thread's row. The threads share the work through the table (one
-  search per thread): a thread leaves a part another thread is searching for last, and a thread
-  inside a set another thread has meanwhile solved leaves it at once (``stats[UNWIND]``), taking the
-  answer from the table (else the thread that lost the race to a large set searched on alone).
+  when none), then the guess it tries there (see :func:`_refuted_above`), and ``THREAD`` this
+  thread's row. The threads share the work through the table (one search per thread): a thread
+  leaves a part another thread is searching for last (and, while no total bounds a set, every other
+  thread takes its parts largest first); a thread inside a set another thread has meanwhile solved
+  leaves it at once (``stats[UNWIND]``), taking the answer from the table; and a thread gives up a
+  guess once what other threads proved of its parts shows it loses (``stats[REFUTED]``), before each
+  part and every :data:`REFUTE_EVERY` sets inside one.
 
 Values are integers; ``BIG`` stands for "impossible within the rounds left" and sums of it
 stay exact and above any real total.
@@ -39,14 +42,17 @@ REFINE = 256  # parts this small get the bound of their best fitting guess (n * 
 UNBOUNDED = 1 << 62
 BUCKET = 4  # slots of the transposition table a set may take (two cache lines)
 SHARED_MIN = 16  # parts this large are left for last while another thread searches them
+REFUTE_EVERY = 16  # a thread looks whether other threads refuted a guess it tries every this many sets
 KEPT = 1 << 20  # the size given to entries loaded from a checkpoint (evicted after smaller sets)
 
 # the fields of ctx
 TABLE, POS, CNT, STRIDE, COLOURS, PERMS, BOUNDS, WIN, POOL_ALL, SYMMETRY_MIN = range(10)
 NCOLOURS, BRANCHING, HIST, STATS, HALT, MEMO, PATHS, THREAD = range(10, 18)
 # the slots of ctx[STATS]
-NODES, ROOT_DONE, ROOT_COUNT, ROOT_BEST, ROOT_BOUND, ROOT_DEPTH, ABORTED, PART_DONE, PART_COUNT, UNWIND = range(10)
-STAT_SLOTS = 10
+NODES, ROOT_DONE, ROOT_COUNT, ROOT_BEST, ROOT_BOUND, ROOT_DEPTH, ABORTED, PART_DONE, PART_COUNT = range(9)
+UNWIND, REFUTED = 9, 10
+STAT_SLOTS = 11
+GUESS = 6  # the column of PATHS where a guess's parts start (see _refuted_above)
 
 
 @njit(inline="always", cache=True)
@@ -351,6 +357,50 @@ def _solved_above(tt, path, top, depth):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _refreshed(tt, left, keys, counts, known):  # type: ignore[no-untyped-def]
+    """The sum of the lower bounds of the parts ``left`` (feedbacks), each ``known`` bound first raised
+    to what the table holds for the part now (another thread may have searched it meanwhile)."""
+    rest = 0
+    for k in range(left.shape[0]):
+        f = left[k]
+        if counts[f] > 2:
+            found, value, _, _ = _tt_get(tt, keys[f, 0], keys[f, 1])
+            if found and value > known[f]:
+                known[f] = value
+        rest += known[f]
+    return rest
+
+
+@njit(cache=True)
+def _refuted_above(tt, path, top, depth):  # type: ignore[no-untyped-def]
+    """The shallowest depth from ``top`` to ``depth - 1`` where the guess this thread tries can no longer
+    beat the best total there, by what the table now holds for its parts (proved by other threads
+    meanwhile), or -1. ``path[d]``: columns 3 to 5 the set's size, the best total when the guess was
+    taken up and whether one is; then for each feedback the part's hashes (zeros for none or a
+    part of two codes or fewer) and lower bound."""
+    for d in range(top, depth):
+        if path[d, 5] == 0:
+            continue
+        least = path[d, 3]
+        for c in range(GUESS, path.shape[1], 3):
+            bound = path[d, c + 2]
+            if path[d, c + 1] != 0:
+                found, value, _, _ = _tt_get(tt, path[d, c], path[d, c + 1])
+                if found and value > bound:
+                    bound = value
+            least += bound
+        if least >= path[d, 4]:
+            return d
+    return -1
+
+
+@njit(inline="always", cache=True)
+def _leave(paths, me, depth):  # type: ignore[no-untyped-def]
+    """Clear this thread's row of ``paths`` at ``depth``: it searches no set there."""
+    paths[me, depth, 0], paths[me, depth, 1], paths[me, depth, 2], paths[me, depth, 5] = 0, 0, 0, 0
+
+
+@njit(cache=True)
 def _smallest_first(counts):  # type: ignore[no-untyped-def]
     """The indices of ``counts`` by increasing count, equal counts in index order (an insertion sort:
     a handful of feedbacks, and far less to compile than numpy's stable sort)."""
@@ -424,6 +474,11 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
         if above >= 0:  # another thread solved a set this one is inside: back up to it
             stats[UNWIND] = above + 1
             return np.int64(BIG), np.int64(-1)
+        if stats[NODES] % REFUTE_EVERY == 0:
+            above = _refuted_above(tt, paths[me], stats[ROOT_DEPTH], depth)
+            if above >= 0:  # other threads proved the guess tried at that depth loses: back up to it
+                stats[UNWIND], stats[REFUTED] = above + 1, 1
+                return np.int64(BIG), np.int64(-1)
         paths[me, depth, 0], paths[me, depth, 1], paths[me, depth, 2] = h1, h2, budget
     # every fitting guess costs at least quick_bound, every other one at least n + spread(n)
     quick, quick_bound = _best_fitting(ctx, codes, rounds)
@@ -480,6 +535,14 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
                 hist[depth, p] = colours[g, p]
             total = n
             child_shared = np.empty(0, dtype=np.int64)
+            if helped:  # what other threads' work can refute this guess by (see _refuted_above)
+                paths[me, depth, 3], paths[me, depth, 4], paths[me, depth, 5] = n, best, 1
+                for f in range(nfb):
+                    c = GUESS + 3 * f
+                    held = f != win and counts[f] > 0
+                    paths[me, depth, c + 2] = known[f] if held else 0
+                    paths[me, depth, c + 1] = keys[f, 1] if held and counts[f] > 2 else 0
+                    paths[me, depth, c] = keys[f, 0]
             # a part another thread is searching goes to the end of the list (searched then, if
             # that thread has not proved it meanwhile)
             end = parts
@@ -496,6 +559,11 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
                     continue
                 if top:
                     stats[PART_DONE], stats[PART_COUNT] = j - 1, parts
+                if helped and j > 1:  # what other threads proved of the parts left since
+                    rest = _refreshed(tt, todo[j - 1 : end], keys, counts, known)
+                    if total + rest >= best:
+                        total = best  # it cannot beat the best any more
+                        break
                 rest -= known[f]
                 allowed = best - total - rest
                 if counts[f] >= sym_min and child_shared.shape[0] == 0:
@@ -509,8 +577,12 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
                 if value >= allowed:
                     total = max(total + rest, best)
                     break
+            paths[me, depth, 5] = 0
+            if stats[ABORTED] == 0 and stats[UNWIND] == depth + 1 and stats[REFUTED] != 0:
+                stats[UNWIND], stats[REFUTED] = 0, 0
+                total = best  # refuted by what other threads proved
             if stats[ABORTED] != 0 or stats[UNWIND] != 0:
-                paths[me, depth, 0], paths[me, depth, 1], paths[me, depth, 2] = 0, 0, 0
+                _leave(paths, me, depth)
                 if stats[ABORTED] != 0 or stats[UNWIND] != depth + 1:
                     return np.int64(BIG), np.int64(-1)
                 stats[UNWIND] = 0  # this set is the one solved: the table holds its answer
@@ -527,7 +599,7 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
             if best <= lower:
                 break
     if helped:
-        paths[me, depth, 0], paths[me, depth, 1], paths[me, depth, 2] = 0, 0, 0
+        _leave(paths, me, depth)
     if chosen < 0:
         value = max(budget, lowest, lower)
         _tt_put(tt, h1, h2, value, 0, -1, n)
