@@ -101,8 +101,7 @@ class ExactSearch:
             while len(self._stats) < threads:
                 self._hists.append(np.zeros((rows + 1, pegs), dtype=np.int8))
                 self._stats.append(np.zeros(_optimal.STAT_SLOTS, dtype=np.int64))
-            feedbacks = (self.space.pegs + 1) ** 2
-            paths = np.zeros((threads, rows + 2, _optimal.GUESS + 3 * feedbacks), dtype=np.int64)
+            paths = np.zeros((threads, rows + 2, _optimal.GUESS + 3 * (pegs + 1) ** 2), dtype=np.int64)
             self._ctxs[threads] = [
                 (*self._common, self._hists[t], self._stats[t], self.halt, self.memo, paths, t) for t in range(threads)
             ]
