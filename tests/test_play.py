@@ -16,6 +16,8 @@ from keypeg.game import Game, GameOverError, Match, Termination, random_code
 from keypeg.knowledge import Knowledge
 from keypeg.play.codemakers import AdversarialCodemaker
 from keypeg.play.levels import level_strategy
+from keypeg.play.sessions import SolveSession
+from keypeg.store import Store
 
 CLASSIC = find_variant("classic").rules
 LETTERS = Rules(4, 6)
@@ -231,6 +233,35 @@ def test_solve_names_the_likely_wrong_score_and_fix_corrects_it() -> None:
     assert "no code fits these scores" in result.stderr and "Likely mistake" in result.stderr
     assert "guess 1 rescored" in result.stderr
     assert result.stdout.splitlines() == [played[0][0], str(second_guess), *[g for g, _ in played[1:]]]
+
+
+def test_solve_rescoring_an_earlier_guess_all_black_ends_and_records_the_game_there(tmp_path: Path) -> None:
+    start = SolveSession(LETTERS)
+    first = start.guess()
+    start.score(Feedback(0, 0))
+    second = start.guess()  # the person's code: it fits 0,0 for the first guess
+    assert start.knowledge().add(second, LETTERS.win).is_consistent
+    for wrong in LETTERS.feedbacks():  # a wrong score for it, after which the next guess is scored truly
+        session = SolveSession.from_state(*start.to_state())
+        if wrong == LETTERS.win or not session.knowledge().add(second, wrong).is_consistent:
+            continue
+        session.score(wrong)
+        third = session.guess()
+        truth = score(second, third)
+        if session.knowledge().add(third, truth).is_consistent:
+            break
+    else:
+        pytest.fail("no wrong score found that the next true score does not contradict")
+    lines = ["0 0", f"{wrong.black} {wrong.white}", f"{truth.black} {truth.white}", "fix 2 4 0", "4 0"]
+    db = f"sqlite:///{tmp_path / 'k.db'}"
+    result = run(["solve", "-p", "4", "-c", "6", "--player", "bob", "--db", db], lines)
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.splitlines()[:3] == [str(first), str(second), str(third)]
+    assert len(result.stdout.splitlines()) == 4  # the fourth guess awaited its score when the fix came
+    assert "guess 2 rescored 4,0: it was your code, so the game ended there (guess 3 dropped)" in result.stderr
+    record = Store(db).history("bob", with_moves=True)[0]
+    assert (record.outcome, record.guesses, record.secret) == ("solved", 2, str(second))
+    assert [m.guess for m in record.moves] == [str(first), str(second)]
 
 
 def test_solve_seeded_level_one_repeats() -> None:

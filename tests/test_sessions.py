@@ -510,3 +510,27 @@ def test_out_of_range_ids_and_rows_are_plain_answers(tmp_path: Path) -> None:
         Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").game(2**70)
     lost = runner.invoke(cli, ["solve", "--rows", "1", *db], input="0 0\n")
     assert lost.exit_code == 1 and "out of rows" in lost.stderr
+
+
+def test_rescoring_an_earlier_guess_all_black_ends_the_game_there() -> None:
+    start = SolveSession(LETTERS, level=3)
+    start.score(Feedback(0, 0))
+    second = start.guess()
+    assert start.knowledge().add(second, LETTERS.win).is_consistent  # the person's code may be this guess
+    for wrong in LETTERS.feedbacks():  # a wrong score for it, after which the next guess is scored truly
+        game = SolveSession.from_state(*start.to_state())
+        if wrong == LETTERS.win or not game.knowledge().add(second, wrong).is_consistent:
+            continue
+        game.score(wrong)
+        third = game.guess()
+        if game.knowledge().add(third, score(second, third)).is_consistent:
+            game.score(score(second, third))
+            break
+    else:
+        pytest.fail("no wrong score found that the next true score does not contradict")
+    assert not game.is_over and len(game.history) == 3
+    game.fix(2, LETTERS.win)
+    outcome = game.outcome()
+    assert outcome is not None and outcome.solved and outcome.guesses == 2 and outcome.secret == second
+    assert game.history == [start.history[0], (second, LETTERS.win)]
+    assert game.actions() == frozenset()

@@ -396,8 +396,9 @@ def _solve_turns(terminal: Terminal, session: SolveSession, keeper: GameKeeper) 
                 session.undo()
             elif word.startswith("fix"):
                 number, feedback = _fix_command(line)
+                scored = len(session.history)
                 session.fix(number, feedback)
-                terminal.show(f"guess {number} rescored {rules.parse_feedback(feedback)}")
+                terminal.show(_fixed(session, number, scored))
             else:
                 session.score(line)
         except InconsistentScoreError as error:
@@ -418,6 +419,18 @@ def _solve_turns(terminal: Terminal, session: SolveSession, keeper: GameKeeper) 
     else:
         terminal.show("I am out of rows: you win this one.")
     return True
+
+
+def _fixed(session: SolveSession, number: int, scored: int) -> str:
+    """What a correction did: guess ``number`` rescored, and, when that score was the winning one, that
+    the game ended there (with the later of the ``scored`` guesses dropped)."""
+    said = f"guess {number} rescored {session.history[number - 1][1]}"
+    if not session.is_over:
+        return said
+    said += ": it was your code, so the game ended there"
+    if number == scored:
+        return said
+    return f"{said} ({f'guess {scored}' if scored == number + 1 else f'guesses {number + 1} to {scored}'} dropped)"
 
 
 def _fix_command(line: str) -> tuple[int, str]:

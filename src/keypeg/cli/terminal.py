@@ -68,8 +68,11 @@ class Terminal:
         click.echo(text)
 
     def show(self, renderable: RenderableType) -> None:
-        """Something for the person: stdout in a terminal, stderr when piped."""
-        (self.out if self.interactive else self.err).print(renderable)
+        """Something for the person: stdout in a terminal, stderr when piped (a line of text unwrapped)."""
+        if self.interactive:
+            self.out.print(renderable)
+        else:
+            self.err.print(renderable, soft_wrap=isinstance(renderable, str))
 
     def warn(self, text: str) -> None:
         """A message about bad input: always stderr, so the protocol stays clean. Messages quote user

@@ -352,7 +352,8 @@ class SolveSession(_Game):
         return last
 
     def fix(self, number: int, feedback: Feedback | str) -> None:
-        """Correct the score of guess ``number`` (from 1), if the scores then fit some code."""
+        """Correct the score of guess ``number`` (from 1), if the scores then fit some code. The winning
+        score says that guess was the code: the game ends there, and the guesses after it are dropped."""
         if self.is_over:
             raise GameOverError("the game is over")
         if not 1 <= number <= len(self.history):
@@ -360,7 +361,7 @@ class SolveSession(_Game):
         given = self._feedback(feedback)
         history = list(self.history)
         history[number - 1] = (history[number - 1][0], given)
-        self._replace(history)
+        self._replace(history[:number] if given == self.rules.win else history)
 
     def resign(self) -> None:
         """Stop: the person wins this one."""
