@@ -322,6 +322,50 @@ def test_cli_optimal_saves_and_next_uses_it(tmp_path: Path, monkeypatch: pytest.
     assert verified.exit_code == 0 and "verified" in verified.stdout
 
 
+def _no_search(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make any optimal search fail the test."""
+
+    def searched(self: OptimalSolver, upper: float = float("inf")) -> int:
+        raise AssertionError("searched again")
+
+    monkeypatch.setattr(OptimalSolver, "solve", searched)
+
+
+def test_cli_optimal_reuses_the_saved_optimum_unless_restart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))
+    runner = CliRunner()
+    first = json.loads(runner.invoke(cli, ["optimal", "-p", "3", "-c", "4", "--json"]).stdout)
+    assert first["source"] == "search" and first["nodes"] > 0
+    saved = first["saved"]
+    with monkeypatch.context() as patched:
+        _no_search(patched)
+        again = runner.invoke(cli, ["optimal", "-p", "3", "-c", "4", "--json"])
+        assert again.exit_code == 0, again.output
+        data = json.loads(again.stdout)
+        assert (data["source"], data["file"]) == ("saved", saved)
+        assert (data["total"], data["distribution"]) == (first["total"], first["distribution"])
+        text = runner.invoke(cli, ["optimal", "-p", "3", "-c", "4", "--rows", "5"])
+        assert text.exit_code == 0, text.output
+        assert f"the optimum saved in {saved} on " in text.stdout and "--restart searches again" in text.stdout
+        other = runner.invoke(cli, ["optimal", "-p", "3", "-c", "4", "--pool", "consistent", "--json"])
+        assert "searched again" in other.stderr  # another pool: nothing saved, so it searches
+    restarted = json.loads(runner.invoke(cli, ["optimal", "-p", "3", "-c", "4", "--restart", "--json"]).stdout)
+    assert restarted["source"] == "search" and restarted["total"] == first["total"]
+
+
+def test_cli_optimal_shows_the_shipped_optimum(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))
+    _no_search(monkeypatch)
+    result = CliRunner().invoke(cli, ["optimal", "--variant", "bulls-and-cows", "--json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert (data["source"], data["total"], data["max"]) == ("shipped", 26274, 7)
+    assert Path(data["file"]).parent.name == "data"
+    text = CliRunner().invoke(cli, ["optimal"])
+    assert "the optimum shipped with keypeg" in text.stdout and "5,625" in text.stdout
+    assert "from RRGB" in text.stdout  # in the rules' own symbols, whatever the shipped file's
+
+
 def _interrupted(rules: Rules, monkeypatch: pytest.MonkeyPatch) -> OptimalSolver:
     """A solver whose search was stopped by Ctrl-C (a real SIGINT) once it had searched 1,000 sets."""
     import signal

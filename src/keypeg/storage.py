@@ -14,6 +14,7 @@ import tempfile
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
@@ -36,6 +37,8 @@ __all__ = [
     "optimal_tree_path",
     "save_optimal_tree",
     "load_optimal_tree",
+    "find_optimal_tree",
+    "SavedOptimum",
     "checkpoint_path",
     "save_checkpoint",
     "load_checkpoint",
@@ -196,16 +199,28 @@ def save_optimal_tree(tree: StrategyTree, pool: str, secrets: str = "all") -> Pa
     return path
 
 
-def load_optimal_tree(rules: Rules, pool: str, secrets: str = "all", cache: Path | None = None) -> StrategyTree | None:
-    """A saved optimal tree that is optimal for these rules and options, if there is one.
+@dataclass(frozen=True)
+class SavedOptimum:
+    """A solved optimal tree found on disk: the tree, its file, and whether it ships with keypeg."""
+
+    tree: StrategyTree
+    path: Path
+    shipped: bool
+
+
+def find_optimal_tree(rules: Rules, pool: str, secrets: str = "all", cache: Path | None = None) -> SavedOptimum | None:
+    """A saved optimal tree that is optimal for these rules and options, with where it was found.
 
     Looks in the cache (``cache``, by default :func:`cache_dir`, where ``keypeg optimal``
-    saves) and in the trees shipped with keypeg. A tree solved with ``R`` rows is optimal
+    saves), then in the trees shipped with keypeg. A tree solved with ``R`` rows is optimal
     for ``r`` rows when it never needs more than ``r`` guesses and ``r <= R``.
     """
     stem = _stem(rules, pool, secrets)
-    folders = [cache if cache is not None else cache_dir(), Path(str(resources.files("keypeg") / "data"))]
-    for folder in folders:
+    folders = [
+        (cache if cache is not None else cache_dir(), False),
+        (Path(str(resources.files("keypeg") / "data")), True),
+    ]
+    for folder, shipped in folders:
         for path in sorted(folder.glob(f"{stem}-rows*.json")) if folder.is_dir() else []:
             try:
                 solved_rows = int(path.stem.rsplit("-rows", 1)[1])
@@ -213,8 +228,14 @@ def load_optimal_tree(rules: Rules, pool: str, secrets: str = "all", cache: Path
             except (ValueError, KeypegError):
                 continue
             if tree.rules.game == rules.game and tree.stats.max <= rules.rows <= solved_rows:
-                return tree
+                return SavedOptimum(tree, path, shipped)
     return None
+
+
+def load_optimal_tree(rules: Rules, pool: str, secrets: str = "all", cache: Path | None = None) -> StrategyTree | None:
+    """The tree of :func:`find_optimal_tree`, if there is one."""
+    found = find_optimal_tree(rules, pool, secrets, cache)
+    return None if found is None else found.tree
 
 
 # -- the checkpoint of an interrupted optimal search --------------------------------------------

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import signal
 import sys
+from datetime import datetime
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,9 @@ from keypeg.text import visible
 if TYPE_CHECKING:
     from keypeg.analysis.distributed import DistributedSolver, Traffic
     from keypeg.cluster import Workers
+    from keypeg.storage import SavedOptimum
+    from keypeg.strategies.optimal import SearchProgress
+    from keypeg.strategy_tree import StrategyTree
 
 LOG_SECONDS = 60.0
 """Without a terminal, the search's progress is written to stderr this often."""
@@ -49,7 +53,8 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     "--resume/--restart",
     default=True,
     show_default=True,
-    help="Continue from where an interrupted search of these rules stopped (Ctrl-C saves it).",
+    help="Show the optimum an earlier run saved (or keypeg ships), or continue the search an interrupted "
+    "run left (Ctrl-C saves it); --restart searches afresh.",
 )
 @click.option("--export", type=FILE, help="Also save the tree here.")
 @tree_format_option
@@ -71,36 +76,113 @@ def optimal(
     """The strategy with the fewest total guesses over all secrets, found by exact search.
 
     The rules' rows limit the guesses (--rows 5: the best strategy that never needs more than 5).
-    Ctrl-C stops the search and keeps what it has proved; the same command then resumes it.
+    An optimum saved by an earlier run, or shipped with keypeg, for the same rules, pool and secrets
+    is shown at once (--restart searches again). Ctrl-C stops the search and keeps what it has proved;
+    the same command then resumes it.
     """
+    from keypeg import storage
+
+    refuse_empty("variant", "export")
+    found = storage.find_optimal_tree(rules, pool, secrets) if resume else None
+    if export is not None:
+        storage.check_writable(export)
+    if found is None:
+        tree, nodes = _search(rules, pool, secrets, resume, cluster, force)
+        saved = _save(tree, pool, secrets) if save else None
+        source: dict[str, Any] = {"source": "search", "nodes": nodes}
+        if saved is not None:
+            source["saved"] = str(saved)
+        said = [f"searched {plural(nodes, 'set')} of codes"] + ([f"saved to {visible(str(saved))}"] if saved else [])
+    else:
+        tree = _reused(rules, found)
+        source, said = _reuse_note(found)
+    if export is not None:
+        from keypeg.analysis.export import save_tree
+
+        save_tree(tree, export, fmt)
+    _show(rules, tree, pool, secrets, source, said, as_json)
+    if export is not None and not as_json:
+        say(f"tree saved to {visible(str(export))} ({fmt})")
+
+
+def _reused(rules: Rules, found: SavedOptimum) -> StrategyTree:
+    """The saved or shipped optimum in the asked rules' symbols and rows."""
+    from keypeg.strategy_tree import StrategyTree
+
+    conventions = {**found.tree.conventions, "rows": rules.rows}
+    return StrategyTree(rules, found.tree.flat(), conventions, found.tree.stats)
+
+
+def _reuse_note(found: SavedOptimum) -> tuple[dict[str, Any], list[str]]:
+    """What ``--json`` and the text say of an optimum found on disk rather than searched."""
+    path = visible(str(found.path))
+    if found.shipped:
+        return {"source": "shipped", "file": str(found.path)}, [
+            f"the optimum shipped with keypeg ({path}); --restart searches again"
+        ]
+    when = datetime.fromtimestamp(found.path.stat().st_mtime).astimezone()
+    note = f"the optimum saved in {path} on {when:%Y-%m-%d %H:%M}, found earlier; --restart searches again"
+    return {"source": "saved", "file": str(found.path), "saved_on": when.isoformat(timespec="seconds")}, [note]
+
+
+def _save(tree: StrategyTree, pool: str, secrets: str) -> Path:
+    from keypeg.strategies.optimal import save_optimal
+
+    return save_optimal(tree, pool, secrets)  # type: ignore[arg-type]
+
+
+def _show(
+    rules: Rules,
+    tree: StrategyTree,
+    pool: str,
+    secrets: str,
+    source: dict[str, Any],
+    said: list[str],
+    as_json: bool,
+) -> None:
+    """The optimum's figures, and where it came from."""
+    from rich.text import Text
+
+    from keypeg.cli.analysis import analysis_table, result_dict
+
+    if as_json:
+        print_json({**result_dict(tree), **source})
+        return
+    out.print(
+        Text.assemble(
+            (rules.describe(), "bold"),
+            f": {plural(tree.stats.secrets, 'secret')} ({secrets}), guesses from {pool} codes",
+        )
+    )
+    out.print(analysis_table([tree]))
+    for line in said:
+        say(line)
+
+
+def _search(
+    rules: Rules, pool: str, secrets: str, resume: bool, cluster: Cluster, force: bool
+) -> tuple[StrategyTree, int]:
+    """Search the optimum (resuming an interrupted search if asked), showing progress on stderr;
+    Ctrl-C or SIGTERM saves what it has proved and exits 130. Returns the tree and the sets searched."""
     from rich.live import Live
     from rich.text import Text
 
     from keypeg import storage
     from keypeg.analysis.cost import guard, optimal_cost
 
-    refuse_empty("variant", "export")
     guard(optimal_cost(rules), force, timed=not cluster.distributed)
     storage.check_cache_folder()  # the checkpoint and the solved tree go there: fail now, not after the search
     announce_compiling(("_score", "_symmetry", "_optimal"))
-    from keypeg.analysis.export import save_tree
-    from keypeg.cli.analysis import analysis_table, result_dict
     from keypeg.cli.cluster import say_traffic
     from keypeg.kernels import CodeSpace
-    from keypeg.strategies.optimal import OptimalSolver, SearchProgress, save_optimal, secret_set
+    from keypeg.strategies.optimal import OptimalSolver, secret_set
 
     space = CodeSpace.of(rules)
     chosen = secret_set(space, secrets)
     status = Text("starting the search", style="dim")
 
     def show(progress: SearchProgress) -> None:
-        best = "none yet" if math.isinf(progress.best) else f"{int(progress.best):,}"
-        status.plain = (
-            f"first guesses {progress.first_guesses_done}/{progress.first_guesses} "
-            f"(parts {progress.parts_done}/{progress.parts})  best total {best}  "
-            f"bound {int(progress.bound):,}  "
-            f"sets {progress.nodes:,} ({progress.nodes_per_second:,.0f}/s)  {progress.seconds:.1f} s"
-        )
+        status.plain = progress_line(progress)
         if live is not None:
             live.refresh()
         elif progress.seconds >= logged[0] + LOG_SECONDS:
@@ -145,28 +227,18 @@ def optimal(
         signal.signal(signal.SIGTERM, stop_on_term)
     solver.forget_checkpoint()
     tree.conventions["nodes"] = solver.nodes
-    saved = save_optimal(tree, pool, secrets) if save else None  # type: ignore[arg-type]
-    if export is not None:
-        save_tree(tree, export, fmt)
-    if as_json:
-        data: dict[str, Any] = result_dict(tree)
-        data["nodes"] = solver.nodes
-        if saved is not None:
-            data["saved"] = str(saved)
-        print_json(data)
-        return
-    out.print(
-        Text.assemble(
-            (rules.describe(), "bold"),
-            f": {plural(tree.stats.secrets, 'secret')} ({secrets}), guesses from {pool} codes",
-        )
+    return tree, solver.nodes
+
+
+def progress_line(progress: SearchProgress) -> str:
+    """The search's live status line."""
+    best = "none yet" if math.isinf(progress.best) else f"{int(progress.best):,}"
+    return (
+        f"first guesses {progress.first_guesses_done}/{progress.first_guesses} "
+        f"(parts {progress.parts_done}/{progress.parts})  best total {best}  "
+        f"bound {int(progress.bound):,}  "
+        f"sets {progress.nodes:,} ({progress.nodes_per_second:,.0f}/s)  {progress.seconds:.1f} s"
     )
-    out.print(analysis_table([tree]))
-    say(f"searched {plural(solver.nodes, 'set')} of codes")
-    if saved is not None:
-        say(f"saved to {visible(str(saved))}")
-    if export is not None:
-        say(f"tree saved to {visible(str(export))} ({fmt})")
 
 
 __all__ = ["optimal"]
