@@ -180,6 +180,30 @@ def test_solve_games_are_recorded_and_wrong_passwords_refused(tmp_path: Path) ->
     assert len(game.moves) == 0 and store.game(game.id).guesses == len(lines)
 
 
+@pytest.mark.parametrize(
+    ("command", "move"), [(["play", "--secret", "RGBY"], "RRGG"), (["solve"], "1 0"), (["match", "-g", "2"], "RRGG")]
+)
+def test_an_unrecorded_game_still_needs_the_players_password(tmp_path: Path, command: list[str], move: str) -> None:
+    db = ["--db", sqlite_url(tmp_path)]
+    Store(sqlite_url(tmp_path)).set_password("ann", "pw")
+    args = [*command, "--player", "ann", "--password-stdin", "--no-record", *db]
+    refused = CliRunner().invoke(cli, args, input=f"wrong\n{move}\nq\n")
+    assert refused.exit_code == 2 and refused.stderr.startswith("error: wrong password for 'ann'"), refused.output
+    assert refused.stdout == ""
+    allowed = CliRunner().invoke(cli, args, input=f"pw\n{move}\n")
+    assert allowed.stdout and "wrong password" not in allowed.stderr, allowed.output
+
+
+def test_a_game_left_unrecorded_never_says_it_is_recorded(tmp_path: Path) -> None:
+    db = ["--db", sqlite_url(tmp_path)]
+    unrecorded = CliRunner().invoke(cli, ["solve", "--player", "bob", "--no-record", *db], input="1 0\n")
+    assert unrecorded.exit_code == 1 and "recorded" not in unrecorded.stderr, unrecorded.stderr
+    assert "You stopped the game." in unrecorded.stderr and not Store(sqlite_url(tmp_path)).history()
+    recorded = CliRunner().invoke(cli, ["solve", "--player", "bob", *db], input="1 0\n")
+    assert "it is recorded as resigned" in recorded.stderr
+    assert [g.outcome for g in Store(sqlite_url(tmp_path)).history("bob")] == ["resigned"]
+
+
 def test_moves_taken_back_are_replaced_and_a_game_is_found_by_its_public_id(tmp_path: Path) -> None:
     store = Store(sqlite_url(tmp_path))
     game = store.start_game("ann", Rules(4, 6), role="maker", public_id="abc")

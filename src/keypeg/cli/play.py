@@ -76,16 +76,16 @@ resume_option = click.option(
 
 
 def _store(db: str | None, record: bool, what: str) -> Store | None:
-    """The store, or ``None`` when not recording; a database asked for wrongly (a bad URL) is refused,
-    one that fails (locked, unwritable) gets a note and the game is played unrecorded."""
-    if not record:
-        return None
+    """The store, where players' passwords are checked whether or not the ``what`` is recorded. A
+    database asked for wrongly (a bad URL) is refused; one that fails (locked, unwritable) gets a note,
+    and ``None``: the ``what`` is played unrecorded, and no name can be checked."""
     try:
         return open_store(db)
     except KeypegError as error:
         if error.exit_code == 2:
             raise
-        err.print(Text(f"note: this {what} is not recorded: {visible(error, 400)}"), soft_wrap=True)
+        done = f"this {what} is not recorded and" if record else "the database cannot be read, so"
+        err.print(Text(f"note: {done} no player's name is checked: {visible(error, 400)}"), soft_wrap=True)
         return None
 
 
@@ -153,16 +153,18 @@ def _open_game(
     if resume_id is not None:
         _only_with_resume({"resume_id", "player", "password_stdin", "db", "record"})
     name = player_name(player if player is not None else default_player())
+    if resume_id is not None and not record:
+        raise KeypegError("--resume needs the database (it cannot be used with --no-record)")
     store = _store(db, record, "game")
     if resume_id is not None and store is None:
-        raise KeypegError("--resume needs the database (it cannot be used with --no-record)")
+        raise KeypegError("--resume needs the database, which cannot be used")
     name = _claim(terminal, store, name, password_stdin)
     if resume_id is not None:
         assert store is not None
         session, keeper = continue_game(store, resume_id, name, kind=kind)
         return terminal, session, keeper
     session = new()
-    return terminal, session, _keeper(terminal, store, name, session)
+    return terminal, session, _keeper(terminal, store if record else None, name, session)
 
 
 def _only_with_resume(allowed: set[str]) -> None:
@@ -178,8 +180,8 @@ def _only_with_resume(allowed: set[str]) -> None:
 
 
 def _resign(terminal: Terminal, session: Session, keeper: GameKeeper) -> None:
-    """The person left before the end (``q``, Ctrl-C, end of input): the game is resigned, recorded as
-    lost, and the secret (the computer's) is shown."""
+    """The person left before the end (``q``, Ctrl-C, end of input): the game is resigned (recorded as
+    lost, when it is recorded), and the secret (the computer's) is shown."""
     if session.is_over:
         return
     session.resign()
@@ -193,7 +195,7 @@ def _resign(terminal: Terminal, session: Session, keeper: GameKeeper) -> None:
             terminal.warn("resigned")
             terminal.answer(str(secret))
     else:
-        terminal.show("You stopped the game: it is recorded as resigned.")
+        terminal.show(f"You stopped the game{': it is recorded as resigned' if keeper.recording else ''}.")
 
 
 def _resign_and_exit(terminal: Terminal, session: Session, keeper: GameKeeper) -> NoReturn:
@@ -578,8 +580,9 @@ def match(
             player_name(name)  # a name from a file: refused if it could not be a player's
             if name != session.computer:
                 _claim(terminal, store, name, password_stdin)
-    keeper = MatchKeeper(store, on_error=terminal.note)
-    game_keeper = _resume_match_game(terminal, store, session)
+    recorder = store if record else None
+    keeper = MatchKeeper(recorder, on_error=terminal.note)
+    game_keeper = _resume_match_game(terminal, recorder, session)
     if save_path is None:
         save_path = _free_path(Path("keypeg-match.json"))
         check_writable(save_path)
@@ -593,7 +596,7 @@ def match(
                 if session.needs_secret() and secret is None:
                     break
                 game = session.start(secret)
-                game_keeper = _keeper(terminal, store, session.seat()[1], game, keeper.save(session))
+                game_keeper = _keeper(terminal, recorder, session.seat()[1], game, keeper.save(session))
                 session.current_id = game_keeper.game_id
                 keeper.save(session)
                 _save(session, save_path)  # a match stopped mid-game goes on with this game

@@ -53,6 +53,11 @@ class GameKeeper:
     finished: bool = False
     """Whether the end of the game is written (nothing more is, after it)."""
 
+    @property
+    def recording(self) -> bool:
+        """Whether the game is kept in the store (not when unrecorded, or once a write failed)."""
+        return self.store is not None and self.game_id is not None
+
     @classmethod
     def start(
         cls,
