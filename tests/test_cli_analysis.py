@@ -86,6 +86,34 @@ def test_verify_refuses_a_damaged_file(tmp_path: Path) -> None:
     assert "cannot read" in err
 
 
+@pytest.mark.parametrize(
+    ("figure", "edit", "said"),
+    [
+        ("total", 5000, "the file states 5,000 guesses in all; the tree gives 5,668"),
+        ("average", 4.2, "the file states 4.2 guesses on average; the tree gives 4.373457"),
+        ("max", 5, "the file states 5 guesses at worst; the tree gives 6"),
+        ("secrets", 1297, "the file states 1,297 secrets; the tree gives 1,296"),
+        (
+            "distribution",
+            {"1": 1, "2": 12, "3": 72, "4": 635, "5": 570, "6": 7},
+            "the file states 570 secrets solved in round 5; the tree gives 569",
+        ),
+    ],
+)
+def test_verify_refuses_figures_the_tree_contradicts(tmp_path: Path, figure: str, edit: object, said: str) -> None:
+    tree = tmp_path / "tree.json"
+    assert run("analyze", "-s", "kooi", "--export", str(tree))[0] == 0
+    data = json.loads(tree.read_text())
+    assert data["stats"]["total"] == 5668
+    data["stats"][figure] = edit
+    tree.write_text(json.dumps(data))
+    code, out, err = run("verify", str(tree))
+    assert code == 2 and out == ""
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and said in errors[0]
+    assert err.count("\n") == 1
+
+
 def test_tables_json_reproduces_kooi() -> None:
     code, out, _ = run("tables", "-p", "4", "-c", "6", "--json")
     assert code == 0

@@ -366,6 +366,18 @@ def test_cli_optimal_shows_the_shipped_optimum(tmp_path: Path, monkeypatch: pyte
     assert "from RRGB" in text.stdout  # in the rules' own symbols, whatever the shipped file's
 
 
+def test_an_exported_optimum_of_a_secret_set_verifies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tree over the codes of two or more colours is replayed against those codes, not all."""
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))
+    tree = tmp_path / "t.json"
+    args = ["optimal", "-p", "3", "-c", "3", "--secrets", "two-or-more-colours", "--export", str(tree)]
+    assert CliRunner().invoke(cli, args).exit_code == 0
+    verified = CliRunner().invoke(cli, ["verify", str(tree), "--json"])
+    assert verified.exit_code == 0, verified.output
+    data = json.loads(verified.stdout)
+    assert data["ok"] and data["secrets"] == 24 == 3**3 - 3
+
+
 def _interrupted(rules: Rules, monkeypatch: pytest.MonkeyPatch) -> OptimalSolver:
     """A solver whose search was stopped by Ctrl-C (a real SIGINT) once it had searched 1,000 sets."""
     import signal

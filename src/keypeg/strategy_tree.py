@@ -125,12 +125,16 @@ class StrategyTree:
         conventions: dict[str, Any],
         stats: TreeStats,
         seconds: float = 0.0,
+        stated: dict[str, Any] | None = None,
     ) -> None:
         self.rules = rules
         self._root = root
         self.conventions = conventions
         self.stats = stats
         self.seconds = seconds
+        self.stated = stated or {}
+        """The figures its file states (``secrets``, ``total``, ``average``, ``max``, ``distribution``
+        keyed by round), as written: :func:`keypeg.analysis.export.verify_tree` checks them."""
 
     def __repr__(self) -> str:
         return f"StrategyTree({self.rules!r}, {self.conventions!r}, {self.stats!r})"
@@ -311,7 +315,10 @@ def tree_from_json(text: str) -> StrategyTree:
     conventions = data.get("conventions", {})
     if not isinstance(conventions, dict):
         raise _damaged("the conventions are not a JSON object")
-    return StrategyTree(rules, root, dict(conventions), TreeStats.from_distribution(distribution))
+    stated = {key: stats[key] for key in ("secrets", "total", "average", "max") if key in stats}
+    if distribution_data:
+        stated["distribution"] = {d: n for d, n in sorted(distribution.items()) if n}
+    return StrategyTree(rules, root, dict(conventions), TreeStats.from_distribution(distribution), stated=stated)
 
 
 def load_tree(path: Path) -> StrategyTree:

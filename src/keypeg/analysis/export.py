@@ -18,7 +18,7 @@ from keypeg.errors import KeypegError
 from keypeg.kernels import CodeSpace, Index, ordinal_feedback
 from keypeg.storage import atomic_write
 from keypeg.strategy_tree import Node, StrategyTree, TreeStats, load_tree, tree_from_json, tree_to_json
-from keypeg.text import plural
+from keypeg.text import plural, visible
 
 __all__ = [
     "FORMATS",
@@ -30,6 +30,7 @@ __all__ = [
     "save_tree",
     "verify_tree",
     "Verification",
+    "misstated",
 ]
 
 
@@ -83,16 +84,70 @@ def save_tree(tree: StrategyTree, path: Path, fmt: str = "json") -> None:
 
 @dataclass
 class Verification:
-    """What replaying a tree against every secret found."""
+    """What replaying a tree against every secret found: the figures worked out from the tree itself."""
 
     stats: TreeStats
     problems: list[str] = field(default_factory=list)
-    claimed: TreeStats | None = None
 
     @property
     def ok(self) -> bool:
-        """Whether every secret was solved, every branch reached and the claimed stats match."""
+        """Whether every secret was solved, every branch reached and every figure the file states matches."""
         return not self.problems
+
+
+STATED = {"secrets": "secrets", "total": "guesses in all", "average": "guesses on average", "max": "guesses at worst"}
+"""The single figures a tree file states (beside its secrets per round), and what each counts."""
+
+
+def misstated(stated: dict[str, Any], stats: TreeStats) -> list[str]:
+    """Each figure of ``stated`` (a tree file's, :attr:`StrategyTree.stated`) that ``stats`` contradicts.
+
+    >>> stats = TreeStats.from_distribution({1: 1, 2: 3})
+    >>> misstated({"total": 7, "average": 1.75, "max": 2, "distribution": {1: 1, 2: 3}}, stats)
+    []
+    >>> for wrong in misstated({"total": 5, "distribution": {1: 1, 2: 2}}, stats):
+    ...     print(wrong)
+    the file states 5 guesses in all; the tree gives 7
+    the file states 2 secrets solved in round 2; the tree gives 3
+    """
+    actual = {"secrets": stats.secrets, "total": stats.total, "average": stats.average, "max": stats.max}
+    wrong = []
+    for key, what in STATED.items():
+        if key not in stated:
+            continue
+        claim, real = stated[key], actual[key]
+        if key == "average":
+            same = type(claim) in (int, float) and abs(claim - real) <= 1e-6
+        else:
+            same = type(claim) is int and claim == real
+        if not same:
+            wrong.append(f"the file states {_figure(claim)} {what}; the tree gives {_figure(real)}")
+    claimed: dict[int, int] = stated.get("distribution", stats.distribution)
+    for depth in sorted(claimed.keys() | stats.distribution.keys()):
+        claim, real = claimed.get(depth, 0), stats.distribution.get(depth, 0)
+        if claim != real:
+            wrong.append(f"the file states {claim:,} secrets solved in round {depth}; the tree gives {real:,}")
+    return wrong
+
+
+def _figure(value: object) -> str:
+    """A stated or worked-out figure as the messages show it."""
+    if type(value) is float:
+        return f"{value:.6f}".rstrip("0").rstrip(".")
+    return f"{value:,}" if type(value) is int else visible(repr(value), 40)
+
+
+def _drawn_from(tree: StrategyTree, space: CodeSpace) -> Index:
+    """The secrets a tree is for: every code, or the set its optimal search was asked for (``secret_set``)."""
+    from keypeg.strategies.optimal import secret_set
+
+    chosen = secret_set(space, str(tree.conventions.get("secret_set", "all")))
+    return space.all if chosen is None else chosen
+
+
+def _then(history: str, node: Node, feedback: Feedback) -> str:
+    """``history`` with the node's guess scored ``feedback`` added."""
+    return f"{history} {node.guess}={feedback}".lstrip()
 
 
 def verify_tree(
@@ -102,14 +157,14 @@ def verify_tree(
     max_problems: int = 20,
     progress: Callable[[int], None] | None = None,
 ) -> Verification:
-    """Replay ``tree`` against every secret (or ``secrets``): every guess legal, every secret solved,
-    every branch reached by the secrets its size claims, and the stats as claimed.
+    """Replay ``tree`` against every secret it is for (or ``secrets``): every guess legal, every secret
+    solved, every branch reached by the secrets its size claims, and every figure its file states.
 
     The secrets go down the tree together, split by the kernels at each guess (8 bytes a secret a
     round, no object per secret); ``progress`` is called with the number of secrets newly placed."""
     rules = tree.rules
     space = CodeSpace.of(rules)
-    pool = space.all if secrets is None else np.unique(space.indices(secrets))
+    pool = _drawn_from(tree, space) if secrets is None else np.unique(space.indices(secrets))
     problems: list[str] = []
     distribution: dict[int, int] = {}
 
@@ -127,17 +182,15 @@ def verify_tree(
                 if progress is not None:
                     progress(int(part.size))
             elif feedback not in node.children:
-                problems.append(f"after {history} {node.guess}={feedback}: no guess for {plural(part.size, 'secret')}")
+                problems.append(f"after {_then(history, node, feedback)}: no guess for {plural(part.size, 'secret')}")
                 if progress is not None:
                     progress(int(part.size))
             else:
-                walk(node.children[feedback], part, depth + 1, f"{history} {node.guess}={feedback}".strip())
+                walk(node.children[feedback], part, depth + 1, _then(history, node, feedback))
         for feedback in sorted(node.children.keys() - reached):
-            problems.append(f"after {history} {node.guess}={feedback}: a branch no secret reaches")
+            problems.append(f"after {_then(history, node, feedback)}: a branch no secret reaches")
 
     walk(tree.root, pool, 1, "")
     stats = TreeStats.from_distribution(distribution)
-    claimed = tree.stats if tree.stats.secrets else None
-    if claimed is not None and (claimed.total, claimed.distribution) != (stats.total, stats.distribution):
-        problems.append(f"the file claims {claimed.total:,} guesses in all; replaying gives {stats.total:,}")
-    return Verification(stats, problems[:max_problems], claimed)
+    problems.extend(misstated(tree.stated, stats))
+    return Verification(stats, problems[:max_problems])

@@ -524,20 +524,19 @@ def verify(treefile: Path, force: bool, as_json: bool) -> None:
         result = verify_tree(tree, progress=advance)
     if as_json:
         print_json({"ok": result.ok, **result.stats.as_dict(), "problems": result.problems})
-    else:
+    elif result.ok:
         s = result.stats
         say(
             f"{rules.describe()}: {plural(s.secrets, 'secret')}, {plural(s.total, 'guess', 'guesses')}, "
             f"average {figure(s.average, 4)}, worst case {s.max}"
         )
-        for problem in result.problems:
-            say(f"problem: {visible(problem)}", console=err)
-        if result.ok:
-            out.print("verified")
-        else:
-            out.print(Text.assemble(("NOT verified", "bold red"), f": {plural(len(result.problems), 'problem')}"))
+        out.print("verified")
     if not result.ok:
-        sys.exit(1)
+        first, *others = result.problems
+        for problem in [] if as_json else others:
+            say(f"problem: {visible(problem)}", console=err)
+        more = f" (and {plural(len(others), 'more problem')} above)" if others else ""
+        raise KeypegError(f"{visible(str(treefile))} is NOT verified: {visible(first)}{more}")
 
 
 def rules_limit() -> int:

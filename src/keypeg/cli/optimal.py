@@ -227,6 +227,8 @@ def _search(
         signal.signal(signal.SIGTERM, stop_on_term)
     solver.forget_checkpoint()
     tree.conventions["nodes"] = solver.nodes
+    if secrets != "all":
+        tree.conventions["secret_set"] = secrets  # what 'keypeg verify' replays it against
     return tree, solver.nodes
 
 
