@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -49,6 +50,25 @@ def test_analyze_compare_table_and_chart(tmp_path: Path) -> None:
     for figure in ("7,471", "5,801", "5,696", "5,722", "5,668"):
         assert figure in out
     assert chart.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("option", ["--chart", "--export"])
+def test_analyze_checks_its_outputs_before_any_work(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, option: str
+) -> None:
+    import keypeg.analysis.tree
+
+    def worked(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the trees were built first")
+
+    monkeypatch.setattr(keypeg.analysis.tree, "build_tree", worked)
+    with monkeypatch.context() as without:
+        without.setitem(sys.modules, "matplotlib", None)  # as if not installed
+        code, out, err = run("analyze", "--compare", "-p", "4", "-c", "6", "--chart", str(tmp_path / "c.png"))
+        assert (code, out) == (2, "")
+        assert err == "error: charts need matplotlib: pip install 'keypeg[plot]'\n"
+    code, out, err = run("analyze", "-s", "kooi", option, str(tmp_path / "no" / "such" / "folder.svg"))
+    assert (code, out) == (1, "") and err.startswith("error: cannot write") and err.count("\n") == 1
 
 
 def test_analyze_compare_json() -> None:

@@ -228,8 +228,14 @@ def analyze(
     names = [canonical_name(n) for n in strategies] or (list(COMPARED) if compare else ["worst-case"])
     if len(names) > 1 and export is not None:
         raise KeypegError("--export saves one tree: name one strategy")
-    if chart is not None and chart.suffix.lower() not in (".png", ".svg"):
-        raise click.BadParameter(f"{str(chart)!r} must end in .png or .svg", param_hint="--chart")
+    if chart is not None:
+        from keypeg.cli.charts import check_chart
+
+        check_chart(chart)
+    if export is not None:
+        from keypeg.storage import check_writable
+
+        check_writable(export)
     check_trees(rules, names, lambda estimate: guard(estimate, force, timed=not cluster.distributed))
     from keypeg.analysis.cost import EVERYDAY_KERNELS
     from keypeg.analysis.export import save_tree

@@ -8,16 +8,22 @@ from pathlib import Path
 from typing import Any
 
 from keypeg.errors import KeypegError
-from keypeg.storage import atomic_writer
+from keypeg.storage import atomic_writer, check_writable
 
-__all__ = ["figure"]
+__all__ = ["figure", "check_chart"]
 
 
-@contextmanager
-def figure(path: Path, size: tuple[float, float] = (8, 4.5)) -> Iterator[Any]:
-    """Yield matplotlib axes; the chart is written to ``path`` (.png or .svg) when the block ends."""
+def check_chart(path: Path) -> None:
+    """Refuse, before any work, a chart that could not be saved: a file not ending in .png or .svg,
+    no matplotlib, or a place that takes no file."""
     if path.suffix.lower() not in (".png", ".svg"):
         raise KeypegError(f"chart file {str(path)!r} must end in .png or .svg")
+    _pyplot()
+    check_writable(path)
+
+
+def _pyplot() -> Any:
+    """matplotlib's pyplot, drawing to files (:class:`KeypegError` saying how to install it if missing)."""
     try:
         import matplotlib
 
@@ -26,6 +32,14 @@ def figure(path: Path, size: tuple[float, float] = (8, 4.5)) -> Iterator[Any]:
     except ImportError:
         raise KeypegError("charts need matplotlib: pip install 'keypeg[plot]'") from None
     matplotlib.rcParams["text.parse_math"] = False  # titles and labels hold player names: text, not TeX
+    return plt
+
+
+@contextmanager
+def figure(path: Path, size: tuple[float, float] = (8, 4.5)) -> Iterator[Any]:
+    """Yield matplotlib axes; the chart is written to ``path`` (.png or .svg) when the block ends."""
+    check_chart(path)
+    plt = _pyplot()
     fig, ax = plt.subplots(figsize=size)
     try:
         yield ax
