@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from keypeg import VARIANTS, Code, Rules, find_variant
+from keypeg import VARIANTS, Code, Rules, Variant, find_variant
 from keypeg.errors import InvalidCodeError, InvalidRulesError, KeypegError, UnknownVariantError
+from keypeg.variants import game_label
 from reference import colors_st, rules_st
 
 # -- building rule sets -------------------------------------------------------------------
@@ -150,6 +151,40 @@ def test_bulls_and_cows_preset() -> None:
     rules = find_variant("bulls-and-cows").rules
     assert (rules.pegs, rules.colors, rules.repeats, rules.blanks) == (4, 10, False, False)
     assert "".join(rules.symbols) == "0123456789"
+
+
+@pytest.mark.parametrize(
+    ("rules", "label"),
+    [
+        (Rules(4, 6), "classic"),
+        (find_variant("classic").rules, "classic"),
+        (Rules(4, 6, rows=10), "4x6"),
+        (Rules(4, 6, rows=6), "mini"),
+        (Rules(4, 6, rows=8), "4x6, 8 rows"),
+        (find_variant("classic").rules.replace(rows=8, name="classic (changed)"), "4x6, 8 rows"),
+        (Rules(4, 10, repeats=False, rows=10), "bulls-and-cows"),
+        (Rules(4, 10, repeats=False), "4x10-norepeats, 12 rows"),
+        (Rules(4, 6, blanks=True), "classic-blanks"),
+        (Rules(7, 9, rows=12, name="mine"), "7x9, 12 rows"),
+    ],
+)
+def test_a_game_is_labelled_by_the_preset_with_exactly_its_rules(rules: Rules, label: str) -> None:
+    assert game_label(rules) == label
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS.values()), ids=list(VARIANTS))
+def test_every_preset_is_labelled_by_its_own_name(variant: Variant) -> None:
+    assert game_label(variant.rules) == variant.name
+    assert game_label(Rules(**{**variant.rules.as_dict(), "symbols": "", "names": [], "name": ""})) == variant.name
+
+
+@given(rules_st(max_pegs=6), rules_st(max_pegs=6), st.integers(6, 12), st.integers(6, 12))
+def test_two_rule_sets_share_a_label_exactly_when_they_are_the_same_game(
+    one: Rules, other: Rules, rows: int, other_rows: int
+) -> None:
+    one, other = one.replace(rows=rows), other.replace(rows=other_rows)
+    same = (one.game, one.rows) == (other.game, other.rows)
+    assert (game_label(one) == game_label(other)) == same
 
 
 @pytest.mark.parametrize(("pegs", "colors"), list(itertools.product(range(3, 7), range(3, 7))))

@@ -305,6 +305,40 @@ def test_match_games_are_recorded(tmp_path: Path) -> None:
     assert len(json.loads(state)["played"]) == 2
 
 
+def test_games_of_the_same_rules_are_grouped_and_labelled_one_way(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path)
+    store = Store(url)
+    classic = find_variant("classic").rules
+    won = [("ABCD", Feedback(4, 0))]
+    for rules in (Rules(4, 6), classic, Rules(4, 6, name="classic (changed)"), Rules(4, 6, rows=12, name="4x6")):
+        record(store, "ann", won, rules=rules)
+    old = record(store, "ann", won)
+    with sqlite3.connect(tmp_path / "k.sqlite3") as connection:  # as an earlier keypeg kept it: no rules
+        connection.execute("UPDATE games SET rules = NULL WHERE id = ?", (old,))
+    record(store, "ann", won, rules=classic.replace(rows=8, name="classic (changed)"))
+    record(store, "ann", won, rules=Rules(4, 6, rows=10))
+    assert [g.variant for g in store.history("ann")] == ["4x6", "4x6, 8 rows", *["classic"] * 5]
+    db = ["--db", url]
+
+    def stats(*args: str) -> dict[str, dict[str, object]]:
+        result = CliRunner().invoke(cli, ["stats", "--player", "ann", "--json", *args, *db])
+        assert result.exit_code == 0, result.stderr
+        return json.loads(result.stdout)["by_variant"]  # type: ignore[no-any-return]
+
+    assert {k: v["games"] for k, v in stats("-v", "classic").items()} == {"classic": 5}
+    assert {k: v["games"] for k, v in stats("-p", "4", "-c", "6").items()} == {"classic": 5}
+    assert {k: v["games"] for k, v in stats("--all-variants").items()} == {"4x6": 1, "4x6, 8 rows": 1, "classic": 5}
+    shown = CliRunner().invoke(cli, ["stats", "--player", "ann", "-p", "4", "-c", "6", "--rows", "8", *db]).stdout
+    assert "4x6, 8 rows" in shown and "classic" not in shown
+    for args in (["-p", "4", "-c", "6"], ["-v", "classic"], ["-v", "4x6", "--rows", "12"]):
+        top = json.loads(CliRunner().invoke(cli, ["top", "--json", *args, *db]).stdout)
+        assert top["variant"] == "classic", args
+    empty = CliRunner().invoke(cli, ["top", "-p", "4", "-c", "6", "--rows", "9", *db]).stdout
+    assert "of 4x6, 9 rows yet" in empty
+    exported = CliRunner().invoke(cli, ["export", "--player", "ann", "--format", "json", *db]).stdout
+    assert [g["variant"] for g in json.loads(exported)][:5] == ["classic"] * 5
+
+
 def test_revision_files_are_named_by_their_id() -> None:
     """The store skips Alembic when the database is at the newest revision, found by file name."""
     import importlib
@@ -348,7 +382,7 @@ def test_an_old_database_is_upgraded(tmp_path: Path) -> None:
     store = Store(url)
     old = store.game(1)
     assert [m.guess for m in old.moves] == ["AABB"] and not old.rated and store.saved_game(1).state is None
-    assert old.rules == Rules(4, 6, rows=12) and old.variant == "4x6"  # kept in letters, as it was
+    assert old.rules == Rules(4, 6, rows=12) and old.variant == "classic"  # kept in letters, as it was
     assert store.player("ann") == store.player("aNN") == "Ann"  # the first of the twins keeps the name
     game = record(store, "ann", [("ABCD", Feedback(4, 0))])
     assert store.game(game).outcome == "solved" and store.game(game).player == "Ann"

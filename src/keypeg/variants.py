@@ -9,7 +9,7 @@ from keypeg.errors import UnknownVariantError
 from keypeg.rules import Rules
 from keypeg.text import quoted
 
-__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANT", "find_variant", "rules_from_options"]
+__all__ = ["Variant", "VARIANTS", "DEFAULT_VARIANT", "find_variant", "game_label", "preset_of", "rules_from_options"]
 
 _CLASSIC_NAMES = ("red", "green", "blue", "yellow", "white", "black")
 _CLASSIC_SYMBOLS = ("R", "G", "B", "Y", "W", "K")
@@ -143,6 +143,27 @@ def find_variant(name: str) -> Variant:
         return _BY_NAME[_key(name)]
     except KeyError:
         raise UnknownVariantError(f"unknown variant {quoted(name)}; known: {known}") from None
+
+
+_BY_RULES: dict[tuple[tuple[int, int, bool, bool], int], Variant] = {}
+for _variant in VARIANTS.values():
+    _BY_RULES.setdefault((_variant.rules.game, _variant.rules.rows), _variant)
+
+
+def preset_of(rules: Rules) -> Variant | None:
+    """The preset whose game and row limit these rules have (their symbols and name aside), if any."""
+    return _BY_RULES.get((rules.game, rules.rows))
+
+
+def game_label(rules: Rules) -> str:
+    """The one label of a game and its row limit, wherever games are listed or grouped: the name of the
+    preset with exactly these rules, else the short form and the rows.
+
+    >>> game_label(Rules(4, 6)), game_label(Rules(4, 6, rows=10)), game_label(Rules(4, 6, rows=8))
+    ('classic', '4x6', '4x6, 8 rows')
+    """
+    preset = preset_of(rules)
+    return preset.name if preset is not None else f"{rules.slug}, {rules.rows} rows"
 
 
 DEFAULT_VARIANT = "classic"

@@ -19,6 +19,7 @@ from keypeg.cli.render import new_table, plain, sparkline
 from keypeg.limits import MIN_RANKED_GAMES, TOP_RULE
 from keypeg.rules import Rules
 from keypeg.text import plural, visible
+from keypeg.variants import game_label, preset_of
 
 if TYPE_CHECKING:
     from keypeg.store import Store
@@ -82,7 +83,7 @@ def stats(
     asked = player if player is not None else default_player()
     name = store.player(asked) or asked
     chosen = None if all_variants or not _rules_given() else rules
-    variant = f"{chosen.name or chosen.slug}, {chosen.rows} rows" if chosen is not None else None
+    variant = game_label(chosen) if chosen is not None else None
     result = store.stats(name, rules=chosen)
     if plot is not None:
         _plot(result.trend, plot, name)
@@ -156,11 +157,11 @@ def _plot(trend: list[int], path: Path, name: str) -> None:
 @json_option
 def top(rules: Rules, db: str | None, as_json: bool) -> None:
     board = open_store(db).top(rules)
-    title = f"{rules.name or rules.slug}, {rules.rows} rows"
+    title = game_label(rules)
     if as_json:
         print_json(
             {
-                "variant": rules.name or rules.slug,
+                "variant": title,
                 "rules": rules.as_dict(),
                 "rule": TOP_RULE,
                 "top": [
@@ -237,7 +238,8 @@ def replay_game(game_id: int, db: str | None, coach: bool, as_json: bool) -> Non
     out.print(
         Text.assemble(
             (f"game {game.id}", "bold"),
-            f": {visible(game.player, 64)} as {game.role}, {visible(game.variant, 64)} ({game.rows} rows)",
+            f": {visible(game.player, 64)} as {game.role}, {game.variant}",
+            f" ({rules.describe()})" if preset_of(rules) is not None else "",
             f", level {game.level}" if game.level else "",
             f", {'rated' if game.rated else 'practice'}",
             f", {game.outcome or 'unfinished'} after {plural(game.guesses, 'guess', 'guesses')}",

@@ -47,6 +47,7 @@ from keypeg.store.models import (
 )
 from keypeg.store.names import GUEST_PREFIX, name_key, player_name
 from keypeg.text import visible
+from keypeg.variants import game_label
 
 __all__ = [
     "Store",
@@ -173,8 +174,8 @@ class GameRecord:
 
     @property
     def variant(self) -> str:
-        """The variant's name (``classic``), or the rules' short form (``4x7``) when they have none."""
-        return self.rules.name or self.rules.slug
+        """The game's label (:func:`~keypeg.variants.game_label`): ``classic``, or ``4x6, 8 rows``."""
+        return game_label(self.rules)
 
     @property
     def rows(self) -> int:
@@ -1044,7 +1045,7 @@ class Store:
         by_variant: dict[str, list[GameRecord]] = {}
         by_level: dict[str, list[GameRecord]] = {}
         for g in games:
-            by_variant.setdefault(f"{g.variant}, {g.rows} rows", []).append(g)
+            by_variant.setdefault(g.variant, []).append(g)
             by_level.setdefault(str(g.level) if g.level is not None else "-", []).append(g)
         return PlayerStats(
             games=len(games),
