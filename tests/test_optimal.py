@@ -189,6 +189,19 @@ def test_a_thread_gives_up_a_guess_other_threads_proved_loses() -> None:
     assert known.tolist() == [20, 8, 3]
 
 
+def test_progress_counts_no_more_parts_than_there_are(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two threads put off a part the other is searching to the end of their list; the parts
+    reported solved are still among the first guess's parts (it said "parts 15/13")."""
+    import keypeg.strategies.optimal as optimal_module
+
+    monkeypatch.setattr(optimal_module, "POLL_SECONDS", 0.0005)
+    seen: list[SearchProgress] = []
+    for _ in range(5):
+        OptimalSolver(Rules(4, 6), threads=2, progress=seen.append).solve()
+    assert any(p.parts for p in seen)
+    assert all(p.parts_done <= p.parts and p.first_guesses_done <= p.first_guesses for p in seen)
+
+
 def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The threads of the search: the cores other work leaves idle now, read from Linux's count of
     runnable threads less this process's own (the load average, which remembers the last minute, only

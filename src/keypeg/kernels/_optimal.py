@@ -557,8 +557,8 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
                     todo[end] = f
                     end += 1
                     continue
-                if top:
-                    stats[PART_DONE], stats[PART_COUNT] = j - 1, parts
+                if top:  # the parts solved so far: those visited, less those put off to the end
+                    stats[PART_DONE], stats[PART_COUNT] = j - 1 - (end - parts), parts
                 if helped and j > 1:  # what other threads proved of the parts left since
                     rest = _refreshed(tt, todo[j - 1 : end], keys, counts, known)
                     if total + rest >= best:
