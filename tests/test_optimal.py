@@ -202,6 +202,29 @@ def test_progress_counts_no_more_parts_than_there_are(monkeypatch: pytest.Monkey
     assert all(p.parts_done <= p.parts and p.first_guesses_done <= p.first_guesses for p in seen)
 
 
+@pytest.mark.parametrize(
+    ("progress", "proved"),
+    [
+        (SearchProgress(0, float("inf"), 10407, 0.1, 0, 0), None),  # the best fitting guess, tried first
+        (SearchProgress(122_495, 11228, 10766, 2.9, 3, 5, 7, 10), None),
+        (SearchProgress(987_654_321, 123_456, 123_400, 86_399.9, 1_295, 1_296, 26, 27), None),
+        (SearchProgress(987_654_321, float("inf"), 0, 1.0, 0, 0), 123_456),  # the strategy read out after
+    ],
+)
+def test_progress_line_fits_80_columns(progress: SearchProgress, proved: int | None) -> None:
+    from keypeg.cli.optimal import progress_line
+
+    lines = progress_line(progress, proved).splitlines()
+    assert all(len(line) <= 80 for line in lines)
+    shown = " ".join(lines)
+    assert f"{progress.nodes:,}" in shown and "0/0" not in shown
+    if proved is not None:
+        assert f"{proved:,}" in shown and "none yet" not in shown
+    elif progress.first_guesses:
+        assert f"{progress.first_guesses_done:,}/{progress.first_guesses:,}" in shown
+        assert f"{progress.parts_done}/{progress.parts}" in shown and f"{int(progress.best):,}" in shown
+
+
 def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The threads of the search: the cores other work leaves idle now, read from Linux's count of
     runnable threads less this process's own (the load average, which remembers the last minute, only

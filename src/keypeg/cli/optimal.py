@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import signal
 import sys
+import time
 from datetime import datetime
 from pathlib import Path
 from types import FrameType
@@ -175,14 +176,14 @@ def _search(
     announce_compiling(("_score", "_symmetry", "_optimal"))
     from keypeg.cli.cluster import say_traffic
     from keypeg.kernels import CodeSpace
-    from keypeg.strategies.optimal import OptimalSolver, secret_set
+    from keypeg.strategies.optimal import BIG, OptimalSolver, secret_set
 
     space = CodeSpace.of(rules)
     chosen = secret_set(space, secrets)
     status = Text("starting the search", style="dim")
 
     def show(progress: SearchProgress) -> None:
-        status.plain = progress_line(progress)
+        status.plain = progress_line(progress, proved[0] if proved else None)
         if live is not None:
             live.refresh()
         elif progress.seconds >= logged[0] + LOG_SECONDS:
@@ -204,15 +205,24 @@ def _search(
             f"resuming: {plural(solver.resumed, 'set')} searched before ({visible(str(solver.checkpoint_path()))})",
             console=err,
         )
+
+    def search() -> StrategyTree:
+        if isinstance(solver, OptimalSolver):  # the total first, then the strategy's tree from the table
+            total = solver.solve()
+            proved.extend([total] if total < BIG else [])
+        return solver.tree()
+
     live: Live | None = None
     logged = [0.0]
+    proved: list[int] = []
+    started = time.perf_counter()
     stop_on_term = signal.signal(signal.SIGTERM, _interrupt)
     try:
         if err.is_terminal:
             with Live(status, console=err, transient=True, refresh_per_second=4) as live:
-                tree = solver.tree()
+                tree = search()
         else:
-            tree = solver.tree()
+            tree = search()
     except KeyboardInterrupt:
         saved_to = solver.checkpoint()
         if saved_to is None:
@@ -226,20 +236,28 @@ def _search(
     finally:
         signal.signal(signal.SIGTERM, stop_on_term)
     solver.forget_checkpoint()
+    tree.seconds = time.perf_counter() - started
     tree.conventions["nodes"] = solver.nodes
     if secrets != "all":
         tree.conventions["secret_set"] = secrets  # what 'keypeg verify' replays it against
     return tree, solver.nodes
 
 
-def progress_line(progress: SearchProgress) -> str:
-    """The search's live status line."""
+def progress_line(progress: SearchProgress, proved: int | None = None) -> str:
+    """The search's live status, two lines of under 80 columns: where the search is and the best total
+    so far, then the sets searched; once the optimum is ``proved``, that it is writing out the strategy."""
+    if proved is not None:
+        return f"the optimum, {proved:,} guesses in all, is proved\nwriting out its strategy ({progress.nodes:,} sets)"
+    if progress.first_guesses:
+        where = f"first guesses {progress.first_guesses_done:,}/{progress.first_guesses:,}"
+        if progress.parts:
+            where += f" (parts {progress.parts_done}/{progress.parts})"
+    else:
+        where = "the best fitting first guess first"
     best = "none yet" if math.isinf(progress.best) else f"{int(progress.best):,}"
     return (
-        f"first guesses {progress.first_guesses_done}/{progress.first_guesses} "
-        f"(parts {progress.parts_done}/{progress.parts})  best total {best}  "
-        f"bound {int(progress.bound):,}  "
-        f"sets {progress.nodes:,} ({progress.nodes_per_second:,.0f}/s)  {progress.seconds:.1f} s"
+        f"{where}   best total {best}   bound {int(progress.bound):,}\n"
+        f"sets {progress.nodes:,} ({progress.nodes_per_second:,.0f}/s)   {progress.seconds:.1f} s"
     )
 
 
