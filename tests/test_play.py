@@ -14,6 +14,7 @@ from keypeg.cli import cli
 from keypeg.errors import KeypegError
 from keypeg.game import Game, GameOverError, Match, Termination, random_code
 from keypeg.knowledge import Knowledge
+from keypeg.play.coach import RATINGS
 from keypeg.play.codemakers import AdversarialCodemaker
 from keypeg.play.levels import level_strategy
 from keypeg.play.sessions import SolveSession
@@ -168,8 +169,9 @@ def test_play_coach_reviews_each_guess() -> None:
     assert result.exit_code == 0
     reviews = [line for line in result.stderr.splitlines() if line.startswith("coach:")]
     assert len(reviews) == 2
-    assert "1,296 -> " in reviews[0] and "best AABC" in reviews[0]
-    assert reviews[0].split()[1].rstrip(":") in {"best", "excellent", "good", "inaccuracy", "mistake", "blunder"}
+    assert "1,296 -> " in reviews[0] and "best known AABC" in reviews[0]
+    assert reviews[0].removeprefix("coach: ").split(":")[0] in {name for _, name in RATINGS} | {"blunder"}
+    assert reviews[1].startswith("coach: solved: ") and "ABCD was the secret" in reviews[1]
 
 
 def test_play_adversarial_answers_fit() -> None:

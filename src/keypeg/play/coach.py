@@ -19,8 +19,10 @@ from keypeg.strategies.base import Position
 __all__ = ["Review", "review", "review_history", "RATINGS"]
 
 
-RATINGS = ((0.0005, "best"), (0.05, "excellent"), (0.15, "good"), (0.35, "inaccuracy"), (0.75, "mistake"))
-"""Rating by the extra expected guesses a move costs; worse than the last is a blunder."""
+RATINGS = ((0.0, "best known"), (0.05, "excellent"), (0.15, "good"), (0.35, "inaccuracy"), (0.75, "mistake"))
+"""Rating by the extra expected guesses a move costs against the best guess the coach knows, in the
+figures as shown (two decimals); worse than the last is a blunder. A guess that breaks the code is
+rated ``solved``, whatever its figures."""
 
 
 @dataclass(frozen=True)
@@ -34,36 +36,45 @@ class Review:
     """Codes that fit after its score."""
     could_win: bool
     """Whether the guess could have been the secret."""
+    solved: bool
+    """Whether the guess broke the code."""
     expected: float
     """Expected guesses still needed after playing it (this one included)."""
     best: Code
+    """The best guess the coach knows: its heuristic's pick, or the guess itself when that does better."""
     best_expected: float
     measure: str
     """``guesses`` (played out with the best heuristic) or ``expected size`` (large games)."""
 
     @property
     def loss(self) -> float:
-        """Extra expected guesses compared with the best guess."""
-        return max(0.0, self.expected - self.best_expected)
+        """Extra expected guesses compared with the best guess known, as the figures are shown."""
+        return round(_shown(self.expected) - _shown(self.best_expected), 2)
 
     @property
     def rating(self) -> str:
-        """best, excellent, good, inaccuracy, mistake or blunder."""
-        for limit, name in RATINGS:
-            if self.loss <= limit:
-                return name
-        return "blunder"
+        """solved, or by the loss: best known, excellent, good, inaccuracy, mistake or blunder."""
+        if self.solved:
+            return "solved"
+        return next((name for limit, name in RATINGS if self.loss <= limit), "blunder")
 
     def line(self) -> str:
         """The one-line review."""
         fits = "could have been the secret" if self.could_win else "could not have been the secret"
+        if self.solved:
+            fits = "was the secret"
         unit = "guesses" if self.measure == "guesses" else "codes left"
         codes = "code" if self.after == 1 else "codes"
         text = f"{self.rating}: {self.before:,} -> {self.after:,} {codes}; {self.guess} {fits}; "
         text += f"expected {unit} {self.expected:.2f}"
         if self.best != self.guess:
-            text += f", best {self.best} {self.best_expected:.2f}"
+            text += f", best known {self.best} {self.best_expected:.2f}"
         return text
+
+
+def _shown(figure: float) -> float:
+    """A figure as the review shows it: to two decimals."""
+    return float(f"{figure:.2f}")
 
 
 def _expected_guesses(knowledge: Knowledge, guess: int, candidates: Index) -> float:
@@ -92,16 +103,18 @@ def review(before: Knowledge, guess: Code, feedback: Feedback) -> Review:
     strategy = make_strategy("most-parts")
     strategy.reset(before.rules)
     choice = strategy.rank(Position.from_knowledge(before))
-    best = choice.index if choice.index is not None else space.index(choice.guess)
+    pick = choice.index if choice.index is not None else space.index(choice.guess)
     if candidates.size <= COACH_EXACT_LIMIT:
         mine = _expected_guesses(before, index, candidates)
-        theirs = mine if best == index else _expected_guesses(before, best, candidates)
+        theirs = mine if pick == index else _expected_guesses(before, pick, candidates)
         measure = "guesses"
     else:
         theirs = choice.chosen.expected_size
-        mine = theirs if best == index else partition_figures(space, [index], candidates)[0].expected_size
+        mine = theirs if pick == index else partition_figures(space, [index], candidates)[0].expected_size
         measure = "expected size"
-    return Review(guess, int(candidates.size), after, could_win, mine, choice.guess, theirs, measure)
+    best, theirs = (guess, mine) if mine < theirs else (choice.guess, theirs)
+    solved = feedback == before.rules.win
+    return Review(guess, int(candidates.size), after, could_win, solved, mine, best, theirs, measure)
 
 
 def review_history(rules: Rules, history: Sequence[tuple[Code, Feedback]]) -> list[Review | None]:
