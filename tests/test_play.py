@@ -266,6 +266,28 @@ def test_solve_rescoring_an_earlier_guess_all_black_ends_and_records_the_game_th
     assert [m.guess for m in record.moves] == [str(first), str(second)]
 
 
+def test_solve_explain_says_which_scores_level_one_forgot() -> None:
+    secret = CLASSIC.parse("GGBK")
+    for seed in range(50):  # a seeded game in which level 1 plays a guess that cannot be the code
+        session = SolveSession(CLASSIC, level=1, seed=seed, top=4)
+        while not session.is_over and session.knowledge().add(session.guess(), CLASSIC.win).is_consistent:
+            session.score(score(secret, session.guess()))
+        if not session.is_over:
+            break
+    else:
+        pytest.fail("level 1 never forgot a score in 50 seeded games")
+    guess = session.guess()
+    contradicted = [(k, g, f) for k, (g, f) in enumerate(session.history, 1) if score(guess, g) != f]
+    lines = [f"{f.black} {f.white}" for _, f in session.history]
+    result = run(["solve", "--level", "1", "--seed", str(seed), "--verbose"], lines)
+    assert result.stdout.splitlines()[-1] == str(guess)
+    for k, g, f in contradicted:
+        assert f"guess {k} ({g} {f})" in result.stderr, result.stderr
+    assert "I forgot the score" in result.stderr
+    explained = run(["solve", "--level", "1", "--seed", str(seed), "--explain"], lines)
+    assert (explained.stdout, explained.stderr) == (result.stdout, result.stderr)
+
+
 def test_solve_seeded_level_one_repeats() -> None:
     played = computer_guesses(CLASSIC, "GGBK", 2)
     assert played

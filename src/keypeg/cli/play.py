@@ -381,6 +381,9 @@ def _solve_turns(terminal: Terminal, session: SolveSession, keeper: GameKeeper) 
                 fit = "1 code fits" if choice.fitting == 1 else f"{choice.fitting:,} codes fit"
                 terminal.show(f"{fit}; my guess first, then the runners-up")
                 terminal.show(explanation_table(rules, choice))
+                forgot = _forgot(session)
+                if forgot:
+                    terminal.show(forgot)
             if terminal.interactive:
                 terminal.show(peg_text(rules, guess))
             else:
@@ -423,6 +426,16 @@ def _solve_turns(terminal: Terminal, session: SolveSession, keeper: GameKeeper) 
     return True
 
 
+def _forgot(session: SolveSession) -> str | None:
+    """The scores the computer forgot, when its guess cannot be the code (level 1 forgets now and then)."""
+    numbers = session.forgotten()
+    if not numbers:
+        return None
+    scores = [f"{n} ({session.history[n - 1][0]} {session.history[n - 1][1]})" for n in numbers]
+    which = f"the score of guess {scores[0]}" if len(scores) == 1 else f"the scores of guesses {', '.join(scores)}"
+    return f"I forgot {which}: my guess {session.guess()} cannot be your code"
+
+
 def _fixed(session: SolveSession, number: int, scored: int) -> str:
     """What a correction did: guess ``number`` rescored, and, when that score was the winning one, that
     the game ended there (with the later of the ``scored`` guesses dropped)."""
@@ -448,7 +461,10 @@ def _fix_command(line: str) -> tuple[int, str]:
 @rules_options
 @threads_option
 @level_option
-@click.option("--explain", is_flag=True, help="After each guess, show why: codes left and the score-set table.")
+@click.option(
+    "--explain", "--verbose", "explain", is_flag=True,
+    help="The verbose view: after each guess, why (codes left, the score-set table, any score I forgot).",
+)  # fmt: skip
 @seed_option
 @resume_option
 @player_option

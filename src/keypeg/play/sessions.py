@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import GameOverError, IllegalMoveError, InconsistentScoreError, KeypegError, TooLargeError
+from keypeg.feedback import score
 from keypeg.game import Board, Outcome, outcome_of
 from keypeg.limits import LOOKAHEAD_LIMIT
 from keypeg.play.codemakers import Codemaker, codemaker_from_state
@@ -325,6 +326,12 @@ class SolveSession(_Game):
 
             self._choice = advise_with(self.strategy, self.knowledge(), top=self.top)
         return self._choice
+
+    def forgotten(self) -> list[int]:
+        """The guesses (numbered from 1) whose scores the guess awaiting a score contradicts: those the
+        computer forgot (level 1 forgets scores now and then); none when the guess could be the code."""
+        guess = self.guess()
+        return [k for k, (past, given) in enumerate(self.history, 1) if score(guess, past) != given]
 
     def guess(self) -> Code:
         """The computer's guess awaiting a score."""
