@@ -4,6 +4,7 @@ every output format; bad input refused in one line."""
 from __future__ import annotations
 
 import csv
+import io
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -136,7 +137,7 @@ def test_outputs_parse_alike() -> None:
             )
             assert float(shown["average"]) == pytest.approx(cell["average"], abs=5e-5)
         assert row["skipped"] == ""
-        assert f" {cell['game']} " in out and f" {cell['total']} " in out
+        assert f"{cell['game']}: {cell['codes']} codes" in out and f" {cell['total']:,} " in out
     assert "Knuth's and Kooi's convention" in Path("s.md").read_text()
 
 
@@ -198,3 +199,51 @@ def test_two_local_workers_give_the_same_cells() -> None:
     there = surveyed("-p", "2-3", "-c", "3", "--objective", "both", "--results", "there.json", "--workers", "2")
     strip = [{k: v for k, v in c.items() if k != "seconds"} for c in here]
     assert [{k: v for k, v in c.items() if k != "seconds"} for c in there] == strip
+
+
+def _screen(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
+    """Make the survey print to an 80-column terminal; returns what it shows."""
+    from rich.console import Console
+
+    import keypeg.cli.survey
+
+    screen = io.StringIO()
+    console = Console(file=screen, width=80, force_terminal=True, color_system=None, highlight=False)
+    monkeypatch.setattr(keypeg.cli.survey, "out", console)
+    return screen
+
+
+def _fits(text: str, figures: list[str]) -> None:
+    """Every line of ``text`` fits 80 columns, nothing is cut, and every figure is shown whole."""
+    assert all(len(line) <= 80 for line in text.splitlines())
+    assert "…" not in text
+    shown = [token.rstrip(",") for token in text.replace("│", " ").split()]
+    for figure in figures:
+        assert figure in shown, figure
+
+
+def test_the_survey_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    screen = _screen(monkeypatch)
+    code, _, err = run("survey", "-p", "3", "-c", "3", "--objective", "both")
+    assert code == 0, err
+    cells = json.loads(Path("keypeg-survey.json").read_text())["cells"]
+    figures = {c["strategy"] for c in cells} | {c["pool"] for c in cells} | {f"{c['average']:.4f}" for c in cells}
+    _fits(screen.getvalue(), sorted(figures))
+
+
+def test_the_widest_survey_rows_fit_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The longest names and figures a survey shows: 12 pegs' first guess, 1,425 s, a 5-digit total."""
+    from keypeg.cli.survey import _tables
+
+    screen = _screen(monkeypatch)
+    import keypeg.cli.survey
+
+    cells = [
+        engine.Outcome(
+            engine.Cell(12, 2, True, "optimal", "consistent", "worst-case"), 4096, "AAAAAABBBBBB", 41234, 13, 1425.5
+        ),
+        engine.Outcome(engine.Cell(12, 2, True, "expected-size", "consistent"), 4096, "AAAAAAABBBBB", 52345, 14, 0.25),
+    ]
+    for table in _tables(cells):
+        keypeg.cli.survey.out.print(table)
+    _fits(screen.getvalue(), ["AAAAAABBBBBB", "41,234", "10.0669", "1425.50", "52,345", "12.7795", "expected-size"])

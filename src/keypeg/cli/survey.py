@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
 
 from keypeg import __version__
 from keypeg.cli.analysis import announce_compiling, force_option, progress_bar, say, strategy_option
@@ -27,8 +26,6 @@ if TYPE_CHECKING:
 OBJECTIVES = ("total", "worst-case")  # keypeg.analysis.survey.OBJECTIVES, named here without loading it
 REPEATS = {"both": "with and without repeats", "repeats": "with repeats", "no-repeats": "without repeats"}
 INTERRUPTED = "not worked out: the survey was interrupted (the same command goes on with it)"
-TABLE_WIDTH = 120
-"""Without a terminal, the survey's table is printed this wide (80 columns would cut the names)."""
 
 
 class Numbers(click.ParamType[tuple[int, ...]]):
@@ -167,7 +164,8 @@ def survey(
     if any(cell.strategy == "optimal" for _, cell in todo):
         announce_compiling(("_score", "_select", "_symmetry", "_optimal"))
     started = time.perf_counter()
-    computed, failed, where = _work_out([cell for _, cell in todo], kept, cluster, f"survey of {len(grid)} games")
+    label = f"survey of {plural(len(grid), 'game')}"
+    computed, failed, where = _work_out([cell for _, cell in todo], kept, cluster, label)
     skipped += failed
     wall = time.perf_counter() - started
     outcomes = sorted((o for o in map(kept.get, wanted) if o is not None), key=lambda o: o.cell.order)
@@ -186,8 +184,8 @@ def survey(
         storage.atomic_write(csv_file, engine.to_csv(outcomes, skipped))
     if json_file is not None:
         storage.atomic_write(json_file, json.dumps(_as_json(outcomes, skipped), indent=1))
-    wide = out if out.is_terminal else Console(width=max(out.width, TABLE_WIDTH), highlight=False, emoji=False)
-    wide.print(_table(outcomes))
+    for table in _tables(outcomes):
+        out.print(table)
     say(engine.CONVENTIONS)
     for cell, reason in skipped:
         say(f"skipped {cell.label()}: {reason}")
@@ -254,16 +252,30 @@ def _as_json(outcomes: list[Outcome], skipped: list[tuple[Cell, str]]) -> dict[s
     }
 
 
-def _table(outcomes: list[Outcome]) -> Table:
-    from keypeg.analysis.survey import COLUMNS, row
+HEADS = ("strategy", "pool", "first", "total", "average", "worst", "seconds")
+"""The columns of the survey's tables on screen, one table a game (the game in its title)."""
+
+
+def _tables(outcomes: list[Outcome]) -> list[Table]:
+    """One table a game, under 80 columns: each cell's strategy (with the optimal row's objective),
+    pool, first guess, total, average, worst case and seconds."""
+    from itertools import groupby
+
     from keypeg.cli.render import new_table
 
-    table = new_table(show_edge=False)
-    for k, column in enumerate(COLUMNS):
-        table.add_column(column, justify="right" if k in (1, 6, 7, 8, 9) else "left")
-    for outcome in outcomes:
-        table.add_row(*row(outcome))
-    return table
+    tables = []
+    for slug, cells in groupby(outcomes, key=lambda o: o.cell.rules.slug):
+        shown = list(cells)
+        table = new_table(title=f"{slug}: {plural(shown[0].codes, 'code')}", title_justify="left", show_edge=False)
+        for k, head in enumerate(HEADS):
+            table.add_column(head, justify="right" if k >= 3 else "left", no_wrap=k >= 2)  # names wrap, not figures
+        for o in shown:
+            name = f"{o.cell.strategy}, {o.cell.objective}" if o.cell.objective else o.cell.strategy
+            table.add_row(
+                name, o.cell.pool, o.first, f"{o.total:,}", f"{o.average:.4f}", str(o.worst), f"{o.seconds:.2f}"
+            )
+        tables.append(table)
+    return tables
 
 
 __all__ = ["survey"]
