@@ -11,6 +11,7 @@ from click.testing import CliRunner, Result
 
 from keypeg import Feedback, Rules, find_variant, score
 from keypeg.cli import cli
+from keypeg.cli.terminal import Terminal
 from keypeg.errors import KeypegError
 from keypeg.game import Game, GameOverError, Match, Termination, random_code
 from keypeg.knowledge import Knowledge
@@ -366,3 +367,26 @@ def test_match_between_two_people(tmp_path: Path) -> None:
 def test_match_refuses_an_odd_number_of_games() -> None:
     result = run(["match", "--games", "3"], [])
     assert result.exit_code == 2 and "even number" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "lines", "said"),
+    [
+        (["play", "--secret", "RGBY", "--rows", "2"], ["RRGG", "BBYY"], "Out of rows."),
+        (["solve", "--rows", "1"], ["0 0"], "I am out of rows: you win this one."),
+    ],
+)
+def test_a_game_lost_in_a_terminal_is_done_and_piped_its_status_is_the_answer(
+    monkeypatch: pytest.MonkeyPatch, args: list[str], lines: list[str], said: str
+) -> None:
+    piped = run([*args, "--no-record"], lines)
+    assert piped.exit_code == 1 and "error:" not in piped.stderr and said not in piped.stdout
+    monkeypatch.setattr(Terminal, "detect", classmethod(lambda cls: cls(interactive=True)))
+    shown = run([*args, "--no-record"], lines)
+    assert shown.exit_code == 0 and said in shown.stdout and "error:" not in shown.output, shown.output
+
+
+def test_hint_refuses_scores_no_code_fits_as_bad_input() -> None:
+    result = run(["hint", "RRGG=4,0", "BBYY=1,0"], [])
+    assert result.exit_code == 2 and result.stdout == ""
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith("error: no code fits these scores")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 import click
@@ -36,7 +35,7 @@ def daily(
 ) -> None:
     """Today's puzzle (UTC): one secret per preset and day, the same for every player; one attempt each,
     no help. Afterwards: the grid to share (key pegs only, never the code), the day's board, your streak."""
-    from keypeg.cli.play import _claim, _resign_and_exit, run_break
+    from keypeg.cli.play import _claim, _resign_and_exit, game_exit, run_break
     from keypeg.play.daily import attempt, daily_board, share_grid, start_daily, streak, today
     from keypeg.store import player_name
     from keypeg.variants import find_variant
@@ -87,7 +86,7 @@ def daily(
     out.print(Text(f"streak: {days} {'day' if days == 1 else 'days'} in a row"))
     out.print(_board_table(day, preset.name, board))
     if not board_only:
-        sys.exit(0 if made is not None and made.outcome == "solved" else 1)
+        game_exit(terminal, made is not None and made.outcome == "solved")
 
 
 def _board_table(day: str, variant: str, board: list[DailyResult]) -> Table:

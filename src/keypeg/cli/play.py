@@ -200,7 +200,13 @@ def _resign(terminal: Terminal, session: Session, keeper: GameKeeper) -> None:
 
 def _resign_and_exit(terminal: Terminal, session: Session, keeper: GameKeeper) -> NoReturn:
     _resign(terminal, session, keeper)
-    sys.exit(0 if terminal.interactive else 1)
+    game_exit(terminal, False)
+
+
+def game_exit(terminal: Terminal, broken: bool) -> NoReturn:
+    """End a game's command: in a terminal the game is done (0); piped, the status is the answer (0 when
+    the code was broken, 1 when not), with no ``error:`` line."""
+    sys.exit(0 if broken or terminal.interactive else 1)
 
 
 # -- you break the code ------------------------------------------------------------------------
@@ -344,7 +350,7 @@ def play(
     if not run_break(terminal, session, keeper, coach=coach):
         _resign_and_exit(terminal, session, keeper)
     outcome = session.outcome()
-    sys.exit(0 if outcome is not None and outcome.solved else 1)
+    game_exit(terminal, outcome is not None and outcome.solved)
 
 
 # -- the computer breaks your code -------------------------------------------------------------
@@ -494,7 +500,7 @@ def solve(
     if not run_solve(terminal, session, keeper):
         _resign_and_exit(terminal, session, keeper)
     outcome = session.outcome()
-    sys.exit(0 if outcome is not None and outcome.solved else 1)
+    game_exit(terminal, outcome is not None and outcome.solved)
 
 
 # -- hint and match ----------------------------------------------------------------------------
@@ -644,7 +650,7 @@ def match(
             f"match stopped after {len(session.match.played)} game(s); saved to {path}; "
             f"resume with: keypeg match --resume {path}"
         )
-        sys.exit(1 if not terminal.interactive else 0)
+        game_exit(terminal, False)
     winner = session.winner()
     terminal.show(f"[bold]match over:[/] {_score_line(session)}; " + (f"{_name(winner)} wins" if winner else "a draw"))
 
@@ -729,4 +735,4 @@ def _save(session: MatchSession, path: Path) -> Path:
     return path
 
 
-__all__ = ["play", "solve", "hint", "match", "run_break", "run_solve"]
+__all__ = ["play", "solve", "hint", "match", "run_break", "run_solve", "game_exit"]
