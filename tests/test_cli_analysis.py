@@ -71,6 +71,24 @@ def test_analyze_checks_its_outputs_before_any_work(
     assert (code, out) == (1, "") and err.startswith("error: cannot write") and err.count("\n") == 1
 
 
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ((), "ties: a code that could be the secret first, then the first in code order"),
+        (("--tie", "last"), "ties: a code that could be the secret first, then the last in code order"),
+        (
+            ("--tie", "random", "--seed", "3"),
+            "ties: a code that could be the secret first, then one drawn at random (seed 3)",
+        ),
+        (("-s", "knuth", "--scoring", "mmstrat"), "ties (worst-case): the first in code order"),
+    ],
+)
+def test_analyze_says_how_ties_were_broken(options: tuple[str, ...], said: str) -> None:
+    code, out, _ = run("analyze", "-s", "kooi", "-p", "3", "-c", "3", *options)
+    assert code == 0
+    assert said in out.splitlines()
+
+
 def test_analyze_compare_json() -> None:
     code, out, _ = run("analyze", "--compare", "-s", "simple", "-s", "irving", "--variant", "3x4", "--json")
     assert code == 0

@@ -267,12 +267,40 @@ def analyze(
         return
     out.print(Text.assemble((rules.describe(), "bold"), f": {plural(rules.size, 'secret')}"))
     out.print(analysis_table(built))
-    tie = built[0].conventions["tie"]
-    say(f"ties: a code that could be the secret first, then the {tie} in order")
+    for line in ties_lines(built):
+        say(line)
     if export is not None:
         say(f"tree saved to {visible(str(export))} ({fmt})")
     if chart is not None:
         say(f"chart saved to {visible(str(chart))}")
+
+
+TIE_RULES = {"first": "the first in code order", "last": "the last in code order"}
+"""How ``--tie`` picks among equally good guesses (``random``: one drawn at random)."""
+
+
+def ties_sentence(conventions: dict[str, Any]) -> str:
+    """How a tree's strategy broke ties, in words.
+
+    >>> ties_sentence({"tie": "last", "prefer_consistent": True, "seed": None})
+    'a code that could be the secret first, then the last in code order'
+    >>> ties_sentence({"tie": "random", "prefer_consistent": False, "seed": 7})
+    'one drawn at random (seed 7)'
+    """
+    seed = conventions.get("seed")
+    drawn = "one drawn at random " + ("(unseeded)" if seed is None else f"(seed {seed})")
+    rule = TIE_RULES.get(str(conventions.get("tie")), drawn)
+    return f"a code that could be the secret first, then {rule}" if conventions.get("prefer_consistent") else rule
+
+
+def ties_lines(built: list[StrategyTree]) -> list[str]:
+    """One line saying how ties were broken, or one per rule when the strategies broke them differently."""
+    rules: dict[str, list[str]] = {}
+    for tree in built:
+        rules.setdefault(ties_sentence(tree.conventions), []).append(str(tree.conventions["strategy"]))
+    if len(rules) == 1:
+        return [f"ties: {next(iter(rules))}"]
+    return [f"ties ({', '.join(names)}): {sentence}" for sentence, names in rules.items()]
 
 
 def analysis_table(built: list[StrategyTree]) -> Table:
