@@ -405,7 +405,13 @@ def _blank_zero(n: int) -> str:
 @rules_options
 @threads_option
 @convention_options
-@click.option("--explain", is_flag=True, help="Show the score-set table behind the choice.")
+@click.option(
+    "--explain",
+    "--verbose",
+    "explain",
+    is_flag=True,
+    help="Show the score-set table behind the choice (the verbose view).",
+)
 @click.option("--top", type=click.IntRange(1, 12), default=4, show_default=True, help="Guesses shown by --explain.")
 @force_option
 @json_option
@@ -516,7 +522,7 @@ def _next_unenumerated(
         return
     say(str(guess_code))
     if explain:
-        say("--explain needs a game small enough to score every code", console=err)
+        say("--explain (--verbose) needs a game small enough to score every code", console=err)
 
 
 def explanation_table(rules: Rules, choice: Choice) -> Table:
