@@ -182,7 +182,7 @@ def test_next_and_explain() -> None:
 
 def test_next_verbose_is_explain() -> None:
     """The original program's "verbose view" is --explain."""
-    history = ("next", "RRGG=1,1", "-s", "knuth", "-p", "4", "-c", "6")
+    history = ("next", "RRGG=1,1", "-s", "knuth")
     explained, verbose = run(*history, "--explain"), run(*history, "--verbose")
     assert explained == verbose and explained[0] == 0
     assert "codes left after each answer" in verbose[1]
