@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from pathlib import Path
@@ -203,3 +204,45 @@ def test_bad_input_is_one_clear_line(args: tuple[str, ...], message: str) -> Non
     code, _, err = run(*args)
     assert code == 2
     assert message in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (
+            "analyze",
+            "-p",
+            "3",
+            "-c",
+            "5",
+            *(f"-s{name}" for name in ("knuth", "kooi", "irving", "simple", "neuwirth", "two-step", "random")),
+        ),
+        ("next", "AABB=1,0", "-p", "4", "-c", "6", "--explain", "--top", "12"),
+        ("tables", "-p", "6", "-c", "4"),
+    ],
+)
+def test_wide_tables_are_split_to_fit_80_columns(monkeypatch: pytest.MonkeyPatch, args: tuple[str, ...]) -> None:
+    from rich.console import Console
+
+    import keypeg.cli.analysis
+
+    screen = io.StringIO()
+    monkeypatch.setattr(
+        keypeg.cli.analysis, "out", Console(file=screen, width=80, force_terminal=True, color_system=None)
+    )
+    code, _, err = run(*args, "--seed", "1") if args[0] == "analyze" else run(*args)
+    assert code == 0, err
+    shown = screen.getvalue()
+    assert all(len(line) <= 80 for line in shown.splitlines()) and "…" not in shown
+    code, data, _ = run(*args, "--json", *(["--seed", "1"] if args[0] == "analyze" else []))
+    parsed = json.loads(data)
+    if args[0] == "analyze":
+        figures = [f"{r['total']:,}" for r in parsed["results"]] + [
+            r["conventions"]["strategy"] for r in parsed["results"]
+        ]
+    elif args[0] == "next":
+        figures = [g["guess"] for g in parsed["explain"]]
+    else:
+        figures = [r["guess"] for r in parsed["first_guesses"]]
+    tokens = shown.replace("│", " ").replace("┃", " ").split()
+    assert all(figure in tokens for figure in figures)

@@ -36,7 +36,7 @@ from keypeg.strategies import NAMES, make_strategy
 from keypeg.text import plural, visible
 
 if TYPE_CHECKING:
-    from rich.table import Table
+    from rich.table import Column, Table
 
     from keypeg.analysis.tree import StrategyTree
     from keypeg.cluster import Cluster
@@ -266,7 +266,7 @@ def analyze(
         print_json(results[0] if len(results) == 1 else {"rules": rules.describe(), "results": results})
         return
     out.print(Text.assemble((rules.describe(), "bold"), f": {plural(rules.size, 'secret')}"))
-    out.print(analysis_table(built))
+    print_fitted(analysis_table(built))
     for line in ties_lines(built):
         say(line)
     if export is not None:
@@ -301,6 +301,46 @@ def ties_lines(built: list[StrategyTree]) -> list[str]:
     if len(rules) == 1:
         return [f"ties: {next(iter(rules))}"]
     return [f"ties ({', '.join(names)}): {sentence}" for sentence, names in rules.items()]
+
+
+def print_fitted(table: Table) -> None:
+    """Print ``table`` whole if it fits the screen, else as several tables of its first column and as many
+    of the others as fit (the title on the first), so no figure is ever cut."""
+    for part in fitted(table, out.width):
+        out.print(part)
+
+
+def fitted(table: Table, width: int) -> list[Table]:
+    """``table`` split by columns into tables no wider than ``width`` (each keeps the first column; a column
+    wider than ``width`` on its own still gets a table)."""
+    from rich.cells import cell_len
+
+    def need(column: Column) -> int:
+        texts = [str(column.header), *map(str, column.cells)]
+        return max(cell_len(line) for text in texts for line in text.splitlines() or [""])
+
+    first, *others = table.columns
+    groups: list[list[int]] = [[]]
+    used = need(first) + 2
+    for k, column in enumerate(others, start=1):
+        if groups[-1] and used + need(column) + 3 > width:
+            groups.append([])
+            used = need(first) + 2
+        groups[-1].append(k)
+        used += need(column) + 3
+    if len(groups) == 1:
+        return [table]
+    cells = [list(column.cells) for column in table.columns]
+    parts = []
+    for n, group in enumerate(groups):
+        part = new_table(title=table.title if n == 0 else None, title_justify=table.title_justify, show_edge=False)
+        for k in [0, *group]:
+            column = table.columns[k]
+            part.add_column(column.header, justify=column.justify, no_wrap=column.no_wrap)
+        for r, row in enumerate(table.rows):
+            part.add_row(*[cells[k][r] for k in [0, *group]], end_section=row.end_section)
+        parts.append(part)
+    return parts
 
 
 def analysis_table(built: list[StrategyTree]) -> Table:
@@ -370,21 +410,21 @@ def tables(rules: Rules, answer: str | None, second_round: bool, force: bool, as
         partition.add_row(str(feedback), *[_blank_zero(r.partition[feedback]) for r in rows])
     partition.add_section()
     partition.add_row("total", *[str(sum(r.partition.values())) for r in rows])
-    out.print(partition)
+    print_fitted(partition)
     figures = _table("Tables 3-6 and 11", "", heads)
     figures.add_row("3 largest part", *[str(r.largest) for r in rows])
     figures.add_row("4 expected size", *[figure(r.expected_size, 1) for r in rows])
     figures.add_row("5 entropy (bits)", *[figure(r.entropy, 3) for r in rows])
     figures.add_row("6 number of parts", *[str(r.parts) for r in rows])
     figures.add_row(f"11 kinds of partition after {given}", *[str(r.partitions_after) for r in rows])
-    out.print(figures)
+    print_fitted(figures)
     if second_round:
         second = _table("Table 12: most parts a second guess makes of each part", "answer", heads)
         for feedback in rules.feedbacks():
             second.add_row(str(feedback), *[_blank_zero((r.second_round or {}).get(feedback, 0)) for r in rows])
         second.add_section()
         second.add_row("total", *[str(sum((r.second_round or {}).values())) for r in rows])
-        out.print(second)
+        print_fitted(second)
 
 
 def _table(title: str, first: str, heads: list[str]) -> Table:
@@ -474,7 +514,7 @@ def next_guess(
         return
     fitting = choice.fitting or 0
     say(f"{plural(fitting, 'code')} {'fits' if fitting == 1 else 'fit'}; {strategy.name} plays {choice.guess}")
-    out.print(explanation_table(rules, choice))
+    print_fitted(explanation_table(rules, choice))
 
 
 def _next_unenumerated(
