@@ -40,6 +40,43 @@ def histories(draw: st.DrawFn) -> tuple[Rules, list[tuple]]:  # type: ignore[typ
     return rules, history
 
 
+def key_pegs_off(given: Feedback, other: Feedback) -> int:
+    """Reference: the fewest key pegs to add, take away or recolour, by trying every way (breadth first)."""
+    seen, frontier, steps = {(given.black, given.white)}, [(given.black, given.white)], 0
+    while (other.black, other.white) not in seen:
+        steps += 1
+        moves = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, -1), (-1, 1)]
+        frontier = [(b + db, w + dw) for b, w in frontier for db, dw in moves if b + db >= 0 and w + dw >= 0]
+        frontier = [f for f in frontier if f not in seen]
+        seen.update(frontier)
+    return steps
+
+
+def likely_mistakes(rules: Rules, history: list) -> list[tuple[int, Feedback, int]]:  # type: ignore[type-arg]
+    """Reference ranking of the single scores that can be wrong, by brute force over every code: for each,
+    the corrections that let some code fit, the fewest pegs off first, then the most codes; the suspects
+    a winning score last, the fewest pegs off, the most codes, the latest guess."""
+    from reference import rules_codes
+
+    codes = [rules.code(c) for c in rules_codes(rules)]
+    found = []
+    for k, (guess, scored) in enumerate(history):
+        counts: dict[Feedback, int] = {}
+        for code in codes:
+            if all(score(code, g) == f for j, (g, f) in enumerate(history) if j != k):
+                counts[score(code, guess)] = counts.get(score(code, guess), 0) + 1
+        if counts:
+            best = min(counts, key=lambda f: (key_pegs_off(scored, f), -counts[f], -f.black, f.white))
+            found.append((k + 1, best, counts[best]))
+    win = rules.win
+
+    def rank(s: tuple[int, Feedback, int]) -> tuple[bool, int, int, int]:
+        scored = history[s[0] - 1][1]
+        return (scored == win, key_pegs_off(scored, s[1]), -s[2], -s[0])
+
+    return sorted(found, key=rank)
+
+
 @settings(max_examples=60)
 @given(histories())
 def test_solver_agrees_with_enumeration(case: tuple[Rules, list]) -> None:  # type: ignore[type-arg]
@@ -56,7 +93,10 @@ def test_solver_agrees_with_enumeration(case: tuple[Rules, list]) -> None:  # ty
         return
     assert by_kernels.changes == by_solver.changes >= 1
     if by_kernels.changes == 1:
-        assert [s.number for s in by_kernels.suspects] == [s.number for s in by_solver.suspects]
+        reference = likely_mistakes(rules, history)
+        for result in (by_kernels, by_solver):
+            assert [(s.number, s.correction, s.restores) for s in result.suspects] == reference
+            assert not result.counts_are_estimates
     for result in (by_kernels, by_solver):
         for suspect in result.suspects:
             corrected = list(history)
@@ -65,6 +105,90 @@ def test_solver_agrees_with_enumeration(case: tuple[Rules, list]) -> None:  # ty
             for k in changed:
                 corrected[k] = (history[k][0], score(suspect.example, history[k][0]))
             assert all(score(suspect.example, g) == f for g, f in corrected)
+
+
+@settings(max_examples=200)
+@given(st.integers(0, 8), st.integers(0, 8), st.integers(0, 8), st.integers(0, 8))
+def test_pegs_off_is_the_fewest_key_pegs_to_add_remove_or_recolour(b1: int, w1: int, b2: int, w2: int) -> None:
+    from keypeg.consistency import pegs_off
+
+    assert pegs_off(Feedback(b1, w1), Feedback(b2, w2)) == key_pegs_off(Feedback(b1, w1), Feedback(b2, w2))
+
+
+def test_the_issue_case_ranks_by_exact_counts_on_both_paths() -> None:
+    """4 pegs of 5 colours, CBDA=0,3 CABD=1,1 and a wrong third score: the CP-SAT path once ranked two
+    suspects by counts capped at 50 (120 and 92 codes fit without each) and so the wrong way round."""
+    rules = Rules(4, 5)
+    history = [rules.parse_scored(t) for t in ("CBDA=0,3", "CABD=1,1", "EEEE=1,0", "AAAA=0,0")]
+    reference = likely_mistakes(rules, history)
+    assert reference, "one score alone must be wrong here"
+    for method in ("enumeration", "cp-sat"):
+        result = check(rules, history, method=method)
+        assert [(s.number, s.correction, s.restores) for s in result.suspects] == reference
+
+
+def test_a_winning_score_is_suspected_last() -> None:
+    """4,0 ends a game: a codemaker does not give it by mistake, so another score that explains the
+    history comes first even when the 4,0 is fewer pegs off."""
+    rules = Rules(4, 6)
+    history = [rules.parse_scored(t) for t in ("AABB=4,0", "BBAA=1,2")]
+    for method in ("enumeration", "cp-sat"):
+        result = check(rules, history, method=method)
+        assert [s.number for s in result.suspects] == [2, 1]
+        assert result.suspects[0].correction == Feedback(0, 4)  # what AABB gives BBAA
+        assert result.suspects[1].pegs_off < result.suspects[0].pegs_off  # nearer, and more codes, yet last
+        assert result.suspects[1].restores > result.suspects[0].restores
+
+
+def test_the_smallest_correction_comes_first() -> None:
+    """A score one peg off is named before one three pegs off, whatever the counts."""
+    rules = Rules(4, 6)
+    history = [rules.parse_scored(t) for t in ("AABB=1,0", "CCDD=0,0", "EEFF=0,0")]
+    for method in ("enumeration", "cp-sat"):
+        result = check(rules, history, method=method)
+        offs = [s.pegs_off for s in result.suspects]
+        assert offs == sorted(offs) and offs[0] == 1 and result.suspects[0].number == 1
+
+
+def test_many_suspects_fit_one_line_of_the_message() -> None:
+    from keypeg.limits import SUSPECT_MESSAGE_LIMIT
+
+    rules = Rules(4, 6)
+    history = [rules.parse_scored(f"{c * 4}=0,0") for c in "ABCDEF"]  # any one of them could be 4,0
+    result = check(rules, history)
+    assert result.changes == 1 and len(result.suspects) > SUSPECT_MESSAGE_LIMIT
+    message = result.message()
+    assert message.count("guess ") == SUSPECT_MESSAGE_LIMIT
+    assert f"{len(result.suspects) - SUSPECT_MESSAGE_LIMIT} other score" in message
+    assert len(message) < 400
+
+
+def test_counts_the_solver_could_not_finish_are_said_to_be_estimates() -> None:
+    """On a game too large to enumerate, two suspects as far off that both restore more codes than the
+    solver counts are lower bounds, and the answer says so."""
+    rules = Rules(8, 12)
+    history = [rules.parse_scored(t) for t in ("AABBCCDD=2,1", "AABBCCDD=3,1")]
+    result = check(rules, history)
+    assert result.method == "cp-sat" and result.changes == 1 and len(result.suspects) == 2
+    assert all(s.restores_is_lower_bound and s.pegs_off == 1 for s in result.suspects)
+    assert result.counts_are_estimates and "estimates" in result.message() and "at least" in result.message()
+    assert json.loads(json.dumps(result.as_dict()))["counts_are_estimates"] is True
+
+
+def test_ties_the_solver_cannot_count_are_counted_whole_when_the_game_is_small() -> None:
+    """Forced onto the solver, a game small enough to enumerate still ranks its suspects by exact counts
+    (more codes than the solver counts), as enumeration does."""
+    rules = Rules(5, 7)
+    history = [rules.parse_scored(t) for t in ("AABCD=1,1", "AABCD=2,1")]
+    by_solver = check(rules, history, method="cp-sat")
+    by_kernels = check(rules, history, method="enumeration")
+    assert [(s.number, s.correction, s.restores) for s in by_solver.suspects] == [
+        (s.number, s.correction, s.restores) for s in by_kernels.suspects
+    ]
+    from keypeg.limits import DEFAULT_COUNT_LIMIT
+
+    assert min(s.restores for s in by_solver.suspects) > DEFAULT_COUNT_LIMIT
+    assert not by_solver.counts_are_estimates
 
 
 def test_solver_counts_up_to_a_limit() -> None:
@@ -111,7 +235,8 @@ def test_cli_check_json() -> None:
     data = json.loads(result.stdout)
     assert set(data) >= {"consistent", "count", "count_is_lower_bound", "example", "suspects", "correction"}
     assert data["consistent"] is False and sorted(data["suspects"]) == [1, 2, 3]
-    assert data["suspects"][0] == 3  # likeliest first: leaving it out lets the most codes fit (32, tied with 2)
+    assert data["suspects"][0] == 1  # likeliest first: the only score one key peg off (1,0 for 2,0)
+    assert data["likely"][0]["pegs_off"] == 1 and data["counts_are_estimates"] is False
     result = CliRunner().invoke(cli, ["check", "AABB=1,0", "-p", "4", "-c", "6", "--json"])
     assert result.exit_code == 0 and json.loads(result.stdout)["count"] == 256
     big = CliRunner().invoke(cli, ["check", "AABBCCDDEE=2,1", "-p", "10", "-c", "20", "--limit", "5"])

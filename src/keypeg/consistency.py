@@ -8,26 +8,51 @@ black plus white as the sum over colours of the smaller of the two colour counts
 
 When no code fits, the fewest scores to change so that one does are found (the
 "likely mistake"), with a corrected score for each and a code that fits the
-corrected history.
+corrected history. When one score alone can be wrong, the suspects are ranked as people
+mis-score: the fewest key pegs off first (a peg missed or miscoloured before three), a
+winning score (which ends the game, so is not given by mistake) last, then the most codes
+the correction lets fit, then the latest guess.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from keypeg.code import Code, Feedback
 from keypeg.feedback import score
-from keypeg.limits import DEFAULT_COUNT_LIMIT, ENUMERATE_LIMIT, PLAIN_SCORING_PAIRS, SUSPECT_SEARCH_LIMIT
+from keypeg.limits import (
+    DEFAULT_COUNT_LIMIT,
+    ENUMERATE_LIMIT,
+    PLAIN_SCORING_PAIRS,
+    SUSPECT_MESSAGE_LIMIT,
+    SUSPECT_SEARCH_LIMIT,
+)
 from keypeg.rules import Rules
+from keypeg.text import plural
 
-__all__ = ["Consistency", "Suspect", "check"]
+__all__ = ["Consistency", "Suspect", "check", "pegs_off"]
 
 
 History = Sequence[tuple[Code, Feedback]]
+
+
+def pegs_off(given: Feedback, other: Feedback) -> int:
+    """How far a codemaker was off who gave ``given`` for ``other``: the fewest key pegs to add, take
+    away or turn from black to white (or back).
+
+    >>> pegs_off(Feedback(2, 1), Feedback(1, 2)), pegs_off(Feedback(2, 1), Feedback(1, 1))
+    (1, 1)
+    >>> pegs_off(Feedback(0, 0), Feedback(3, 0))
+    3
+    """
+    black, white = other.black - given.black, other.white - given.white
+    if black * white < 0:
+        return max(abs(black), abs(white))
+    return abs(black) + abs(white)
 
 
 @dataclass(frozen=True)
@@ -42,9 +67,27 @@ class Suspect:
     example: Code
     """A code that fits the history with this score corrected."""
     restores: int = 0
-    """How many codes fit once this score is left out (counted up to the check's limit): the more, the
-    likelier the mistake; suspects are listed likeliest first."""
+    """How many codes fit once this score is corrected (0 when several scores must change)."""
     restores_is_lower_bound: bool = False
+    """Whether :attr:`restores` is a lower bound (the constraint solver stopped counting)."""
+
+    @property
+    def pegs_off(self) -> int:
+        """How many key pegs the given score is off the correction."""
+        return pegs_off(self.given, self.correction)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "number": self.number,
+            "guess": str(self.guess),
+            "given": {"black": self.given.black, "white": self.given.white},
+            "correction": {"black": self.correction.black, "white": self.correction.white},
+            "pegs_off": self.pegs_off,
+            "example": str(self.example),
+            "restores": self.restores,
+            "restores_is_lower_bound": self.restores_is_lower_bound,
+        }
 
 
 @dataclass(frozen=True)
@@ -58,7 +101,8 @@ class Consistency:
     example: Code | None
     """A fitting code (of the corrected history, when inconsistent)."""
     suspects: list[Suspect] = field(default_factory=list)
-    """When inconsistent: the scores most likely wrong (a smallest set to change)."""
+    """When inconsistent: the scores most likely wrong, likeliest first (with one change), or a smallest
+    set to change together."""
     changes: int = 0
     """How many scores must change at the least (0 when consistent)."""
     method: str = "enumeration"
@@ -71,30 +115,35 @@ class Consistency:
             count = f"at least {self.count:,}" if self.count_is_lower_bound else f"{self.count:,}"
             return f"consistent: {count} fitting code{'s' if self.count != 1 else ''} (e.g. {self.example})"
         text = "no code fits these scores: at least one of them is wrong"
-        if self.suspects:
-            if self.changes == 1:
-                first, *others = self.suspects
-                hints = (
-                    f"guess {first.number} ({first.guess}) scored {first.given}: as {first.correction} it would fit "
-                    f"(secret {first.example}{_restoring(first)})"
-                )
-                if others:
-                    hints += "; else " + "; or ".join(
-                        f"guess {s.number} ({s.guess}) as {s.correction} (secret {s.example}{_restoring(s)})"
-                        for s in others
-                    )
-            else:
-                hints = f"{self.changes} scores must change: " + ", ".join(
-                    f"guess {s.number} ({s.guess}) {s.given} -> {s.correction}" for s in self.suspects
-                )
-                hints += f" (secret {self.example})"
+        if self.suspects and self.changes == 1:
+            named = self.suspects[:SUSPECT_MESSAGE_LIMIT]
+            first = named[0]
+            hints = f"guess {first.number} ({first.guess}) scored {first.given}: as {first.correction} it would fit"
+            hints += f" ({_how_likely(first)})"
+            for other in named[1:]:
+                hints += f"; else guess {other.number} ({other.guess}) as {other.correction} ({_how_likely(other)})"
+            rest = len(self.suspects) - len(named)
+            if rest:
+                hints += f"; {plural(rest, 'other score')} alone could be wrong"
             text += f". Likely mistake: {hints}"
+            if any(s.restores_is_lower_bound for s in named):
+                text += " (counts marked 'at least' are estimates)"
+        elif self.suspects:
+            hints = f"{self.changes} scores must change: " + ", ".join(
+                f"guess {s.number} ({s.guess}) {s.given} -> {s.correction}" for s in self.suspects
+            )
+            text += f". Likely mistake: {hints} (secret {self.example})"
         elif self.changes > 1:
             text += f"; at least {self.changes} of them would have to change, too many ways to name the likely ones"
         return text
 
+    @property
+    def counts_are_estimates(self) -> bool:
+        """Whether some suspect's count of codes is only a lower bound."""
+        return any(s.restores_is_lower_bound for s in self.suspects)
+
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready answer (``suspects`` likeliest first)."""
+        """JSON-ready answer (``suspects`` likeliest first, ``likely`` with each one's figures)."""
         return {
             "consistent": self.consistent,
             "count": self.count,
@@ -104,6 +153,8 @@ class Consistency:
             "correction": {
                 str(s.number): {"black": s.correction.black, "white": s.correction.white} for s in self.suspects
             },
+            "likely": [s.as_dict() for s in self.suspects],
+            "counts_are_estimates": self.counts_are_estimates,
             "changes": self.changes,
             "method": self.method,
         }
@@ -130,63 +181,125 @@ def check(
     raise ValueError(f"method must be 'enumeration' or 'cp-sat', not {method!r}")
 
 
-def _restoring(suspect: Suspect) -> str:
-    """``; 208 codes fit without it``: how many codes leaving the score out lets fit."""
-    if suspect.restores <= 0:
-        return ""
-    least = "at least " if suspect.restores >= SUSPECT_COUNT_LIMIT and suspect.restores_is_lower_bound else ""
-    return f"; {least}{suspect.restores:,} code{'s' if suspect.restores != 1 else ''} fit without it"
+def _how_likely(suspect: Suspect) -> str:
+    """``1 peg off; 96 codes fit then, e.g. RRBY``."""
+    count = f"{'at least ' if suspect.restores_is_lower_bound else ''}{plural(suspect.restores, 'code')}"
+    verb = "fits" if suspect.restores == 1 and not suspect.restores_is_lower_bound else "fit"
+    return f"{plural(suspect.pegs_off, 'peg')} off; {count} {verb} then, e.g. {suspect.example}"
 
 
-def _likeliest_first(suspects: list[Suspect]) -> list[Suspect]:
-    """The suspects ordered by how many codes fit once each is left out (most first), then the latest
-    guess first (a score typed later has had less checking)."""
-    return sorted(suspects, key=lambda s: (-s.restores, -s.number))
+def _likeliest_first(suspects: list[Suspect], win: Feedback) -> list[Suspect]:
+    """The suspects as people mis-score: a winning score (it ends the game) last, the fewest key pegs
+    off first, then the most codes the correction lets fit, then the latest guess (a score typed later
+    has had less checking)."""
+    return sorted(suspects, key=lambda s: (s.given == win, s.pegs_off, -s.restores, -s.number))
+
+
+def _best_correction(given: Feedback, corrections: dict[Feedback, int]) -> Feedback:
+    """The correction people most likely meant: the fewest pegs off, then the one most codes fit, then
+    the most black pegs."""
+    return min(corrections, key=lambda f: (pegs_off(given, f), -corrections[f], -f.black, f.white))
 
 
 # -- enumeration ---------------------------------------------------------------------------------
 
 
+class _Enumerated:
+    """The codes that fit a history, or some of its scores, by the plain scorer when the game is small
+    (no kernel to load), else by the kernels."""
+
+    def __init__(self, rules: Rules, history: History) -> None:
+        self.history = history
+        self.space: Any = None
+        if rules.size * max(len(history), 1) <= PLAIN_SCORING_PAIRS:
+            self.every = [rules.code(c) for c in _all_colors(rules)]
+            return
+        from keypeg.kernels import CodeSpace, feedback_ordinal
+
+        self.space = CodeSpace.of(rules)
+        self.pegs = rules.pegs
+        self.indexed = [(self.space.index(g), feedback_ordinal(f, rules.pegs)) for g, f in history]
+
+    def fitting(self, kept: Iterable[int], limit: int) -> tuple[int, list[Code]]:
+        """How many codes fit the scores ``kept`` (indices into the history), and the first ``limit``."""
+        if self.space is None:
+            scored = [self.history[k] for k in kept]
+            fits = [c for c in self.every if all(score(c, g) == f for g, f in scored)]
+            return len(fits), fits[:limit]
+        found = self.space.consistent([self.indexed[k] for k in kept])
+        return int(found.size), [self.space.code(int(i)) for i in found[:limit]]
+
+    def by_score(self, left_out: int) -> dict[Feedback, tuple[int, Code]]:
+        """The codes that fit every score but number ``left_out``, by the score they give that guess:
+        how many, and the first."""
+        kept = [k for k in range(len(self.history)) if k != left_out]
+        guess = self.history[left_out][0]
+        parts: dict[Feedback, tuple[int, Code]] = {}
+        if self.space is None:
+            scored = [self.history[k] for k in kept]
+            for c in self.every:
+                if all(score(c, g) == f for g, f in scored):
+                    given = score(c, guess)
+                    count, first = parts.get(given, (0, c))
+                    parts[given] = (count + 1, first)
+            return parts
+        from keypeg.kernels import ordinal_feedback
+
+        found = self.space.consistent([self.indexed[k] for k in kept])
+        for ordinal, part in self.space.split(self.indexed[left_out][0], found):
+            parts[ordinal_feedback(ordinal, self.pegs)] = (int(part.size), self.space.code(int(part[0])))
+        return parts
+
+
 def _by_enumeration(rules: Rules, history: History, limit: int, search_limit: int) -> Consistency:
-    fitting = _fitting_codes(rules, history)
-    count, codes = fitting(range(len(history)), limit)
+    codes = _Enumerated(rules, history)
+    count, fitting = codes.fitting(range(len(history)), limit)
     if count:
         return Consistency(
-            True, count, False, codes[0] if codes else fitting(range(len(history)), 1)[1][0], codes=codes
+            True, count, False, fitting[0] if fitting else codes.fitting(range(len(history)), 1)[1][0], codes=fitting
         )
-    tried = 0
-    for changes in range(1, len(history) + 1):
+    if len(history) > search_limit:
+        return Consistency(False, 0, False, None, [], 1)
+    suspects = _single_suspects(rules, history, codes)
+    if suspects:
+        return Consistency(False, 0, False, suspects[0].example, suspects, 1)
+    tried = len(history)
+    for changes in range(2, len(history) + 1):
         tried += math.comb(len(history), changes)
         if tried > search_limit:  # too many sets of scores to try: say so, name none
             return Consistency(False, 0, False, None, [], changes)
-        suspects, example = _fewest_changes(history, fitting, changes)
-        if suspects:
-            return Consistency(False, 0, False, example, suspects, changes)
+        found = _changed_together(rules, history, codes, changes)
+        if found:
+            return Consistency(False, 0, False, found[0].example, found, changes)
     raise AssertionError("dropping every score always fits")  # pragma: no cover
 
 
-def _fitting_codes(rules: Rules, history: History) -> Callable[[Iterable[int], int], tuple[int, list[Code]]]:
-    """Counting fitting codes: by the plain scorer when the game is small (no kernel to load), else by
-    the kernels."""
-    if rules.size * max(len(history), 1) <= PLAIN_SCORING_PAIRS:
-        every = [rules.code(c) for c in _all_colors(rules)]
+def _single_suspects(rules: Rules, history: History, codes: _Enumerated) -> list[Suspect]:
+    """Every score that alone can be corrected, with its likeliest correction, likeliest first."""
+    suspects = []
+    for k, (guess, given) in enumerate(history):
+        parts = codes.by_score(k)
+        if not parts:
+            continue
+        correction = _best_correction(given, {f: n for f, (n, _) in parts.items()})
+        restores, example = parts[correction]
+        suspects.append(Suspect(k + 1, guess, given, correction, example, restores))
+    return _likeliest_first(suspects, rules.win)
 
-        def plain(kept: Iterable[int], limit: int) -> tuple[int, list[Code]]:
-            scored = [history[k] for k in kept]
-            fits = [c for c in every if all(score(c, g) == f for g, f in scored)]
-            return len(fits), fits[:limit]
 
-        return plain
-    from keypeg.kernels import CodeSpace, feedback_ordinal
-
-    space = CodeSpace.of(rules)
-    indexed = [(space.index(g), feedback_ordinal(f, rules.pegs)) for g, f in history]
-
-    def fast(kept: Iterable[int], limit: int) -> tuple[int, list[Code]]:
-        fits = space.consistent([indexed[k] for k in kept])
-        return int(fits.size), [space.code(int(i)) for i in fits[:limit]]
-
-    return fast
+def _changed_together(rules: Rules, history: History, codes: _Enumerated, changes: int) -> list[Suspect]:
+    """The first set of ``changes`` scores that can be changed together so that a code fits, sets without
+    a winning score (never given by mistake) first."""
+    sets = sorted(
+        itertools.combinations(range(len(history)), changes),
+        key=lambda dropped: sum(history[k][1] == rules.win for k in dropped),
+    )
+    for dropped in sets:
+        count, fitting = codes.fitting((k for k in range(len(history)) if k not in dropped), 1)
+        if count:
+            code = fitting[0]
+            return [Suspect(k + 1, history[k][0], history[k][1], score(code, history[k][0]), code) for k in dropped]
+    return []
 
 
 def _all_colors(rules: Rules) -> Iterable[tuple[int, ...]]:
@@ -197,67 +310,79 @@ def _all_colors(rules: Rules) -> Iterable[tuple[int, ...]]:
     return itertools.permutations(colors, rules.pegs)
 
 
-def _fewest_changes(
-    history: History, fitting: Callable[[Iterable[int], int], tuple[int, list[Code]]], changes: int
-) -> tuple[list[Suspect], Code | None]:
-    """Suspects when ``changes`` scores must change: with one, every score that alone can be fixed;
-    with more, the first set that works."""
-    found: list[Suspect] = []
-    example: Code | None = None
-    for dropped in itertools.combinations(range(len(history)), changes):
-        count, codes = fitting((k for k in range(len(history)) if k not in dropped), 1)
-        if not count:
-            continue
-        code = codes[0]
-        suspects = [
-            Suspect(k + 1, history[k][0], history[k][1], score(code, history[k][0]), code, count) for k in dropped
-        ]
-        if changes > 1:
-            return suspects, code
-        found.extend(suspects)
-    found = _likeliest_first(found)
-    if found:
-        example = found[0].example
-    return found, example
-
-
 # -- the constraint solver -----------------------------------------------------------------------
 
 
-def _model(rules: Rules, history: History, relaxable: bool) -> tuple[Any, list[list[Any]], list[Any]]:
-    from ortools.sat.python import cp_model
+class _Model:
+    """A CP-SAT model of the secret: one Boolean per peg and colour; for each scored guess, its black
+    pegs and its black plus white pegs as expressions, constrained to the score unless left free."""
 
-    model = cp_model.CpModel()
-    pegs, colors = rules.pegs, rules.num_colors
-    x = [[model.new_bool_var(f"x{p}_{c}") for c in range(colors)] for p in range(pegs)]
-    for p in range(pegs):
-        model.add_exactly_one(x[p])
-    counts = []
-    for c in range(colors):
-        n = model.new_int_var(0, pegs if rules.repeats else 1, f"n{c}")
-        model.add(n == sum(x[p][c] for p in range(pegs)))
-        counts.append(n)
-    relax = []
-    for k, (guess, feedback) in enumerate(history):
-        black = sum(x[p][c] for p, c in enumerate(guess.colors))
-        common = []
-        for color in sorted(set(guess.colors)):
-            m = model.new_int_var(0, pegs, f"m{k}_{color}")
-            model.add_min_equality(m, [counts[color], guess.colors.count(color)])
-            common.append(m)
-        if relaxable:
-            r = model.new_bool_var(f"wrong{k}")
-            model.add(black == feedback.black).only_enforce_if(~r)
-            model.add(sum(common) == feedback.black + feedback.white).only_enforce_if(~r)
-            relax.append(r)
-        else:
-            model.add(black == feedback.black)
-            model.add(sum(common) == feedback.black + feedback.white)
-    return model, x, relax
+    def __init__(self, rules: Rules, history: History, free: Iterable[int] = ()) -> None:
+        from ortools.sat.python import cp_model
 
+        self.rules = rules
+        self.model = cp_model.CpModel()
+        pegs, colors = rules.pegs, rules.num_colors
+        self.x = [[self.model.new_bool_var(f"x{p}_{c}") for c in range(colors)] for p in range(pegs)]
+        for p in range(pegs):
+            self.model.add_exactly_one(self.x[p])
+        counts = []
+        for c in range(colors):
+            n = self.model.new_int_var(0, pegs if rules.repeats else 1, f"n{c}")
+            self.model.add(n == sum(self.x[p][c] for p in range(pegs)))
+            counts.append(n)
+        self.black: list[Any] = []
+        self.keys: list[Any] = []
+        for k, (guess, _) in enumerate(history):
+            common = []
+            for color in sorted(set(guess.colors)):
+                m = self.model.new_int_var(0, pegs, f"m{k}_{color}")
+                self.model.add_min_equality(m, [counts[color], guess.colors.count(color)])
+                common.append(m)
+            self.black.append(sum(self.x[p][c] for p, c in enumerate(guess.colors)))
+            self.keys.append(sum(common))
+        free = set(free)
+        for k, (_, feedback) in enumerate(history):
+            if k not in free:
+                self.require(k, feedback)
 
-def _decode(rules: Rules, solver: Any, x: list[list[Any]]) -> Code:
-    return rules.code([next(c for c, var in enumerate(row) if solver.value(var)) for row in x])
+    def require(self, k: int, feedback: Feedback, when: Any = None) -> None:
+        """Guess ``k`` scores ``feedback`` (only if the Boolean ``when`` holds, when given)."""
+        for constraint in (
+            self.model.add(self.black[k] == feedback.black),
+            self.model.add(self.keys[k] == feedback.black + feedback.white),
+        ):
+            if when is not None:
+                constraint.only_enforce_if(when)
+
+    def decode(self, solver: Any) -> Code:
+        return self.rules.code([next(c for c, var in enumerate(row) if solver.value(var)) for row in self.x])
+
+    def first(self) -> Code | None:
+        """A code that fits, if any."""
+        from ortools.sat.python import cp_model
+
+        solver = _cp_solver()
+        status = solver.solve(self.model)
+        return self.decode(solver) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+
+    def count(self, limit: int) -> tuple[int, list[Code]]:
+        """How many codes fit, counted up to ``limit``, and those found (in the solver's order)."""
+        from ortools.sat.python import cp_model
+
+        solver = _cp_solver()
+        solver.parameters.enumerate_all_solutions = True
+        found: list[Code] = []
+        decode = self.decode
+
+        class Collect(cp_model.CpSolverSolutionCallback):
+            def on_solution_callback(self) -> None:
+                found.append(decode(self))
+                if len(found) >= limit:
+                    self.stop_search()
+
+        solver.solve(self.model, Collect())
+        return len(found), found
 
 
 def _cp_solver() -> Any:
@@ -272,79 +397,101 @@ def _cp_solver() -> Any:
 
 
 def _by_solver(rules: Rules, history: History, limit: int) -> Consistency:
-    from ortools.sat.python import cp_model
-
-    model, x, _ = _model(rules, history, relaxable=False)
-    solver = _cp_solver()
-    solver.parameters.enumerate_all_solutions = True
-    found: list[Code] = []
-
-    class Collect(cp_model.CpSolverSolutionCallback):
-        def on_solution_callback(self) -> None:
-            found.append(_decode(rules, self, x))
-            if len(found) >= limit:
-                self.stop_search()
-
-    status = solver.solve(model, Collect())
+    count, found = _Model(rules, history).count(limit)
     if found:
-        complete = status == cp_model.OPTIMAL and len(found) < limit
         codes = sorted(found, key=lambda c: c.colors)
-        return Consistency(True, len(found), not complete, codes[0], method="cp-sat", codes=codes)
-    return _corrections_by_solver(rules, history)
-
-
-def _corrections_by_solver(rules: Rules, history: History) -> Consistency:
-
-    model, x, relax = _model(rules, history, relaxable=True)
-    model.minimize(sum(relax))
-    solver = _cp_solver()
-    solver.solve(model)
-    changes = round(solver.objective_value)
-    code = _decode(rules, solver, x)
-    if changes == 1:
-        suspects = []
-        for k, (guess, given) in enumerate(history):
-            rest = [h for j, h in enumerate(history) if j != k]
-            fits = _first_fit(rules, rest)
-            if fits is not None:
-                restores = _count_fits(rules, rest, SUSPECT_COUNT_LIMIT)
-                suspects.append(
-                    Suspect(k + 1, guess, given, score(fits, guess), fits, restores, restores >= SUSPECT_COUNT_LIMIT)
-                )
-        suspects = _likeliest_first(suspects)
+        return Consistency(True, count, count >= limit, codes[0], method="cp-sat", codes=codes)
+    suspects = _single_suspects_by_solver(rules, history)
+    if suspects:
         return Consistency(False, 0, False, suspects[0].example, suspects, 1, method="cp-sat")
-    wrong = [k for k, r in enumerate(relax) if solver.value(r)]
-    suspects = [Suspect(k + 1, history[k][0], history[k][1], score(code, history[k][0]), code) for k in wrong]
-    return Consistency(False, 0, False, code, suspects, changes, method="cp-sat")
+    return _changed_together_by_solver(rules, history)
 
 
-def _first_fit(rules: Rules, history: History) -> Code | None:
-    from ortools.sat.python import cp_model
-
-    model, x, _ = _model(rules, history, relaxable=False)
+def _nearest_corrections(rules: Rules, history: History, k: int) -> list[Feedback]:
+    """The scores of guess ``k`` that make the history fit and are the fewest pegs off the one given
+    (none when no score does)."""
+    if _Model(rules, history, free=[k]).first() is None:
+        return []
+    given = history[k][1]
+    options = [f for f in rules.feedbacks() if f != given]
+    model = _Model(rules, history, free=[k])
+    chosen = [model.model.new_bool_var(f"score{f.black}_{f.white}") for f in options]
+    model.model.add_exactly_one(chosen)
+    for feedback, var in zip(options, chosen, strict=True):
+        model.require(k, feedback, when=var)
+    model.model.minimize(sum(pegs_off(given, f) * var for f, var in zip(options, chosen, strict=True)))
     solver = _cp_solver()
-    status = solver.solve(model)
-    return _decode(rules, solver, x) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+    solver.solve(model.model)
+    nearest = round(solver.objective_value)
+    return [f for f in options if pegs_off(given, f) == nearest]
 
 
-SUSPECT_COUNT_LIMIT = 50
-"""With the constraint solver, the codes each suspect restores are counted up to this many (to order them)."""
+def _single_suspects_by_solver(rules: Rules, history: History) -> list[Suspect]:
+    """Every score that alone can be corrected, ranked as by enumeration. The codes each correction lets
+    fit are counted up to :data:`DEFAULT_COUNT_LIMIT`; where two equally far off both reach it, a game
+    small enough is counted whole, by enumeration, else their counts stay lower bounds (and are said to
+    be): the solver enumerates a few thousand codes a second at best."""
+    counted: dict[tuple[int, Feedback], _Count] = {}
+    for k in range(len(history)):
+        for feedback in _nearest_corrections(rules, history, k):
+            corrected = _corrected(history, k, feedback)
+            n, found = _Model(rules, corrected).count(DEFAULT_COUNT_LIMIT)
+            if n:
+                counted[k, feedback] = _Count(n, n >= DEFAULT_COUNT_LIMIT, min(found, key=lambda c: c.colors))
+    if rules.size <= ENUMERATE_LIMIT:
+        for k, feedback in _undecided(counted, history, rules.win):
+            corrected = _corrected(history, k, feedback)
+            n, found = _Enumerated(rules, corrected).fitting(range(len(corrected)), 1)
+            counted[k, feedback] = _Count(n, False, found[0])
+    suspects = []
+    for k, (guess, given) in enumerate(history):
+        options = {f: c.codes for (j, f), c in counted.items() if j == k}
+        if options:
+            correction = _best_correction(given, options)
+            best = counted[k, correction]
+            suspects.append(Suspect(k + 1, guess, given, correction, best.example, best.codes, best.is_lower_bound))
+    return _likeliest_first(suspects, rules.win)
 
 
-def _count_fits(rules: Rules, history: History, limit: int) -> int:
-    """How many codes fit ``history``, counted by the constraint solver up to ``limit``."""
-    from ortools.sat.python import cp_model
+def _corrected(history: History, k: int, feedback: Feedback) -> History:
+    """``history`` with guess ``k`` scored ``feedback``."""
+    return [*history[:k], (history[k][0], feedback), *history[k + 1 :]]
 
-    model, _, _ = _model(rules, history, relaxable=False)
+
+@dataclass(frozen=True)
+class _Count:
+    """The codes a correction lets fit, as the solver counted them."""
+
+    codes: int
+    is_lower_bound: bool
+    example: Code
+
+
+def _undecided(
+    counted: dict[tuple[int, Feedback], _Count], history: History, win: Feedback
+) -> list[tuple[int, Feedback]]:
+    """The corrections whose order is not known yet: counted only to a limit, with another so counted
+    that is as likely by everything but the count."""
+    capped: dict[tuple[bool, int], list[tuple[int, Feedback]]] = {}
+    for (k, feedback), found in counted.items():
+        if found.is_lower_bound:
+            given = history[k][1]
+            capped.setdefault((given == win, pegs_off(given, feedback)), []).append((k, feedback))
+    return [key for keys in capped.values() if len(keys) > 1 for key in keys]
+
+
+def _changed_together_by_solver(rules: Rules, history: History) -> Consistency:
+    """The fewest scores to change together, winning scores (never given by mistake) left alone where
+    another set of as many will do."""
+    model = _Model(rules, history, free=range(len(history)))
+    wrong = [model.model.new_bool_var(f"wrong{k}") for k in range(len(history))]
+    for k, (_, feedback) in enumerate(history):
+        model.require(k, feedback, when=~wrong[k])
+    wins = [var for var, (_, feedback) in zip(wrong, history, strict=True) if feedback == rules.win]
+    model.model.minimize((len(history) + 1) * sum(wrong) + sum(wins))
     solver = _cp_solver()
-    solver.parameters.enumerate_all_solutions = True
-    found = [0]
-
-    class Count(cp_model.CpSolverSolutionCallback):
-        def on_solution_callback(self) -> None:
-            found[0] += 1
-            if found[0] >= limit:
-                self.stop_search()
-
-    solver.solve(model, Count())
-    return found[0]
+    solver.solve(model.model)
+    code = model.decode(solver)
+    changed = [k for k, var in enumerate(wrong) if solver.value(var)]
+    suspects = [Suspect(k + 1, history[k][0], history[k][1], score(code, history[k][0]), code) for k in changed]
+    return Consistency(False, 0, False, code, suspects, len(changed), method="cp-sat")

@@ -71,7 +71,8 @@ PARALLEL_MIN_PAIRS = 1 << 18
 ENUMERATE_LIMIT = 2_000_000
 """Consistency checks enumerate rule sets up to this many codes; larger ones go to the constraint solver."""
 DEFAULT_COUNT_LIMIT = 200
-"""The constraint solver counts fitting codes up to this many, then reports a lower bound."""
+"""The constraint solver counts fitting codes (of a history, or of one with a suspect score corrected) up
+to this many, then reports a lower bound."""
 PLAIN_SCORING_PAIRS = 20_000
 """Consistency checks on games this small (codes times scored guesses) use the plain scorer: quicker
 than loading the kernels."""
@@ -289,6 +290,9 @@ def busy_cores(readings: int = 5) -> float:
         except (AttributeError, OSError):  # no load average on this system
             return 0.0
 
+
+SUSPECT_MESSAGE_LIMIT = 3
+"""Suspect scores named in a one-line answer (the rest are counted; ``--json`` lists them all)."""
 
 SUSPECT_SEARCH_LIMIT = 20_000
 """Sets of scores the consistency check leaves out in turn, looking for the likely mistakes, before it
