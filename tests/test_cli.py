@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -37,6 +38,18 @@ def test_variants_lists_the_presets() -> None:
     output = ok("variants").output
     for name in ("classic", "mini", "super", "bulls-and-cows"):
         assert name in output
+
+
+def test_variants_piped_fits_80_columns_and_splits_no_word() -> None:
+    """Piped, Rich lays the table out in 80 columns: every name, alias and figure must still be whole."""
+    env = {**os.environ, "COLUMNS": "80"}
+    result = subprocess.run([sys.executable, "-m", "keypeg", "variants"], capture_output=True, text=True, env=env)
+    assert result.returncode == 0
+    lines = result.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80 and "…" not in result.stdout
+    words = {word for line in lines for word in line.split()}
+    for variant in VARIANTS.values():
+        assert {variant.name, *variant.aliases, f"{variant.rules.size:,}"} <= words
 
 
 def test_variants_json() -> None:
@@ -110,7 +123,7 @@ def _fitting(history: list[tuple[tuple[int, ...], tuple[int, int]]]) -> list[tup
 def test_candidates_count_matches_the_reference() -> None:
     # Knuth notation: 1 is the first colour.
     expected = _fitting([((0, 0, 1, 1), (1, 0)), ((1, 2, 3, 3), (0, 1))])
-    data = json.loads(ok("candidates", "1122=1,0", "2344=0,1", "--json").output)
+    data = json.loads(ok("candidates", "1122=1,0", "2344=0,1", "--json").stdout)
     assert data["count"] == len(expected)
     assert data["codes"] == ["".join(CLASSIC[c] for c in code) for code in expected[:10]]
 
@@ -131,9 +144,61 @@ def test_candidates_without_history_is_every_code() -> None:
 def test_candidates_none_fit() -> None:
     assert not _fitting([((0, 0, 1, 1), (4, 0)), ((0, 1, 2, 3), (4, 0))])
     result = run("candidates", "AABB=4,0", "ABCD=4,0", "--pegs", "4", "--colors", "6")
-    assert result.exit_code != 0
-    assert "no code fits" in result.output
+    assert result.exit_code == 2
+    assert result.stderr.startswith("error: no code fits") and result.stdout == ""
     assert "Traceback" not in result.output
+
+
+CONTRADICTING = ("RRGG=4,0", "BBYY=1,0")
+
+
+@pytest.mark.parametrize("command", [["candidates"], ["candidates", "--json"], ["next"], ["next", "--json"], ["hint"]])
+def test_scores_no_code_fits_are_bad_input_to_every_command_that_needs_a_code(command: list[str]) -> None:
+    """One rule: a command that needs a code to fit refuses such scores as bad input (exit 2, one
+    ``error:`` line naming the likely mistake, nothing on stdout)."""
+    result = run(*command, *CONTRADICTING)
+    assert result.exit_code == 2, result.output
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: no code fits") and "Likely mistake" in lines[0]
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_check_answers_no_by_its_exit_status_without_an_error_line(as_json: bool) -> None:
+    """``check`` is asked whether the scores fit: "no" is its answer (exit 1, on stdout), not an error."""
+    result = run("check", *CONTRADICTING, *(["--json"] if as_json else []))
+    assert result.exit_code == 1 and "error:" not in result.output
+    assert (json.loads(result.stdout)["consistent"] is False) if as_json else "inconsistent" in result.stdout
+    assert run("check", "RRGG=1,0").exit_code == 0
+
+
+# -- notation ----------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("typed", "notation", "shown"), [("BBCA", "letters", "GGBR"), ("2231", "digits", "GGBR"), ("GGBR", "own", None)]
+)
+def test_a_code_not_in_the_rules_own_symbols_is_echoed_as_read(typed: str, notation: str, shown: str | None) -> None:
+    result = ok("score", "RGBY", typed)
+    expected = score_colors((0, 1, 2, 3), (1, 1, 2, 0))  # GGBR against RGBY
+    assert f"{expected[0]} black, {expected[1]} white" in result.stdout
+    if shown is None:
+        assert "note" not in result.stderr
+    else:
+        assert f"note: read in {notation}" in result.stderr and f"{typed} as {shown}" in result.stderr
+
+
+def test_a_history_typed_in_letters_says_how_each_guess_was_read() -> None:
+    result = ok("candidates", "AACC=2,0", "GGYY=2,0", "5566=0,0")
+    note = result.stderr.strip()
+    assert note.count("\n") == 0 and "AACC as RRBB" in note and "5566 as WWKK" in note
+    assert "letters" in note and "digits" in note and "GGYY as" not in note
+
+
+def test_a_guess_played_in_letters_is_echoed_on_stderr_by_the_protocol() -> None:
+    result = CliRunner().invoke(cli, ["play", "--secret", "RGBY", "--no-record"], input="AABB\nRGBY\n")
+    assert result.exit_code == 0 and result.stdout.splitlines() == ["1 1", "4 0"]
+    assert "AABB as RRGG" in result.stderr
 
 
 # -- errors ----------------------------------------------------------------------------------------------

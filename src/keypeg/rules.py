@@ -239,27 +239,40 @@ class Rules:
         >>> str(Rules(4, 6).parse("1 1 2 2"))
         'AABB'
         """
+        return self.read(text)[0]
+
+    def read(self, text: str) -> tuple[Code, str]:
+        """Read a code as :meth:`parse` does, and say in which notation: ``own``, ``letters`` or ``digits``
+        (see :meth:`notations`).
+
+        >>> from keypeg.variants import find_variant
+        >>> code, notation = find_variant("classic").rules.read("BBCA")
+        >>> str(code), notation
+        ('GGBR', 'letters')
+        """
         if not isinstance(text, str):
             raise InvalidCodeError(f"a code must be text, got {quoted(text)}")
         compact = "".join(ch for ch in text if ch != "," and not ch.isspace()).upper()
         if not compact:
             raise InvalidCodeError(f"empty code {quoted(text)}: write {self.pegs} colours such as {self.example()!r}")
-        colors = self._read(compact)
-        if colors is None:
+        found = self._read(compact)
+        if found is None:
             ascii_form = _ascii_form(compact)
-            colors = None if ascii_form == compact else self._read(ascii_form)
-        if colors is None:
+            found = None if ascii_form == compact else self._read(ascii_form)
+        if found is None:
             raise InvalidCodeError(self._unknown_symbol_message(text, compact))
-        return self.code(colors, text=text)
+        colors, notation = found
+        return self.code(colors, text=text), notation
 
-    def _read(self, compact: str) -> tuple[int, ...] | None:
-        """The colours of ``compact`` (upper case, nothing ignored left) in the first notation it fits."""
-        for _, alphabet in self.notations():
+    def _read(self, compact: str) -> tuple[tuple[int, ...], str] | None:
+        """The colours of ``compact`` (upper case, nothing ignored left) in the first notation it fits, and
+        that notation's name."""
+        for name, alphabet in self.notations():
             lookup = {s.upper(): i for i, s in enumerate(alphabet)}
             if self.blanks:
                 lookup.update({b: self.colors for b in BLANK_SYMBOLS})
             if all(ch in lookup for ch in compact):
-                return tuple(lookup[ch] for ch in compact)
+                return tuple(lookup[ch] for ch in compact), name
         return None
 
     def _unknown_symbol_message(self, text: str, compact: str) -> str:
@@ -341,12 +354,19 @@ class Rules:
 
     def parse_scored(self, text: str) -> tuple[Code, Feedback]:
         """Read a scored guess written ``GUESS=B,W`` (``AABB=1,2``, ``1122=0,1``, ``RRGB=2b1w``)."""
+        guess, feedback, _ = self.read_scored(text)
+        return guess, feedback
+
+    def read_scored(self, text: str) -> tuple[Code, Feedback, str]:
+        """Read a scored guess as :meth:`parse_scored` does, and say in which notation the guess was
+        written (see :meth:`read`)."""
         guess, sep, feedback = text.partition("=")
         if not sep:
             raise InvalidFeedbackError(
                 f"cannot read {quoted(text)}: write a scored guess as GUESS=BLACK,WHITE, e.g. 'AABB=1,2'"
             )
-        return self.parse(guess), self.parse_feedback(feedback)
+        code, notation = self.read(guess)
+        return code, self.parse_feedback(feedback), notation
 
 
 def _ascii_form(compact: str) -> str:

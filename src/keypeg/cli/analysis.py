@@ -23,6 +23,7 @@ from keypeg.cli.common import (
     out,
     parse_history,
     print_json,
+    read_code,
     rules_options,
     threads_option,
 )
@@ -123,7 +124,7 @@ def convention_options(command: F) -> F:
         *args: Any, first: str | None, pool: str | None, tie: str, seed: int | None, scoring: str, **kwargs: Any
     ) -> Any:
         def build(name: str, rules: Rules) -> Strategy:
-            code = rules.parse(first) if first is not None else None
+            code = read_code(rules, first) if first is not None else None
             return make_strategy(name, first=code, pool=pool, tie=tie, seed=seed, scoring=scoring)
 
         return command(*args, strategy_factory=build, **kwargs)
@@ -652,7 +653,7 @@ def replay(what: tuple[str, ...], coach: bool, db: str | None, force: bool, as_j
     from keypeg.strategy_tree import load_tree
 
     tree = load_tree(path)
-    played = tree.replay(tree.rules.parse(what[1]))
+    played = tree.replay(read_code(tree.rules, what[1]))
     if as_json:
         print_json({"guesses": [{"guess": str(g), "black": f.black, "white": f.white} for g, f in played]})
         return

@@ -7,9 +7,10 @@ import sys
 import click
 
 from keypeg.cli.analysis import announce_compiling, plural, refuse_empty, say
-from keypeg.cli.common import cli, err, json_option, out, parse_history, print_json, rules_options
+from keypeg.cli.common import cli, json_option, note_readings, out, parse_history, print_json, rules_options
 from keypeg.cli.render import key_pegs, new_table
 from keypeg.code import Code, Feedback
+from keypeg.errors import InconsistentHistoryError
 from keypeg.rules import Rules
 from keypeg.variants import VARIANTS
 
@@ -37,23 +38,21 @@ def variants(as_json: bool) -> None:
             ]
         )
         return
-    table = new_table(title="keypeg variants")
+    from rich import box
+
+    table = new_table(title="keypeg variants", box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True)
     wide = out.width >= 120
     for column in ("name", "game", "rows", "symbols", "codes", "also known as"):
-        table.add_column(
-            column,
-            justify="right" if column in ("rows", "codes") else "left",
-            no_wrap=column != "also known as",
-            overflow="fold",
-        )
+        table.add_column(column, justify="right" if column in ("rows", "codes") else "left", no_wrap=True)
     if wide:
         table.add_column("about", ratio=1)
     for v in VARIANTS.values():
         r = v.rules
-        game = f"{r.pegs}x{r.colors}" + ("" if r.repeats else ", no repeats") + (", blanks" if r.blanks else "")
+        game = [f"{r.pegs}x{r.colors}", *([] if r.repeats else ["no repeats"]), *(["blanks"] if r.blanks else [])]
         symbols = "".join(r.symbols) if r.colors <= 10 else f"{r.symbols[0]}-{r.symbols[-1]}"
-        row = [v.name, game, str(r.rows), symbols + (" ." if r.blanks else ""), f"{r.size:,}", ", ".join(v.aliases)]
-        table.add_row(*row, *([v.about] if wide else []))
+        # one game feature and one alias a line: narrow columns, no word ever split
+        row = [v.name, "\n".join(game), str(r.rows), symbols + (" ." if r.blanks else ""), f"{r.size:,}"]
+        table.add_row(*row, "\n".join(v.aliases), *([v.about] if wide else []))
     out.print(table)
 
 
@@ -66,7 +65,9 @@ def score(secret: str, guess: str, rules: Rules, as_json: bool) -> None:
     """Score GUESS against SECRET: black and white key pegs."""
     from keypeg.feedback import score as score_codes
 
-    feedback = score_codes(rules.parse(secret), rules.parse(guess))
+    (code, notation), (other, other_notation) = rules.read(secret), rules.read(guess)
+    note_readings(rules, [(secret, code, notation), (guess, other, other_notation)])
+    feedback = score_codes(code, other)
     if as_json:
         print_json({"black": feedback.black, "white": feedback.white})
         return
@@ -90,24 +91,22 @@ def candidates(scored: tuple[str, ...], rules: Rules, limit: int, force: bool, a
     from keypeg.consistency import check
 
     result = check(rules, history, limit=max(limit, DEFAULT_COUNT_LIMIT))
+    if not result.consistent:  # scores no code fits are bad input here, as for 'next' and 'hint'
+        raise InconsistentHistoryError(result.message())
     codes = [str(c) for c in result.codes[:limit]]
     if as_json:
         print_json({"count": result.count, "count_is_lower_bound": result.count_is_lower_bound, "codes": codes})
-    elif not result.consistent:
-        say("no code fits these scores: at least one of them must be wrong (see 'keypeg check')", console=err)
-    else:
-        count = f"at least {result.count:,}" if result.count_is_lower_bound else f"{result.count:,}"
-        more = f" (first {len(codes)} shown)" if result.count > len(codes) else ""
-        verb = "fits" if result.count == 1 and not result.count_is_lower_bound else "fit"
-        say(
-            f"{count} of {plural(rules.size, 'code')} {verb}{more}:"
-            if codes
-            else f"{count} of {plural(rules.size, 'code')} {verb}"
-        )
-        if codes:
-            say(" ".join(codes))
-    if not result.consistent:
-        sys.exit(1)
+        return
+    count = f"at least {result.count:,}" if result.count_is_lower_bound else f"{result.count:,}"
+    more = f" (first {len(codes)} shown)" if result.count > len(codes) else ""
+    verb = "fits" if result.count == 1 and not result.count_is_lower_bound else "fit"
+    say(
+        f"{count} of {plural(rules.size, 'code')} {verb}{more}:"
+        if codes
+        else f"{count} of {plural(rules.size, 'code')} {verb}"
+    )
+    if codes:
+        say(" ".join(codes))
 
 
 def _prepare(scored: tuple[str, ...], rules: Rules, listed: int, force: bool) -> list[tuple[Code, Feedback]]:

@@ -184,5 +184,31 @@ def cli() -> None:
 
 
 def parse_history(rules: Rules, scored: tuple[str, ...]) -> list[tuple[Code, Feedback]]:
-    """Read ``GUESS=B,W`` arguments."""
-    return [rules.parse_scored(item) for item in scored]
+    """Read ``GUESS=B,W`` arguments, saying how guesses not in the rules' own symbols were read."""
+    history, readings = [], []
+    for item in scored:
+        guess, feedback, notation = rules.read_scored(item)
+        history.append((guess, feedback))
+        readings.append((item.partition("=")[0], guess, notation))
+    note_readings(rules, readings)
+    return history
+
+
+def read_code(rules: Rules, text: str) -> Code:
+    """Read a code a person typed, saying how it was read if not in the rules' own symbols."""
+    code, notation = rules.read(text)
+    note_readings(rules, [(text, code, notation)])
+    return code
+
+
+def note_readings(rules: Rules, readings: Sequence[tuple[str, Code, str]]) -> None:
+    """One ``note:`` line on stderr for the codes typed in another notation than the rules' own (letters
+    or digits): each as typed and as read, in the rules' own symbols."""
+    other = [(text, code, notation) for text, code, notation in readings if notation != "own"]
+    if not other:
+        return
+    first = {"letters": "A", "digits": "1"}
+    notations = sorted({notation for _, _, notation in other})
+    how = " and ".join(f"{n} ({first[n]} is the first colour, {rules.symbol(0)})" for n in notations)
+    shown = ", ".join(f"{visible(text.strip(), limit=40)} as {code}" for text, code, _ in other)
+    err.print(Text(f"note: read in {how}: {shown}"), soft_wrap=True)

@@ -28,6 +28,7 @@ from keypeg.cli.common import (
     out,
     parse_history,
     print_json,
+    read_code,
     rules_options,
     threads_option,
 )
@@ -251,7 +252,7 @@ def _break_turns(terminal: Terminal, session: BreakSession, keeper: GameKeeper, 
             if word in UNDO:
                 session.undo()
             else:
-                feedback = session.guess(line)
+                feedback = session.guess(read_code(rules, line))
         except KeypegError as error:
             terminal.warn(str(error))
             continue
@@ -340,7 +341,7 @@ def play(
         if adversarial:
             codemaker = AdversarialCodemaker(rules)
         elif secret is not None:
-            codemaker = FixedCodemaker(rules.parse(secret))
+            codemaker = FixedCodemaker(read_code(rules, secret))
         else:
             codemaker = RandomCodemaker.draw(rules, seed)
         return BreakSession.new(rules, codemaker, practice=practice or coach)
