@@ -199,16 +199,17 @@ def serve(url: str, workers: int = 1) -> Iterator[str]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        for _ in range(150):
+        deadline = time.monotonic() + 90  # until it answers: a busy machine starts it slowly
+        while True:
             try:
-                if httpx.get(f"{base}/api/session", timeout=1).status_code == 200:
+                if httpx.get(f"{base}/api/session", timeout=2).status_code == 200:
                     break
             except httpx.HTTPError:
-                time.sleep(0.1)
-        else:
-            raise AssertionError(
-                f"the server did not start: {process.stderr.read1().decode() if process.stderr else ''}"
-            )  # type: ignore[union-attr]
+                pass
+            if process.poll() is not None or time.monotonic() > deadline:
+                said = process.stderr.read1().decode() if process.stderr else ""  # type: ignore[union-attr]
+                raise AssertionError(f"the server did not start: {said}")
+            time.sleep(0.1)
         yield base
     finally:
         process.terminate()
@@ -241,7 +242,7 @@ class Stream:
         except httpx.HTTPError:
             return  # the server stopped at the end of the test
 
-    def wait_for(self, seen: dict[str, object], timeout: float = 10.0) -> dict[str, object]:
+    def wait_for(self, seen: dict[str, object], timeout: float = 30.0) -> dict[str, object]:
         """The first state the stream received that is as far on as ``seen`` (a state some player was
         answered with): the same games played and at least the same guesses in the game being played."""
         deadline = time.monotonic() + timeout

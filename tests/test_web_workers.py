@@ -133,7 +133,7 @@ def serving(url: str, workers: int) -> Iterator[Server]:
     )
     server = Server(f"http://127.0.0.1:{port}", port, process)
     try:
-        deadline = time.monotonic() + 40
+        deadline = time.monotonic() + 90
         while True:
             if process.poll() is not None:
                 assert process.stderr is not None
@@ -141,7 +141,7 @@ def serving(url: str, workers: int) -> Iterator[Server]:
             with suppress(httpx.HTTPError):
                 if httpx.get(f"{server.base}/api/session", timeout=2).status_code == 200:
                     break
-            assert time.monotonic() < deadline, "keypeg serve did not answer within 40 s"
+            assert time.monotonic() < deadline, "keypeg serve did not answer within 90 s"
             time.sleep(0.1)
         yield server
     finally:

@@ -15,7 +15,7 @@ import re
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from keypeg.errors import KeypegError
@@ -39,6 +39,8 @@ class Cluster:
 
     count: int | None = None
     scheduler: str | None = None
+    on_ready: Callable[[Workers], None] | None = field(default=None, compare=False)
+    """Called with the place once its workers are up (the command line says so, with the dashboard)."""
 
     @property
     def distributed(self) -> bool:
@@ -47,7 +49,7 @@ class Cluster:
 
     def workers(self) -> AbstractContextManager[Workers]:
         """Open the place to run tasks (see :func:`workers`)."""
-        return workers(self.count, self.scheduler)
+        return workers(self.count, self.scheduler, on_ready=self.on_ready)
 
 
 class TaskQueue(Generic[Item, Result]):
@@ -67,6 +69,8 @@ class Workers:
     """Where tasks run; :meth:`run` yields ``(position, result)`` as each task finishes."""
 
     description = "this process"
+    dashboard: str | None = None
+    """Where Dask's dashboard shows the cluster at work (none for this process)."""
 
     def queue(
         self, task: Callable[[Item], Result]
@@ -167,6 +171,7 @@ class _Dask(Workers):
     def __init__(self, client: Any, description: str, threads: int | None = None) -> None:
         self.client = client
         self.description = description
+        self.dashboard = client.dashboard_link
         self.threads = threads
         """The compiled kernels' threads in each task (``None``: as many as the worker's machine has)."""
 
@@ -234,9 +239,11 @@ def _check_address(scheduler: str) -> None:
 
 
 @contextmanager
-def workers(count: int | None = None, scheduler: str | None = None) -> Iterator[Workers]:
+def workers(
+    count: int | None = None, scheduler: str | None = None, *, on_ready: Callable[[Workers], None] | None = None
+) -> Iterator[Workers]:
     """The place to run tasks: ``scheduler`` (an address), a local cluster of ``count`` processes,
-    or this process when neither is given."""
+    or this process when neither is given; ``on_ready`` is called with a cluster once it is up."""
     if count is not None and scheduler is not None:
         raise KeypegError("give --workers or --scheduler, not both")
     if count is None and scheduler is None:
@@ -257,7 +264,7 @@ def workers(count: int | None = None, scheduler: str | None = None) -> Iterator[
         except MemoryError:  # a frame length read from something else that answers
             raise ClusterError(f"what answers at {scheduler} is not a Dask scheduler") from None
         try:
-            yield _Dask(client, f"the cluster at {scheduler}")
+            yield _ready(_Dask(client, f"the cluster at {scheduler}"), on_ready)
         finally:
             client.close()
         return
@@ -272,4 +279,11 @@ def workers(count: int | None = None, scheduler: str | None = None) -> Iterator[
         )
     with local, Client(local) as client:
         threads = max(1, (os.cpu_count() or 1) // count)  # the workers share this machine's cores
-        yield _Dask(client, f"{count} local worker process{'es' if count != 1 else ''}", threads)
+        yield _ready(_Dask(client, f"{count} local worker process{'es' if count != 1 else ''}", threads), on_ready)
+
+
+def _ready(place: Workers, on_ready: Callable[[Workers], None] | None) -> Workers:
+    """``place``, once ``on_ready`` has been told it is up."""
+    if on_ready is not None:
+        on_ready(place)
+    return place

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -166,17 +168,50 @@ def progress_bar(label: str, total: int) -> Iterator[Callable[[int], None]]:
         disable=not err.is_terminal,
     ) as progress:
         task = progress.add_task(label, total=total)
-        yield lambda n: progress.advance(task, n)
+
+        def advance(n: int) -> None:
+            if _CTRL_C.is_set():  # heard where it could not be raised: stop at this step
+                raise KeyboardInterrupt
+            progress.advance(task, n)
+
+        yield advance
+
+
+_CTRL_C = threading.Event()
+"""Set when Ctrl-C is heard inside :func:`interruptible`."""
 
 
 @contextmanager
 def interruptible() -> Iterator[None]:
-    """Ctrl-C stops the work cleanly: one line, exit code 130."""
+    """Ctrl-C stops the work cleanly: one line, exit code 130. Python raises the interrupt wherever the
+    main thread is, and drops it there if that is a garbage-collector callback (Dask's client has one),
+    so it is also remembered: the work stops at its next step of progress, or when it ends."""
+    import signal
+
+    def heard(signum: int, frame: FrameType | None) -> None:
+        _CTRL_C.set()
+        raise KeyboardInterrupt
+
+    def unraisable(what: Any) -> None:
+        """No traceback for an interrupt Python dropped (it is remembered), nor for what it broke there
+        (Dask's garbage-collector timing asserts once its start was interrupted)."""
+        if not _CTRL_C.is_set():
+            shown(what)
+
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, heard) if main else None
+    shown, sys.unraisablehook = sys.unraisablehook, unraisable
     try:
         yield
+        if _CTRL_C.is_set():
+            raise KeyboardInterrupt
     except KeyboardInterrupt:
         err.print("interrupted: nothing was saved")
         sys.exit(130)
+    finally:
+        sys.unraisablehook = shown
+        if main:
+            signal.signal(signal.SIGINT, previous)
 
 
 def result_dict(tree: StrategyTree) -> dict[str, Any]:

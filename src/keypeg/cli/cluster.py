@@ -54,9 +54,20 @@ def cluster_options(command: F) -> F:
     def wrapper(*args: Any, worker_count: int | None, scheduler: str | None, **kwargs: Any) -> Any:
         if worker_count is not None and scheduler is not None:
             raise click.UsageError("give --workers or --scheduler, not both")
-        return command(*args, cluster=Cluster(worker_count, scheduler), **kwargs)
+        return command(*args, cluster=Cluster(worker_count, scheduler, on_ready=say_ready), **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def say_ready(place: Workers) -> None:
+    """Say on stderr that the cluster is up (from here on Ctrl-C is heard), and where to watch it."""
+    from keypeg.cli.common import err
+    from keypeg.text import visible
+
+    watch = f"; dashboard {place.dashboard}" if place.dashboard else ""
+    # written whole at once: a Ctrl-C just after cannot leave it in Rich's buffer to be printed again
+    err.file.write(visible(f"working on {place.description}{watch}") + "\n")
+    err.file.flush()
 
 
 def distributed_tree(strategy: Strategy, rules: Rules, place: Workers, progress: Callable[[int], None]) -> StrategyTree:
@@ -87,4 +98,4 @@ def say_traffic(work: str, place: Workers, traffic: Traffic) -> None:
     )
 
 
-__all__ = ["cluster_options", "distributed_tree", "say_traffic"]
+__all__ = ["cluster_options", "distributed_tree", "say_ready", "say_traffic"]
