@@ -172,7 +172,7 @@ def test_the_cli_plays_the_same_puzzle(url: str) -> None:
     assert played.returncode == 0, played.stderr
     assert "keypeg daily" in played.stdout and ": 2/12" in played.stdout and "●●●●" in played.stdout
     again = subprocess.run(run, input=f"{secret}\n", capture_output=True, text=True, timeout=120)
-    assert again.returncode == 1 and again.stderr.startswith("error:") and "one attempt a day" in again.stderr
+    assert again.returncode == 2 and again.stderr.startswith("error:") and "one attempt a day" in again.stderr
     board = subprocess.run([*run, "--board", "--json"], capture_output=True, text=True, timeout=120)
     assert board.returncode == 0 and '"streak": 1' in board.stdout and secret not in board.stdout
 

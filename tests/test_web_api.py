@@ -263,7 +263,10 @@ def test_history_and_the_top_10_follow_the_rated_rule(url: str, monkeypatch: pyt
     assert practice["id"] and all(g["rated"] and g["outcome"] == "solved" for g in history[1:])
     top = browser.get("/api/top", params={"variant": "classic"}).json()
     assert [(r["games"], r["average"]) for r in top["top"]] == [(MIN_RANKED_GAMES, 1.0)]
-    assert "Only rated games count" in top["rule"]
+    assert "Only rated games count" in top["rule"] and top["label"] == "classic"
+    same = browser.get("/api/top", params={"pegs": 4, "colors": 6}).json()  # classic's rules, not its name
+    assert same["label"] == "classic" and same["top"] == top["top"]
+    assert browser.get("/api/top", params={"pegs": 4, "colors": 6, "rows": 8}).json()["label"] == "4x6, 8 rows"
     assert browser.get("/api/top", params={"pegs": 0}).status_code == 422
     assert browser.get("/api/top", params={"variant": "nonesuch"}).status_code == 400
 

@@ -79,6 +79,10 @@ def stats(
     player: str | None, rules: Rules, all_variants: bool, plot: Path | None, db: str | None, as_json: bool
 ) -> None:
     """A player's games as codebreaker: wins, average, best, worst, per variant and level, and the trend."""
+    if plot is not None:
+        from keypeg.cli.charts import check_chart
+
+        check_chart(plot)  # before the database is opened
     store = open_store(db)
     asked = player if player is not None else default_player()
     name = store.player(asked) or asked

@@ -97,7 +97,7 @@ class PlayedAlreadyError(StoreError):
     """A second attempt at a daily puzzle (refused: one attempt per player and puzzle)."""
 
     def __init__(self, message: str) -> None:
-        super().__init__(message, usage=False)
+        super().__init__(message, usage=True)  # a refused request, as bad input is: exit 2
 
 
 class WrongPasswordError(StoreError):

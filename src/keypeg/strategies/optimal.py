@@ -43,6 +43,7 @@ from keypeg.rules import Rules
 from keypeg.strategies.base import Pool, Position, Scored, Strategy
 from keypeg.strategy_tree import Node, StrategyTree, TreeStats
 from keypeg.symmetry import peg_permutations
+from keypeg.text import plural
 
 __all__ = [
     "OptimalSolver",
@@ -195,7 +196,7 @@ class OptimalSolver:
             total = self.value(self.root(), (), rounds)[0]
             if total < BIG:
                 return rounds, total
-        raise KeypegError(f"no strategy solves every secret within {self.rules.rows} guesses")
+        raise KeypegError(f"no strategy solves every secret within {plural(self.rules.rows, 'guess', 'guesses')}")
 
     def _report(self) -> None:
         if self.progress is None:
@@ -250,7 +251,8 @@ class OptimalSolver:
             return int(codes[0])
         value, guess = self.value(codes, history, rounds)
         if value >= BIG:
-            raise KeypegError(f"no strategy solves these {codes.size} codes within {rounds} more guesses")
+            within = plural(rounds, "more guess", "more guesses")
+            raise KeypegError(f"no strategy solves these {plural(int(codes.size), 'code')} within {within}")
         return guess
 
     def tree(self) -> StrategyTree:
@@ -258,7 +260,7 @@ class OptimalSolver:
         started = time.perf_counter()
         total = self.solve()
         if total >= BIG:
-            raise KeypegError(f"no strategy solves every secret within {self.rules.rows} guesses")
+            raise KeypegError(f"no strategy solves every secret within {plural(self.rules.rows, 'guess', 'guesses')}")
         distribution: dict[int, int] = {}
         made: list[Node] = []
         depths: list[int] = []

@@ -14,7 +14,7 @@ from keypeg.limits import TOP_RULE
 from keypeg.play.daily import streak
 from keypeg.play.live import LiveMatch, standing
 from keypeg.store import Store
-from keypeg.variants import VARIANTS
+from keypeg.variants import VARIANTS, game_label
 from keypeg.web.accounts import check_login, register_player, welcome
 from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_query
 from keypeg.web.sessions import current, new_session, store_of
@@ -156,6 +156,7 @@ def top(request: Request, fields: Annotated[RulesForm, Depends(rules_query)]) ->
         active="Players",
         chosen=fields,
         rules=rules,
+        label=game_label(rules) if rules is not None else "",
         board=board,
         rule=TOP_RULE,
         error=error,

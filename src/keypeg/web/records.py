@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from keypeg.limits import TOP_RULE
 from keypeg.rules import Rules
+from keypeg.variants import game_label
 from keypeg.web.api import ERRORS, rules_query, session_of
 from keypeg.web.sessions import WebSession, store_of
 
@@ -28,6 +29,7 @@ class Ranked(BaseModel):
 
 class TopOut(BaseModel):
     rules: dict[str, Any]
+    label: str = Field(description="The game's name: its preset's when the rules are exactly a preset's.")
     rule: str
     top: list[Ranked]
 
@@ -38,6 +40,7 @@ def top(request: Request, rules: Annotated[Rules, Depends(rules_query)]) -> TopO
     board = store_of(request).top(rules)
     return TopOut(
         rules=rules.as_dict(),
+        label=game_label(rules),
         rule=TOP_RULE,
         top=[
             Ranked(rank=r.rank, player=r.player, games=r.games, average=r.average, best=r.best, last=r.last.isoformat())
