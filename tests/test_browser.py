@@ -34,6 +34,7 @@ from browser_support import (
 from keypeg import Feedback, Rules, score
 from keypeg.knowledge import Knowledge
 from keypeg.limits import MIN_RANKED_GAMES
+from keypeg.variants import game_label
 from keypeg.web.pages import RulesForm
 
 if TYPE_CHECKING:
@@ -317,7 +318,7 @@ def test_players_register_log_in_history_and_the_top_10(visit: Visit, server: Se
     expect(latest).to_have_count(MIN_RANKED_GAMES)
     for k in range(MIN_RANKED_GAMES):
         cells = latest.nth(k).locator("td").all_inner_texts()
-        assert cells[1:6] == [rules.name or rules.slug, "you broke the code", str(guesses[-1 - k]), "solved", "yes"]
+        assert cells[1:6] == [game_label(rules), "you broke the code", str(guesses[-1 - k]), "solved", "yes"]
     expect(page.locator("svg.chart")).to_be_visible()
 
     visit.goto("/top", "top")
@@ -325,7 +326,7 @@ def test_players_register_log_in_history_and_the_top_10(visit: Visit, server: Se
     for key, value in tiny.items():
         form.locator(f"[name={key}]").fill(value)
     form.get_by_role("button", name="Show").click()
-    expect(page.locator("h1")).to_have_text(f"Top 10: {rules.describe()}")
+    expect(page.locator("h1")).to_have_text(f"Top 10: {game_label(rules)}")
     ranked = page.locator("main tbody tr", has_text=name)
     expect(ranked).to_have_count(1)
     cells = ranked.locator("td").all_inner_texts()

@@ -39,7 +39,7 @@ class Cluster:
 
     count: int | None = None
     scheduler: str | None = None
-    on_ready: Callable[[Workers], None] | None = field(default=None, compare=False)
+    on_ready: Callable[[Workers], None] | None = field(default=None, compare=False, repr=False)
     """Called with the place once its workers are up (the command line says so, with the dashboard)."""
 
     @property
