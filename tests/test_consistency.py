@@ -175,9 +175,40 @@ def test_counts_the_solver_could_not_finish_are_said_to_be_estimates() -> None:
     assert json.loads(json.dumps(result.as_dict()))["counts_are_estimates"] is True
 
 
-def test_ties_the_solver_cannot_count_are_counted_whole_when_the_game_is_small() -> None:
-    """Forced onto the solver, a game small enough to enumerate still ranks its suspects by exact counts
-    (more codes than the solver counts), as enumeration does."""
+@settings(max_examples=80)
+@given(histories(), st.integers(1, 400), st.integers(1, 3000))
+def test_the_kernels_count_fitting_codes_without_listing_them(
+    case: tuple[Rules, list], limit: int, budget: int
+) -> None:  # type: ignore[type-arg]
+    """The search over the pegs counts what the plain scorer counts over every code; stopped by its limit
+    or its node budget it says so, and its count is then a lower bound."""
+    from keypeg.kernels import count_fitting
+
+    rules, history = case
+    expected = fits(rules, history)
+    whole = count_fitting(rules, history, limit=10**9, budget=10**12)
+    assert whole.complete and whole.codes == expected
+    cut = count_fitting(rules, history, limit=limit, budget=budget)
+    assert cut.codes <= expected and cut.codes <= limit
+    assert cut.complete == (cut.codes == expected and cut.codes < limit and cut.nodes <= budget)
+
+
+def test_suspects_of_a_game_too_large_to_enumerate_are_ranked_by_exact_counts() -> None:
+    """7 pegs of 10 colours (CP-SAT): ABCDEFG scored 0,0 then 1,0. Corrected to 0,0, the second leaves
+    the 3^7 codes of the three other colours; corrected to 1,0, the first leaves more: it comes first,
+    though it is the earlier guess (counts capped at 200 once ranked them the other way)."""
+    rules = Rules(7, 10)
+    history = [rules.parse_scored(t) for t in ("ABCDEFG=0,0", "ABCDEFG=1,0")]
+    result = check(rules, history)
+    assert result.method == "cp-sat" and [s.number for s in result.suspects] == [1, 2]
+    second = result.suspects[1]
+    assert second.correction == Feedback(0, 0) and second.restores == 3**7 and not result.counts_are_estimates
+    assert result.suspects[0].restores > 3**7
+
+
+def test_the_solver_path_ranks_by_counts_larger_than_the_solver_lists() -> None:
+    """Forced onto the solver, a game small enough to enumerate ranks its suspects by the same exact
+    counts as enumeration, though they are more codes than the solver lists."""
     rules = Rules(5, 7)
     history = [rules.parse_scored(t) for t in ("AABCD=1,1", "AABCD=2,1")]
     by_solver = check(rules, history, method="cp-sat")

@@ -28,6 +28,8 @@ from keypeg.limits import (
     DEFAULT_COUNT_LIMIT,
     ENUMERATE_LIMIT,
     PLAIN_SCORING_PAIRS,
+    SUSPECT_COUNT_LIMIT,
+    SUSPECT_COUNT_NODES,
     SUSPECT_MESSAGE_LIMIT,
     SUSPECT_SEARCH_LIMIT,
 )
@@ -132,7 +134,7 @@ class Consistency:
             hints = f"{self.changes} scores must change: " + ", ".join(
                 f"guess {s.number} ({s.guess}) {s.given} -> {s.correction}" for s in self.suspects
             )
-            text += f". Likely mistake: {hints} (secret {self.example})"
+            text += f". Likely mistake: {hints} (then {self.example} fits, for one)"
         elif self.changes > 1:
             text += f"; at least {self.changes} of them would have to change, too many ways to name the likely ones"
         return text
@@ -427,57 +429,31 @@ def _nearest_corrections(rules: Rules, history: History, k: int) -> list[Feedbac
 
 
 def _single_suspects_by_solver(rules: Rules, history: History) -> list[Suspect]:
-    """Every score that alone can be corrected, ranked as by enumeration. The codes each correction lets
-    fit are counted up to :data:`DEFAULT_COUNT_LIMIT`; where two equally far off both reach it, a game
-    small enough is counted whole, by enumeration, else their counts stay lower bounds (and are said to
-    be): the solver enumerates a few thousand codes a second at best."""
-    counted: dict[tuple[int, Feedback], _Count] = {}
-    for k in range(len(history)):
-        for feedback in _nearest_corrections(rules, history, k):
-            corrected = _corrected(history, k, feedback)
-            n, found = _Model(rules, corrected).count(DEFAULT_COUNT_LIMIT)
-            if n:
-                counted[k, feedback] = _Count(n, n >= DEFAULT_COUNT_LIMIT, min(found, key=lambda c: c.colors))
-    if rules.size <= ENUMERATE_LIMIT:
-        for k, feedback in _undecided(counted, history, rules.win):
-            corrected = _corrected(history, k, feedback)
-            n, found = _Enumerated(rules, corrected).fitting(range(len(corrected)), 1)
-            counted[k, feedback] = _Count(n, False, found[0])
+    """Every score that alone can be corrected, ranked as by enumeration: the solver finds the nearest
+    corrections and a code for each; the codes each lets fit are counted by the kernels' search over
+    the pegs (:func:`keypeg.kernels.count_fitting`), exactly up to :data:`SUSPECT_COUNT_LIMIT` codes
+    and :data:`SUSPECT_COUNT_NODES` nodes of the search (beyond either, a lower bound, said to be)."""
+    from keypeg.kernels import count_fitting
+
     suspects = []
     for k, (guess, given) in enumerate(history):
-        options = {f: c.codes for (j, f), c in counted.items() if j == k}
-        if options:
-            correction = _best_correction(given, options)
-            best = counted[k, correction]
-            suspects.append(Suspect(k + 1, guess, given, correction, best.example, best.codes, best.is_lower_bound))
+        counted = {}
+        for feedback in _nearest_corrections(rules, history, k):
+            corrected = _corrected(history, k, feedback)
+            example = _Model(rules, corrected).first()
+            if example is not None:
+                found = count_fitting(rules, corrected, limit=SUSPECT_COUNT_LIMIT, budget=SUSPECT_COUNT_NODES)
+                counted[feedback] = (max(found.codes, 1), not found.complete, example)
+        if counted:
+            correction = _best_correction(given, {f: n for f, (n, _, _) in counted.items()})
+            restores, estimated, example = counted[correction]
+            suspects.append(Suspect(k + 1, guess, given, correction, example, restores, estimated))
     return _likeliest_first(suspects, rules.win)
 
 
 def _corrected(history: History, k: int, feedback: Feedback) -> History:
     """``history`` with guess ``k`` scored ``feedback``."""
     return [*history[:k], (history[k][0], feedback), *history[k + 1 :]]
-
-
-@dataclass(frozen=True)
-class _Count:
-    """The codes a correction lets fit, as the solver counted them."""
-
-    codes: int
-    is_lower_bound: bool
-    example: Code
-
-
-def _undecided(
-    counted: dict[tuple[int, Feedback], _Count], history: History, win: Feedback
-) -> list[tuple[int, Feedback]]:
-    """The corrections whose order is not known yet: counted only to a limit, with another so counted
-    that is as likely by everything but the count."""
-    capped: dict[tuple[bool, int], list[tuple[int, Feedback]]] = {}
-    for (k, feedback), found in counted.items():
-        if found.is_lower_bound:
-            given = history[k][1]
-            capped.setdefault((given == win, pegs_off(given, feedback)), []).append((k, feedback))
-    return [key for keys in capped.values() if len(keys) > 1 for key in keys]
 
 
 def _changed_together_by_solver(rules: Rules, history: History) -> Consistency:

@@ -71,8 +71,7 @@ PARALLEL_MIN_PAIRS = 1 << 18
 ENUMERATE_LIMIT = 2_000_000
 """Consistency checks enumerate rule sets up to this many codes; larger ones go to the constraint solver."""
 DEFAULT_COUNT_LIMIT = 200
-"""The constraint solver counts fitting codes (of a history, or of one with a suspect score corrected) up
-to this many, then reports a lower bound."""
+"""The constraint solver counts fitting codes up to this many, then reports a lower bound."""
 PLAIN_SCORING_PAIRS = 20_000
 """Consistency checks on games this small (codes times scored guesses) use the plain scorer: quicker
 than loading the kernels."""
@@ -291,6 +290,11 @@ def busy_cores(readings: int = 5) -> float:
             return 0.0
 
 
+SUSPECT_COUNT_LIMIT = 1_000_000
+"""On games too large to enumerate, the codes that fit once a suspect score is corrected are counted up
+to this many (to order the suspects; a count stopped here is a lower bound, and said to be)."""
+SUSPECT_COUNT_NODES = 200_000_000
+"""The nodes the search that counts them may visit (about a second), then its count is a lower bound."""
 SUSPECT_MESSAGE_LIMIT = 3
 """Suspect scores named in a one-line answer (the rest are counted; ``--json`` lists them all)."""
 

@@ -24,7 +24,7 @@ import numpy.typing as npt
 from keypeg import limits
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
-from keypeg.kernels import _score, _select, _symmetry, _tree
+from keypeg.kernels import _fit, _score, _select, _symmetry, _tree
 from keypeg.kernels._jit import load_cache_cheaply
 from keypeg.kernels._prewarm import compile_tree_kernel
 from keypeg.kernels._space import code_keys, encode, enumerate_codes
@@ -46,6 +46,8 @@ __all__ = [
     "compile_tree_kernel",
     "feedback_ordinal",
     "ordinal_feedback",
+    "FitCount",
+    "count_fitting",
 ]
 
 Index = npt.NDArray[np.intp]
@@ -63,6 +65,25 @@ def ordinal_feedback(ordinal: int, pegs: int) -> Feedback:
     """The feedback a kernel ordinal stands for."""
     black, white = divmod(int(ordinal), pegs + 1)
     return Feedback(black, white)
+
+
+class FitCount(NamedTuple):
+    """What :func:`count_fitting` found: ``codes`` fit (all of them when ``complete``, else at least
+    that many), after visiting ``nodes`` nodes of the search."""
+
+    codes: int
+    complete: bool
+    nodes: int
+
+
+def count_fitting(rules: Rules, history: Sequence[tuple[Code, Feedback]], *, limit: int, budget: int) -> FitCount:
+    """The codes of ``rules`` that fit ``history``, counted up to ``limit`` by a depth-first search over
+    the pegs that visits at most ``budget`` nodes (any size of game: nothing is enumerated)."""
+    guesses = np.array([g.colors for g, _ in history], dtype=np.int64).reshape(len(history), rules.pegs)
+    blacks = np.array([f.black for _, f in history], dtype=np.int64)
+    keys = np.array([f.black + f.white for _, f in history], dtype=np.int64)
+    found, nodes, complete = _fit.count_fitting(guesses, blacks, keys, rules.num_colors, rules.repeats, limit, budget)
+    return FitCount(int(found), bool(complete), int(nodes))
 
 
 COSTS = {
