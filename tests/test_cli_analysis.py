@@ -153,6 +153,29 @@ def test_verify_refuses_figures_the_tree_contradicts(tmp_path: Path, figure: str
     assert err.count("\n") == 1
 
 
+def test_verify_refuses_a_tree_that_needs_more_guesses_than_its_rows(tmp_path: Path) -> None:
+    tree = tmp_path / "tree.json"
+    assert run("analyze", "-s", "kooi", "--export", str(tree))[0] == 0
+    data = json.loads(tree.read_text())
+    worst = data["stats"]["max"]
+    over = data["stats"]["distribution"][str(worst)]
+    data["rules"]["rows"] = worst - 1  # every figure still true, but the rules allow one guess fewer
+    tree.write_text(json.dumps(data))
+    code, out, err = run("verify", str(tree))
+    assert code == 2 and out == ""
+    assert f"{over} secret" in err and f"rules' {worst - 1} rows (up to {worst})" in err
+
+
+@pytest.mark.parametrize(
+    "args", [["analyze", "-p", "3", "-c", "3", "--export"], ["stats", "--plot"], ["analyze", "--compare", "--chart"]]
+)
+def test_a_file_in_a_folder_that_is_not_there_is_bad_input(tmp_path: Path, args: list[str]) -> None:
+    """Exit 2, as for a database URL in such a folder; 1 is for files that cannot be written."""
+    missing = tmp_path / "nowhere" / ("t.png" if args[-1] != "--export" else "t.json")
+    code, out, err = run(*args, str(missing))
+    assert code == 2 and out == "" and err.startswith("error:") and "no folder" in err
+
+
 def test_tables_json_reproduces_kooi() -> None:
     code, out, _ = run("tables", "-p", "4", "-c", "6", "--json")
     assert code == 0

@@ -389,6 +389,28 @@ def test_cli_optimal_reuses_the_saved_optimum_unless_restart(tmp_path: Path, mon
     assert restarted["source"] == "search" and restarted["total"] == first["total"]
 
 
+def test_cli_optimal_passes_over_a_saved_optimum_that_does_not_replay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache is a folder anyone may edit: a saved tree with a guess changed is not shown as the
+    optimum, nor played from; the search runs again and saves a sound one."""
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))
+    runner = CliRunner()
+    first = json.loads(runner.invoke(cli, ["optimal", "-p", "3", "-c", "4", "--json"]).stdout)
+    saved = Path(first["saved"])
+    data = json.loads(saved.read_text())
+    branch = next(child for child in data["tree"]["next"].values() if "next" in child)
+    branch["guess"] = data["tree"]["guess"]  # the first guess again: it splits nothing there
+    saved.write_text(json.dumps(data))
+    again = json.loads(runner.invoke(cli, ["optimal", "-p", "3", "-c", "4", "--json"]).stdout)
+    assert again["source"] == "search" and again["total"] == first["total"]
+    from keypeg import Rules
+    from keypeg.storage import load_optimal_tree
+
+    reloaded = load_optimal_tree(Rules(3, 4), "all")
+    assert reloaded is not None and reloaded.stats.total == first["total"]
+
+
 def test_cli_optimal_shows_the_shipped_optimum(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))
     _no_search(monkeypatch)

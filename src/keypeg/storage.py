@@ -133,6 +133,10 @@ def check_writable(path: Path) -> None:
             raise _cannot(path, "not a regular file")
         if len(os.fsencode(path.name)) > 255:
             raise _cannot(path, "the file name is too long")
+        if not path.parent.is_dir():  # a folder named that is not there: bad input, not a failure
+            refused = _cannot(path, f"no folder {str(path.parent)!r}")
+            refused.exit_code = 2
+            raise refused
         with tempfile.TemporaryFile(dir=path.parent):
             pass
     except OSError as error:
@@ -213,8 +217,11 @@ def find_optimal_tree(rules: Rules, pool: str, secrets: str = "all", cache: Path
 
     Looks in the cache (``cache``, by default :func:`cache_dir`, where ``keypeg optimal``
     saves), then in the trees shipped with keypeg. A tree solved with ``R`` rows is optimal
-    for ``r`` rows when it never needs more than ``r`` guesses and ``r <= R``.
+    for ``r`` rows when it never needs more than ``r`` guesses and ``r <= R``. A tree from the cache
+    is replayed against every secret first (a file anyone may edit): one that fails is passed over.
     """
+    from keypeg.analysis.export import verify_tree
+
     stem = _stem(rules, pool, secrets)
     folders = [
         (cache if cache is not None else cache_dir(), False),
@@ -227,7 +234,9 @@ def find_optimal_tree(rules: Rules, pool: str, secrets: str = "all", cache: Path
                 tree = load_tree(path)
             except (ValueError, KeypegError):
                 continue
-            if tree.rules.game == rules.game and tree.stats.max <= rules.rows <= solved_rows:
+            if tree.rules.game != rules.game or not tree.stats.max <= rules.rows <= solved_rows:
+                continue
+            if shipped or verify_tree(tree).ok:
                 return SavedOptimum(tree, path, shipped)
     return None
 

@@ -172,7 +172,9 @@ def verify_tree(
         if len(problems) >= max_problems:
             return
         if node.size != group.size:
-            problems.append(f"after {history or 'the start'}: {group.size} secrets arrive, the tree says {node.size}")
+            problems.append(
+                f"after {history or 'the start'}: {group.size:,} secrets arrive, the tree says {node.size:,}"
+            )
         reached: set[Feedback] = set()
         for ordinal, part in space.split(space.index(node.guess), group):
             feedback = ordinal_feedback(ordinal, rules.pegs)
@@ -192,5 +194,9 @@ def verify_tree(
 
     walk(tree.root, pool, 1, "")
     stats = TreeStats.from_distribution(distribution)
+    if stats.max > rules.rows:
+        over = sum(count for depth, count in distribution.items() if depth > rules.rows)
+        rows = plural(rules.rows, "row")
+        problems.append(f"{plural(over, 'secret')} need more guesses than the rules' {rows} (up to {stats.max})")
     problems.extend(misstated(tree.stated, stats))
     return Verification(stats, problems[:max_problems])
