@@ -163,6 +163,12 @@ def test_scores_no_code_fits_are_bad_input_to_every_command_that_needs_a_code(co
     assert result.stdout == ""
 
 
+def test_hint_and_next_agree_that_a_broken_code_needs_no_guess() -> None:
+    answers = [run(command, "RRGG=1,1", "GRBY=4,0") for command in ("hint", "next")]
+    assert [a.exit_code for a in answers] == [2, 2] and answers[0].stdout == answers[1].stdout == ""
+    assert answers[0].stderr == answers[1].stderr == "error: the code is already broken: GRBY\n"
+
+
 @pytest.mark.parametrize("as_json", [False, True])
 def test_check_answers_no_by_its_exit_status_without_an_error_line(as_json: bool) -> None:
     """``check`` is asked whether the scores fit: "no" is its answer (exit 1, on stdout), not an error."""

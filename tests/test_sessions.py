@@ -534,3 +534,12 @@ def test_rescoring_an_earlier_guess_all_black_ends_the_game_there() -> None:
     assert outcome is not None and outcome.solved and outcome.guesses == 2 and outcome.secret == second
     assert game.history == [start.history[0], (second, LETTERS.win)]
     assert game.actions() == frozenset()
+
+
+def test_fixing_a_score_before_any_is_given_says_there_is_none_yet() -> None:
+    from keypeg.errors import IllegalMoveError
+    from keypeg.play.sessions import SolveSession
+
+    session = SolveSession(Rules(4, 6))
+    with pytest.raises(IllegalMoveError, match="no guess has been scored yet"):
+        session.fix(1, "4 0")

@@ -516,12 +516,14 @@ def solve(
 @json_option
 def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as_json: bool) -> None:
     """The next guess the chosen level would play after the scored guesses."""
+    from keypeg.analysis.advice import closed
     from keypeg.knowledge import Knowledge
     from keypeg.play.levels import LEVELS, advise_with, strategy_for
 
     knowledge = Knowledge(rules, tuple(parse_history(rules, scored)))
-    if not knowledge.is_consistent:
-        raise KeypegError(knowledge.check().message())
+    reason = closed(knowledge)  # as 'next' says it: no code fits, or the code is broken
+    if reason is not None:
+        raise KeypegError(reason)
     strategy, note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
     if note:
         err.print(Text(f"note: {note}"))

@@ -363,6 +363,8 @@ class SolveSession(_Game):
         score says that guess was the code: the game ends there, and the guesses after it are dropped."""
         if self.is_over:
             raise GameOverError("the game is over")
+        if not self.history:
+            raise IllegalMoveError("no guess has been scored yet: there is nothing to correct")
         if not 1 <= number <= len(self.history):
             raise IllegalMoveError(f"there is no guess {number!r}: guesses are numbered 1 to {len(self.history)}")
         given = self._feedback(feedback)
