@@ -20,7 +20,7 @@ def test_the_move_named_best_is_never_worse_than_the_guess_as_shown(guess: str) 
     mine, theirs = f"{found.expected:.2f}", f"{found.best_expected:.2f}"
     if found.best != found.guess:
         assert float(theirs) <= float(mine), found.line()
-        assert f"best known {found.best} {theirs}" in found.line()
+        assert (f"best known {found.best} {theirs}" in found.line()) != found.solved
     else:
         assert "best known " not in found.line().split(";")[-1]
     top = RATINGS[0][1]
@@ -48,3 +48,4 @@ def test_a_guess_that_breaks_the_code_is_never_faulted(rules: Rules, first: str,
     found = review(before, code, rules.win)
     assert found.rating == "solved" and found.rating not in FAULTS
     assert found.line().startswith(f"solved: {before.count:,} -> 1 code; {secret} was the secret")
+    assert "best known" not in found.line()  # no better guess is held up against one that won

@@ -38,7 +38,7 @@ from keypeg.cli.terminal import Terminal
 from keypeg.code import Code
 from keypeg.errors import InconsistentScoreError, KeypegError
 from keypeg.rules import Rules
-from keypeg.text import visible
+from keypeg.text import plural, visible
 
 if TYPE_CHECKING:
     from keypeg.play.matches import MatchSession
@@ -650,7 +650,7 @@ def match(
         path = _save(session, save_path)
         keeper.save(session)
         terminal.warn(
-            f"match stopped after {len(session.match.played)} game(s); saved to {path}; "
+            f"match stopped after {plural(len(session.match.played), 'game')}; saved to {path}; "
             f"resume with: keypeg match --resume {path}"
         )
         game_exit(terminal, False)

@@ -67,7 +67,7 @@ class Review:
         codes = "code" if self.after == 1 else "codes"
         text = f"{self.rating}: {self.before:,} -> {self.after:,} {codes}; {self.guess} {fits}; "
         text += f"expected {unit} {self.expected:.2f}"
-        if self.best != self.guess:
+        if self.best != self.guess and not self.solved:  # a guess that broke the code needs no better one
             text += f", best known {self.best} {self.best_expected:.2f}"
         return text
 
