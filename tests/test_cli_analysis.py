@@ -69,7 +69,7 @@ def test_analyze_checks_its_outputs_before_any_work(
         assert (code, out) == (2, "")
         assert err == "error: charts need matplotlib: pip install 'keypeg[plot]'\n"
     code, out, err = run("analyze", "-s", "kooi", option, str(tmp_path / "no" / "such" / "folder.svg"))
-    assert (code, out) == (1, "") and err.startswith("error: cannot write") and err.count("\n") == 1
+    assert (code, out) == (2, "") and err.startswith("error: cannot write") and err.count("\n") == 1  # no folder: bad input
 
 
 @pytest.mark.parametrize(

@@ -164,7 +164,7 @@ def test_a_cold_kernel_cache_is_announced_once(tmp_path: Path, monkeypatch: pyte
 def test_export_to_a_missing_folder(tmp_path: Path) -> None:
     target = tmp_path / "no" / "such" / "tree.json"
     code, _, err = run("analyze", "-p", "3", "-c", "3", "--export", str(target))
-    assert code == 1 and "cannot write" in one_error_line(err)
+    assert code == 2 and "cannot write" in one_error_line(err)  # a folder that is not there: bad input
     assert not target.parent.exists()
 
 

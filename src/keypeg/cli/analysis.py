@@ -388,7 +388,7 @@ def analysis_table(built: list[StrategyTree]) -> Table:
         c = tree.conventions
         table.add_column(f"{c['strategy']}\nfrom {tree.first_guess}", justify="right")
     for r in rounds:
-        table.add_row(str(r), *[str(tree.stats.distribution.get(r, 0)) for tree in built])
+        table.add_row(str(r), *[f"{tree.stats.distribution.get(r, 0):,}" for tree in built])
     table.add_section()
     table.add_row("total", *[f"{tree.stats.total:,}" for tree in built])
     table.add_row("average", *[figure(tree.stats.average, 4) for tree in built])
