@@ -68,8 +68,9 @@ def test_analyze_checks_its_outputs_before_any_work(
         code, out, err = run("analyze", "--compare", "-p", "4", "-c", "6", "--chart", str(tmp_path / "c.png"))
         assert (code, out) == (2, "")
         assert err == "error: charts need matplotlib: pip install 'keypeg[plot]'\n"
+    # a folder that is not there: bad input
     code, out, err = run("analyze", "-s", "kooi", option, str(tmp_path / "no" / "such" / "folder.svg"))
-    assert (code, out) == (2, "") and err.startswith("error: cannot write") and err.count("\n") == 1  # no folder: bad input
+    assert (code, out) == (2, "") and err.startswith("error: cannot write") and err.count("\n") == 1
 
 
 @pytest.mark.parametrize(
