@@ -163,6 +163,15 @@ def test_scores_no_code_fits_are_bad_input_to_every_command_that_needs_a_code(co
     assert result.stdout == ""
 
 
+def test_a_long_likely_mistake_is_never_cut() -> None:
+    """Fifteen pegs: three suspects named with their codes make a line of over 400 characters, all of it
+    keypeg's own words, so none of it is cut (input quoted inside is cut on its own)."""
+    guesses = ("AAABBBCCCDDDEEE", "FFFGGGHHHIIIJJJ", "KKKLLLMMMNNNOOO", "PPPQQQRRRSSSTTT")
+    result = run("next", *(f"{g}=0,0" for g in guesses), "-p", "15", "-c", "20")
+    assert result.exit_code == 2 and len(result.stderr) > 400
+    assert result.stderr.rstrip().endswith("1 other score alone could be wrong") and "characters)" not in result.stderr
+
+
 def test_hint_and_next_agree_that_a_broken_code_needs_no_guess() -> None:
     answers = [run(command, "RRGG=1,1", "GRBY=4,0") for command in ("hint", "next")]
     assert [a.exit_code for a in answers] == [2, 2] and answers[0].stdout == answers[1].stdout == ""

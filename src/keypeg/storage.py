@@ -25,6 +25,7 @@ from keypeg.errors import KeypegError
 from keypeg.limits import memory_budget
 from keypeg.rules import Rules
 from keypeg.strategy_tree import StrategyTree, load_tree, tree_to_json
+from keypeg.text import quoted
 
 if TYPE_CHECKING:
     import numpy as np
@@ -70,7 +71,7 @@ class WriteError(KeypegError):
 
 def _cannot(path: Path, error: OSError | str) -> WriteError:
     reason = error if isinstance(error, str) else (error.strerror or str(error))
-    return WriteError(f"cannot write {str(path)!r}: {reason}")
+    return WriteError(f"cannot write {quoted(str(path))}: {reason}")
 
 
 @contextmanager
@@ -134,7 +135,7 @@ def check_writable(path: Path) -> None:
         if len(os.fsencode(path.name)) > 255:
             raise _cannot(path, "the file name is too long")
         if not path.parent.is_dir():  # a folder named that is not there: bad input, not a failure
-            refused = _cannot(path, f"no folder {str(path.parent)!r}")
+            refused = _cannot(path, f"no folder {quoted(str(path.parent))}")
             refused.exit_code = 2
             raise refused
         with tempfile.TemporaryFile(dir=path.parent):
@@ -275,7 +276,7 @@ def load_checkpoint(rules: Rules, pool: str) -> Memo | None:
     path = checkpoint_path(rules, pool)
     if not path.is_file():
         return None
-    unreadable = KeypegError(f"the saved search {str(path)!r} is unreadable; delete it to start afresh")
+    unreadable = KeypegError(f"the saved search {quoted(str(path))} is unreadable; delete it to start afresh")
     budget = memory_budget()
     try:
         with zipfile.ZipFile(path) as archive:  # the arrays' sizes, before any is read
@@ -284,7 +285,7 @@ def load_checkpoint(rules: Rules, pool: str) -> Memo | None:
         raise unreadable from None
     if budget is not None and size > budget:
         raise KeypegError(
-            f"the saved search {str(path)!r} holds {size / 2**20:,.0f} MiB, more than the memory keypeg allows "
+            f"the saved search {quoted(str(path))} holds {size / 2**20:,.0f} MiB, more than the memory keypeg allows "
             "itself; delete it to start afresh"
         )
     try:

@@ -15,7 +15,7 @@ from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidRulesError, KeypegError
 from keypeg.feedback import score
 from keypeg.rules import Rules
-from keypeg.text import visible
+from keypeg.text import quoted, visible
 
 if TYPE_CHECKING:
     import numpy as np
@@ -337,17 +337,17 @@ def load_tree(path: Path) -> StrategyTree:
             )
         raw = path.read_bytes()
     except OSError as error:
-        unreadable = KeypegError(f"cannot read {str(path)!r}: {error.strerror or error}")
+        unreadable = KeypegError(f"cannot read {quoted(str(path))}: {error.strerror or error}")
         if not isinstance(error, (FileNotFoundError, IsADirectoryError)):
             unreadable.exit_code = 1  # the file is there but cannot be read: a failure at run time
         raise unreadable from None
     if b"\0" in raw[:8192]:
-        raise KeypegError(f"{str(path)!r} is not a text file")
+        raise KeypegError(f"{quoted(str(path))} is not a text file")
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise KeypegError(f"{str(path)!r} is not a text file (not UTF-8)") from None
+        raise KeypegError(f"{quoted(str(path))} is not a text file (not UTF-8)") from None
     try:
         return tree_from_json(text)
     except KeypegError as error:
-        raise KeypegError(f"{str(path)!r}: {error}") from None
+        raise KeypegError(f"{quoted(str(path))}: {error}") from None

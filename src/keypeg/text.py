@@ -16,10 +16,15 @@ from __future__ import annotations
 
 import unicodedata
 
-__all__ = ["visible", "quoted", "ECHO_LIMIT", "is_hidden", "plural"]
+__all__ = ["visible", "quoted", "ECHO_LIMIT", "MESSAGE_LIMIT", "is_hidden", "plural"]
 
 ECHO_LIMIT = 200
 """How many characters of a piece of input an echo or an error message quotes."""
+
+MESSAGE_LIMIT = 2_000
+"""How long one of keypeg's own messages may be before it is cut: they quote input cut to
+:data:`ECHO_LIMIT` and are bounded by design (three suspects named, the others counted), so this only
+guards against a runaway, never cuts a message keypeg composed."""
 
 HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 """Control, format (zero-width, bidirectional overrides), surrogate, private-use and unassigned

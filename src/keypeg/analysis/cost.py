@@ -24,6 +24,7 @@ from pathlib import Path
 from keypeg import limits
 from keypeg.errors import KeypegError, TooLargeError
 from keypeg.rules import Rules
+from keypeg.text import quoted
 
 __all__ = [
     "Estimate",
@@ -320,7 +321,7 @@ def tree_file_cost(path: Path) -> Estimate:
     memory = size * limits.JSON_LOAD_FACTOR
     nodes = size // 40
     return Estimate(
-        f"loading {str(path)!r} ({format_bytes(size)})",
+        f"loading {quoted(str(path))} ({format_bytes(size)})",
         memory,
         nodes * PYTHON_SECONDS_PER_NODE,
         ((f"the tree read from {format_bytes(size)} of JSON", memory),),
@@ -336,7 +337,8 @@ def verify_cost(rules: Rules, path: Path) -> Estimate:
         "", held, _pairs_seconds(n * _rounds(rules)) + n * 1e-8, (("the secrets down each branch", held),)
     )
     return _named(
-        tree_file_cost(path) + space_cost(rules) + replay, f"verifying {str(path)!r} against {rules.size:,} secrets"
+        tree_file_cost(path) + space_cost(rules) + replay,
+        f"verifying {quoted(str(path))} against {rules.size:,} secrets",
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from keypeg.errors import KeypegError
 from keypeg.storage import atomic_writer, check_writable
+from keypeg.text import quoted
 
 __all__ = ["figure", "check_chart"]
 
@@ -17,7 +18,7 @@ def check_chart(path: Path) -> None:
     """Refuse, before any work, a chart that could not be saved: a file not ending in .png or .svg,
     no matplotlib, or a place that takes no file."""
     if path.suffix.lower() not in (".png", ".svg"):
-        raise KeypegError(f"chart file {str(path)!r} must end in .png or .svg")
+        raise KeypegError(f"chart file {quoted(str(path))} must end in .png or .svg")
     _pyplot()
     check_writable(path)
 

@@ -18,7 +18,7 @@ from keypeg import __version__
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
-from keypeg.text import visible
+from keypeg.text import MESSAGE_LIMIT, visible
 from keypeg.variants import rules_from_options
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -167,8 +167,8 @@ def describe_os_error(error: OSError) -> str:
 
 def fail(message: str, code: int) -> None:
     """Print ``error: message`` on one line of stderr (literally: no markup, no control characters) and exit."""
-    shown = Text.assemble(("error:", "bold red"), " ", visible(message.replace("\n", " "), limit=400))
-    err.print(shown, soft_wrap=True)
+    shown = Text.assemble(("error:", "bold red"), " ", visible(message.replace("\n", " "), limit=MESSAGE_LIMIT))
+    err.print(shown, soft_wrap=not err.is_terminal)  # wrapped at words in a terminal, one line on a pipe
     sys.exit(code)
 
 

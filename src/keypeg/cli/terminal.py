@@ -11,7 +11,7 @@ import click
 from rich.console import Console, RenderableType
 from rich.text import Text
 
-from keypeg.text import visible
+from keypeg.text import MESSAGE_LIMIT, visible
 
 __all__ = ["Terminal"]
 
@@ -76,9 +76,10 @@ class Terminal:
 
     def warn(self, text: str) -> None:
         """A message about bad input: always stderr, so the protocol stays clean. Messages quote user
-        input, so they are printed as text: never markup, hidden characters as escapes, cut."""
-        shown = Text(visible(text, limit=400), style="red" if self.interactive else "")
-        self.err.print(shown, soft_wrap=True)
+        input, so they are printed as text: never markup, hidden characters as escapes; wrapped at words
+        in a terminal, one line on a pipe."""
+        shown = Text(visible(text, limit=MESSAGE_LIMIT), style="red" if self.interactive else "")
+        self.err.print(shown, soft_wrap=not self.interactive)
 
     def note(self, text: str) -> None:
         """A side remark (recording trouble, a fallback): stderr, marked ``note:``."""
