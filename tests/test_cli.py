@@ -172,6 +172,12 @@ def test_a_long_likely_mistake_is_never_cut() -> None:
     assert result.stderr.rstrip().endswith("1 other score alone could be wrong") and "characters)" not in result.stderr
 
 
+def test_a_note_is_one_line_on_a_pipe() -> None:
+    result = run("hint", "-p", "15", "-c", "20")
+    notes = [line for line in result.stderr.splitlines() if line]
+    assert result.exit_code == 0 and len(notes) == 1 and notes[0].startswith("note:") and "genetic" in notes[0]
+
+
 def test_hint_and_next_agree_that_a_broken_code_needs_no_guess() -> None:
     answers = [run(command, "RRGG=1,1", "GRBY=4,0") for command in ("hint", "next")]
     assert [a.exit_code for a in answers] == [2, 2] and answers[0].stdout == answers[1].stdout == ""

@@ -177,6 +177,19 @@ def test_a_file_in_a_folder_that_is_not_there_is_bad_input(tmp_path: Path, args:
     assert code == 2 and out == "" and err.startswith("error:") and "no folder" in err
 
 
+def test_verify_says_many_problems_in_one_line(tmp_path: Path) -> None:
+    tree = tmp_path / "tree.json"
+    assert run("analyze", "-p", "3", "-c", "4", "-s", "kooi", "--export", str(tree))[0] == 0
+    data = json.loads(tree.read_text())
+    data["tree"]["next"] = {}  # every branch gone: a problem for each score of the first guess
+    tree.write_text(json.dumps(data))
+    code, out, err = run("verify", str(tree))
+    assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("error:")
+    assert "more problems: --json lists them" in err
+    listed = json.loads(run("verify", str(tree), "--json")[1])["problems"]
+    assert len(listed) > 2 and listed[0] in err
+
+
 def test_tables_json_reproduces_kooi() -> None:
     code, out, _ = run("tables", "-p", "4", "-c", "6", "--json")
     assert code == 0

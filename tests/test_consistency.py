@@ -163,14 +163,30 @@ def test_many_suspects_fit_one_line_of_the_message() -> None:
     assert len(message) < 400
 
 
+def test_suspects_are_counted_far_enough_to_order_them() -> None:
+    """7 pegs of 10 colours: AAAAAAA scored 1,0 then 0,0. Corrected to 0,0, the first leaves the 9^7
+    codes without A; corrected to 1,0, the second leaves the 7 * 9^6 with one A: both more than the
+    first count, so they are counted again, further, until the order is known (it once fell back on
+    the later guess)."""
+    rules = Rules(7, 10)
+    history = [rules.parse_scored(t) for t in ("AAAAAAA=1,0", "AAAAAAA=0,0")]
+    result = check(rules, history)
+    assert [(s.number, s.correction, s.restores) for s in result.suspects] == [
+        (1, Feedback(0, 0), 9**7),
+        (2, Feedback(1, 0), 7 * 9**6),
+    ]
+    assert not result.counts_are_estimates
+
+
 def test_counts_the_solver_could_not_finish_are_said_to_be_estimates() -> None:
-    """On a game too large to enumerate, two suspects as far off that both restore more codes than the
-    solver counts are lower bounds, and the answer says so."""
+    """On a game too large to enumerate, a count the search could not finish within its nodes is a lower
+    bound, and the answer says so; it still comes first only when it is already more than the other."""
     rules = Rules(8, 12)
     history = [rules.parse_scored(t) for t in ("AABBCCDD=2,1", "AABBCCDD=3,1")]
     result = check(rules, history)
     assert result.method == "cp-sat" and result.changes == 1 and len(result.suspects) == 2
-    assert all(s.restores_is_lower_bound and s.pegs_off == 1 for s in result.suspects)
+    assert all(s.pegs_off == 1 for s in result.suspects) and result.suspects[0].restores_is_lower_bound
+    assert result.suspects[0].restores > result.suspects[1].restores
     assert result.counts_are_estimates and "estimates" in result.message() and "at least" in result.message()
     assert json.loads(json.dumps(result.as_dict()))["counts_are_estimates"] is True
 
@@ -202,8 +218,8 @@ def test_suspects_of_a_game_too_large_to_enumerate_are_ranked_by_exact_counts() 
     result = check(rules, history)
     assert result.method == "cp-sat" and [s.number for s in result.suspects] == [1, 2]
     second = result.suspects[1]
-    assert second.correction == Feedback(0, 0) and second.restores == 3**7 and not result.counts_are_estimates
-    assert result.suspects[0].restores > 3**7
+    assert second.correction == Feedback(0, 0) and second.restores == 3**7 and not second.restores_is_lower_bound
+    assert result.suspects[0].restores > 3**7  # counted far enough to know it is more, if not how many
 
 
 def test_the_solver_path_ranks_by_counts_larger_than_the_solver_lists() -> None:

@@ -331,6 +331,15 @@ def test_a_huge_argument_is_cut(tmp_path: Path) -> None:
         assert "characters" in one_error_line(err)
 
 
+def test_a_file_name_too_long_is_bad_input_and_cut_in_the_message(tmp_path: Path) -> None:
+    long = str(tmp_path / ("y" * 3000)) + ".json"
+    code, _, err = run("verify", long)
+    assert code == 2 and "characters)" in one_error_line(err) and len(err) < 600
+    code, _, err = run("history", "--db", f"sqlite:///{tmp_path}/{'z' * 2500}/k.db")
+    line = one_error_line(err)
+    assert code == 2 and "characters)" in line and len(err) < 1000
+
+
 def test_replay_game_numbers_that_are_not_ascii() -> None:
     for what in ("²", "١٢", "9" * 5000):
         code, _, err = run("replay", what)

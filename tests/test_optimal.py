@@ -422,6 +422,7 @@ def test_cli_optimal_shows_the_shipped_optimum(tmp_path: Path, monkeypatch: pyte
     text = CliRunner().invoke(cli, ["optimal"])
     assert "the optimum shipped with keypeg" in text.stdout and "5,625" in text.stdout
     assert "from RRGB" in text.stdout  # in the rules' own symbols, whatever the shipped file's
+    assert "seconds" not in text.stdout  # nothing was timed: no "0.00" for a search that did not run
 
 
 def test_an_exported_optimum_of_a_secret_set_verifies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

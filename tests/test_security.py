@@ -247,10 +247,17 @@ LINE = st.text(
 @settings(max_examples=40, deadline=None)
 @given(line=LINE)
 def test_any_line_of_the_play_protocol_is_refused_literally_or_played(line: str) -> None:
+    """Any line is refused (the game goes on, and RGBY breaks the code), played, or is the command that
+    resigns ('q', 'quit', 'exit', any case: the secret is printed, exit 1)."""
+    from keypeg.cli.play import QUIT
+
     result = CliRunner().invoke(cli, ["play", "--secret", "RGBY", "--no-record"], input=f"{line}\nRGBY\n")
     output = result.output + result.stderr
     assert "Traceback" not in output and not any(raw in output for raw in RAW)
-    assert result.exit_code == 0 and result.stdout.splitlines()[-1] == "4 0"
+    if line.strip().lower() in QUIT:
+        assert result.exit_code == 1 and result.stdout.splitlines() == ["RGBY"]
+    else:
+        assert result.exit_code == 0 and result.stdout.splitlines()[-1] == "4 0"
     if result.stderr:
         assert all(len(message) <= 600 for message in result.stderr.splitlines())
 

@@ -186,7 +186,7 @@ def check(
 def _how_likely(suspect: Suspect) -> str:
     """``1 peg off; 96 codes fit then, e.g. RRBY``."""
     count = f"{'at least ' if suspect.restores_is_lower_bound else ''}{plural(suspect.restores, 'code')}"
-    verb = "fits" if suspect.restores == 1 and not suspect.restores_is_lower_bound else "fit"
+    verb = "fits" if suspect.restores == 1 else "fit"
     return f"{plural(suspect.pegs_off, 'peg')} off; {count} {verb} then, e.g. {suspect.example}"
 
 
@@ -399,7 +399,10 @@ def _cp_solver() -> Any:
 
 
 def _by_solver(rules: Rules, history: History, limit: int) -> Consistency:
-    count, found = _Model(rules, history).count(limit)
+    model = _Model(rules, history)
+    # one solve first: listing every solution turns the solver's presolve off, and proving that none
+    # exists without it can take a minute where this takes a fraction of a second
+    count, found = model.count(limit) if model.first() is not None else (0, [])
     if found:
         codes = sorted(found, key=lambda c: c.colors)
         return Consistency(True, count, count >= limit, codes[0], method="cp-sat", codes=codes)
@@ -412,8 +415,8 @@ def _by_solver(rules: Rules, history: History, limit: int) -> Consistency:
 def _nearest_corrections(rules: Rules, history: History, k: int) -> list[Feedback]:
     """The scores of guess ``k`` that make the history fit and are the fewest pegs off the one given
     (none when no score does)."""
-    if _Model(rules, history, free=[k]).first() is None:
-        return []
+    from ortools.sat.python import cp_model
+
     given = history[k][1]
     options = [f for f in rules.feedbacks() if f != given]
     model = _Model(rules, history, free=[k])
@@ -423,32 +426,89 @@ def _nearest_corrections(rules: Rules, history: History, k: int) -> list[Feedbac
         model.require(k, feedback, when=var)
     model.model.minimize(sum(pegs_off(given, f) * var for f, var in zip(options, chosen, strict=True)))
     solver = _cp_solver()
-    solver.solve(model.model)
+    if solver.solve(model.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return []  # no score of this guess makes the others fit
     nearest = round(solver.objective_value)
     return [f for f in options if pegs_off(given, f) == nearest]
 
 
 def _single_suspects_by_solver(rules: Rules, history: History) -> list[Suspect]:
     """Every score that alone can be corrected, ranked as by enumeration: the solver finds the nearest
-    corrections and a code for each; the codes each lets fit are counted by the kernels' search over
-    the pegs (:func:`keypeg.kernels.count_fitting`), exactly up to :data:`SUSPECT_COUNT_LIMIT` codes
-    and :data:`SUSPECT_COUNT_NODES` nodes of the search (beyond either, a lower bound, said to be)."""
-    from keypeg.kernels import count_fitting
-
+    corrections and a code for each; the codes each lets fit are counted (:func:`_count_corrections`)."""
+    found: dict[tuple[int, Feedback], Code] = {}
+    for k in range(len(history)):
+        for feedback in _nearest_corrections(rules, history, k):
+            example = _Model(rules, _corrected(history, k, feedback)).first()
+            if example is not None:
+                found[k, feedback] = example
+    counted = _count_corrections(rules, history, list(found))
     suspects = []
     for k, (guess, given) in enumerate(history):
-        counted = {}
-        for feedback in _nearest_corrections(rules, history, k):
-            corrected = _corrected(history, k, feedback)
-            example = _Model(rules, corrected).first()
-            if example is not None:
-                found = count_fitting(rules, corrected, limit=SUSPECT_COUNT_LIMIT, budget=SUSPECT_COUNT_NODES)
-                counted[feedback] = (max(found.codes, 1), not found.complete, example)
-        if counted:
-            correction = _best_correction(given, {f: n for f, (n, _, _) in counted.items()})
-            restores, estimated, example = counted[correction]
-            suspects.append(Suspect(k + 1, guess, given, correction, example, restores, estimated))
+        options = {f: counted[j, f][0] for j, f in found if j == k}
+        if options:
+            correction = _best_correction(given, options)
+            restores, estimated = counted[k, correction]
+            suspects.append(Suspect(k + 1, guess, given, correction, found[k, correction], restores, estimated))
     return _likeliest_first(suspects, rules.win)
+
+
+def _count_corrections(
+    rules: Rules, history: History, corrections: list[tuple[int, Feedback]]
+) -> dict[tuple[int, Feedback], tuple[int, bool]]:
+    """How many codes fit with each correction ``(guess, score)``, and whether that is a lower bound.
+
+    A game small enough to enumerate is counted whole, as enumeration counts it. A larger one by the
+    kernels' search over the pegs (:func:`keypeg.kernels.count_fitting`), first to
+    :data:`SUSPECT_COUNT_LIMIT` codes and a hundredth of :data:`SUSPECT_COUNT_NODES` nodes each; then the
+    counts that do not yet decide an order (a lower bound not above another as likely by everything but
+    the count) are counted again, eight times further each round, until they do or the nodes run out:
+    those stay lower bounds, and are said to be."""
+    if rules.size <= ENUMERATE_LIMIT:
+        return {
+            (k, feedback): (
+                _Enumerated(rules, corrected := _corrected(history, k, feedback)).fitting(range(len(corrected)), 0)[0],
+                False,
+            )
+            for k, feedback in corrections
+        }
+    from keypeg.kernels import count_fitting
+
+    counted: dict[tuple[int, Feedback], tuple[int, bool]] = {}
+    spent = 0
+
+    def count(k: int, feedback: Feedback, limit: int, budget: int) -> None:
+        nonlocal spent
+        fit = count_fitting(rules, _corrected(history, k, feedback), limit=limit, budget=budget)
+        spent += fit.nodes
+        counted[k, feedback] = (max(fit.codes, 1), not fit.complete)  # the solver found one
+
+    limit, budget = SUSPECT_COUNT_LIMIT, SUSPECT_COUNT_NODES // 100
+    for k, feedback in corrections:
+        count(k, feedback, limit, budget)
+    while spent < SUSPECT_COUNT_NODES and (undecided := _undecided(counted, history, rules.win)):
+        limit, budget = limit * 8, budget * 8
+        for k, feedback in undecided:
+            if spent < SUSPECT_COUNT_NODES:
+                count(k, feedback, limit, min(budget, SUSPECT_COUNT_NODES - spent))
+    return counted
+
+
+def _undecided(
+    counted: dict[tuple[int, Feedback], tuple[int, bool]], history: History, win: Feedback
+) -> list[tuple[int, Feedback]]:
+    """The counts that do not decide an order yet: lower bounds not above every other count of a
+    correction as likely by everything but the count."""
+    groups: dict[tuple[bool, int], list[tuple[int, Feedback]]] = {}
+    for k, feedback in counted:
+        given = history[k][1]
+        groups.setdefault((given == win, pegs_off(given, feedback)), []).append((k, feedback))
+    found = []
+    for keys in groups.values():
+        for key in keys:
+            codes, bound = counted[key]
+            if bound and any(counted[other][0] >= codes for other in keys if other != key):
+                found.append(key)
+    return found
 
 
 def _corrected(history: History, k: int, feedback: Feedback) -> History:

@@ -290,11 +290,12 @@ def busy_cores(readings: int = 5) -> float:
             return 0.0
 
 
-SUSPECT_COUNT_LIMIT = 1_000_000
-"""On games too large to enumerate, the codes that fit once a suspect score is corrected are counted up
-to this many (to order the suspects; a count stopped here is a lower bound, and said to be)."""
-SUSPECT_COUNT_NODES = 200_000_000
-"""The nodes the search that counts them may visit (about a second), then its count is a lower bound."""
+SUSPECT_COUNT_LIMIT = 10_000
+"""On games too large to enumerate, the codes that fit once a suspect score is corrected are first
+counted up to this many; counts that leave two suspects' order open are counted again, further."""
+SUSPECT_COUNT_NODES = 400_000_000
+"""The nodes the searches that count them may visit in all (a few seconds at most); a count still open
+then is a lower bound, and said to be."""
 SUSPECT_MESSAGE_LIMIT = 3
 """Suspect scores named in a one-line answer (the rest are counted; ``--json`` lists them all)."""
 

@@ -6,6 +6,7 @@ text outline and a look-up table, and checks a tree against every secret.
 
 from __future__ import annotations
 
+import errno
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -338,7 +339,7 @@ def load_tree(path: Path) -> StrategyTree:
         raw = path.read_bytes()
     except OSError as error:
         unreadable = KeypegError(f"cannot read {quoted(str(path))}: {error.strerror or error}")
-        if not isinstance(error, (FileNotFoundError, IsADirectoryError)):
+        if not isinstance(error, (FileNotFoundError, IsADirectoryError)) and error.errno != errno.ENAMETOOLONG:
             unreadable.exit_code = 1  # the file is there but cannot be read: a failure at run time
         raise unreadable from None
     if b"\0" in raw[:8192]:

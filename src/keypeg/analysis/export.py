@@ -121,12 +121,13 @@ def misstated(stated: dict[str, Any], stats: TreeStats) -> list[str]:
         else:
             same = type(claim) is int and claim == real
         if not same:
-            wrong.append(f"the file states {_figure(claim)} {what}; the tree gives {_figure(real)}")
+            shown = repr(claim) if key != "average" and type(claim) is float else _figure(claim)  # 5668.0
+            wrong.append(f"the file states {shown} {what}; the tree gives {_figure(real)}")
     claimed: dict[int, int] = stated.get("distribution", stats.distribution)
     for depth in sorted(claimed.keys() | stats.distribution.keys()):
         claim, real = claimed.get(depth, 0), stats.distribution.get(depth, 0)
         if claim != real:
-            wrong.append(f"the file states {claim:,} secrets solved in round {depth}; the tree gives {real:,}")
+            wrong.append(f"the file states {plural(claim, 'secret')} solved in round {depth}; the tree gives {real:,}")
     return wrong
 
 
@@ -173,7 +174,8 @@ def verify_tree(
             return
         if node.size != group.size:
             problems.append(
-                f"after {history or 'the start'}: {group.size:,} secrets arrive, the tree says {node.size:,}"
+                f"after {history or 'the start'}: {plural(int(group.size), 'secret')} "
+                f"arrive{'s' if group.size == 1 else ''}, the tree says {node.size:,}"
             )
         reached: set[Feedback] = set()
         for ordinal, part in space.split(space.index(node.guess), group):

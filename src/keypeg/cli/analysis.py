@@ -379,8 +379,9 @@ def fitted(table: Table, width: int) -> list[Table]:
     return parts
 
 
-def analysis_table(built: list[StrategyTree]) -> Table:
-    """Secrets solved per round, totals, averages and worst cases, one column per tree."""
+def analysis_table(built: list[StrategyTree], *, timed: bool = True) -> Table:
+    """Secrets solved per round, totals, averages and worst cases, one column per tree; the seconds
+    each took when ``timed`` (not for a tree loaded from a file)."""
     table = new_table(show_edge=False)
     table.add_column("round", justify="right")
     rounds = range(1, max(tree.stats.max for tree in built) + 1)
@@ -393,7 +394,8 @@ def analysis_table(built: list[StrategyTree]) -> Table:
     table.add_row("total", *[f"{tree.stats.total:,}" for tree in built])
     table.add_row("average", *[figure(tree.stats.average, 4) for tree in built])
     table.add_row("worst", *[str(tree.stats.max) for tree in built])
-    table.add_row("seconds", *[f"{tree.seconds:.2f}" for tree in built])
+    if timed:
+        table.add_row("seconds", *[f"{tree.seconds:.2f}" for tree in built])
     table.add_row("guess pool", *[tree.conventions["pool"] for tree in built])
     return table
 
@@ -647,11 +649,9 @@ def verify(treefile: Path, force: bool, as_json: bool) -> None:
             f"average {figure(s.average, 4)}, worst case {s.max}"
         )
         out.print("verified")
-    if not result.ok:
+    if not result.ok:  # one line: the first problem, and how many more ('--json' lists them all)
         first, *others = result.problems
-        for problem in [] if as_json else others:
-            say(f"problem: {visible(problem)}", console=err)
-        more = f" (and {plural(len(others), 'more problem')} above)" if others else ""
+        more = f" (and {plural(len(others), 'more problem')}: --json lists them)" if others else ""
         raise KeypegError(f"{visible(str(treefile))} is NOT verified: {visible(first)}{more}")
 
 

@@ -211,4 +211,9 @@ def note_readings(rules: Rules, readings: Sequence[tuple[str, Code, str]]) -> No
     notations = sorted({notation for _, _, notation in other})
     how = " and ".join(f"{n} ({first[n]} is the first colour, {rules.symbol(0)})" for n in notations)
     shown = ", ".join(f"{visible(text.strip(), limit=40)} as {code}" for text, code, _ in other)
-    err.print(Text(f"note: read in {how}: {shown}"), soft_wrap=True)
+    note(f"read in {how}: {shown}")
+
+
+def note(text: str) -> None:
+    """A ``note:`` line on stderr, printed as text: wrapped at words in a terminal, one line on a pipe."""
+    err.print(Text(f"note: {text}"), soft_wrap=not err.is_terminal)

@@ -155,7 +155,7 @@ def _show(
             f": {plural(tree.stats.secrets, 'secret')} ({secrets}), guesses from {pool} codes",
         )
     )
-    out.print(analysis_table([tree]))
+    out.print(analysis_table([tree], timed=source["source"] == "search"))
     for line in said:
         say(line)
 

@@ -23,8 +23,8 @@ from keypeg.cli.common import (
     FILE,
     SEED,
     cli,
-    err,
     json_option,
+    note,
     out,
     parse_history,
     print_json,
@@ -86,7 +86,7 @@ def _store(db: str | None, record: bool, what: str) -> Store | None:
         if error.exit_code == 2:
             raise
         done = f"this {what} is not recorded and" if record else "the database cannot be read, so"
-        err.print(Text(f"note: {done} no player's name is checked: {visible(error, 400)}"), soft_wrap=True)
+        note(f"{done} no player's name is checked: {visible(error, 400)}")
         return None
 
 
@@ -123,7 +123,7 @@ def _keeper(
     try:
         return GameKeeper.start(store, player, session, match_id=match_id)
     except KeypegError as error:
-        err.print(Text(f"note: this game is not recorded: {visible(error, 400)}"), soft_wrap=True)
+        note(f"this game is not recorded: {visible(error, 400)}")
         return GameKeeper(None)
 
 
@@ -524,9 +524,9 @@ def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as
     reason = closed(knowledge)  # as 'next' says it: no code fits, or the code is broken
     if reason is not None:
         raise KeypegError(reason)
-    strategy, note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
-    if note:
-        err.print(Text(f"note: {note}"))
+    strategy, said = strategy_for(LEVELS[level].strategy, rules, seed=seed)
+    if said:
+        note(said)
     guess = advise_with(strategy, knowledge).guess
     if as_json:
         print_json({"guess": str(guess), "level": level, "candidates": knowledge.count})

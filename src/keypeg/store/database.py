@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import atexit
+import errno
 import functools
 import json
 import logging
@@ -46,7 +47,7 @@ from keypeg.store.models import (
     WebSessionRow,
 )
 from keypeg.store.names import GUEST_PREFIX, name_key, player_name
-from keypeg.text import visible
+from keypeg.text import quoted, visible
 from keypeg.variants import game_label
 
 __all__ = [
@@ -1100,9 +1101,12 @@ def _private_file(path: str | None) -> None:
         elif file.parent.is_dir():
             os.close(os.open(file, os.O_CREAT | os.O_WRONLY, 0o600))  # SQLite gives its -wal and -shm files this mode
         else:
-            raise StoreError(f"no folder {str(file.parent)!r} for the database {path!r}", usage=True)
-    except OSError as error:
-        raise StoreError(f"cannot create the database file {path!r}: {error.strerror or error}") from None
+            raise StoreError(f"no folder {quoted(str(file.parent))} for the database {quoted(path)}", usage=True)
+    except OSError as error:  # a name too long is bad input; anything else a failure here
+        raise StoreError(
+            f"cannot create the database file {quoted(path)}: {error.strerror or error}",
+            usage=error.errno == errno.ENAMETOOLONG,
+        ) from None
 
 
 @functools.cache
