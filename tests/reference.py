@@ -202,3 +202,11 @@ def reference_extreme(code: Colors, symmetries: list[tuple[tuple[int, ...], tupl
     """Whether no symmetry maps ``code`` to a smaller (``largest``: larger) code."""
     images = [tuple(pi[code[sigma[i]]] for i in range(len(code))) for sigma, pi in symmetries]
     return all(image <= code for image in images) if largest else all(image >= code for image in images)
+
+
+def secret_hidden(text: str, secret: str, rules: Rules) -> bool:
+    """Whether ``secret`` is nowhere in ``text`` but where every page shows it by chance: inside the rules'
+    own list of symbols (a secret GBYW is part of RGBYWK) or as the example code of the rules (RRGG)."""
+    for shown in ("".join(rules.symbols), rules.example()):
+        text = text.replace(shown, "")
+    return secret not in text
