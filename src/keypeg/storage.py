@@ -221,7 +221,7 @@ def find_optimal_tree(rules: Rules, pool: str, secrets: str = "all", cache: Path
     for ``r`` rows when it never needs more than ``r`` guesses and ``r <= R``. A tree from the cache
     is replayed against every secret first (a file anyone may edit): one that fails is passed over.
     """
-    from keypeg.analysis.export import verify_tree
+    from keypeg.strategy_tree import verify_tree
 
     stem = _stem(rules, pool, secrets)
     folders = [

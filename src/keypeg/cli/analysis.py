@@ -636,7 +636,7 @@ def verify(treefile: Path, force: bool, as_json: bool) -> None:
         raise TooLargeError(f"{rules.describe()} has {plural(rules.size, 'code')}: too many to verify a tree against")
     guard(verify_cost(rules, treefile), force)
     announce_compiling()
-    from keypeg.analysis.export import verify_tree
+    from keypeg.strategy_tree import verify_tree
 
     with interruptible(), progress_bar("verifying", rules.size) as advance:
         result = verify_tree(tree, progress=advance)
