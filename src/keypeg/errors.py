@@ -2,7 +2,11 @@
 
 Every error keypeg raises on purpose derives from :class:`KeypegError`; errors
 caused by bad input also derive from :class:`ValueError`, and their messages
-quote the offending input with ``!r``.
+quote the offending input with ``!r``. Besides bad input, an error is of one of
+the kinds below, which each face maps in one table (the command line to exit
+codes, the web to statuses): :class:`NotFoundError`, :class:`ForbiddenError`,
+:class:`ConflictError`, :class:`RefusedError`, :class:`UnavailableError`, and
+:class:`TooLargeError` for work too costly to do.
 """
 
 from __future__ import annotations
@@ -11,8 +15,27 @@ from __future__ import annotations
 class KeypegError(Exception):
     """Root of every error keypeg raises on purpose."""
 
-    exit_code: int = 2
-    """The command line's exit code: 2 for bad usage or input, 1 for a failure at run time."""
+
+class NotFoundError(KeypegError):
+    """What was asked for is not there (a game, a match, a player), or is someone else's: the same answer,
+    so that nobody learns what others have."""
+
+
+class ForbiddenError(KeypegError):
+    """The one asking may not do this (a wrong password, a move in another player's seat)."""
+
+
+class ConflictError(KeypegError):
+    """Someone acted first: what was loaded has changed since (load it again and look)."""
+
+
+class RefusedError(KeypegError):
+    """A rule of the game says no (a second attempt at a daily puzzle, a guess after the end)."""
+
+
+class UnavailableError(KeypegError):
+    """Something keypeg needs cannot be used now (the database, a file, a worker, a cluster): a failure
+    at run time, not a fault of the request."""
 
 
 class InvalidRulesError(KeypegError, ValueError):
@@ -36,10 +59,11 @@ class InconsistentHistoryError(KeypegError, ValueError):
 
 
 class TooLargeError(KeypegError, ValueError):
-    """A rule set whose code space is too large to enumerate."""
+    """Work too costly to do: a rule set whose code space is too large to enumerate, or a task over a
+    limit of memory or time."""
 
 
-class IllegalMoveError(KeypegError):
+class IllegalMoveError(RefusedError):
     """A move a game in progress does not allow now (a guess after the end, an undo of nothing, ...)."""
 
 

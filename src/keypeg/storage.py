@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from platformdirs import user_cache_dir
 
-from keypeg.errors import KeypegError
+from keypeg.errors import KeypegError, NotFoundError, UnavailableError
 from keypeg.limits import memory_budget
 from keypeg.rules import Rules
 from keypeg.strategy_tree import StrategyTree, load_tree, tree_to_json
@@ -63,10 +63,8 @@ FILE_MODE = 0o600
 """Every file keypeg writes is private to its owner: exports, solved trees, checkpoints."""
 
 
-class WriteError(KeypegError):
-    """A file keypeg could not write (a failure at run time: exit code 1)."""
-
-    exit_code = 1
+class WriteError(UnavailableError):
+    """A file keypeg could not write (a failure at run time)."""
 
 
 def _cannot(path: Path, error: OSError | str) -> WriteError:
@@ -135,9 +133,7 @@ def check_writable(path: Path) -> None:
         if len(os.fsencode(path.name)) > 255:
             raise _cannot(path, "the file name is too long")
         if not path.parent.is_dir():  # a folder named that is not there: bad input, not a failure
-            refused = _cannot(path, f"no folder {quoted(str(path.parent))}")
-            refused.exit_code = 2
-            raise refused
+            raise NotFoundError(f"cannot write {quoted(str(path))}: no folder {quoted(str(path.parent))}")
         with tempfile.TemporaryFile(dir=path.parent):
             pass
     except OSError as error:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import InvalidRulesError, KeypegError
+from keypeg.errors import InvalidRulesError, KeypegError, NotFoundError, UnavailableError
 from keypeg.feedback import score
 from keypeg.rules import Rules
 from keypeg.text import plural, quoted, visible
@@ -344,10 +344,9 @@ def load_tree(path: Path) -> StrategyTree:
             )
         raw = path.read_bytes()
     except OSError as error:
-        unreadable = KeypegError(f"cannot read {quoted(str(path))}: {error.strerror or error}")
-        if not isinstance(error, (FileNotFoundError, IsADirectoryError)) and error.errno != errno.ENAMETOOLONG:
-            unreadable.exit_code = 1  # the file is there but cannot be read: a failure at run time
-        raise unreadable from None
+        missing = isinstance(error, (FileNotFoundError, IsADirectoryError)) or error.errno == errno.ENAMETOOLONG
+        kind = NotFoundError if missing else UnavailableError  # there but unreadable: a failure at run time
+        raise kind(f"cannot read {quoted(str(path))}: {error.strerror or error}") from None
     if b"\0" in raw[:8192]:
         raise KeypegError(f"{quoted(str(path))} is not a text file")
     try:

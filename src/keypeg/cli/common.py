@@ -16,7 +16,7 @@ from rich.text import Text
 
 from keypeg import __version__
 from keypeg.code import Code, Feedback
-from keypeg.errors import KeypegError
+from keypeg.errors import ConflictError, KeypegError, UnavailableError
 from keypeg.rules import Rules
 from keypeg.text import MESSAGE_LIMIT, visible
 from keypeg.variants import rules_from_options
@@ -25,6 +25,21 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 out = Console(highlight=False, emoji=False)
 err = Console(stderr=True, highlight=False, emoji=False)
+
+
+EXIT_CODES: tuple[tuple[type[Exception], int], ...] = (
+    (UnavailableError, 1),
+    (ConflictError, 1),
+    (KeypegError, 2),
+)
+"""The one table from keypeg's errors to exit codes, the first kind that matches: 1 for a failure at
+run time (something keypeg needs is down, or the record changed elsewhere meanwhile), 2 for the rest
+(bad input, not found, forbidden, refused by a rule, too costly)."""
+
+
+def exit_code(error: KeypegError) -> int:
+    """The exit code of ``error``, by :data:`EXIT_CODES`."""
+    return next(code for kind, code in EXIT_CODES if isinstance(error, kind))
 
 
 SEED = click.IntRange(0, 2**32 - 1)
@@ -143,7 +158,7 @@ class KeypegGroup(click.Group):
         except KeyboardInterrupt:
             fail("interrupted", 130)
         except KeypegError as error:
-            fail(str(error), getattr(error, "exit_code", 2))
+            fail(str(error), exit_code(error))
         except UnicodeError:
             fail("the input is not UTF-8 text", 2)
         except RecursionError:

@@ -36,7 +36,7 @@ from keypeg.cli.records import db_option, default_player, open_store, player_opt
 from keypeg.cli.render import board, peg_text
 from keypeg.cli.terminal import Terminal
 from keypeg.code import Code
-from keypeg.errors import InconsistentScoreError, KeypegError
+from keypeg.errors import InconsistentScoreError, KeypegError, UnavailableError
 from keypeg.rules import Rules
 from keypeg.text import plural, visible
 
@@ -83,7 +83,7 @@ def _store(db: str | None, record: bool, what: str) -> Store | None:
     try:
         return open_store(db)
     except KeypegError as error:
-        if error.exit_code == 2:
+        if not isinstance(error, UnavailableError):
             raise
         done = f"this {what} is not recorded and" if record else "the database cannot be read, so"
         note(f"{done} no player's name is checked: {visible(error, 400)}")

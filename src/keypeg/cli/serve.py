@@ -11,7 +11,7 @@ import click
 
 from keypeg.cli.common import cli
 from keypeg.cli.records import db_option
-from keypeg.errors import KeypegError
+from keypeg.errors import KeypegError, UnavailableError
 from keypeg.text import visible
 
 
@@ -70,10 +70,8 @@ def serve_workers(app: str, workers: int, options: dict[str, Any]) -> None:
         Multiprocess(config, sockets=[listening]).run()
 
 
-class ServeError(KeypegError):
+class ServeError(UnavailableError):
     """The server could not listen or stopped with an error (a failure at run time)."""
-
-    exit_code = 1
 
 
 def _check_address(host: str, port: int) -> None:

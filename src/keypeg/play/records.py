@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import KeypegError
+from keypeg.errors import KeypegError, UnavailableError
 from keypeg.play.sessions import Session, session_from_state
 from keypeg.rules import Rules
 
@@ -25,10 +25,8 @@ if TYPE_CHECKING:
 __all__ = ["GameKeeper", "MatchKeeper", "RecordingError", "claim_player", "continue_game"]
 
 
-class RecordingError(KeypegError):
-    """A game in progress could not be written: it stops (a failure at run time, exit code 1)."""
-
-    exit_code = 1
+class RecordingError(UnavailableError):
+    """A game in progress could not be written: it stops (a failure at run time)."""
 
 
 def claim_player(store: Store, name: str, ask_password: Callable[[], str]) -> str:

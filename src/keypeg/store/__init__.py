@@ -7,14 +7,19 @@ SQLite in the user's data folder by default; any SQLAlchemy URL by ``--db`` or
 from __future__ import annotations
 
 from keypeg.store.database import (
+    BadStoreAddressError,
+    EmptyPasswordError,
     GameRecord,
     Move,
+    MovedOnError,
     PlayedAlreadyError,
     PlayerStats,
     Ranking,
     SavedGame,
     Store,
     StoreError,
+    StoreUnavailableError,
+    UnknownRecordError,
     WrongPasswordError,
     default_url,
     safe_url,
@@ -22,6 +27,11 @@ from keypeg.store.database import (
 from keypeg.store.names import InvalidNameError, name_key, player_name
 
 __all__ = [
+    "BadStoreAddressError",
+    "EmptyPasswordError",
+    "MovedOnError",
+    "StoreUnavailableError",
+    "UnknownRecordError",
     "GameRecord",
     "InvalidNameError",
     "Move",

@@ -34,7 +34,14 @@ from sqlalchemy.exc import (
 from sqlalchemy.orm import Session, aliased, joinedload, sessionmaker
 
 from keypeg.code import Feedback
-from keypeg.errors import KeypegError
+from keypeg.errors import (
+    ConflictError,
+    ForbiddenError,
+    KeypegError,
+    NotFoundError,
+    RefusedError,
+    UnavailableError,
+)
 from keypeg.limits import MIN_RANKED_GAMES, TOP_SIZE
 from keypeg.rules import Rules
 from keypeg.store.models import (
@@ -86,26 +93,35 @@ def _close_engines() -> None:
 
 
 class StoreError(KeypegError):
-    """The database cannot be used: a bad URL, a corrupt or locked file, a newer schema, an unknown player."""
-
-    def __init__(self, message: str, *, usage: bool = False) -> None:
-        super().__init__(message)
-        self.exit_code = 2 if usage else 1
-        """2 when the database was asked for wrongly (a bad URL, an unknown player), 1 when it failed."""
+    """Root of what the store raises; each error is also of one kind of :mod:`keypeg.errors`."""
 
 
-class PlayedAlreadyError(StoreError):
+class StoreUnavailableError(StoreError, UnavailableError):
+    """The database cannot be used now: locked, corrupt, unreachable, full, read-only, newer schema."""
+
+
+class BadStoreAddressError(StoreError, ValueError):
+    """A database asked for wrongly: a bad URL, a driver not installed, a folder that is not there."""
+
+
+class UnknownRecordError(StoreError, NotFoundError):
+    """No such player, game or match (or not one the asker may see: the same answer)."""
+
+
+class MovedOnError(StoreError, ConflictError):
+    """A record was changed elsewhere since it was loaded: this copy is not kept."""
+
+
+class PlayedAlreadyError(StoreError, RefusedError):
     """A second attempt at a daily puzzle (refused: one attempt per player and puzzle)."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, usage=True)  # a refused request, as bad input is: exit 2
 
-
-class WrongPasswordError(StoreError):
+class WrongPasswordError(StoreError, ForbiddenError):
     """A player's password did not match (or was not given for a protected player)."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message, usage=True)
+
+class EmptyPasswordError(StoreError, ValueError):
+    """A password that is empty."""
 
 
 def safe_url(url: str) -> str:
@@ -300,9 +316,9 @@ class Store:
         try:
             self.engine: Engine = create_engine(self.url, **_engine_options(self.url))
         except (ArgumentError, NoSuchModuleError, ValueError) as error:
-            raise StoreError(f"bad database URL {self.shown_url!r}: {visible(error)}", usage=True) from None
+            raise BadStoreAddressError(f"bad database URL {self.shown_url!r}: {visible(error)}") from None
         except ModuleNotFoundError as error:
-            raise StoreError(f"the driver for {self.shown_url!r} is not installed: {error.name}", usage=True) from None
+            raise BadStoreAddressError(f"the driver for {self.shown_url!r} is not installed: {error.name}") from None
         _engines.add(self.engine)
         if self.engine.dialect.name == "sqlite":
             _private_file(self.engine.url.database)
@@ -324,18 +340,20 @@ class Store:
                     if attempt + 1 < BUSY_RETRIES:
                         time.sleep(0.2 * (attempt + 1))
                         continue
-                    raise StoreError(f"the database {self.shown_url!r} stays locked by another program") from None
-                raise StoreError(f"cannot use the database {self.shown_url!r}: {text}") from None
+                    raise StoreUnavailableError(
+                        f"the database {self.shown_url!r} stays locked by another program"
+                    ) from None
+                raise StoreUnavailableError(f"cannot use the database {self.shown_url!r}: {text}") from None
             except DatabaseError as error:
-                raise StoreError(f"cannot use the database {self.shown_url!r}: {error.orig}") from None
+                raise StoreUnavailableError(f"cannot use the database {self.shown_url!r}: {error.orig}") from None
             except SQLAlchemyError as error:
                 reason = getattr(error, "orig", None) or type(error).__name__  # never the statement or its values
-                raise StoreError(f"database error on {self.shown_url!r}: {reason}") from None
+                raise StoreUnavailableError(f"database error on {self.shown_url!r}: {reason}") from None
             except (ValueError, TypeError, OverflowError) as error:  # a value that cannot be what keypeg wrote
                 if isinstance(error, KeypegError) and not isinstance(error, DamagedRecordError):
                     raise
                 found = f"{type(error).__name__}: {visible(error, 200)}"
-                raise StoreError(f"the database {self.shown_url!r} holds damaged data ({found})") from None
+                raise StoreUnavailableError(f"the database {self.shown_url!r} holds damaged data ({found})") from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     @contextmanager
@@ -357,7 +375,7 @@ class Store:
         with self.engine.begin() as connection:
             current = MigrationContext.configure(connection).get_current_revision()
             if current is not None and current not in known:
-                raise StoreError(
+                raise StoreUnavailableError(
                     f"the database {self.shown_url!r} was written by a newer keypeg (schema {current!r}); "
                     "upgrade keypeg"
                 )
@@ -379,7 +397,7 @@ class Store:
         row = session.scalar(select(PlayerRow).where(PlayerRow.key == key))
         if row is None:
             if not create:
-                raise StoreError(f"unknown player {player_name(name)!r}", usage=True)
+                raise UnknownRecordError(f"unknown player {player_name(name)!r}")
             row = PlayerRow(name=player_name(name), key=key, created_at=_now())
             session.add(row)
             session.flush()
@@ -410,7 +428,7 @@ class Store:
         from argon2 import PasswordHasher
 
         if not password:
-            raise StoreError("a password cannot be empty", usage=True)
+            raise EmptyPasswordError("a password cannot be empty")
         if self.has_password(name) and not self.check_password(name, old or ""):
             raise WrongPasswordError(f"wrong password for {player_name(name)!r}: the password is not changed")
         digest = PasswordHasher().hash(password)
@@ -535,9 +553,9 @@ class Store:
                 # (PostgreSQL; SQLite's transactions take the write lock as they begin)
                 row = session.get_one(GameRow, game_id, with_for_update=True)
                 if expect is not None and row.guesses != expect:
-                    raise StoreError(f"game {game_id} was played on elsewhere meanwhile; this copy is not kept")
+                    raise MovedOnError(f"game {game_id} was played on elsewhere meanwhile; this copy is not kept")
                 if row.outcome is not None:
-                    raise StoreError(f"game {game_id} is over already; this copy is not kept")
+                    raise MovedOnError(f"game {game_id} is over already; this copy is not kept")
                 session.execute(  # one statement, without loading the moves kept
                     delete(GuessRow).where(GuessRow.game_id == game_id, GuessRow.number > keep),
                     execution_options={"synchronize_session": False},
@@ -567,13 +585,13 @@ class Store:
     def saved_game(self, game_id: int) -> SavedGame:
         """A game with its session state and its secret, for the play layer to continue it."""
         if isinstance(game_id, bool) or not isinstance(game_id, int) or not 0 < game_id < 2**63:
-            raise StoreError(f"no game {visible(game_id)!r} in the database", usage=True)
+            raise UnknownRecordError(f"no game {visible(game_id)!r} in the database")
 
         def work() -> SavedGame:
             with self._session() as session:
                 row = session.get(GameRow, game_id, options=[joinedload(GameRow.player), joinedload(GameRow.moves)])
                 if row is None:
-                    raise StoreError(f"no game {game_id!r} in the database", usage=True)
+                    raise UnknownRecordError(f"no game {game_id!r} in the database")
                 record = self._records(session, [row], with_moves=True)[0]
                 return SavedGame(record, row.state, row.secret, row.match_id)
 
@@ -586,7 +604,7 @@ class Store:
             with self._session() as session:
                 found = session.scalar(select(GameRow.id).where(GameRow.public_id == public_id))
                 if found is None:
-                    raise StoreError("no such game", usage=True)
+                    raise UnknownRecordError("no such game")
                 return int(found)
 
         return self._guarded(work)
@@ -603,7 +621,7 @@ class Store:
                     .where(GameRow.public_id == public_id)
                 ).first()
                 if found is None:
-                    raise StoreError("no such game", usage=True)
+                    raise UnknownRecordError("no such game")
                 return int(found[0]), str(found[1])
 
         return self._guarded(work)
@@ -733,7 +751,7 @@ class Store:
                         update(MatchRow).where(MatchRow.id == row.id, MatchRow.state == expect).values(state=state)
                     )
                     if moved.rowcount != 1:  # type: ignore[attr-defined]
-                        raise StoreError("the match was moved on elsewhere meanwhile")
+                        raise MovedOnError("the match was moved on elsewhere meanwhile")
                     return row.id
                 row.state = state
                 session.flush()
@@ -748,7 +766,7 @@ class Store:
             with self._session() as session:
                 row = session.scalar(select(MatchRow).where(MatchRow.public_id == public_id))
                 if row is None:
-                    raise StoreError("no such match", usage=True)
+                    raise UnknownRecordError("no such match")
                 owner = session.get(PlayerRow, row.player_id) if row.player_id is not None else None
                 return row.id, owner.name if owner is not None else None, row.state
 
@@ -830,7 +848,7 @@ class Store:
             with self._session() as session:
                 row = session.execute(_live_query(), {"public_id": public_id}).one_or_none()
                 if row is None:
-                    raise StoreError("no such match", usage=True)
+                    raise UnknownRecordError("no such match")
                 match_id, first_name, second_name, version, state, *times = row
                 seen = tuple(_aware(t) if t is not None else None for t in times)
                 return LiveRecord(match_id, first_name, second_name, version, state, seen)
@@ -850,7 +868,7 @@ class Store:
                     where.append(MatchRow.opponent_id.is_(None))
                 moved = session.execute(update(MatchRow).where(*where).values(**values))
                 if moved.rowcount != 1:  # type: ignore[attr-defined]
-                    raise StoreError("the match was moved on elsewhere meanwhile")
+                    raise MovedOnError("the match was moved on elsewhere meanwhile")
                 return version + 1
 
         return self._guarded(work)
@@ -1101,12 +1119,10 @@ def _private_file(path: str | None) -> None:
         elif file.parent.is_dir():
             os.close(os.open(file, os.O_CREAT | os.O_WRONLY, 0o600))  # SQLite gives its -wal and -shm files this mode
         else:
-            raise StoreError(f"no folder {quoted(str(file.parent))} for the database {quoted(path)}", usage=True)
+            raise BadStoreAddressError(f"no folder {quoted(str(file.parent))} for the database {quoted(path)}")
     except OSError as error:  # a name too long is bad input; anything else a failure here
-        raise StoreError(
-            f"cannot create the database file {quoted(path)}: {error.strerror or error}",
-            usage=error.errno == errno.ENAMETOOLONG,
-        ) from None
+        kind = BadStoreAddressError if error.errno == errno.ENAMETOOLONG else StoreUnavailableError
+        raise kind(f"cannot create the database file {quoted(path)}: {error.strerror or error}") from None
 
 
 @functools.cache

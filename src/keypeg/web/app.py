@@ -12,7 +12,14 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
-from keypeg.errors import InconsistentScoreError, KeypegError
+from keypeg.errors import (
+    ConflictError,
+    ForbiddenError,
+    InconsistentScoreError,
+    KeypegError,
+    NotFoundError,
+    UnavailableError,
+)
 from keypeg.limits import WEB_BODY_LIMIT
 from keypeg.store import Store
 from keypeg.text import visible
@@ -26,6 +33,24 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
+
+
+STATUSES: tuple[tuple[type[Exception], int], ...] = (
+    (InconsistentScoreError, 409),
+    (NotFoundError, 404),
+    (ForbiddenError, 403),
+    (ConflictError, 409),
+    (UnavailableError, 503),
+    (KeypegError, 400),
+)
+"""The one table from keypeg's errors to HTTP statuses, the first kind that matches: a score no code
+fits and a record changed meanwhile are conflicts (409); bad input, a move a rule refuses and work too
+costly are 400; a store or worker that is down is 503."""
+
+
+def status_of(error: KeypegError) -> int:
+    """The HTTP status of ``error``, by :data:`STATUSES`."""
+    return next(status for kind, status in STATUSES if isinstance(error, kind))
 
 
 def _error(
@@ -130,14 +155,9 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
         )
         return _error(422, f"bad request: {problems}", request=request)
 
-    @app.exception_handler(InconsistentScoreError)
-    async def inconsistent(request: Request, error: InconsistentScoreError) -> Response:
-        return _error(409, str(error), request=request)
-
     @app.exception_handler(KeypegError)
     async def refused(request: Request, error: KeypegError) -> Response:
-        status = 400 if error.exit_code == 2 else 503
-        return _error(status, str(error), request=request)
+        return _error(status_of(error), str(error), request=request)
 
     return app
 

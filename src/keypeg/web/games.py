@@ -16,7 +16,7 @@ from typing import Literal
 from fastapi import HTTPException, Request
 
 from keypeg.code import Feedback
-from keypeg.errors import KeypegError, TooLargeError
+from keypeg.errors import KeypegError, NotFoundError, TooLargeError
 from keypeg.game import Match
 from keypeg.limits import WEB_THINK_LIMIT
 from keypeg.play.codemakers import RandomCodemaker
@@ -112,9 +112,7 @@ def load_game(request: Request, session: WebSession, public_id: str) -> LoadedGa
     store = store_of(request)
     try:
         game_id, owner = store.public_game(public_id)
-    except StoreError as error:
-        if error.exit_code != 2:
-            raise  # the store failed (503), which is not "no such game"
+    except NotFoundError:  # a failing store is 503, not 'no such game'
         raise HTTPException(404, "no such game") from None
     if session.player is None or owner != session.player:
         raise HTTPException(404, "no such game")
@@ -215,9 +213,7 @@ def load_match(request: Request, session: WebSession, public_id: str) -> LoadedM
     """The match, if it is the session's player's (404 otherwise)."""
     try:
         match_id, owner, state = store_of(request).match_by_public_id(public_id)
-    except StoreError as error:
-        if error.exit_code != 2:
-            raise  # the store failed (503), which is not "no such match"
+    except NotFoundError:  # a failing store is 503, not 'no such match'
         raise HTTPException(404, "no such match") from None
     if session.player is None or owner != session.player:
         raise HTTPException(404, "no such match")

@@ -28,7 +28,7 @@ from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from pydantic import Field
 
 from keypeg.code import Feedback
-from keypeg.errors import KeypegError
+from keypeg.errors import KeypegError, NotFoundError
 from keypeg.limits import LIVE_ABSENCE_LIMIT
 from keypeg.play.live import LiveMatch
 from keypeg.play.records import GameKeeper, RecordingError, continue_game
@@ -143,9 +143,7 @@ def load(request: Request, public_id: str) -> Loaded:
     store = store_of(request)
     try:
         record = store.live(public_id)
-    except StoreError as error:
-        if error.exit_code != 2:
-            raise  # the store failed (503), which is not "no such match"
+    except NotFoundError:  # a failing store is 503, not 'no such match'
         raise HTTPException(404, "no such match") from None
     try:
         live = LiveMatch.from_state(json.loads(record.state))
