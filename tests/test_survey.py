@@ -25,9 +25,9 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def surveyed(*args: str) -> list[dict[str, Any]]:
-    code, _, err = run("survey", *args, "--json", "survey.json")
+    code, out, err = run("survey", *args, "--json")
     assert code == 0, err
-    cells: list[dict[str, Any]] = json.loads(Path("survey.json").read_text())["cells"]
+    cells: list[dict[str, Any]] = json.loads(out)["cells"]
     return cells
 
 
@@ -119,7 +119,7 @@ def test_a_rerun_works_out_only_the_missing_cells(monkeypatch: pytest.MonkeyPatc
 
 def test_outputs_parse_alike() -> None:
     grid = ["-p", "3", "-c", "3-4", "-s", "entropy", "-s", "simple", "--pool", "all"]
-    code, out, _ = run("survey", *grid, "--markdown", "s.md", "--csv", "s.csv", "--json", "s.json")
+    code, out, _ = run("survey", *grid, "--markdown", "s.md", "--csv", "s.csv", "-o", "s.json")
     assert code == 0
     cells = json.loads(Path("s.json").read_text())["cells"]
     rows = list(csv.DictReader(Path("s.csv").read_text().splitlines()))
@@ -139,6 +139,21 @@ def test_outputs_parse_alike() -> None:
         assert row["skipped"] == ""
         assert f"{cell['game']}: {cell['codes']} codes" in out and f" {cell['total']:,} " in out
     assert "Knuth's and Kooi's convention" in Path("s.md").read_text()
+
+
+def test_json_goes_to_stdout_and_files_only_where_asked() -> None:
+    grid = ["-p", "2", "-c", "2", "--repeats", "-s", "simple", "--pool", "all"]
+    code, out, err = run("survey", *grid, "--json")
+    assert code == 0, err
+    printed = json.loads(out)  # the whole of stdout is one JSON object: no tables, no text
+    assert [c["strategy"] for c in printed["cells"]] == ["simple"] and printed["skipped"] == []
+    assert sorted(p.name for p in Path().iterdir() if p.suffix == ".json") == ["keypeg-survey.json"]
+    code, out, err = run("survey", *grid, "--json", "-o", "report.json")
+    assert code == 0, err
+    saved = json.loads(Path("report.json").read_text())
+    assert saved == json.loads(out) and [c["total"] for c in saved["cells"]] == [c["total"] for c in printed["cells"]]
+    code, out, _ = run("survey", *grid, "--output", "again.json")
+    assert code == 0 and "2x2: 4 codes" in out and json.loads(Path("again.json").read_text())["cells"]
 
 
 def test_a_cell_over_its_guard_is_skipped_and_listed(monkeypatch: pytest.MonkeyPatch) -> None:

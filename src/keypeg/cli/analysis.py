@@ -30,12 +30,12 @@ from keypeg.cli.common import (
     threads_option,
 )
 from keypeg.cli.common import cli as app
-from keypeg.cli.records import db_option
+from keypeg.cli.options import db_option, force_option, pool_option, scoring_option, strategy_option, tie_option
 from keypeg.cli.render import new_table
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError, TooLargeError
 from keypeg.rules import Rules
-from keypeg.strategies import NAMES, make_strategy
+from keypeg.strategies import make_strategy
 from keypeg.text import plural, visible
 
 if TYPE_CHECKING:
@@ -46,13 +46,6 @@ if TYPE_CHECKING:
     from keypeg.strategies import Choice, Strategy
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-force_option = click.option(
-    "--force",
-    is_flag=True,
-    help="Run even when the work is estimated to need more than half the free memory or more than a few minutes.",
-)
-
 
 def refuse_empty(*names: str) -> None:
     """Refuse options given as empty text (``--variant ''``): a usage error, exit code 2."""
@@ -102,46 +95,21 @@ def convention_options(command: F) -> F:
     """Options for the conventions that change a strategy's totals."""
 
     @click.option("--first", metavar="CODE", help="First guess (default: the strategy's own choice).")
-    @click.option(
-        "--pool", type=click.Choice(["all", "consistent"]), help="Guess from all codes or only those that fit."
-    )
-    @click.option(
-        "--tie",
-        type=click.Choice(["first", "last", "random"]),
-        default="first",
-        show_default=True,
-        help="Among equal guesses (fitting ones preferred): first or last in order, or random.",
-    )
+    @pool_option()
+    @tie_option
     @click.option("--seed", type=SEED, help="Seed for random choices.")
-    @click.option(
-        "--scoring",
-        type=click.Choice(["kooi", "mmstrat"]),
-        default="kooi",
-        show_default=True,
-        help="How worst-case and entropy score a guess: as Kooi (2005), or as the C++ solver mmstrat "
-        "(worst-case compares every part size, largest first; entropy counts a fitting guess 2 bits better).",
-    )
+    @scoring_option
     @functools.wraps(command)
     def wrapper(
-        *args: Any, first: str | None, pool: str | None, tie: str, seed: int | None, scoring: str, **kwargs: Any
+        *args: Any, first: str | None, pool: str | None, tie: str, seed: int | None, convention: str, **kwargs: Any
     ) -> Any:
         def build(name: str, rules: Rules) -> Strategy:
             code = read_code(rules, first) if first is not None else None
-            return make_strategy(name, first=code, pool=pool, tie=tie, seed=seed, scoring=scoring)
+            return make_strategy(name, first=code, pool=pool, tie=tie, seed=seed, scoring=convention)
 
         return command(*args, strategy_factory=build, **kwargs)
 
     return wrapper  # type: ignore[return-value]
-
-
-strategy_option = click.option(
-    "--strategy",
-    "-s",
-    "strategies",
-    multiple=True,
-    metavar="NAME",
-    help=f"Strategy: {', '.join(NAMES)} (aliases knuth, irving, neuwirth, kooi, shapiro).",
-)
 
 
 @contextmanager

@@ -8,6 +8,7 @@ import click
 
 from keypeg.cli.analysis import announce_compiling, plural, refuse_empty, say
 from keypeg.cli.common import cli, json_option, note_readings, out, parse_history, print_json, rules_options
+from keypeg.cli.options import force_option
 from keypeg.cli.render import key_pegs, new_table
 from keypeg.code import Code, Feedback
 from keypeg.errors import InconsistentHistoryError
@@ -81,7 +82,7 @@ def score(secret: str, guess: str, rules: Rules, as_json: bool) -> None:
 @click.argument("scored", nargs=-1, metavar="GUESS=B,W...")
 @rules_options
 @click.option("--limit", "-n", type=click.IntRange(0), default=10, show_default=True, help="Codes to list.")
-@click.option("--force", is_flag=True, help="Run even when the work is estimated to need too much memory or time.")
+@force_option
 @json_option
 def candidates(scored: tuple[str, ...], rules: Rules, limit: int, force: bool, as_json: bool) -> None:
     """Count the codes that fit the scored guesses, and list the first few (any size of game)."""
@@ -126,7 +127,7 @@ def _prepare(scored: tuple[str, ...], rules: Rules, listed: int, force: bool) ->
 @click.argument("scored", nargs=-1, metavar="GUESS=B,W...")
 @rules_options
 @click.option("--limit", type=click.IntRange(1), default=200, show_default=True, help="Count fitting codes up to this.")
-@click.option("--force", is_flag=True, help="Run even when the work is estimated to need too much memory or time.")
+@force_option
 @json_option
 def check(scored: tuple[str, ...], rules: Rules, limit: int, force: bool, as_json: bool) -> None:
     """Is there a secret that fits the scored guesses? If not, which score is the likely mistake."""

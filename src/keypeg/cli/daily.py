@@ -8,8 +8,9 @@ import click
 from rich.text import Text
 
 from keypeg.cli.common import cli, json_option, out, print_json
+from keypeg.cli.options import db_option
 from keypeg.cli.play import password_stdin_option
-from keypeg.cli.records import db_option, default_player, open_store, player_option
+from keypeg.cli.records import default_player, open_store, player_option
 from keypeg.cli.render import new_table
 from keypeg.cli.terminal import Terminal
 from keypeg.errors import KeypegError

@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from keypeg.cli.analysis import announce_compiling, force_option, plural, refuse_empty, say, tree_format_option
+from keypeg.cli.analysis import announce_compiling, plural, refuse_empty, say, tree_format_option
 from keypeg.cli.cluster import cluster_options
 from keypeg.cli.common import FILE, cli, err, json_option, out, print_json, rules_options, threads_option
+from keypeg.cli.options import force_option, pool_option
 from keypeg.cluster import Cluster
 from keypeg.rules import Rules
 from keypeg.text import visible
@@ -39,9 +40,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 @cli.command()
 @rules_options
 @threads_option
-@click.option(
-    "--pool", type=click.Choice(["all", "consistent"]), default="all", show_default=True, help="Guesses allowed."
-)
+@pool_option("all")
 @click.option(
     "--secrets",
     type=click.Choice(["all", "two-or-more-colours"]),

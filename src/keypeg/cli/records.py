@@ -15,6 +15,7 @@ import click
 from rich.text import Text
 
 from keypeg.cli.common import FILE, cli, err, json_option, out, print_json, rules_options
+from keypeg.cli.options import db_option
 from keypeg.cli.render import new_table, plain, sparkline
 from keypeg.limits import MIN_RANKED_GAMES, TOP_RULE
 from keypeg.rules import Rules
@@ -25,19 +26,6 @@ if TYPE_CHECKING:
     from keypeg.store import Store
 
 
-def _database_url(_context: click.Context, _param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and (not value.strip() or any(ord(c) < 32 for c in value)):
-        raise click.BadParameter("a database URL cannot be empty or blank, or hold control characters")
-    return value
-
-
-db_option = click.option(
-    "--db",
-    envvar="KEYPEG_DB",
-    metavar="URL",
-    callback=_database_url,
-    help="Database URL (default: SQLite in your data folder).",
-)
 player_option = click.option(
     "--player", envvar="KEYPEG_PLAYER", metavar="NAME", help="Who plays (default: $KEYPEG_PLAYER or your login name)."
 )
@@ -349,4 +337,14 @@ def player(name: str, set_password: bool, password_stdin: bool, db: str | None) 
     out.print(Text(f"password set for {visible(store.player(name) or name)} (stored as an argon2 hash)"))
 
 
-__all__ = ["stats", "top", "history", "export", "player", "replay_game", "open_store", "default_player"]
+__all__ = [
+    "stats",
+    "top",
+    "history",
+    "export",
+    "player",
+    "replay_game",
+    "open_store",
+    "default_player",
+    "db_option",  # declared in cli/options.py, named here for the commands that import it from records
+]

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from keypeg.cli.common import cli
-from keypeg.cli.records import db_option
+from keypeg.cli.options import db_option
 from keypeg.errors import KeypegError, UnavailableError
 from keypeg.text import visible
 

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from keypeg import __version__
-from keypeg.cli.analysis import announce_compiling, force_option, progress_bar, say, strategy_option
+from keypeg.cli.analysis import announce_compiling, progress_bar, say
 from keypeg.cli.cluster import cluster_options
-from keypeg.cli.common import FILE, cli, err, out
+from keypeg.cli.common import FILE, cli, err, json_option, out, print_json
+from keypeg.cli.options import force_option, pool_option, strategy_option
 from keypeg.rules import MAX_COLORS, MAX_PEGS
 from keypeg.text import plural, visible
 
@@ -80,13 +81,7 @@ class Numbers(click.ParamType[tuple[int, ...]]):
     help="Leave out the games with more codes (5,040: bulls and cows).",
 )
 @strategy_option
-@click.option(
-    "--pool",
-    type=click.Choice(["all", "consistent", "both"]),
-    default="both",
-    show_default=True,
-    help="Guess pools of the strategies where it matters: any code, only codes that fit, or each.",
-)
+@pool_option("both", both=True)
 @click.option(
     "--objective",
     type=click.Choice([*OBJECTIVES, "both"]),
@@ -103,9 +98,10 @@ class Numbers(click.ParamType[tuple[int, ...]]):
 )
 @click.option("--markdown", type=FILE, help="Also save the survey as a Markdown table.")
 @click.option("--csv", "csv_file", type=FILE, help="Also save it as CSV, one row a cell.")
-@click.option("--json", "json_file", type=FILE, help="Also save it as JSON.")
+@click.option("--output", "-o", type=FILE, help="Also save the JSON that --json prints in this file.")
 @cluster_options
 @force_option
+@json_option
 def survey(
     pegs: tuple[int, ...],
     colors: tuple[int, ...],
@@ -117,9 +113,10 @@ def survey(
     results: Path,
     markdown: Path | None,
     csv_file: Path | None,
-    json_file: Path | None,
+    output: Path | None,
     cluster: Cluster,
     force: bool,
+    as_json: bool,
 ) -> None:
     """Every strategy on every game of a grid: one cell per game, strategy and convention (pool, the
     optimal row's objective), with its total, average, worst case and seconds.
@@ -142,7 +139,7 @@ def survey(
         raise KeypegError(f"no game of the grid exists with at most {max_codes:,} codes")
     pools = ("all", "consistent") if pool == "both" else (pool,)
     wanted = engine.cells(grid, names, pools, OBJECTIVES if objective == "both" else (objective,))
-    for path in (results, markdown, csv_file, json_file):
+    for path in (results, markdown, csv_file, output):
         if path is not None:
             storage.check_writable(path)
     kept = engine.Results(results)
@@ -182,13 +179,17 @@ def survey(
         storage.atomic_write(markdown, engine.to_markdown(outcomes, skipped, heading))
     if csv_file is not None:
         storage.atomic_write(csv_file, engine.to_csv(outcomes, skipped))
-    if json_file is not None:
-        storage.atomic_write(json_file, json.dumps(_as_json(outcomes, skipped), indent=1))
-    for table in _tables(outcomes):
-        out.print(table)
-    say(engine.CONVENTIONS)
-    for cell, reason in skipped:
-        say(f"skipped {cell.label()}: {reason}")
+    report = _as_json(outcomes, skipped)
+    if output is not None:
+        storage.atomic_write(output, json.dumps(report, indent=2) + "\n")
+    if as_json:
+        print_json(report)
+    else:
+        for table in _tables(outcomes):
+            out.print(table)
+        say(engine.CONVENTIONS)
+        for cell, reason in skipped:
+            say(f"skipped {cell.label()}: {reason}")
     say(
         f"{plural(len(outcomes), 'cell')}: {computed} worked out now in {wall:.1f} s on {where}, {reused} reused; "
         f"{len(skipped)} skipped",
