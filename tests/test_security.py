@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from keypeg import Rules, find_variant
 from keypeg.cli import cli
 from keypeg.play.codemakers import FixedCodemaker, RandomCodemaker
-from keypeg.play.records import GameKeeper
+from keypeg.services.recording import GameKeeper
 from keypeg.play.sessions import BreakSession
 from keypeg.store import Store, StoreError
 from keypeg.text import visible
@@ -294,7 +294,7 @@ def test_a_second_copy_of_a_game_stops_without_showing_the_secret(tmp_path: Path
     import subprocess
     import sys
 
-    from keypeg.play.records import continue_game
+    from keypeg.services.recording import continue_game
 
     url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
     game_id = in_progress(url, CLASSIC, "KWYB", ["RRGG"])

@@ -25,7 +25,7 @@ from keypeg.game import Match, Termination, random_code
 from keypeg.knowledge import Knowledge
 from keypeg.play.codemakers import AdversarialCodemaker, FixedCodemaker, RandomCodemaker
 from keypeg.play.matches import MatchSession
-from keypeg.play.records import GameKeeper, RecordingError, continue_game
+from keypeg.services.recording import GameKeeper, RecordingError, continue_game
 from keypeg.play.sessions import Action, BreakSession, Help, SolveSession, session_from_state
 from keypeg.store import Store
 

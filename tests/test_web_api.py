@@ -172,7 +172,7 @@ def test_bad_moves_are_refused_and_the_game_goes_on(url: str, monkeypatch: pytes
 
 def test_the_same_move_sent_twice_at_once_is_applied_once(url: str) -> None:
     """Two requests that read the game before either wrote it: the second is refused (409)."""
-    from keypeg.play.records import RecordingError, continue_game
+    from keypeg.services.recording import RecordingError, continue_game
 
     browser, csrf = client(url)
     game = browser.post("/api/games", json={"practice": True}, headers=csrf).json()

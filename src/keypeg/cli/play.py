@@ -42,7 +42,7 @@ from keypeg.text import plural, visible
 
 if TYPE_CHECKING:
     from keypeg.play.matches import MatchSession
-    from keypeg.play.records import GameKeeper
+    from keypeg.services.recording import GameKeeper
     from keypeg.play.sessions import BreakSession, Session, SolveSession
     from keypeg.store import Store
 
@@ -116,7 +116,7 @@ def _keeper(
     terminal: Terminal, store: Store | None, player: str, session: Session, match_id: int | None = None
 ) -> GameKeeper:
     """Record the game of ``player`` (whose password is checked) as it is played."""
-    from keypeg.play.records import GameKeeper
+    from keypeg.services.recording import GameKeeper
 
     if store is None:
         return GameKeeper(None)
@@ -129,7 +129,7 @@ def _keeper(
 
 def _claim(terminal: Terminal, store: Store | None, player: str, password_stdin: bool) -> str:
     """The player's registered name, once their password (if they have one) is checked."""
-    from keypeg.play.records import claim_player
+    from keypeg.services.recording import claim_player
 
     ask = _password(terminal, player, password_stdin)  # --password-stdin's line is read in any case
     if store is None:
@@ -147,7 +147,7 @@ def _open_game(
     new: Callable[[], Session],
 ) -> tuple[Terminal, Session, GameKeeper]:
     """The game to play: game ``resume_id`` of the player, continued, or a ``new`` one, recorded as it goes."""
-    from keypeg.play.records import continue_game
+    from keypeg.services.recording import continue_game
     from keypeg.store import player_name
 
     terminal = Terminal.detect()
@@ -578,7 +578,7 @@ def match(
     resigns it (the codemaker scores every row, plus one) and stops the match, to resume later."""
     from keypeg.game import Match
     from keypeg.play.matches import MatchSession
-    from keypeg.play.records import MatchKeeper
+    from keypeg.services.recording import MatchKeeper
     from keypeg.play.sessions import BreakSession
     from keypeg.storage import check_writable
     from keypeg.store import player_name
@@ -685,7 +685,7 @@ def _free_path(path: Path) -> Path:
 
 def _resume_match_game(terminal: Terminal, store: Store | None, session: MatchSession) -> GameKeeper | None:
     """Continue the game a saved match was playing, with the same secret, when the store has it."""
-    from keypeg.play.records import continue_game
+    from keypeg.services.recording import continue_game
 
     if session.current_id is None or session.is_over:
         return None

@@ -2,7 +2,7 @@
 
 Sessions (:class:`BreakSession`, :class:`SolveSession`, :class:`MatchSession`), the codemakers
 behind them, the computer's levels and the coach, and what is recorded of a game
-(:mod:`keypeg.play.records`). See docs/ARCHITECTURE.md.
+(:mod:`keypeg.services.recording` writes it down). See docs/ARCHITECTURE.md.
 """
 
 from __future__ import annotations

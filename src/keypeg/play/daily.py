@@ -30,7 +30,7 @@ from keypeg.play.sessions import BreakSession
 from keypeg.variants import Variant
 
 if TYPE_CHECKING:
-    from keypeg.play.records import GameKeeper
+    from keypeg.services.recording import GameKeeper
     from keypeg.store import GameRecord, Store
 
 __all__ = [
@@ -94,7 +94,7 @@ def start_daily(
 ) -> tuple[BreakSession, GameKeeper]:
     """``player``'s attempt at today's puzzle of ``variant``: started now, or continued where it was left
     (a process stopped mid-game); once finished, another is refused (``PlayedAlreadyError``)."""
-    from keypeg.play.records import GameKeeper, continue_game
+    from keypeg.services.recording import GameKeeper, continue_game
     from keypeg.store import PlayedAlreadyError
 
     day = today()

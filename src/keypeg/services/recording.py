@@ -1,4 +1,4 @@
-"""What is recorded of a game, and how a game kept in the store is continued.
+"""What is recorded of a game and a match, and how a game kept in the store is continued.
 
 :class:`GameKeeper` writes a session to the store as it is played: after every move the
 guesses and the session's public state, in one transaction; the secret only on the
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import KeypegError, UnavailableError
+from keypeg.errors import ConflictError, KeypegError, NotFoundError, RefusedError, UnavailableError
 from keypeg.play.sessions import Session, session_from_state
 from keypeg.rules import Rules
 
@@ -22,11 +22,32 @@ if TYPE_CHECKING:
     from keypeg.play.matches import MatchSession
     from keypeg.store import SavedGame, Store
 
-__all__ = ["GameKeeper", "MatchKeeper", "RecordingError", "claim_player", "continue_game"]
+__all__ = [
+    "GameKeeper",
+    "MatchKeeper",
+    "NotKeptError",
+    "PlayedElsewhereError",
+    "RecordingError",
+    "claim_player",
+    "continue_game",
+]
 
 
-class RecordingError(UnavailableError):
-    """A game in progress could not be written: it stops (a failure at run time)."""
+class RecordingError(KeypegError):
+    """A game in progress could not be written, and stops there, unfinished: the store keeps the copy it
+    had (:attr:`game_id` goes on with it)."""
+
+    def __init__(self, message: str, game_id: int | None) -> None:
+        super().__init__(message)
+        self.game_id = game_id
+
+
+class NotKeptError(RecordingError, UnavailableError):
+    """The store could not take the move (locked, read-only, down)."""
+
+
+class PlayedElsewhereError(RecordingError, ConflictError):
+    """The game was played on elsewhere since it was loaded: this copy is not kept."""
 
 
 def claim_player(store: Store, name: str, ask_password: Callable[[], str]) -> str:
@@ -41,9 +62,10 @@ def claim_player(store: Store, name: str, ask_password: Callable[[], str]) -> st
 
 @dataclass
 class GameKeeper:
-    """Keeps one session's game in the store. A write that fails (another process played the game
-    meanwhile, the database is locked or read-only) raises :class:`RecordingError`: the game must stop
-    there, its secret unshown, for the store still holds it unfinished (``--resume`` goes on with it)."""
+    """Keeps one session's game in the store. A write that fails raises :class:`PlayedElsewhereError`
+    (another process played the game meanwhile) or :class:`NotKeptError` (the database is locked,
+    read-only or down): the game must stop there, its secret unshown, for the store still holds it
+    unfinished (the faces say how to go on with it)."""
 
     store: Store | None
     game_id: int | None = None
@@ -114,12 +136,14 @@ class GameKeeper:
             )
             self.written = history
             self.finished = outcome is not None
+        except ConflictError:
+            self.store = None
+            raise PlayedElsewhereError(
+                f"game {self.game_id} was played on elsewhere meanwhile; this copy stops here, unkept", self.game_id
+            ) from None
         except KeypegError as error:
             self.store = None
-            raise RecordingError(
-                f"game {self.game_id} stops here, unfinished: {error}. "
-                f"'--resume {self.game_id}' goes on with the copy the database holds"
-            ) from None
+            raise NotKeptError(f"game {self.game_id} stops here, unfinished: {error}", self.game_id) from None
 
 
 def continue_game(
@@ -141,11 +165,11 @@ def continue_game(
     saved = saved if saved is not None and saved.record.id == game_id else store.saved_game(game_id)
     record = saved.record
     if player is not None and record.player != player:
-        raise KeypegError(f"game {game_id} is {record.player}'s, not {player}'s")
+        raise NotFoundError(f"game {game_id} is {record.player}'s, not {player}'s")
     if saved.match_id != match_id:
-        raise KeypegError(f"game {game_id} belongs to a match: continue it with 'keypeg match --resume FILE'")
+        raise RefusedError(f"game {game_id} belongs to a match: continue it within its match")
     if record.outcome is not None and not over_ok:
-        raise KeypegError(f"game {game_id} is over ({record.outcome}); there is nothing to continue")
+        raise RefusedError(f"game {game_id} is over ({record.outcome}); there is nothing to continue")
     if saved.state is None:
         raise KeypegError(f"game {game_id} was recorded by an earlier keypeg and cannot be continued")
     try:
@@ -158,7 +182,7 @@ def continue_game(
         raise KeypegError(f"game {game_id} has a damaged state") from None
     session = session_from_state(state, secret)
     if kind is not None and session.kind != kind:
-        raise KeypegError(f"game {game_id} is not a '{'play' if kind == 'break' else 'solve'}' game")
+        raise RefusedError(f"game {game_id} is not a '{'play' if kind == 'break' else 'solve'}' game")
     keeper = GameKeeper(store, game_id, written=list(session.history), finished=record.outcome is not None)
     return session, keeper
 

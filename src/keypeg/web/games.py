@@ -21,7 +21,7 @@ from keypeg.game import Match
 from keypeg.limits import WEB_THINK_LIMIT
 from keypeg.play.codemakers import RandomCodemaker
 from keypeg.play.matches import MatchSession
-from keypeg.play.records import GameKeeper, RecordingError, continue_game
+from keypeg.services.recording import GameKeeper, RecordingError, continue_game
 from keypeg.play.sessions import BreakSession, Session, SolveSession
 from keypeg.rules import Rules
 from keypeg.store import StoreError

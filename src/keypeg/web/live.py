@@ -31,7 +31,7 @@ from keypeg.code import Feedback
 from keypeg.errors import KeypegError, NotFoundError
 from keypeg.limits import LIVE_ABSENCE_LIMIT
 from keypeg.play.live import LiveMatch
-from keypeg.play.records import GameKeeper, RecordingError, continue_game
+from keypeg.services.recording import GameKeeper, RecordingError, continue_game
 from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
 from keypeg.store import Store, StoreError, player_name

@@ -1,0 +1,259 @@
+"""One game, for every face: start it (either role), load it, make a move (guess, score, fix, undo,
+resign, help) and save it, in that order, and what its player may see of it.
+
+A game is kept in the store as it is played when a store is given (the web always; the terminal unless
+``--no-record``); a game of someone else's is "not found", exactly like one that does not exist.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from keypeg.code import Code, Feedback
+from keypeg.errors import ConflictError, IllegalMoveError, NotFoundError, TooLargeError
+from keypeg.limits import WEB_THINK_LIMIT
+from keypeg.play.codemakers import RandomCodemaker
+from keypeg.play.sessions import BreakSession, Session, SolveSession
+from keypeg.rules import Rules
+from keypeg.services.recording import GameKeeper, continue_game
+
+if TYPE_CHECKING:
+    from keypeg.play.coach import Review
+    from keypeg.store import Store
+    from keypeg.strategies.choice import Choice
+
+__all__ = [
+    "EXPLAIN_TOP",
+    "GameView",
+    "OpenGame",
+    "breaking",
+    "check_row",
+    "check_thinkable",
+    "explain",
+    "fix",
+    "guess",
+    "hint",
+    "load",
+    "new_id",
+    "new_session",
+    "resign",
+    "resume",
+    "review",
+    "save",
+    "score",
+    "solving",
+    "start",
+    "undo",
+    "view",
+]
+
+EXPLAIN_TOP = 4
+"""How many of the computer's candidate guesses the verbose view shows, with their figures."""
+
+Status = Literal["playing", "won", "lost"]
+
+
+def new_id() -> str:
+    """An unguessable public id for a game or a match."""
+    return secrets.token_urlsafe(16)
+
+
+def check_thinkable(rules: Rules, work: str) -> None:
+    """Refuse ``work`` that needs the computer to think on a game of more than
+    :data:`~keypeg.limits.WEB_THINK_LIMIT` codes, as a server shared by many must."""
+    if rules.size > WEB_THINK_LIMIT:
+        raise TooLargeError(
+            f"{rules.size:,} codes are too many for {work} here (at most {WEB_THINK_LIMIT:,}); "
+            "the terminal has no such limit"
+        )
+
+
+def new_session(rules: Rules, role: str, *, level: int = 3, practice: bool = False) -> Session:
+    """A game as a person starts one on the web: breaking the computer's random code (rated unless
+    ``practice``), or scoring the computer's guesses at ``level``."""
+    if role == "breaker":
+        if practice:
+            check_thinkable(rules, "hints")
+        return BreakSession.new(rules, RandomCodemaker.draw(rules), practice=practice)
+    check_thinkable(rules, "the computer to break your code")
+    return SolveSession(rules, level=level, top=EXPLAIN_TOP)
+
+
+@dataclass
+class OpenGame:
+    """A game loaded (or just started) for a use case: the play layer's session and its keeper."""
+
+    game: Session
+    keeper: GameKeeper
+    public_id: str | None = None
+    match_id: int | None = None
+    """The store's id of the match the game belongs to, if any."""
+    daily: str | None = None
+    """The daily puzzle the game is (``2026-11-23 classic``), if it is one."""
+
+
+def start(
+    store: Store | None,
+    player: str,
+    game: Session,
+    *,
+    match_id: int | None = None,
+    public: bool = False,
+    daily: str | None = None,
+    maker: str | None = None,
+) -> OpenGame:
+    """Record a new game of ``player`` (unrecorded without a ``store``); with ``public`` it gets an
+    unguessable public id, as the web shows games."""
+    if store is None:
+        return OpenGame(game, GameKeeper(None))
+    public_id = new_id() if public else None
+    keeper = GameKeeper.start(store, player, game, match_id=match_id, public_id=public_id, daily=daily, maker=maker)
+    return OpenGame(game, keeper, public_id, match_id, daily)
+
+
+def load(store: Store, player: str | None, public_id: str) -> OpenGame:
+    """The game of public id ``public_id``, if it is ``player``'s (:class:`NotFoundError` otherwise, as
+    for a game that does not exist)."""
+    try:
+        game_id, owner = store.public_game(public_id)
+    except NotFoundError:
+        raise NotFoundError("no such game") from None
+    if player is None or owner != player:
+        raise NotFoundError("no such game")
+    saved = store.saved_game(game_id)
+    game, keeper = continue_game(store, game_id, player, match_id=saved.match_id, over_ok=True, saved=saved)
+    return OpenGame(game, keeper, public_id, saved.match_id, saved.record.daily)
+
+
+def resume(store: Store, game_id: int, player: str, kind: str) -> OpenGame:
+    """Game ``game_id`` of ``player``, of ``kind`` (``break`` or ``solve``), to go on where it stopped."""
+    game, keeper = continue_game(store, game_id, player, kind=kind)
+    return OpenGame(game, keeper)
+
+
+def save(game: OpenGame) -> None:
+    """Write the moves just made (:class:`~keypeg.services.recording.PlayedElsewhereError` when another
+    request moved the game on meanwhile, :class:`~keypeg.services.recording.NotKeptError` when the store
+    cannot take them)."""
+    game.keeper.sync(game.game)
+
+
+def check_row(played: int, row: int | None) -> None:
+    """Refuse (a conflict) a move meant for another row than the next after ``played`` rows: the same
+    request sent twice (a double click, a retry) is applied once."""
+    if row is not None and row != played + 1:
+        raise ConflictError(f"that move was for row {row}, and the next row is {played + 1}")
+
+
+def breaking(game: OpenGame) -> BreakSession:
+    """The game as one where the player guesses (refused otherwise)."""
+    if not isinstance(game.game, BreakSession):
+        raise IllegalMoveError("in this game the computer guesses: score its guesses")
+    return game.game
+
+
+def solving(game: OpenGame) -> SolveSession:
+    """The game as one where the computer guesses and the player scores (refused otherwise)."""
+    if not isinstance(game.game, SolveSession):
+        raise IllegalMoveError("in this game you guess")
+    return game.game
+
+
+def guess(game: OpenGame, code: Code | str, *, row: int | None = None) -> Feedback:
+    """The player's guess, scored and saved."""
+    check_row(len(game.game.history), row)
+    feedback = breaking(game).guess(code)
+    save(game)
+    return feedback
+
+
+def score(game: OpenGame, feedback: Feedback | str, *, row: int | None = None) -> None:
+    """The player's score of the computer's guess (an impossible or contradicting one refused), saved."""
+    check_row(len(game.game.history), row)
+    solving(game).score(feedback)
+    save(game)
+
+
+def fix(game: OpenGame, number: int, feedback: Feedback | str) -> None:
+    """Guess ``number`` rescored (the player mis-scored it), saved."""
+    solving(game).fix(number, feedback)
+    save(game)
+
+
+def undo(game: OpenGame) -> None:
+    """The last guess (a practice game) or the last score taken back, saved."""
+    game.game.undo()
+    save(game)
+
+
+def resign(game: OpenGame) -> None:
+    """The game given up (a rated game counts as lost), saved; a game over already is left as it is."""
+    if not game.game.is_over:
+        game.game.resign()
+    save(game)
+
+
+def hint(game: OpenGame) -> Code:
+    """A hint (a practice game), kept with the game."""
+    found = breaking(game).hint()
+    save(game)
+    return found
+
+
+def explain(game: OpenGame, top: int = EXPLAIN_TOP) -> Choice:
+    """The best guesses now, with their figures (a practice game), kept with the game."""
+    choice = breaking(game).explain(top)
+    save(game)
+    return choice
+
+
+def review(game: OpenGame) -> Review:
+    """The coach's review of the player's last guess (a practice game), kept with the game."""
+    found = breaking(game).review()
+    save(game)
+    return found
+
+
+@dataclass(frozen=True)
+class GameView:
+    """A game as its player may see it: the secret only once the game is over."""
+
+    rules: Rules
+    role: Literal["breaker", "maker"]
+    rated: bool
+    status: Status
+    rows_left: int
+    history: tuple[tuple[str, Feedback], ...]
+    guess: str | None
+    """The computer's guess awaiting the player's score (role maker)."""
+    secret: str | None
+    helps: bool
+    """Whether undo, hints, explain and the coach are offered (a practice game)."""
+    can_undo: bool
+    resigned: bool
+
+
+def view(game: Session) -> GameView:
+    """What the player of ``game`` may see of it now."""
+    from keypeg.play.sessions import Action
+
+    outcome = game.outcome()
+    status: Status = "playing"
+    if outcome is not None:
+        status = "won" if outcome.solved == (game.role == "breaker") and not game.resigned else "lost"
+    secret = outcome.secret if outcome is not None else None
+    return GameView(
+        rules=game.rules,
+        role="maker" if isinstance(game, SolveSession) else "breaker",
+        rated=game.rated,
+        status=status,
+        rows_left=game.rows_left,
+        history=tuple((str(g), f) for g, f in game.history),
+        guess=str(game.guess()) if isinstance(game, SolveSession) and not game.is_over else None,
+        secret=str(secret) if secret is not None else None,
+        helps=isinstance(game, BreakSession) and game.helps and not game.is_over,
+        can_undo=Action.UNDO in game.actions(),
+        resigned=game.resigned,
+    )
