@@ -84,7 +84,7 @@ class Server:
 
     def game(self, public_id: str) -> Any:
         """The stored record of a game started on the web (its secret, moves and outcome)."""
-        (found,) = [g for g in self.store().history(limit=None, with_moves=True) if g.public_id == public_id]
+        (found,) = [g for g in self.store().games.history(limit=None, with_moves=True) if g.public_id == public_id]
         return found
 
 

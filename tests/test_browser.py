@@ -441,7 +441,7 @@ def test_the_plain_forms_work_without_javascript(browser: Browser, server: Serve
         public_id = start_game(visit)
         expect(page.locator("[data-palette]")).to_be_hidden()  # clicking pegs needs the script
         visit.shot("board")
-        secret = server.store().saved_game(server.game(public_id).id).secret
+        secret = server.store().games.saved(server.game(public_id).id).secret
         history: list[tuple[str, Feedback]] = []
         for number in (1, 2):
             guess = next_guess(rules, history)

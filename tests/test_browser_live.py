@@ -465,7 +465,7 @@ def test_the_daily_puzzle_in_the_browser(browser: Browser, server: Server) -> No
         other.page.close()
         pages.append(page.content())
 
-        secret = str(daily_secret(server.store().server_key(KEY_NAME), day, classic))  # only now
+        secret = str(daily_secret(server.store().keys.server_key(KEY_NAME), day, classic))  # only now
         for number, html in enumerate(pages):
             found = [form for form in secret_forms(rules, secret) if form in RANDOM.sub("-", html)]
             assert not found, f"the page showed the code {secret} (as {found}) after {number} guesses"
@@ -507,7 +507,7 @@ def test_the_daily_puzzle_in_the_browser(browser: Browser, server: Server) -> No
         assert answer.status == 303 and answer.headers["location"] == "/daily?variant=classic", answer.headers
         tab.goto("/daily?variant=classic", "again")
         expect(page.locator("pre.grid")).to_have_text(grid.inner_text())
-        attempts = server.store().daily_games(f"{day} classic", "dora")
+        attempts = server.store().daily.games(f"{day} classic", "dora")
         assert len(attempts) == 1 and attempts[0].outcome == "solved" and attempts[0].guesses == guesses
         tab.clean()
     finally:

@@ -85,11 +85,11 @@ def test_two_players_on_one_day_share_the_secret_and_the_next_day_differs(
     ann, _ = start_daily(store, "ann", CLASSIC)
     bob, _ = start_daily(store, "bob", CLASSIC)
     assert ann.codemaker.reveal() == bob.codemaker.reveal()
-    assert ann.codemaker.reveal() == daily_secret(store.server_key(KEY_NAME), "2026-11-23", CLASSIC)
-    assert Store(url).server_key(KEY_NAME) == store.server_key(KEY_NAME)  # kept, not made again
+    assert ann.codemaker.reveal() == daily_secret(store.keys.server_key(KEY_NAME), "2026-11-23", CLASSIC)
+    assert Store(url).keys.server_key(KEY_NAME) == store.keys.server_key(KEY_NAME)  # kept, not made again
     on_day(monkeypatch, "2026-11-24")
     tomorrow, _ = start_daily(store, "ann", CLASSIC)
-    assert tomorrow.codemaker.reveal() == daily_secret(store.server_key(KEY_NAME), "2026-11-24", CLASSIC)
+    assert tomorrow.codemaker.reveal() == daily_secret(store.keys.server_key(KEY_NAME), "2026-11-24", CLASSIC)
     assert not ann.rated and not ann.helps  # no help, and never on the general top 10
 
 
@@ -110,7 +110,7 @@ def test_one_attempt_a_day_continued_if_cut_off(url: str, monkeypatch: pytest.Mo
 
 def test_attempts_started_at_once_make_one_game(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     on_day(monkeypatch, "2026-11-23")
-    Store(url).ensure_player("ann")
+    Store(url).players.ensure("ann")
     outcomes: list[str] = []
 
     def attempt() -> None:
@@ -125,7 +125,7 @@ def test_attempts_started_at_once_make_one_game(url: str, monkeypatch: pytest.Mo
         thread.start()
     for thread in threads:
         thread.join()
-    games = Store(url).daily_games("2026-11-23 classic")
+    games = Store(url).daily.games("2026-11-23 classic")
     assert len(games) == 1
     assert outcomes.count("started") >= 1  # the others continue it, or are refused if it raced
 
@@ -134,13 +134,13 @@ def test_the_grid_shows_key_pegs_never_the_code(url: str, monkeypatch: pytest.Mo
     store = Store(url)
     on_day(monkeypatch, "2026-11-23")
     win(store, "ann", guesses=("RRGG", "BBYY", "WKWK"))
-    (record,) = store.daily_games("2026-11-23 classic")
-    moves = [(m.guess, m.feedback) for m in store.game(record.id).moves]
+    (record,) = store.daily.games("2026-11-23 classic")
+    moves = [(m.guess, m.feedback) for m in store.games.record(record.id).moves]
     grid = share_grid("2026-11-23", CLASSIC, moves, solved=True)
     head, *rows = grid.splitlines()
     assert head == "keypeg daily 2026-11-23 classic: 4/12"
     assert rows[-1] == "●●●●" and all(set(r) <= set("●○·") and len(r) == 4 for r in rows)
-    secret = str(daily_secret(store.server_key(KEY_NAME), "2026-11-23", CLASSIC))
+    secret = str(daily_secret(store.keys.server_key(KEY_NAME), "2026-11-23", CLASSIC))
     assert secret not in grid and not set(secret) & set(grid.replace("keypeg daily", "").replace("classic", ""))
     for (guess, feedback), row in zip(moves, rows, strict=True):
         truth = score(CLASSIC.rules.parse(secret), CLASSIC.rules.parse(guess))
@@ -168,7 +168,7 @@ def test_the_days_board_and_streaks(url: str, monkeypatch: pytest.MonkeyPatch) -
 def test_the_cli_plays_the_same_puzzle(url: str) -> None:
     run = [sys.executable, "-m", "keypeg", "daily", "--db", url, "--player", "ann"]
     store = Store(url)
-    secret = str(daily_secret(store.server_key(KEY_NAME), daily.today(), CLASSIC))
+    secret = str(daily_secret(store.keys.server_key(KEY_NAME), daily.today(), CLASSIC))
     played = subprocess.run(run, input=f"RRGG\n{secret}\n", capture_output=True, text=True, timeout=120)
     assert played.returncode == 0, played.stderr
     assert "keypeg daily" in played.stdout and ": 2/12" in played.stdout and "●●●●" in played.stdout
@@ -194,7 +194,7 @@ def test_the_web_plays_the_same_puzzle_for_registered_players(url: str) -> None:
     assert started.status_code == 201 and not started.json()["rated"]
     game = started.json()["id"]
     store = Store(url)
-    secret = str(daily_secret(store.server_key(KEY_NAME), daily.today(), CLASSIC))
+    secret = str(daily_secret(store.keys.server_key(KEY_NAME), daily.today(), CLASSIC))
     state = browser.get("/api/daily?variant=classic").json()
     assert not state["played"] and state["game"] == game and secret_hidden(str(state), secret, CLASSIC.rules)
     page = browser.get(f"/play/{game}").text
@@ -210,4 +210,4 @@ def test_the_web_plays_the_same_puzzle_for_registered_players(url: str) -> None:
     assert shown.status_code == 200 and "Streak: 1 day" in shown.text
     assert "classic: 1 day in a row" in browser.get("/players").text  # the streak on the player's page
     assert re.search(r'<pre class="grid"[^>]*>keypeg daily', shown.text)
-    assert Store(url).top(CLASSIC.rules, minimum=1) == []  # the daily is not a rated game of the top 10
+    assert Store(url).records.top(CLASSIC.rules, minimum=1) == []  # the daily is not a rated game of the top 10

@@ -11,12 +11,14 @@ SOURCE = Path(__file__).resolve().parent.parent / "src" / "keypeg"
 
 LAYERS = {
     "core": 0,
-    "kernels": 1,
-    "engine": 2,
-    "store": 2,
-    "play": 3,
-    "cli": 4,
-    "web": 4,
+    "machine": 1,
+    "kernels": 2,
+    "engine": 3,
+    "store": 3,
+    "play": 4,
+    "services": 5,
+    "cli": 6,
+    "web": 6,
 }
 """A module may import modules of its own layer or of a lower number (store and engine are siblings:
 neither imports the other)."""
@@ -25,10 +27,12 @@ CORE = {"keypeg", "keypeg.errors", "keypeg.rules", "keypeg.code", "keypeg.feedba
 CORE |= {"keypeg.game", "keypeg.limits", "keypeg.text"}
 THIRD_PARTY = {
     "core": set(),
+    "machine": set(),
     "kernels": {"numpy", "numba", "llvmlite"},
     "engine": {"numpy", "numba", "ortools", "platformdirs", "distributed"},
     "store": {"sqlalchemy", "alembic", "argon2", "platformdirs", "confusable_homoglyphs", "psycopg"},
     "play": {"numpy"},
+    "services": {"numpy"},
     "cli": {"click", "rich", "matplotlib", "numpy", "uvicorn"},
     "web": {"fastapi", "starlette", "pydantic", "swagger_ui_bundle", "jinja2"},
 }
@@ -38,12 +42,14 @@ THIRD_PARTY = {
 def layer_of(module: str) -> str:
     if module in CORE:
         return "core"
+    if module == "keypeg.machine":
+        return "machine"
     part = module.split(".")[1]
     if part == "__main__":  # ``python -m keypeg`` is the command line
         return "cli"
     if part == "kernels":
         return "kernels"
-    if part in ("store", "play", "cli", "web"):
+    if part in ("store", "play", "services", "cli", "web"):
         return part
     return "engine"
 

@@ -77,9 +77,9 @@ def test_practice_games_never_count(url: str, monkeypatch: pytest.MonkeyPatch, o
             known = str(random_code(CLASSIC, random.Random(3)))
         lines = ["h", known] if "--practice" in options else [known]
         play(url, ["--player", "cheat", *options], lines)
-    games = Store(url).history("cheat", limit=None)
+    games = Store(url).games.history("cheat", limit=None)
     assert len(games) == MIN_RANKED_GAMES and not any(g.rated for g in games)
-    assert Store(url).top(CLASSIC, minimum=1) == [] and top(url) == []
+    assert Store(url).records.top(CLASSIC, minimum=1) == [] and top(url) == []
 
 
 def test_help_is_refused_in_a_rated_game_so_it_cannot_make_a_loss_practice(
@@ -89,8 +89,12 @@ def test_help_is_refused_in_a_rated_game_so_it_cannot_make_a_loss_practice(
     wrong = "RRRR" if secret != "RRRR" else "GGGG"
     result = play(url, ["--player", "ann"], [wrong, "u", "h", secret])
     assert result.exit_code == 0 and "no undo in a rated game" in result.stderr and "no hint" in result.stderr
-    (game,) = Store(url).history("ann")
-    assert game.rated and game.guesses == 2 and [m.guess for m in Store(url).game(game.id).moves] == [wrong, secret]
+    (game,) = Store(url).games.history("ann")
+    assert (
+        game.rated
+        and game.guesses == 2
+        and [m.guess for m in Store(url).games.record(game.id).moves] == [wrong, secret]
+    )
 
 
 @pytest.mark.parametrize("leave", [["q"], []], ids=["q", "end-of-input"])
@@ -99,7 +103,7 @@ def test_leaving_a_losing_game_counts_as_a_loss(url: str, monkeypatch: pytest.Mo
     wrong = "RRRR" if secret != "RRRR" else "GGGG"
     result = play(url, ["--player", "ann"], [wrong, *leave])
     assert result.exit_code == 1 and result.stdout.splitlines()[-1] == secret
-    (ranked,) = Store(url).top(CLASSIC, minimum=1)
+    (ranked,) = Store(url).records.top(CLASSIC, minimum=1)
     assert ranked.average == CLASSIC.rows + 1
 
 
@@ -110,10 +114,10 @@ def test_a_game_left_unfinished_counts_as_a_loss_until_it_is_won(url: str) -> No
 
     game = BreakSession.new(CLASSIC, RandomCodemaker.draw(CLASSIC))
     keeper = GameKeeper.start(Store(url), "ann", game)  # the process is then killed, say
-    assert [r.average for r in Store(url).top(CLASSIC, minimum=1)] == [CLASSIC.rows + 1]
+    assert [r.average for r in Store(url).records.top(CLASSIC, minimum=1)] == [CLASSIC.rows + 1]
     game.guess(game.codemaker.reveal())
     keeper.sync(game)
-    assert [r.average for r in Store(url).top(CLASSIC, minimum=1)] == [1.0]
+    assert [r.average for r in Store(url).records.top(CLASSIC, minimum=1)] == [1.0]
 
 
 def test_a_game_lost_out_of_rows_counts_as_the_rows_plus_one(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,15 +127,15 @@ def test_a_game_lost_out_of_rows_counts_as_the_rows_plus_one(url: str, monkeypat
     result = play(url, ["--player", "ann", *short], wrong)
     assert result.exit_code == 1
     assert [(r["player"], r["average"]) for r in top(url, *short)] == [] and [
-        r.average for r in Store(url).top(CLASSIC.replace(rows=2), minimum=1)
+        r.average for r in Store(url).records.top(CLASSIC.replace(rows=2), minimum=1)
     ] == [3.0]  # 2 rows + 1, not the 2 guesses made
-    assert Store(url).top(CLASSIC, minimum=1) == []  # 12-row classic is another board
+    assert Store(url).records.top(CLASSIC, minimum=1) == []  # 12-row classic is another board
 
 
 def _rated(store: Store, player: str, guesses: int, rules: Rules = CLASSIC) -> int:
-    game = store.start_game(player, rules, role="breaker", secret="RGBY", rated=True)
+    game = store.games.start(player, rules, role="breaker", secret="RGBY", rated=True)
     moves = [("RRRR", Feedback(1, 0))] * (guesses - 1) + [("RGBY", Feedback(4, 0))]
-    store.update_game(game, keep=0, moves=moves, outcome="solved")
+    store.games.update(game, keep=0, moves=moves, outcome="solved")
     return game
 
 
@@ -142,15 +146,15 @@ def test_ties_go_to_more_games_then_to_who_got_there_first(url: str) -> None:
             _rated(store, player, 3)
     from sqlalchemy import text
 
-    later = store.history("early")[0].started_at + timedelta(days=1)
+    later = store.games.history("early")[0].started_at + timedelta(days=1)
     with store.engine.begin() as connection:  # "late" played its games a day after "early"
         connection.execute(
             text("UPDATE games SET started_at = :when WHERE player_id = (SELECT id FROM players WHERE name='late')"),
             {"when": later},
         )
-    assert [r.player for r in store.top(CLASSIC, minimum=2)] == ["many", "early", "late"]
+    assert [r.player for r in store.records.top(CLASSIC, minimum=2)] == ["many", "early", "late"]
     _rated(store, "late", 2)
-    assert store.top(CLASSIC, minimum=2)[0].player == "late"  # a better average beats everything
+    assert store.records.top(CLASSIC, minimum=2)[0].player == "late"  # a better average beats everything
 
 
 def test_top_help_states_the_rule() -> None:

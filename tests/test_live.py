@@ -162,7 +162,7 @@ def test_a_whole_match_between_two_players_and_a_spectator(url: str) -> None:
         games = player.client.get("/api/history").json()
         assert len(games) == 2 and {g["player"] for g in games} == {"ann", "bob"}
         assert {g["maker"] for g in games} == {"ann", "bob"}, name
-    assert len(Store(url).history(limit=None)) == 2
+    assert len(Store(url).games.history(limit=None)) == 2
     listing = ann.client.get("/live")
     assert listing.status_code == 200 and f"/live/{match}" in listing.text
     winner = final["winner"]

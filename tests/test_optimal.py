@@ -233,13 +233,13 @@ def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch, tmp_pat
 
     import numba
 
-    from keypeg import limits
+    from keypeg import machine
     from keypeg.kernels import ExactSearch
 
     loadavg = tmp_path / "loadavg"
-    monkeypatch.setattr(limits, "LOADAVG", loadavg)
+    monkeypatch.setattr(machine, "LOADAVG", loadavg)
     tasks = tmp_path / "task"
-    monkeypatch.setattr(limits, "TASKS", tasks)
+    monkeypatch.setattr(machine, "TASKS", tasks)
 
     def own_threads(*states: str) -> None:
         for old in tasks.glob("*/stat"):
@@ -251,21 +251,21 @@ def test_a_busy_machine_gets_one_thread(monkeypatch: pytest.MonkeyPatch, tmp_pat
     own_threads("R", "S", "S")  # the caller, two sleeping threads
     monkeypatch.setattr(os, "getloadavg", lambda: (1000.0, 1000.0, 1000.0))  # a minute of work gone by
     loadavg.write_text("1000.00 1000.00 1000.00 1/300 4242\n")  # nothing else runnable now
-    assert limits.busy_cores() == 0.0
-    assert ExactSearch.threads() == max(1, min(numba.get_num_threads(), limits.cores()))
-    loadavg.write_text(f"0.00 0.00 0.00 {limits.cores() + 1}/300 4242\n")  # every core busy elsewhere
-    assert limits.busy_cores() == limits.cores()
+    assert machine.busy_cores() == 0.0
+    assert ExactSearch.threads() == max(1, min(numba.get_num_threads(), machine.cores()))
+    loadavg.write_text(f"0.00 0.00 0.00 {machine.cores() + 1}/300 4242\n")  # every core busy elsewhere
+    assert machine.busy_cores() == machine.cores()
     assert ExactSearch.threads() == 1
     own_threads("R", "R", "R", "S")  # this process's workers, still spinning after a parallel kernel
     loadavg.write_text("0.00 0.00 0.00 3/300 4242\n")  # ... are all that runs: not other work
-    assert limits.busy_cores() == 0.0
-    assert ExactSearch.threads() == max(1, min(numba.get_num_threads(), limits.cores()))
+    assert machine.busy_cores() == 0.0
+    assert ExactSearch.threads() == max(1, min(numba.get_num_threads(), machine.cores()))
     loadavg.write_text("0.00 0.00 0.00 4/300 4242\n")  # and one thread of another process
-    assert limits.busy_cores() == 1.0
+    assert machine.busy_cores() == 1.0
     loadavg.unlink()  # no such file: the load average
-    assert limits.busy_cores() == 1000.0 and ExactSearch.threads() == 1
+    assert machine.busy_cores() == 1000.0 and ExactSearch.threads() == 1
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    assert limits.busy_cores() == 0.0 and ExactSearch.threads() >= 1
+    assert machine.busy_cores() == 0.0 and ExactSearch.threads() >= 1
 
 
 def test_a_full_table_costs_time_not_the_optimum(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -262,7 +262,7 @@ def test_solve_rescoring_an_earlier_guess_all_black_ends_and_records_the_game_th
     assert result.stdout.splitlines()[:3] == [str(first), str(second), str(third)]
     assert len(result.stdout.splitlines()) == 4  # the fourth guess awaited its score when the fix came
     assert "guess 2 rescored 4,0: it was your code, so the game ended there (guess 3 dropped)" in result.stderr
-    record = Store(db).history("bob", with_moves=True)[0]
+    record = Store(db).games.history("bob", with_moves=True)[0]
     assert (record.outcome, record.guesses, record.secret) == ("solved", 2, str(second))
     assert [m.guess for m in record.moves] == [str(first), str(second)]
 

@@ -92,7 +92,7 @@ def test_no_command_shows_the_secret_of_a_game_in_progress(
     # once the game is over, the secret is shown
     finished = invoke(["play", "--resume", str(game_id), "--player", "ann"], url, stdin=f"{secret}\n")
     assert finished.exit_code == 0
-    assert Store(url).game(game_id).secret == secret
+    assert Store(url).games.record(game_id).secret == secret
     assert secret in invoke(["replay", str(game_id)], url).output
 
 
@@ -101,7 +101,7 @@ def test_the_match_file_never_holds_the_secret(tmp_path: Path) -> None:
     save = tmp_path / "m.json"
     invoke(["match", "--player", "kim", "--save", str(save), "--games", "2"], url, stdin="RRGG\n")
     text = save.read_text()
-    (game,) = Store(url).history("kim")
+    (game,) = Store(url).games.history("kim")
     assert game.outcome == "resigned" and game.secret is not None  # leaving resigns: now it may be seen
     state = json.loads(text)
     assert state["current_game"] is None and "secret" not in text.lower()
@@ -120,7 +120,7 @@ TWINS += ["ann \u0301", "\u0301ann"]
 def test_a_name_trick_cannot_reach_a_protected_account(tmp_path: Path, name: str) -> None:
     url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
     store = Store(url)
-    store.set_password("ann", "right")
+    store.players.set_password("ann", "right")
     before = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT id, name, password_hash FROM players").fetchall()
     played = invoke(["play", "--secret", "RGBY", "--player", name], url, stdin="RGBY\n", KEYPEG_PASSWORD="wrong")
     assert played.exit_code == 2 and played.stderr.count("\n") == 1
@@ -128,8 +128,8 @@ def test_a_name_trick_cannot_reach_a_protected_account(tmp_path: Path, name: str
     changed = invoke(["player", name, "--password"], url, KEYPEG_NEW_PASSWORD="mine")
     assert changed.exit_code == 2
     after = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT id, name, password_hash FROM players").fetchall()
-    assert after == before and Store(url).history() == []
-    assert store.check_password("ann", "right")
+    assert after == before and Store(url).games.history() == []
+    assert store.players.check_password("ann", "right")
 
 
 def test_changing_a_password_needs_the_old_one(tmp_path: Path) -> None:
@@ -140,10 +140,10 @@ def test_changing_a_password_needs_the_old_one(tmp_path: Path) -> None:
     piped = invoke(["player", "ANN", "--password", "--password-stdin"], url, stdin="one\ntwo\n")
     assert piped.exit_code == 0, piped.stderr
     store = Store(url)
-    assert store.check_password("ann", "two") and not store.check_password("ann", "one")
+    assert store.players.check_password("ann", "two") and not store.players.check_password("ann", "one")
     played = invoke(["play", "--secret", "RGBY", "--player", "Ann", "--password-stdin"], url, stdin="two\nRGBY\n")
     assert played.exit_code == 0 and played.stdout.splitlines() == ["4 0"]
-    assert [g.player for g in store.history()] == ["ann"]  # the name first given
+    assert [g.player for g in store.games.history()] == ["ann"]  # the name first given
 
 
 def test_the_password_is_never_an_argument() -> None:
@@ -202,7 +202,7 @@ def test_any_name_is_refused_in_one_line_or_shown_literally(tmp_path: Path, text
     if played.exit_code != 0:
         assert played.exit_code == 2 and played.stderr.startswith("error: ") and played.stderr.count("\n") == 1
         return
-    name = Store(url).history(limit=1)[0].player
+    name = Store(url).games.history(limit=1)[0].player
     shown = invoke(["stats", "--player", text, "--all-variants"], url, COLUMNS="250")
     assert shown.exit_code == 0 and squash(visible(name, 64)) in squash(shown.stdout)
 
@@ -313,7 +313,7 @@ def test_a_second_copy_of_a_game_stops_without_showing_the_secret(tmp_path: Path
     out, err = terminal_a.communicate("q\n", timeout=60)  # A resigns: its copy is stale
     assert terminal_a.returncode == 1 and "elsewhere" in err and err.startswith("error:")
     assert "KWYB" not in out + err
-    assert Store(url).game(game_id).outcome is None and Store(url).game(game_id).secret is None
+    assert Store(url).games.record(game_id).outcome is None and Store(url).games.record(game_id).secret is None
 
 
 @pytest.mark.parametrize("record", [[], ["--no-record"]], ids=["recorded", "unrecorded"])

@@ -293,10 +293,10 @@ def test_a_kept_game_is_continued_by_another_store_with_its_secret(tmp_path: Pat
     game.undo()
     keeper.sync(game)
     assert keeper.game_id is not None
-    record = Store(url).game(keeper.game_id)
+    record = Store(url).games.record(keeper.game_id)
     assert record.secret is None and record.outcome is None and [m.guess for m in record.moves] == ["RRGG"]
     assert record.variant == "classic" and record.rules == rules  # kept in its own symbols, with its name
-    assert Store(url).history("ann")[0].secret is None
+    assert Store(url).games.history("ann")[0].secret is None
     again, again_keeper = continue_game(Store(url), keeper.game_id, "ann")
     assert isinstance(again, BreakSession) and again.history == game.history
     assert again.codemaker.reveal() == game.codemaker.reveal() and again.help_used == {Help.UNDO}
@@ -304,7 +304,7 @@ def test_a_kept_game_is_continued_by_another_store_with_its_secret(tmp_path: Pat
         continue_game(Store(url), keeper.game_id, "bob")
     again.guess(again.codemaker.reveal())
     again_keeper.sync(again)
-    done = Store(url).game(keeper.game_id)
+    done = Store(url).games.record(keeper.game_id)
     assert done.outcome == "solved" and done.guesses == 2 and not done.rated
     assert done.secret is not None and rules.parse(done.secret) == game.codemaker.reveal()
     with pytest.raises(KeypegError, match="over"):
@@ -363,12 +363,12 @@ def test_play_resume_continues_the_same_game(tmp_path: Path) -> None:
     runner = CliRunner()
     db = ["--db", url, "--player", "kim"]
     game_id, _ = unfinished_game(url, "kim", ["AABB", "CCDD"])
-    saved = Store(url).saved_game(game_id)
+    saved = Store(url).games.saved(game_id)
     assert saved.secret is not None
     resumed = runner.invoke(cli, ["play", "--resume", str(game_id), *db], input=f"{saved.secret}\n")
     assert resumed.exit_code == 0, resumed.stderr
     assert resumed.stdout.splitlines() == ["4 0"]
-    record = Store(url).game(game_id)
+    record = Store(url).games.record(game_id)
     assert record.outcome == "solved" and [m.guess for m in record.moves][:2] == ["AABB", "CCDD"] and record.rated
     other = runner.invoke(cli, ["solve", "--resume", str(game_id), *db], input="")
     assert other.exit_code == 2 and "over" in other.stderr
@@ -389,11 +389,11 @@ def test_quitting_resigns_records_a_loss_and_shows_the_secret(
     url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
     result = CliRunner().invoke(cli, ["play", "-p", "4", "-c", "6", "--db", url, "--player", "kim"],
                                 input="AABB\n" + leave)  # fmt: skip
-    record = Store(url).history("kim")[0]
+    record = Store(url).games.history("kim")[0]
     assert result.exit_code == 1 and "resigned" in result.stderr
     assert record.outcome == "resigned" and record.rated and record.score == 13  # the rows plus one
     assert result.stdout.splitlines()[-1] == record.secret  # shown once the game is over
-    assert [r.average for r in Store(url).top(LETTERS, minimum=1)] == [13.0]
+    assert [r.average for r in Store(url).records.top(LETTERS, minimum=1)] == [13.0]
 
 
 # -- codes of different games ---------------------------------------------------------------------
@@ -417,12 +417,12 @@ def test_match_resume_goes_on_with_the_same_game_and_secret(tmp_path: Path) -> N
     game_id = state["current_game"]
     assert isinstance(game_id, int) and state["played"] == []
     assert "secret" not in json.dumps(state).lower()
-    saved = Store(url).saved_game(game_id)
+    saved = Store(url).games.saved(game_id)
     assert saved.secret is not None and len(saved.record.moves) == 2
     resumed = CliRunner().invoke(cli, ["match", "--resume", str(save), "--db", url], input=f"{saved.secret}\n")
     assert resumed.stdout.splitlines()[0] == "4 0"  # the same game, broken at its third guess
     assert json.loads(save.read_text())["played"][0]["guesses"] == 3
-    assert Store(url).game(game_id).outcome == "solved"
+    assert Store(url).games.record(game_id).outcome == "solved"
 
 
 def test_quitting_a_match_game_resigns_it_and_the_match_goes_on_after_it(tmp_path: Path) -> None:
@@ -433,7 +433,7 @@ def test_quitting_a_match_game_resigns_it_and_the_match_goes_on_after_it(tmp_pat
     assert stopped.exit_code == 1 and "saved" in stopped.stderr
     state = json.loads(save.read_text())
     assert state["current_game"] is None and state["played"][0]["guesses"] == 12 and not state["played"][0]["broken"]
-    (game,) = Store(url).history("kim")
+    (game,) = Store(url).games.history("kim")
     assert game.outcome == "resigned" and game.secret is not None
 
 
@@ -444,7 +444,7 @@ def test_one_game_resumed_twice_keeps_only_the_first_writer(tmp_path: Path) -> N
     url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
     game = fixed(LETTERS, "FFFF")
     GameKeeper.start(Store(url), "ann", game).sync(game)
-    game_id = Store(url).history("ann")[0].id
+    game_id = Store(url).games.history("ann")[0].id
     first, first_keeper = continue_game(Store(url), game_id, "ann")
     second, second_keeper = continue_game(Store(url), game_id, "ann")
     assert isinstance(first, BreakSession) and isinstance(second, BreakSession)
@@ -454,7 +454,7 @@ def test_one_game_resumed_twice_keeps_only_the_first_writer(tmp_path: Path) -> N
     with pytest.raises(RecordingError, match="elsewhere"):  # the copy stops: it may not go on unrecorded
         second_keeper.sync(second)
     assert second_keeper.store is None
-    record = Store(url).game(game_id)
+    record = Store(url).games.record(game_id)
     assert [m.guess for m in record.moves] == ["AABB"] and record.outcome is None
 
 
@@ -464,7 +464,7 @@ def test_help_is_kept_at_once_and_a_match_game_refuses_help(tmp_path: Path) -> N
     # a secret of its own, never the guess (a drawn one was AABB once in 1,296 runs: the game ended first)
     runner.invoke(cli, ["play", "--practice", "-p", "4", "-c", "6", "--secret", "CCDD", "--db", url,
                         "--player", "hal"], input="AABB\nh\n")  # fmt: skip
-    saved = Store(url).saved_game(Store(url).history("hal")[0].id)
+    saved = Store(url).games.saved(Store(url).games.history("hal")[0].id)
     assert saved.state is not None and json.loads(saved.state)["help"] == ["hint"] and not saved.record.rated
     played = runner.invoke(
         cli, ["match", "-p", "4", "-c", "6", "--vs", "human", "--no-record", "--save", str(tmp_path / "m.json")],
@@ -510,9 +510,9 @@ def test_out_of_range_ids_and_rows_are_plain_answers(tmp_path: Path) -> None:
     db = ["--db", f"sqlite:///{tmp_path / 'k.sqlite3'}"]
     huge = runner.invoke(cli, ["play", "--resume", "9" * 25, *db], input="")
     assert huge.exit_code == 2 and "Traceback" not in huge.output
-    assert Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").history() == []
+    assert Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").games.history() == []
     with pytest.raises(KeypegError, match="no game"):
-        Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").game(2**70)
+        Store(f"sqlite:///{tmp_path / 'k.sqlite3'}").games.record(2**70)
     lost = runner.invoke(cli, ["solve", "--rows", "1", *db], input="0 0\n")
     assert lost.exit_code == 1 and "out of rows" in lost.stderr
 

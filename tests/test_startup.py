@@ -152,8 +152,8 @@ def test_the_quick_exit_leaves_the_database_file_whole(tmp_path: Path) -> None:
 FIRST_RUN_PROBE = """
 import collections, json, sys
 from numba.core import event
-from keypeg import limits
-limits.busy_cores = lambda: 0.0  # an idle machine: the second process starts
+from keypeg import machine
+machine.busy_cores = lambda: 0.0  # an idle machine: the second process starts
 from keypeg.cli import cli
 with event.install_recorder("numba:compile") as recorder:
     try:

@@ -29,11 +29,11 @@ def record(
     store: Store, player: str, guesses: list[tuple[str, Feedback]], *, rules: Rules | None = None, rated: bool = True
 ) -> int:
     rules = rules or Rules(4, 6)
-    game = store.start_game(player, rules, role="breaker", secret=guesses[-1][0], rated=rated)
+    game = store.games.start(player, rules, role="breaker", secret=guesses[-1][0], rated=rated)
     for number, (guess, feedback) in enumerate(guesses, 1):
-        store.update_game(game, keep=number - 1, moves=[(guess, feedback)])  # a guess at a time, as played
+        store.games.update(game, keep=number - 1, moves=[(guess, feedback)])  # a guess at a time, as played
     solved = guesses[-1][1] == rules.win
-    store.update_game(game, keep=len(guesses), moves=[], outcome="solved" if solved else "out of rows")
+    store.games.update(game, keep=len(guesses), moves=[], outcome="solved" if solved else "out of rows")
     return game
 
 
@@ -44,23 +44,25 @@ def exercise(store: Store) -> None:
     fast = record(store, "bob", [("AABB", Feedback(1, 1)), ("ABCD", win)])
     record(store, "bob", [("AAAA", Feedback(0, 0))], rules=Rules(4, 6, rows=1))
     record(store, "cy", [("ABCDE", Feedback(5, 0))], rules=Rules(5, 8))
-    top = store.top(Rules(4, 6), minimum=1)
+    top = store.records.top(Rules(4, 6), minimum=1)
     assert [(r.player, r.average) for r in top] == [("bob", 2.0), ("ann", 3.0)]  # fewest guesses first
-    assert [r.player for r in store.top(Rules(5, 8), minimum=1)] == ["cy"]
-    assert store.top(Rules(4, 6)) == []  # nobody has the rated games needed
-    assert [(r.player, r.average) for r in store.top(Rules(4, 6, rows=1), minimum=1)] == [("bob", 2.0)]  # lost: 1 + 1
-    stats = store.stats("bob")
+    assert [r.player for r in store.records.top(Rules(5, 8), minimum=1)] == ["cy"]
+    assert store.records.top(Rules(4, 6)) == []  # nobody has the rated games needed
+    assert [(r.player, r.average) for r in store.records.top(Rules(4, 6, rows=1), minimum=1)] == [
+        ("bob", 2.0)
+    ]  # lost: 1 + 1
+    stats = store.records.stats("bob")
     assert (stats.games, stats.wins, stats.best, stats.worst, stats.score) == (2, 1, 2, 2, 2.0)
     assert stats.trend == [2, 2]  # the lost game of one row counts as 2
     assert game_ids_differ(slow, fast)
-    game = store.game(slow)
+    game = store.games.record(slow)
     assert [m.guess for m in game.moves] == ["AABB", "CCDD", "ABCD"]
     assert game.outcome == "solved" and game.seconds is not None and game.seconds >= 0
-    assert [g.player for g in store.history(limit=2)] == ["cy", "bob"]
+    assert [g.player for g in store.games.history(limit=2)] == ["cy", "bob"]
     with pytest.raises(StoreError, match="unknown player"):
-        store.stats("nobody")
+        store.records.stats("nobody")
     with pytest.raises(StoreError, match="no game"):
-        store.game(10_000)
+        store.games.record(10_000)
 
 
 def game_ids_differ(*ids: int) -> bool:
@@ -85,10 +87,10 @@ def test_postgresql_store() -> None:
 
 def test_passwords_are_hashed(tmp_path: Path) -> None:
     store = Store(sqlite_url(tmp_path))
-    store.set_password("ann", "s3cret!")
+    store.players.set_password("ann", "s3cret!")
     raw = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT password_hash FROM players").fetchone()[0]
     assert "s3cret" not in raw and raw.startswith("$argon2")
-    assert store.check_password("ann", "s3cret!") and not store.check_password("ann", "guess")
+    assert store.players.check_password("ann", "s3cret!") and not store.players.check_password("ann", "guess")
 
 
 def test_schema_is_created_and_upgraded_once(tmp_path: Path) -> None:
@@ -139,7 +141,7 @@ def test_a_new_user_plays_and_sees_the_records(tmp_path: Path) -> None:
     assert top == []  # games with --secret are practice games
     history = runner.invoke(cli, ["history", *db])
     assert history.exit_code == 0 and "ann" in history.stdout and "practice" in history.stdout
-    game_id = str(Store(sqlite_url(tmp_path)).history("ann")[-1].id)
+    game_id = str(Store(sqlite_url(tmp_path)).games.history("ann")[-1].id)
     replay = runner.invoke(cli, ["replay", game_id, *db])
     assert "AABB" in replay.stdout and "coach:" in replay.stdout
     exported = runner.invoke(cli, ["export", "--player", "ann", "--format", "json", *db])
@@ -155,7 +157,7 @@ def test_solve_games_are_recorded_and_wrong_passwords_refused(tmp_path: Path) ->
     runner = CliRunner()
     db = ["--db", sqlite_url(tmp_path)]
     store = Store(sqlite_url(tmp_path))
-    store.set_password("ann", "pw")
+    store.players.set_password("ann", "pw")
     refused = runner.invoke(cli, ["play", "--secret", "RGBY", "--player", "ann", *db], input="RGBY\n",
                             env={"KEYPEG_PASSWORD": "nope"})  # fmt: skip
     assert refused.exit_code == 2 and "wrong password" in refused.stderr
@@ -175,9 +177,9 @@ def test_solve_games_are_recorded_and_wrong_passwords_refused(tmp_path: Path) ->
         knowledge = knowledge.add(guess, feedback)
     solved = runner.invoke(cli, ["solve", "--player", "bob", *db], input="\n".join(lines) + "\n")
     assert solved.exit_code == 0
-    game = store.history("bob")[0]
+    game = store.games.history("bob")[0]
     assert game.role == "maker" and game.outcome == "solved" and game.level == 3
-    assert len(game.moves) == 0 and store.game(game.id).guesses == len(lines)
+    assert len(game.moves) == 0 and store.games.record(game.id).guesses == len(lines)
 
 
 @pytest.mark.parametrize(
@@ -185,7 +187,7 @@ def test_solve_games_are_recorded_and_wrong_passwords_refused(tmp_path: Path) ->
 )
 def test_an_unrecorded_game_still_needs_the_players_password(tmp_path: Path, command: list[str], move: str) -> None:
     db = ["--db", sqlite_url(tmp_path)]
-    Store(sqlite_url(tmp_path)).set_password("ann", "pw")
+    Store(sqlite_url(tmp_path)).players.set_password("ann", "pw")
     args = [*command, "--player", "ann", "--password-stdin", "--no-record", *db]
     refused = CliRunner().invoke(cli, args, input=f"wrong\n{move}\nq\n")
     assert refused.exit_code == 2 and refused.stderr.startswith("error: wrong password for 'ann'"), refused.output
@@ -198,27 +200,27 @@ def test_a_game_left_unrecorded_never_says_it_is_recorded(tmp_path: Path) -> Non
     db = ["--db", sqlite_url(tmp_path)]
     unrecorded = CliRunner().invoke(cli, ["solve", "--player", "bob", "--no-record", *db], input="1 0\n")
     assert unrecorded.exit_code == 1 and "recorded" not in unrecorded.stderr, unrecorded.stderr
-    assert "You stopped the game." in unrecorded.stderr and not Store(sqlite_url(tmp_path)).history()
+    assert "You stopped the game." in unrecorded.stderr and not Store(sqlite_url(tmp_path)).games.history()
     recorded = CliRunner().invoke(cli, ["solve", "--player", "bob", *db], input="1 0\n")
     assert "it is recorded as resigned" in recorded.stderr
-    assert [g.outcome for g in Store(sqlite_url(tmp_path)).history("bob")] == ["resigned"]
+    assert [g.outcome for g in Store(sqlite_url(tmp_path)).games.history("bob")] == ["resigned"]
 
 
 def test_moves_taken_back_are_replaced_and_a_game_is_found_by_its_public_id(tmp_path: Path) -> None:
     store = Store(sqlite_url(tmp_path))
-    game = store.start_game("ann", Rules(4, 6), role="maker", public_id="abc")
+    game = store.games.start("ann", Rules(4, 6), role="maker", public_id="abc")
     three = [("AABB", Feedback(0, 1)), ("CCDD", Feedback(1, 0)), ("EEFF", Feedback(0, 0))]
-    store.update_game(game, keep=0, moves=three)
-    store.update_game(game, keep=1, moves=[("CCDE", Feedback(1, 1))], expect=3)  # two scores undone, one given
-    assert [(m.number, m.guess) for m in store.game(game).moves] == [(1, "AABB"), (2, "CCDE")]
-    assert store.game(game).guesses == 2
-    assert store.public_game("abc") == (game, "ann")
+    assert store.games.update(game, keep=0, moves=three) == 1
+    store.games.update(game, keep=1, moves=[("CCDE", Feedback(1, 1))], expect=1)  # two scores undone, one given
+    assert [(m.number, m.guess) for m in store.games.record(game).moves] == [(1, "AABB"), (2, "CCDE")]
+    assert store.games.record(game).guesses == 2
+    assert store.games.owned("abc") == (game, "ann")
     with pytest.raises(StoreError, match="no such game"):
-        store.public_game("abd")
-    store.new_web_session("h" * 64, "token")
-    assert store.web_session("h" * 64) == ("token", None)
-    store.bind_web_session("h" * 64, "ANN")
-    assert store.web_session("h" * 64) == ("token", "ann") and store.web_session("x" * 64) is None
+        store.games.owned("abd")
+    store.web_sessions.new("h" * 64, "token")
+    assert store.web_sessions.get("h" * 64) == ("token", None)
+    store.web_sessions.bind("h" * 64, "ANN")
+    assert store.web_sessions.get("h" * 64) == ("token", "ann") and store.web_sessions.get("x" * 64) is None
 
 
 def _game_rows(path: Path) -> list[tuple]:  # type: ignore[type-arg]
@@ -250,7 +252,7 @@ def test_killing_a_game_loses_at_most_the_guess_being_typed(tmp_path: Path) -> N
     process.wait()
     ((game_id, outcome, guesses),) = _game_rows(tmp_path / "k.sqlite3")
     assert outcome is None and guesses == 2
-    assert [m.guess for m in Store(url).game(game_id).moves] == ["AABB", "CCDD"]
+    assert [m.guess for m in Store(url).games.record(game_id).moves] == ["AABB", "CCDD"]
 
 
 @pytest.mark.slow
@@ -269,7 +271,7 @@ def test_two_processes_playing_at_once_keep_all_their_games(tmp_path: Path) -> N
         process.communicate(guesses, timeout=120)
         assert process.returncode == 0
     store = Store(url)
-    games = store.history(limit=None, with_moves=True)
+    games = store.games.history(limit=None, with_moves=True)
     assert len(games) == 6
     assert sorted(g.player for g in games) == ["p1"] * 3 + ["p2"] * 3
     assert all(g.outcome == "solved" and len(g.moves) == 6 for g in games)
@@ -296,7 +298,7 @@ def test_match_games_are_recorded(tmp_path: Path) -> None:
         cli, ["match", "--seed", "5", "--player", "kim", "--db", url], input="\n".join(lines) + "\n"
     )
     assert result.exit_code == 0, result.stderr
-    games = Store(url).history(limit=None)
+    games = Store(url).games.history(limit=None)
     assert sorted(g.role for g in games) == ["breaker", "maker"]
     assert all(g.player == "kim" and g.outcome == "solved" for g in games)  # the name given, not "you"
     rows = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT DISTINCT match_id FROM games").fetchall()
@@ -317,7 +319,7 @@ def test_games_of_the_same_rules_are_grouped_and_labelled_one_way(tmp_path: Path
         connection.execute("UPDATE games SET rules = NULL WHERE id = ?", (old,))
     record(store, "ann", won, rules=classic.replace(rows=8, name="classic (changed)"))
     record(store, "ann", won, rules=Rules(4, 6, rows=10))
-    assert [g.variant for g in store.history("ann")] == ["4x6", "4x6, 8 rows", *["classic"] * 5]
+    assert [g.variant for g in store.games.history("ann")] == ["4x6", "4x6, 8 rows", *["classic"] * 5]
     db = ["--db", url]
 
     def stats(*args: str) -> dict[str, dict[str, object]]:
@@ -380,9 +382,11 @@ def test_an_old_database_is_upgraded(tmp_path: Path) -> None:
             " VALUES (1, 1, 'AABB', 1, 0, '2026-01-01')"
         )
     store = Store(url)
-    old = store.game(1)
-    assert [m.guess for m in old.moves] == ["AABB"] and not old.rated and store.saved_game(1).state is None
+    old = store.games.record(1)
+    assert [m.guess for m in old.moves] == ["AABB"] and not old.rated and store.games.saved(1).state is None
     assert old.rules == Rules(4, 6, rows=12) and old.variant == "classic"  # kept in letters, as it was
-    assert store.player("ann") == store.player("aNN") == "Ann"  # the first of the twins keeps the name
+    assert (
+        store.players.registered("ann") == store.players.registered("aNN") == "Ann"
+    )  # the first of the twins keeps the name
     game = record(store, "ann", [("ABCD", Feedback(4, 0))])
-    assert store.game(game).outcome == "solved" and store.game(game).player == "Ann"
+    assert store.games.record(game).outcome == "solved" and store.games.record(game).player == "Ann"

@@ -75,7 +75,7 @@ def test_a_whole_game_as_codebreaker_never_shows_the_secret_before_the_end(
     assert won["status"] == "won" and won["secret"] == secret and won["rows_left"] == 9
     board = browser.get(f"/api/games/{game['id']}").json()
     assert [m["guess"] for m in board["history"]] == [*wrong, secret]
-    (record,) = Store(url).history(limit=None)
+    (record,) = Store(url).games.history(limit=None)
     assert record.outcome == "solved" and record.rated and record.player.startswith("guest-")
 
 
@@ -177,8 +177,8 @@ def test_the_same_move_sent_twice_at_once_is_applied_once(url: str) -> None:
     browser, csrf = client(url)
     game = browser.post("/api/games", json={"practice": True}, headers=csrf).json()
     store = Store(url)
-    game_id = store.game_by_public_id(game["id"])
-    player = store.game(game_id).player
+    game_id = store.games.by_public_id(game["id"])
+    player = store.games.record(game_id).player
     early, early_keeper = continue_game(store, game_id, player)  # a request that read the game first
     browser.post(f"/api/games/{game['id']}/guesses", json={"code": "RRGG"}, headers=csrf)
     early.guess("BBYY")
@@ -203,7 +203,7 @@ def test_register_log_in_and_out_with_a_new_session_each_time(url: str) -> None:
     assert browser.post("/api/games", json={}, headers=csrf).status_code == 403  # the old CSRF token is gone
     csrf = {"X-CSRF-Token": made.json()["csrf"]}
     game = browser.post("/api/games", json={}, headers=csrf).json()
-    assert Store(url).game(Store(url).game_by_public_id(game["id"])).player == "Zoë"
+    assert Store(url).games.record(Store(url).games.by_public_id(game["id"])).player == "Zoë"
     twin = browser.post("/api/players", json={"name": "ZOË", "password": "x"}, headers=csrf)
     assert twin.status_code == 409
     guest = browser.post("/api/players", json={"name": "guest-abc", "password": "x"}, headers=csrf)
@@ -219,7 +219,7 @@ def test_register_log_in_and_out_with_a_new_session_each_time(url: str) -> None:
 def test_failed_logins_are_limited_per_name(url: str) -> None:
     from keypeg.web.accounts import LOGIN_LIMIT_PER_NAME
 
-    Store(url).set_password("ann", "right")
+    Store(url).players.set_password("ann", "right")
     browser, csrf = client(url)
     for _ in range(LOGIN_LIMIT_PER_NAME):
         wrong = browser.post("/api/login", json={"name": "ann", "password": "wrong"}, headers=csrf)
@@ -286,5 +286,5 @@ def test_a_guests_first_move_can_be_a_match(url: str) -> None:
     match = made.json()
     assert browser.get(f"/api/matches/{match['id']}").status_code == 200
     assert browser.get(f"/api/games/{match['game']}").json()["status"] == "playing"
-    (player,) = {g.player for g in Store(url).history(limit=None)}
+    (player,) = {g.player for g in Store(url).games.history(limit=None)}
     assert player.startswith("guest-")

@@ -128,7 +128,7 @@ def test_racing_next_on_a_match_makes_no_stray_game(url: str) -> None:
     for thread in threads:
         thread.join()
     assert answers.count(200) == 1 and set(answers) <= {200, 409}
-    assert len(Store(url).history(limit=None)) == 2  # the first game and exactly one next
+    assert len(Store(url).games.history(limit=None)) == 2  # the first game and exactly one next
 
 
 def test_request_bodies_are_bounded(url: str) -> None:
@@ -152,7 +152,7 @@ def test_unknown_fields_are_refused(url: str) -> None:
     assert misspelt.status_code == 422 and "practise" in misspelt.json()["error"]
     page_csrf = browser.get("/").text.split('name="csrf" value="')[1].split('"')[0]
     made = browser.post("/play", data={"csrf": page_csrf, "variant": "classic", "practice": "no"})
-    assert "rated" in made.text and Store(url).history(limit=None)[0].rated  # "no" is not a practice game
+    assert "rated" in made.text and Store(url).games.history(limit=None)[0].rated  # "no" is not a practice game
 
 
 def test_a_guest_who_registers_keeps_their_games(url: str) -> None:
@@ -162,23 +162,25 @@ def test_a_guest_who_registers_keeps_their_games(url: str) -> None:
     made = browser.post("/api/players", json={"name": "newcomer", "password": "pw"}, headers=csrf)
     assert made.status_code == 201
     assert browser.get(f"/api/games/{game['id']}").status_code == 200
-    (record,) = Store(url).history("newcomer", limit=None)
+    (record,) = Store(url).games.history("newcomer", limit=None)
     assert record.guesses == 1
 
 
 def test_web_sessions_end(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from keypeg.store import database
+    from keypeg.store import web_sessions
 
     browser, _ = client(url)
     assert browser.get("/api/session").json()["csrf"]
     token = browser.cookies.get("keypeg_session")
-    monkeypatch.setattr(database, "WEB_SESSION_LIFETIME", timedelta(seconds=-1))
+    monkeypatch.setattr(web_sessions, "WEB_SESSION_LIFETIME", timedelta(seconds=-1))
     renewed = browser.get("/api/session")
     assert renewed.status_code == 200 and browser.cookies.get("keypeg_session") != token  # a new session
 
 
 def test_a_failing_store_is_503_not_a_missing_game(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from keypeg.store import StoreError
+    from keypeg.store.games import Games
+    from keypeg.store.live import LiveMatches
 
     browser, csrf = client(url)
     game = browser.post("/api/games", json={"variant": "classic"}, headers=csrf).json()
@@ -187,8 +189,8 @@ def test_a_failing_store_is_503_not_a_missing_game(url: str, monkeypatch: pytest
     def down(*_args: object, **_kwargs: object) -> object:
         raise StoreError("cannot use the database: connection refused")
 
-    monkeypatch.setattr(Store, "public_game", down)
-    monkeypatch.setattr(Store, "live", down)
+    monkeypatch.setattr(Games, "owned", down)
+    monkeypatch.setattr(LiveMatches, "get", down)
     failed = browser.get(f"/api/games/{game['id']}")
     assert failed.status_code == 503 and "connection refused" in failed.json()["error"]
     assert browser.get("/api/live/anything").status_code == 503

@@ -98,7 +98,7 @@ def test_a_whole_game_through_the_forms_keeps_the_secret_until_the_end(
     for html in pages:
         assert not in_any_notation(secret, CLASSIC, html)
     assert "You broke the code" in moved.text and in_any_notation(secret, CLASSIC, moved.text)
-    (record,) = Store(url).history(limit=None)
+    (record,) = Store(url).games.history(limit=None)
     assert record.outcome == "solved" and record.rated and record.guesses == len(history)
 
 
@@ -134,7 +134,7 @@ def test_the_computer_breaks_your_code_and_a_wrong_score_is_named(url: str) -> N
         if truth.black == 3:
             break
     assert "The computer broke your code" in page
-    (record,) = Store(url).history(limit=None)
+    (record,) = Store(url).games.history(limit=None)
     assert record.role == "maker" and record.outcome == "solved"
 
 
@@ -158,7 +158,7 @@ def test_forms_need_the_token_and_our_origin(url: str) -> None:
     assert foreign.status_code == 403 and "another site" in foreign.text
     stranger = TestClient(create_app(url), base_url=SITE)
     assert stranger.post("/play", data={"csrf": csrf, "variant": "classic"}).status_code == 403
-    assert Store(url).history(limit=None) == []
+    assert Store(url).games.history(limit=None) == []
 
 
 def test_a_game_page_is_its_players_only(url: str) -> None:
@@ -270,7 +270,7 @@ def test_a_match_against_the_computer_through_the_api(url: str, monkeypatch: pyt
     assert stranger.get(f"/match/{match['id']}").status_code == 404
     page = client.get(f"/match/{match['id']}")
     assert page.status_code == 200 and "The match is over" in page.text
-    assert len(Store(url).history(limit=None)) == 2
+    assert len(Store(url).games.history(limit=None)) == 2
 
 
 def test_a_hostile_name_is_shown_as_text(url: str) -> None:

@@ -166,14 +166,16 @@ def new_session(server: Server) -> tuple[dict[str, str], dict[str, str]]:
 def secret_of(url: str, public_id: str) -> str:
     """The computer's secret, read from the store's private side (the test plays against it knowingly)."""
     store = Store(url)
-    secret = store.saved_game(store.public_game(public_id)[0]).secret
+    secret = store.games.saved(store.games.owned(public_id)[0]).secret
     assert secret is not None
     return secret
 
 
 def stored_moves(url: str, public_id: str) -> list[tuple[str, int, int]]:
     store = Store(url)
-    return [(m.guess, m.feedback.black, m.feedback.white) for m in store.game(store.public_game(public_id)[0]).moves]
+    return [
+        (m.guess, m.feedback.black, m.feedback.white) for m in store.games.record(store.games.owned(public_id)[0]).moves
+    ]
 
 
 # -- (a) one session, any worker --------------------------------------------------------------------
@@ -313,5 +315,5 @@ def test_a_game_played_in_the_terminal_shows_in_the_players_web_history(postgres
         csrf = {"X-CSRF-Token": login.json()["csrf"]}
         made = browser.post("/api/games", json={"variant": "classic"}, headers=csrf).json()
         browser.post(f"/api/games/{made['id']}/resign", headers=csrf)
-    kept = Store(postgres).history("ann", with_moves=True)  # and the web's game is the terminal's player's
+    kept = Store(postgres).games.history("ann", with_moves=True)  # and the web's game is the terminal's player's
     assert [(g.player, g.outcome) for g in kept] == [("Ann", "resigned"), ("Ann", "solved")]

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 from keypeg.errors import KeypegError
+from keypeg.machine import cores
 
-__all__ = ["Cluster", "Workers", "TaskQueue", "workers", "InProcess", "ClusterError", "peak_memory"]
+__all__ = ["Cluster", "Workers", "TaskQueue", "workers", "InProcess", "ClusterError", "peak_memory", "use_threads"]
 
 CONNECT_SECONDS = 10.0
 """How long a scheduler named by its address has to answer."""
@@ -128,6 +129,22 @@ class InProcess(Workers):
     @contextmanager
     def queue(self, task: Callable[[Item], Result]) -> Iterator[TaskQueue[Item, Result]]:
         yield _Here(task)
+
+
+def use_threads(threads: int | None) -> None:
+    """Run the kernels on ``threads`` threads (``None``: the cores this process may use, unless
+    ``$NUMBA_NUM_THREADS`` says otherwise); numba is loaded only if it already is, else told through
+    ``$NUMBA_NUM_THREADS`` for when it loads."""
+    import sys
+
+    if "numba" in sys.modules:
+        from keypeg.kernels import set_threads
+
+        set_threads(threads or cores())
+    elif threads is not None:
+        os.environ["NUMBA_NUM_THREADS"] = str(threads)
+    elif not os.environ.get("NUMBA_NUM_THREADS"):
+        os.environ["NUMBA_NUM_THREADS"] = str(cores())
 
 
 def _on_threads(task: Callable[[Item], Result], threads: int | None, item: Item) -> Result:
@@ -278,7 +295,7 @@ def workers(
             silence_logs=logging.CRITICAL,  # the command says what went wrong; Ctrl-C or a lost worker is not logged
         )
     with local, Client(local) as client:
-        threads = max(1, (os.cpu_count() or 1) // count)  # the workers share this machine's cores
+        threads = max(1, cores() // count)  # the workers share this machine's cores
         yield _ready(_Dask(client, f"{count} local worker process{'es' if count != 1 else ''}", threads), on_ready)
 
 

@@ -2,14 +2,14 @@
 
 Standard library only, so any layer may read them. A limit that is a property of an
 algorithm (a tolerance, a bound's formula) stays with its algorithm; what is here is a
-choice the project made about size, time or memory.
+choice the project made about size, time or memory: numbers, and pure functions of numbers.
+Nothing here reads the machine or the environment: what the machine has now (memory, cores, load)
+and the budgets the environment sets are :mod:`keypeg.machine`'s.
 """
 
 from __future__ import annotations
 
-import os
 import re
-from pathlib import Path
 
 __all__ = [
     "MAX_SPACE",
@@ -39,15 +39,8 @@ __all__ = [
     "OPTIMAL_GROWTH",
     "optimal_table_slots",
     "CP_SAT_SOLUTIONS_PER_SECOND",
-    "available_memory",
-    "memory_budget",
-    "time_budget",
-    "cores",
-    "busy_cores",
     "count_field",
     "one_word",
-    "LOADAVG",
-    "TASKS",
     "parse_bytes",
 ]
 
@@ -170,71 +163,6 @@ def parse_bytes(text: str) -> int:
     return int(float(found.group(1)) * _UNITS[found.group(2).upper()])
 
 
-def _meminfo_available() -> int | None:
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
-    except (OSError, ValueError, AttributeError):
-        return None
-
-
-def _cgroup_room() -> int | None:
-    """What the process's cgroup (v2) still allows, if it sets a limit."""
-    try:
-        folder = Path("/sys/fs/cgroup")
-        limit = (folder / "memory.max").read_text().strip()
-        if limit == "max":
-            return None
-        used = int((folder / "memory.current").read_text().strip())
-        return max(int(limit) - used, 0)
-    except (OSError, ValueError):
-        return None
-
-
-def available_memory() -> int | None:
-    """Bytes of memory available now (the least of ``MemAvailable`` and the cgroup's room), if known."""
-    known = [m for m in (_meminfo_available(), _cgroup_room()) if m is not None]
-    return min(known) if known else None
-
-
-def memory_budget() -> int | None:
-    """The most memory one piece of work may take unforced: ``$KEYPEG_MEMORY_LIMIT`` if set, else
-    :data:`MEMORY_SHARE` of :func:`available_memory` (``None``: unknown, not guarded)."""
-    override = os.environ.get(MEMORY_LIMIT_ENV, "").strip()
-    if override:
-        return parse_bytes(override)
-    available = available_memory()
-    return None if available is None else int(available * MEMORY_SHARE)
-
-
-def time_budget() -> float:
-    """The most seconds one piece of work may take unforced: ``$KEYPEG_TIME_LIMIT`` or :data:`TIME_LIMIT`."""
-    override = os.environ.get(TIME_LIMIT_ENV, "").strip()
-    if override:
-        try:
-            seconds = float(override)
-        except ValueError:
-            raise ValueError(f"{TIME_LIMIT_ENV} must be a number of seconds, not {override[:40]!r}") from None
-        if not seconds >= 0:
-            raise ValueError(f"{TIME_LIMIT_ENV} must be a number of seconds, not {override[:40]!r}")
-        return seconds
-    return TIME_LIMIT
-
-
-def cores() -> int:
-    """The processor cores this process may run on (the kernels' threads)."""
-    try:
-        return max(len(os.sched_getaffinity(0)), 1)
-    except (AttributeError, OSError):
-        return os.cpu_count() or 1
-
-
 def count_field(pegs: int, repeats: bool) -> int:
     """Width of one colour's field in a code's count bits (see :mod:`keypeg.kernels._space`)."""
     return pegs if repeats else 1
@@ -244,50 +172,6 @@ def one_word(pegs: int, colors: int, repeats: bool) -> bool:
     """Whether a code's position bits and count bits fit one 64-bit word each: the codes the tree
     kernel takes."""
     return pegs * colors <= 64 and colors * count_field(pegs, repeats) <= 64
-
-
-LOADAVG = Path("/proc/loadavg")
-"""Linux's load figures; the fourth field counts the threads runnable now (``running/all``)."""
-
-
-TASKS = Path("/proc/self/task")
-"""This process's threads, each with a ``stat`` file whose third field is its state (``R``: runnable)."""
-
-
-def _own_runnable() -> int:
-    """This process's runnable threads (the caller among them; 1 if they cannot be read)."""
-    count = 0
-    try:
-        for stat in TASKS.glob("*/stat"):
-            try:
-                text = stat.read_text()
-            except OSError:  # the thread ended meanwhile
-                continue
-            count += text[text.rfind(")") + 2 : text.rfind(")") + 3] == "R"
-    except OSError:
-        return 1
-    return max(count, 1)
-
-
-def busy_cores(readings: int = 5) -> float:
-    """The cores other work keeps busy now: the fewest runnable threads of other processes in a few
-    readings of :data:`LOADAVG` a millisecond apart (a thread that wants a core is runnable in all of
-    them, a passing one is not), else the one-minute load average (which also remembers the last
-    minute's work), else 0. This process's own threads (:data:`TASKS`) are not other work: numba's
-    worker threads, spinning for a while after a parallel kernel, would otherwise count as busy."""
-    import time
-
-    try:
-        seen = []
-        for _ in range(readings):
-            seen.append(int(LOADAVG.read_text().split()[3].split("/")[0]) - _own_runnable())
-            time.sleep(0.001)
-        return float(max(min(seen), 0))
-    except (OSError, ValueError, IndexError):
-        try:
-            return os.getloadavg()[0]
-        except (AttributeError, OSError):  # no load average on this system
-            return 0.0
 
 
 SUSPECT_COUNT_LIMIT = 10_000
@@ -305,7 +189,7 @@ stops and says only that the scores do not fit."""
 
 WEB_BUDGET = (5.0, 1 << 30)
 """What one request to the web app may spend, in seconds and bytes, by :mod:`keypeg.analysis.cost`'s
-estimates (the memory also no more than :func:`memory_budget`): it has no ``--force``, so work
+estimates (the memory also no more than :func:`keypeg.machine.memory_budget`): it has no ``--force``, so work
 estimated above it is refused (400) or, for one strategy among several, left out with a note."""
 WEB_SCORED_LINES = 100
 """Scored guesses the web's Analyse page and API read at most (a game has at most 100 rows)."""

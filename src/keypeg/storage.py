@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from platformdirs import user_cache_dir
 
 from keypeg.errors import KeypegError, NotFoundError, UnavailableError
-from keypeg.limits import memory_budget
+from keypeg.machine import memory_budget
 from keypeg.rules import Rules
 from keypeg.strategy_tree import StrategyTree, load_tree, tree_to_json
 from keypeg.text import quoted

@@ -330,7 +330,8 @@ def tree_from_json(text: str) -> StrategyTree:
 
 def load_tree(path: Path) -> StrategyTree:
     """Read a JSON tree file."""
-    from keypeg.limits import JSON_LOAD_FACTOR, memory_budget
+    from keypeg.limits import JSON_LOAD_FACTOR
+    from keypeg.machine import memory_budget
 
     budget = memory_budget()
     most = budget // JSON_LOAD_FACTOR if budget is not None else None

@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from keypeg import limits
+from keypeg import limits, machine
 from keypeg.errors import KeypegError, TooLargeError
 from keypeg.rules import Rules
 from keypeg.text import quoted
@@ -130,7 +130,7 @@ def format_seconds(seconds: float) -> str:
 
 def _pairs_seconds(pairs: float) -> float:
     """Seconds the kernels take to score and count ``pairs`` code pairs on every core."""
-    return pairs / (limits.PAIRS_PER_SECOND_PER_CORE * limits.cores())
+    return pairs / (limits.PAIRS_PER_SECOND_PER_CORE * machine.cores())
 
 
 def _rounds(rules: Rules) -> float:
@@ -189,7 +189,7 @@ def analyze_cost(rules: Rules, strategy: str) -> Estimate:
     rough = False
     python_nodes = n * PYTHON_SECONDS_PER_NODE
     if strategy in LOOKAHEAD and limits.one_word(rules.pegs, rules.num_colors, rules.repeats):  # the tree kernel
-        seconds, python_nodes = float(n) * n * limits.TREE_SECONDS_PER_CODE_PAIR / limits.cores(), 0.0
+        seconds, python_nodes = float(n) * n * limits.TREE_SECONDS_PER_CODE_PAIR / machine.cores(), 0.0
     elif strategy in LOOKAHEAD:
         seconds = _pairs_seconds(float(n) * n * max(rounds - 1, 1))
     elif strategy == "two-step":
@@ -360,15 +360,15 @@ def consistency_cost(rules: Rules, guesses: int, listed: int) -> Estimate:
 
 def guard(estimate: Estimate, force: bool, option: str = FORCE, *, timed: bool = True) -> None:
     """Refuse (:class:`TooCostlyError`) work estimated to need more memory than
-    :func:`keypeg.limits.memory_budget` or (when ``timed``) more time than
-    :func:`keypeg.limits.time_budget`, saying the estimate and ``option``, which runs it anyway;
+    :func:`keypeg.machine.memory_budget` or (when ``timed``) more time than
+    :func:`keypeg.machine.time_budget`, saying the estimate and ``option``, which runs it anyway;
     nothing is refused when ``force``. Work sent to a cluster is not ``timed``: asking for the
     cluster is asking for the time, and the work shows its progress and stops at Ctrl-C."""
     if force:
         return
     try:
-        budget = limits.memory_budget()
-        allowed = limits.time_budget() if timed else float("inf")
+        budget = machine.memory_budget()
+        allowed = machine.time_budget() if timed else float("inf")
     except ValueError as error:
         raise KeypegError(str(error)) from None
     _refuse_above(
@@ -397,7 +397,7 @@ def _refuse_above(
         about = "very roughly" if estimate.rough else "about"
         raise TooCostlyError(
             f"{estimate.work} would take {about} {format_seconds(estimate.seconds)} on "
-            f"{limits.cores()} core{'s' if limits.cores() != 1 else ''}, more than the "
+            f"{machine.cores()} core{'s' if machine.cores() != 1 else ''}, more than the "
             f"{format_seconds(seconds)} {time_owner}{advice}"
         )
 
@@ -414,7 +414,7 @@ class TooSlowError(TooCostlyError):
 class Budget:
     """A guard with a fixed budget and no way round it (the web app has no ``--force``): called with an
     :class:`Estimate`, it refuses (:class:`TooCostlyError`) work estimated above the memory (nor above
-    :func:`keypeg.limits.memory_budget`) or above the seconds left, and counts the estimate as spent.
+    :func:`keypeg.machine.memory_budget`) or above the seconds left, and counts the estimate as spent.
     The seconds left are the budget less the estimates spent or the time gone, whichever is more.
 
     >>> from keypeg.rules import Rules
@@ -451,10 +451,10 @@ class Budget:
 
     def __call__(self, estimate: Estimate) -> None:
         try:
-            machine = limits.memory_budget()
+            here = machine.memory_budget()
         except ValueError:
-            machine = None
-        memory = self.memory if machine is None else min(self.memory, machine)
+            here = None
+        memory = self.memory if here is None else min(self.memory, here)
         left = self.left()
         owner = f"the {format_seconds(self.seconds)} {self.owner}"
         if left < 0.5 < estimate.seconds:
@@ -501,7 +501,7 @@ def _budget_source() -> str:
 
     if os.environ.get(limits.MEMORY_LIMIT_ENV, "").strip():
         return f"${limits.MEMORY_LIMIT_ENV}"
-    available = limits.available_memory()
+    available = machine.available_memory()
     share = f"{limits.MEMORY_SHARE:.0%}"
     return f"{share} of the {format_bytes(available or 0)} available"
 

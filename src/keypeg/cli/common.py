@@ -110,17 +110,10 @@ def threads_option(command: F) -> F:
 
 def use_threads(threads: int | None) -> None:
     """Run the kernels on ``threads`` threads (``None``: the cores this process may use, unless
-    ``$NUMBA_NUM_THREADS`` says otherwise); numba is loaded only if it already is."""
-    from keypeg.limits import cores
+    ``$NUMBA_NUM_THREADS`` says otherwise): :func:`keypeg.cluster.use_threads`, which loads nothing heavy."""
+    from keypeg import cluster
 
-    if "numba" in sys.modules:
-        from keypeg.kernels import set_threads
-
-        set_threads(threads or cores())
-    elif threads is not None:
-        os.environ["NUMBA_NUM_THREADS"] = str(threads)
-    elif not os.environ.get("NUMBA_NUM_THREADS"):
-        os.environ["NUMBA_NUM_THREADS"] = str(cores())
+    cluster.use_threads(threads)
 
 
 json_option = click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of text.")

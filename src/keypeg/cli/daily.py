@@ -58,7 +58,7 @@ def daily(
     grid = None
     if made is not None and made.outcome is not None:
         grid = share_grid(
-            day, preset, [(m.guess, m.feedback) for m in store.game(made.id).moves], made.outcome == "solved"
+            day, preset, [(m.guess, m.feedback) for m in store.games.record(made.id).moves], made.outcome == "solved"
         )
     board = daily_board(store, day, preset)
     days = streak(store, name, preset, day)

@@ -174,11 +174,9 @@ def _search(
     storage.check_cache_folder()  # the checkpoint and the solved tree go there: fail now, not after the search
     announce_compiling(("_score", "_symmetry", "_optimal"))
     from keypeg.cli.cluster import say_traffic
-    from keypeg.kernels import CodeSpace
-    from keypeg.strategies.optimal import BIG, OptimalSolver, secret_set
+    from keypeg.strategies.optimal import BIG, OptimalSolver, secret_codes
 
-    space = CodeSpace.of(rules)
-    chosen = secret_set(space, secrets)
+    chosen = secret_codes(rules, secrets)
     status = Text("starting the search", style="dim")
 
     def show(progress: SearchProgress) -> None:

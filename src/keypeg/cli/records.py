@@ -73,10 +73,10 @@ def stats(
         check_chart(plot)  # before the database is opened
     store = open_store(db)
     asked = player if player is not None else default_player()
-    name = store.player(asked) or asked
+    name = store.players.registered(asked) or asked
     chosen = None if all_variants or not _rules_given() else rules
     variant = game_label(chosen) if chosen is not None else None
-    result = store.stats(name, rules=chosen)
+    result = store.records.stats(name, rules=chosen)
     if plot is not None:
         _plot(result.trend, plot, name)
     if as_json:
@@ -148,7 +148,7 @@ def _plot(trend: list[int], path: Path, name: str) -> None:
 @db_option
 @json_option
 def top(rules: Rules, db: str | None, as_json: bool) -> None:
-    board = open_store(db).top(rules)
+    board = open_store(db).records.top(rules)
     title = game_label(rules)
     if as_json:
         print_json(
@@ -191,7 +191,7 @@ def top(rules: Rules, db: str | None, as_json: bool) -> None:
 @json_option
 def history(player: str | None, limit: int, db: str | None, as_json: bool) -> None:
     """The latest games, newest first (rated games count on the top 10; practice games never do)."""
-    games = open_store(db).history(player, limit=limit, with_moves=as_json, made=True)
+    games = open_store(db).games.history(player, limit=limit, with_moves=as_json, made=True)
     if as_json:
         print_json([g.as_dict() for g in games])
         return
@@ -214,7 +214,7 @@ def replay_game(game_id: int, db: str | None, coach: bool, as_json: bool) -> Non
     from keypeg.errors import KeypegError
     from keypeg.play.coach import review_history
 
-    game = open_store(db).game(game_id)
+    game = open_store(db).games.record(game_id)
     rules = game.rules
     try:
         history = [(rules.parse(move.guess), move.feedback) for move in game.moves]
@@ -253,7 +253,7 @@ def export(player: str | None, fmt: str, output: Path | None, db: str | None) ->
     """A player's games, as CSV (one row per game) or JSON (with every guess)."""
     name = player if player is not None else default_player()
     store = open_store(db)
-    games = list(reversed(store.history(name, limit=None, with_moves=fmt == "json")))
+    games = list(reversed(store.games.history(name, limit=None, with_moves=fmt == "json")))
     if fmt == "json":
         text = json.dumps([g.as_dict() for g in games], indent=1) + "\n"
     else:
@@ -318,7 +318,7 @@ def player(name: str, set_password: bool, password_stdin: bool, db: str | None) 
 
     store = open_store(db)
     if not set_password:
-        registered = store.ensure_player(name)
+        registered = store.players.ensure(name)
         out.print(Text(f"player {visible(registered)} is ready"))
         return
 
@@ -331,10 +331,10 @@ def player(name: str, set_password: bool, password_stdin: bool, db: str | None) 
             raise KeypegError(f"no {prompt}: give it with --password-stdin or ${variable}")
         return str(click.prompt(prompt, hide_input=True, confirmation_prompt=confirm))
 
-    old = secret("current password", "KEYPEG_PASSWORD") if store.has_password(name) else None
+    old = secret("current password", "KEYPEG_PASSWORD") if store.players.has_password(name) else None
     new = secret("new password", "KEYPEG_NEW_PASSWORD", confirm=True)
-    store.set_password(name, new, old=old)
-    out.print(Text(f"password set for {visible(store.player(name) or name)} (stored as an argon2 hash)"))
+    store.players.set_password(name, new, old=old)
+    out.print(Text(f"password set for {visible(store.players.registered(name) or name)} (stored as an argon2 hash)"))
 
 
 __all__ = [

@@ -16,7 +16,7 @@ import sys
 
 import numpy as np
 
-from keypeg import limits
+from keypeg import machine
 from keypeg.kernels import _symmetry, _tree
 
 CHILD_SECONDS = 120
@@ -58,7 +58,7 @@ def compile_tree_kernel() -> None:
     if getattr(_tree.grow, "overloads", True):  # compiled here already (numba's cache may be out of reach), or no JIT
         return
     child = None
-    if limits.cores() - limits.busy_cores() >= 1.5:
+    if machine.idle_cores() >= 1.5:
         try:
             child = subprocess.Popen(
                 [sys.executable, "-c", f"from {__name__} import compile_beside; compile_beside()"],

@@ -10,7 +10,7 @@ import numba
 import numpy as np
 import numpy.typing as npt
 
-from keypeg import limits
+from keypeg import limits, machine
 from keypeg.kernels import _optimal, _score
 
 if TYPE_CHECKING:
@@ -146,10 +146,10 @@ class ExactSearch:
     @staticmethod
     def threads() -> int:
         """The threads numba may use in the calling thread (``numba.get_num_threads()``), no more than
-        the cores the machine's other work leaves idle now (:func:`keypeg.limits.busy_cores`; at least
+        the cores the machine's other work leaves idle now (:func:`keypeg.machine.busy_cores`; at least
         one): a thread that shares a core with other work only repeats the search's work."""
         wanted = int(numba.get_num_threads())
-        return max(1, min(wanted, int(limits.cores() - limits.busy_cores() + 0.5)))
+        return max(1, min(wanted, int(machine.idle_cores() + 0.5)))
 
     @property
     def largest(self) -> int:

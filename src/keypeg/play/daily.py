@@ -85,7 +85,7 @@ def daily_game(key: bytes, day: str, variant: Variant) -> BreakSession:
 
 def attempt(store: Store, player: str, variant: Variant, day: str | None = None) -> GameRecord | None:
     """``player``'s attempt at the puzzle of ``variant`` on ``day`` (today by default), if they made one."""
-    found = store.daily_games(puzzle_name(day or today(), variant), player)
+    found = store.daily.games(puzzle_name(day or today(), variant), player)
     return found[0] if found else None
 
 
@@ -107,7 +107,7 @@ def start_daily(
         game, keeper = continue_game(store, made.id, made.player)
         assert isinstance(game, BreakSession)
         return game, keeper
-    game = daily_game(store.server_key(KEY_NAME), day, variant)
+    game = daily_game(store.keys.server_key(KEY_NAME), day, variant)
     keeper = GameKeeper.start(store, player, game, public_id=public_id, daily=puzzle_name(day, variant))
     return game, keeper
 
@@ -125,7 +125,7 @@ class DailyResult:
 
 def daily_board(store: Store, day: str, variant: Variant) -> list[DailyResult]:
     """The finished attempts at a puzzle, best first: solved before not, then fewer guesses, then faster."""
-    finished = [g for g in store.daily_games(puzzle_name(day, variant)) if g.outcome is not None]
+    finished = [g for g in store.daily.games(puzzle_name(day, variant)) if g.outcome is not None]
 
     def order(game: GameRecord) -> tuple[bool, int, float]:
         return (game.outcome != "solved", game.guesses, game.seconds or 0.0)
@@ -137,7 +137,7 @@ def daily_board(store: Store, day: str, variant: Variant) -> list[DailyResult]:
 def streak(store: Store, player: str, variant: Variant, day: str | None = None) -> int:
     """How many days in a row, up to ``day`` (today by default) or the day before, ``player`` solved the
     puzzle of ``variant``."""
-    solved = {d.split(" ", 1)[0] for d in store.daily_days(player, variant.name)}
+    solved = {d.split(" ", 1)[0] for d in store.daily.days(player, variant.name)}
     current = date.fromisoformat(check_day(day) if day is not None else today())
     if current.isoformat() not in solved:
         current -= timedelta(days=1)  # today's may still be to come

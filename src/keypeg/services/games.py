@@ -117,12 +117,12 @@ def load(store: Store, player: str | None, public_id: str) -> OpenGame:
     """The game of public id ``public_id``, if it is ``player``'s (:class:`NotFoundError` otherwise, as
     for a game that does not exist)."""
     try:
-        game_id, owner = store.public_game(public_id)
+        game_id, owner = store.games.owned(public_id)
     except NotFoundError:
         raise NotFoundError("no such game") from None
     if player is None or owner != player:
         raise NotFoundError("no such game")
-    saved = store.saved_game(game_id)
+    saved = store.games.saved(game_id)
     game, keeper = continue_game(store, game_id, player, match_id=saved.match_id, over_ok=True, saved=saved)
     return OpenGame(game, keeper, public_id, saved.match_id, saved.record.daily)
 

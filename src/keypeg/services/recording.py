@@ -55,9 +55,9 @@ def claim_player(store: Store, name: str, ask_password: Callable[[], str]) -> st
     player is registered under (``Ann`` for ``ANN``). Raises ``WrongPasswordError`` (from the store)."""
     from keypeg.store import WrongPasswordError
 
-    if store.has_password(name) and not store.check_password(name, ask_password()):
-        raise WrongPasswordError(f"wrong password for {store.player(name)!r}")
-    return store.player(name) or name
+    if store.players.has_password(name) and not store.players.check_password(name, ask_password()):
+        raise WrongPasswordError(f"wrong password for {store.players.registered(name)!r}")
+    return store.players.registered(name) or name
 
 
 @dataclass
@@ -72,6 +72,9 @@ class GameKeeper:
     written: list[tuple[Code, Feedback]] = field(default_factory=list)
     finished: bool = False
     """Whether the end of the game is written (nothing more is, after it)."""
+    version: int = 0
+    """The game's version in the store as this keeper last read or wrote it (a write names it: a game
+    written elsewhere since is not overwritten)."""
 
     @property
     def recording(self) -> bool:
@@ -95,7 +98,7 @@ class GameKeeper:
         who set its code (a game between two people)."""
         state, secret = session.to_state()
         level = getattr(session, "level", None)
-        game_id = store.start_game(
+        game_id = store.games.start(
             player,
             session.rules,
             role=session.role,
@@ -125,14 +128,14 @@ class GameKeeper:
         outcome = session.outcome()
         secret = outcome.secret if outcome is not None else None
         try:
-            self.store.update_game(
+            self.version = self.store.games.update(
                 self.game_id,
                 keep=keep,
                 moves=moves,
                 state=json.dumps(state),
                 outcome=outcome.termination.value if outcome is not None else None,
                 secret=str(secret) if secret is not None else None,
-                expect=len(self.written),
+                expect=self.version,
             )
             self.written = history
             self.finished = outcome is not None
@@ -162,7 +165,7 @@ def continue_game(
     game of a match continues only within that match (``match_id``). A finished game is refused, or,
     with ``over_ok``, loaded to be shown (its keeper writes nothing more). ``saved`` is the game as just
     read from the store, when the caller has it."""
-    saved = saved if saved is not None and saved.record.id == game_id else store.saved_game(game_id)
+    saved = saved if saved is not None and saved.record.id == game_id else store.games.saved(game_id)
     record = saved.record
     if player is not None and record.player != player:
         raise NotFoundError(f"game {game_id} is {record.player}'s, not {player}'s")
@@ -183,7 +186,9 @@ def continue_game(
     session = session_from_state(state, secret)
     if kind is not None and session.kind != kind:
         raise RefusedError(f"game {game_id} is not a '{'play' if kind == 'break' else 'solve'}' game")
-    keeper = GameKeeper(store, game_id, written=list(session.history), finished=record.outcome is not None)
+    keeper = GameKeeper(
+        store, game_id, written=list(session.history), finished=record.outcome is not None, version=saved.version
+    )
     return session, keeper
 
 
@@ -199,7 +204,7 @@ class MatchKeeper:
         if self.store is None:
             return None
         try:
-            match.match_id = self.store.save_match(json.dumps(match.to_state()), match.match_id)
+            match.match_id = self.store.matches.save(json.dumps(match.to_state()), match.match_id)
         except KeypegError as error:
             if self.on_error is not None:
                 self.on_error(f"match recording stopped: {error}")

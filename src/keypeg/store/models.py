@@ -70,6 +70,8 @@ class GameRow(Base):
     """The person who set the code, in a game between two people (the game is in their history too)."""
     daily: Mapped[str | None] = mapped_column(String(80), default=None)
     """The daily puzzle the game is (``2026-11-23 classic``): one attempt per player and puzzle."""
+    version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Bumped at every write: a writer names the version it loaded, and is refused if it moved on."""
 
     __table_args__ = (
         Index("ix_games_daily_attempt", "player_id", "daily", unique=True),
@@ -112,7 +114,7 @@ class MatchRow(Base):
     opponent_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None)
     """The second seat of a match between two people, once taken."""
     version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    """Bumped at every change: live viewers compare it."""
+    """Bumped at every write: a writer names the version it loaded, and live viewers compare it."""
     seen_first: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     seen_second: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     """When each seat's player was last seen (connected): a player gone too long forfeits."""

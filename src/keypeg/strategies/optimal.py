@@ -54,6 +54,7 @@ __all__ = [
     "lower_bounds",
     "SECRET_SETS",
     "secret_set",
+    "secret_codes",
     "save_optimal",
     "load_optimal",
     "saved_tree_path",
@@ -393,6 +394,12 @@ def secret_set(space: CodeSpace, name: str) -> Index | None:
         result: Index = space.all[(space.codes != first).any(axis=1)]
         return result
     raise KeypegError(f"unknown secret set {name!r}; choose from {', '.join(SECRET_SETS)}")
+
+
+def secret_codes(rules: Rules, name: str) -> Index | None:
+    """The code indices of the secret set ``name`` of ``rules`` (:func:`secret_set` on the rules' code
+    space; ``None`` for all codes): what a face hands :class:`OptimalSolver` without touching the kernels."""
+    return secret_set(CodeSpace.of(rules), name)
 
 
 def saved_tree_path(rules: Rules, pool: Pool, secrets: str = "all") -> Path:

@@ -42,10 +42,10 @@ def register_player(request: Request, name: str, password: str) -> str:
     name = player_name(name)
     if name_key(name).startswith(GUEST_PREFIX):
         raise InvalidNameError(f"names starting with {GUEST_PREFIX!r} are kept for guests")
-    if store.player(name) is not None:
+    if store.players.registered(name) is not None:
         raise HTTPException(409, "that name is taken (names that look alike are one name)")
-    store.set_password(name, password)
-    return store.player(name) or name
+    store.players.set_password(name, password)
+    return store.players.registered(name) or name
 
 
 def check_login(request: Request, name: str, password: str) -> str:
@@ -57,22 +57,22 @@ def check_login(request: Request, name: str, password: str) -> str:
         raise HTTPException(401, "wrong name or password") from None
     address = f"address:{request.client.host if request.client else 'unknown'}"
     since = datetime.now(UTC) - LOGIN_WINDOW
-    attempt = store.record_login_failure([key, address])  # counted first: attempts sent at once all count
-    if store.login_failures([key], since) > LOGIN_LIMIT_PER_NAME or (
-        store.login_failures([address], since) > LOGIN_LIMIT_PER_ADDRESS
+    attempt = store.web_sessions.record_failure([key, address])  # counted first: attempts sent at once all count
+    if store.web_sessions.failures([key], since) > LOGIN_LIMIT_PER_NAME or (
+        store.web_sessions.failures([address], since) > LOGIN_LIMIT_PER_ADDRESS
     ):
         raise HTTPException(429, "too many failed logins: wait a few minutes")
-    known = store.player(name)
-    if known is None or not store.has_password(known) or not store.check_password(known, password):
+    known = store.players.registered(name)
+    if known is None or not store.players.has_password(known) or not store.players.check_password(known, password):
         raise HTTPException(401, "wrong name or password")
-    store.forget_login_failures(attempt)
+    store.web_sessions.forget_failures(attempt)
     return known
 
 
 def welcome(request: Request, session: WebSession | None, player: str) -> None:
     """A guest who registers or logs in keeps the games they played as a guest."""
     if session is not None and session.player is not None and session.person is None:
-        store_of(request).adopt_games(session.player, player)
+        store_of(request).games.adopt(session.player, player)
 
 
 @router.post("/players", status_code=201, response_model=SessionOut)

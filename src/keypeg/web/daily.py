@@ -34,7 +34,7 @@ def grid_of(request: Request, player: str, variant: Variant, day: str) -> tuple[
         return None, None
     if made.outcome is None:
         return made.public_id, None
-    moves = [(m.guess, m.feedback) for m in store_of(request).game(made.id).moves]
+    moves = [(m.guess, m.feedback) for m in store_of(request).games.record(made.id).moves]
     return made.public_id, share_grid(day, variant, moves, made.outcome == "solved")
 
 
@@ -101,7 +101,7 @@ def _start(request: Request, player: str, preset: Variant) -> str:
     except PlayedAlreadyError as error:
         raise HTTPException(409, str(error)) from None
     assert keeper.game_id is not None
-    public_id = store_of(request).game(keeper.game_id).public_id
+    public_id = store_of(request).games.record(keeper.game_id).public_id
     if public_id is None:
         raise KeypegError("your attempt was started in the terminal: finish it there ('keypeg daily')")
     return public_id

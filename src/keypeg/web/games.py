@@ -65,7 +65,7 @@ def player_for(request: Request, session: WebSession) -> str:
     if session.player is not None:
         return session.player
     guest = f"{GUEST_PREFIX}{secrets.token_hex(6)}"
-    store_of(request).bind_web_session(session.token_hash, guest)
+    store_of(request).web_sessions.bind(session.token_hash, guest)
     return guest
 
 
@@ -111,12 +111,12 @@ def load_game(request: Request, session: WebSession, public_id: str) -> LoadedGa
     """The game, if it is the session's player's (404 otherwise, as for a game that does not exist)."""
     store = store_of(request)
     try:
-        game_id, owner = store.public_game(public_id)
+        game_id, owner = store.games.owned(public_id)
     except NotFoundError:  # a failing store is 503, not 'no such game'
         raise HTTPException(404, "no such game") from None
     if session.player is None or owner != session.player:
         raise HTTPException(404, "no such game")
-    saved = store.saved_game(game_id)
+    saved = store.games.saved(game_id)
     game, keeper = continue_game(store, game_id, session.player, match_id=saved.match_id, over_ok=True, saved=saved)
     return LoadedGame(game, keeper, saved.match_id, saved.record.daily)
 
@@ -187,11 +187,13 @@ def game_view(game: Session) -> GameView:
 
 @dataclass(frozen=True)
 class LoadedMatch:
-    """A match loaded for a request: the play layer's match, its store id and the state it was read as."""
+    """A match loaded for a request: the play layer's match, its store id, and the state and version it was
+    read at."""
 
     match: MatchSession
     match_id: int
     state: str
+    version: int
 
 
 def new_match(request: Request, session: WebSession, rules: Rules, games: int, level: int) -> str:
@@ -204,15 +206,15 @@ def new_match(request: Request, session: WebSession, rules: Rules, games: int, l
     match = MatchSession(rules, Match((COMPUTER, YOU), games=games), computer=COMPUTER, level=level)
     public_id = new_id()
     state = json.dumps(match.to_state())
-    match.match_id = store.save_match(state, player=player, public_id=public_id)
-    _start_next(request, session, match, expect=state)
+    match.match_id = store.matches.save(state, player=player, public_id=public_id)
+    _start_next(request, session, match, expect=0)  # a new match is at version 0
     return public_id
 
 
 def load_match(request: Request, session: WebSession, public_id: str) -> LoadedMatch:
     """The match, if it is the session's player's (404 otherwise)."""
     try:
-        match_id, owner, state = store_of(request).match_by_public_id(public_id)
+        match_id, owner, state, version = store_of(request).matches.owned(public_id)
     except NotFoundError:  # a failing store is 503, not 'no such match'
         raise HTTPException(404, "no such match") from None
     if session.player is None or owner != session.player:
@@ -221,7 +223,7 @@ def load_match(request: Request, session: WebSession, public_id: str) -> LoadedM
         match = MatchSession.from_state(json.loads(state))
     except (ValueError, KeypegError):
         raise KeypegError("the match's record is damaged") from None
-    return LoadedMatch(match, match_id, state)
+    return LoadedMatch(match, match_id, state, version)
 
 
 def current_game(request: Request, loaded: LoadedMatch) -> tuple[str | None, bool]:
@@ -230,7 +232,7 @@ def current_game(request: Request, loaded: LoadedMatch) -> tuple[str | None, boo
     game_id = loaded.match.current_id
     if game_id is None:
         return None, False
-    record = store_of(request).saved_game(game_id).record
+    record = store_of(request).games.saved(game_id).record
     return record.public_id, record.outcome is not None
 
 
@@ -245,25 +247,25 @@ def next_match_game(request: Request, session: WebSession, loaded: LoadedMatch) 
     match.resume(game, match.current_id)
     match.finish()
     counted = json.dumps(match.to_state())
-    _save_match(request, match, counted, expect=loaded.state)  # only one request counts the game
-    _start_next(request, session, match, expect=counted)
+    _save_match(request, match, counted, expect=loaded.version)  # only one request counts the game
+    _start_next(request, session, match, expect=loaded.version + 1)  # every write moves the version on by one
 
 
-def _save_match(request: Request, match: MatchSession, state: str, *, expect: str) -> None:
+def _save_match(request: Request, match: MatchSession, state: str, *, expect: int) -> None:
     try:
-        store_of(request).save_match(state, match.match_id, expect=expect)
+        store_of(request).matches.save(state, match.match_id, expect=expect)
     except StoreError:
         raise HTTPException(409, "the match was moved on elsewhere meanwhile: reload it") from None
 
 
-def _start_next(request: Request, session: WebSession, match: MatchSession, *, expect: str) -> None:
-    """Start the match's next game (if any) on the state ``expect`` just saved, and save the match (no other
+def _start_next(request: Request, session: WebSession, match: MatchSession, *, expect: int) -> None:
+    """Start the match's next game (if any) on the version ``expect`` just saved, and save the match (no other
     request can have moved it on from that state: it can count no game)."""
     if match.is_over:
         return
     game = match.start()
     public = start_game(request, session, game, match_id=match.match_id)
-    match.current_id = store_of(request).game_by_public_id(public)
+    match.current_id = store_of(request).games.by_public_id(public)
     _save_match(request, match, json.dumps(match.to_state()), expect=expect)
 
 

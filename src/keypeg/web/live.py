@@ -80,7 +80,7 @@ class LiveBus:
         """The match changed (called after the change is committed, from any thread)."""
         self._wake(match_id)
         try:
-            self.store.notify(CHANNEL, f"{match_id} {self.mark}")
+            self.store.live.notify(CHANNEL, f"{match_id} {self.mark}")
         except StoreError as error:  # the move stands; other workers' followers catch up at their next check
             log.warning("could not announce a change of match %s: %s", match_id, error)
 
@@ -97,7 +97,7 @@ class LiveBus:
     def _listen(self) -> None:
         """On PostgreSQL, hear other workers' changes (the store listens in a thread of its own)."""
         if not self._listening:
-            self._listening = self.store.listen(CHANNEL, self._heard)
+            self._listening = self.store.live.listen(CHANNEL, self._heard)
 
     def _heard(self, payload: str) -> None:
         """A change announced on the channel: followers here are woken, unless this process announced it."""
@@ -134,7 +134,7 @@ class Loaded:
 def invite_token(store: Store, public_id: str) -> str:
     """The invitation's token of a match: only who holds it takes the second seat (derived from a key of
     the store's, so nothing about it is kept)."""
-    return hmac.new(store.server_key("invite"), public_id.encode(), hashlib.sha256).hexdigest()[:32]
+    return hmac.new(store.keys.server_key("invite"), public_id.encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def load(request: Request, public_id: str) -> Loaded:
@@ -142,7 +142,7 @@ def load(request: Request, public_id: str) -> Loaded:
     (a write cut short) is counted now."""
     store = store_of(request)
     try:
-        record = store.live(public_id)
+        record = store.live.get(public_id)
     except NotFoundError:  # a failing store is 503, not 'no such match'
         raise HTTPException(404, "no such match") from None
     try:
@@ -164,7 +164,7 @@ def load(request: Request, public_id: str) -> Loaded:
 def save(request: Request, loaded: Loaded, *, opponent: str | None = None) -> None:
     """Write the match's new state (409 if another request moved it on) and wake its followers."""
     try:
-        loaded.version = store_of(request).save_live(
+        loaded.version = store_of(request).live.save(
             loaded.id, json.dumps(loaded.live.to_state()), loaded.version, opponent=opponent
         )
     except StoreError:
@@ -215,7 +215,7 @@ def create(request: Request, session: WebSession, rules: Rules, games: int, nick
     player = player_for(request, session)
     live = LiveMatch.new(rules, games, player, nick)
     public_id = new_id()
-    store_of(request).start_live(player, json.dumps(live.to_state()), public_id)
+    store_of(request).live.start(player, json.dumps(live.to_state()), public_id)
     return public_id
 
 
@@ -257,7 +257,7 @@ def guess(request: Request, session: WebSession, public_id: str, code: str, row:
     _sync(loaded)
     if loaded.game.is_over and not over_before:
         return loaded if _save_counted(request, loaded) else None  # the game is counted: the match moves on
-    loaded.version = store_of(request).touch_live(loaded.id, 0 if player == loaded.live.first else 1, bump=True)
+    loaded.version = store_of(request).live.touch(loaded.id, 0 if player == loaded.live.first else 1, bump=True)
     bus_of(request).changed(loaded.id)
     return loaded
 
@@ -296,7 +296,7 @@ def snapshot(request: Request, public_id: str, viewer: str | None, *, present: b
     loaded = load(request, public_id)
     seat = loaded.live.seat_of(viewer)
     if present and seat is not None:
-        store_of(request).touch_live(loaded.id, seat)
+        store_of(request).live.touch(loaded.id, seat)
         loaded.seen = tuple(datetime.now(UTC) if k == seat else t for k, t in enumerate(loaded.seen))
     if loaded.live.second is not None:
         check_absence(request, loaded)
@@ -316,7 +316,7 @@ def _last_game(request: Request, loaded: Loaded) -> dict[str, Any] | None:
     live = loaded.live
     if live.last_id is None or live.match is None or live.match.current_id is not None:
         return None
-    record = store_of(request).game(live.last_id)
+    record = store_of(request).games.record(live.last_id)
     if record.outcome is None:
         return None
     played = live.match.match.played[-1]
@@ -415,7 +415,7 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
     viewer = session.player if session is not None else None
     bus = bus_of(request)
     try:
-        store_id = (await run_in_threadpool(store_of(request).live, match_id)).id
+        store_id = (await run_in_threadpool(store_of(request).live.get, match_id)).id
     except StoreError:
         raise HTTPException(404, "no such match") from None
     event = bus.event(store_id)  # taken before the first read: a change made meanwhile is not missed
@@ -465,7 +465,7 @@ def live_form(request: Request) -> Response:
     session = current(request)
     mine: list[dict[str, Any]] = []
     if session is not None and session.player is not None:
-        for public_id, state in store_of(request).live_matches(session.player, limit=20):
+        for public_id, state in store_of(request).live.of_player(session.player, limit=20):
             try:
                 live = LiveMatch.from_state(json.loads(state))
             except (ValueError, KeypegError):

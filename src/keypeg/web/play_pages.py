@@ -44,7 +44,7 @@ def home(request: Request) -> Response:
     session = current(request)
     playing = []
     if session is not None and session.player is not None:
-        recent = store_of(request).history(session.player, limit=20)
+        recent = store_of(request).games.history(session.player, limit=20)
         playing = [g for g in recent if g.outcome is None and g.public_id is not None]
     return page(request, "home.html", active="Play", chosen=RulesForm(), levels=LEVELS, playing=playing)
 
@@ -87,7 +87,7 @@ def _board(
         reasoning = game.choice()
     match = None
     if loaded.match_id is not None:
-        match = store_of(request).match_public_id(loaded.match_id)
+        match = store_of(request).matches.public_id(loaded.match_id)
     grid = None
     if loaded.daily is not None and view.status != "playing":
         from keypeg.play.daily import share_grid

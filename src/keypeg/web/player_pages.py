@@ -60,7 +60,7 @@ def trend_chart(values: list[int], width: int = 640, height: int = 220) -> Chart
 
 def _live_matches(store: Store, player: str) -> list[LiveMatch]:
     found = []
-    for _, state in store.live_matches(player, limit=1000):
+    for _, state in store.live.of_player(player, limit=1000):
         try:
             found.append(LiveMatch.from_state(json.loads(state)))
         except (ValueError, KeypegError):
@@ -75,8 +75,8 @@ def _players_page(request: Request, *, status: int = 200, error: str = "", name:
     streaks: dict[str, int] = {}
     if session is not None and session.player is not None:
         store = store_of(request)
-        games = store.history(session.player, limit=50, made=True)
-        stats = store.stats(session.player)
+        games = store.games.history(session.player, limit=50, made=True)
+        stats = store.records.stats(session.player)
         chart = trend_chart(stats.trend[-100:])
         record = standing(session.player, _live_matches(store, session.player))
         streaks = {v.name: days for v in VARIANTS.values() if (days := streak(store, session.player, v))}
@@ -146,7 +146,7 @@ def top(request: Request, fields: Annotated[RulesForm, Depends(rules_query)]) ->
     error, board, rules = "", [], None
     try:
         rules = fields.rules()
-        board = store_of(request).top(rules)
+        board = store_of(request).records.top(rules)
     except KeypegError as refused:
         error = str(refused)
     return page(

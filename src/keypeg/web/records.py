@@ -37,7 +37,7 @@ class TopOut(BaseModel):
 @router.get("/top", response_model=TopOut)
 def top(request: Request, rules: Annotated[Rules, Depends(rules_query)]) -> TopOut:
     """The top 10 players of a game (classic by default)."""
-    board = store_of(request).top(rules)
+    board = store_of(request).records.top(rules)
     return TopOut(
         rules=rules.as_dict(),
         label=game_label(rules),
@@ -58,4 +58,6 @@ def history(
     """Your latest games, newest first, with their moves (a game in progress without its secret)."""
     if session.player is None:
         return []
-    return [g.as_dict() for g in store_of(request).history(session.player, limit=limit, with_moves=True, made=True)]
+    return [
+        g.as_dict() for g in store_of(request).games.history(session.player, limit=limit, with_moves=True, made=True)
+    ]

@@ -58,7 +58,7 @@ def current(request: Request) -> WebSession | None:
     token = request.cookies.get(COOKIE)
     if not token or len(token) > 128:
         return None
-    found = store_of(request).web_session(_hash(token))
+    found = store_of(request).web_sessions.get(_hash(token))
     return WebSession(_hash(token), found[0], found[1]) if found is not None else None
 
 
@@ -74,11 +74,11 @@ def new_session(request: Request, response: Response, player: str | None = None)
     store = store_of(request)
     old = current(request)
     if old is not None:
-        store.drop_web_session(old.token_hash)
+        store.web_sessions.drop(old.token_hash)
     token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-    store.new_web_session(_hash(token), csrf)
+    store.web_sessions.new(_hash(token), csrf)
     if player is not None:
-        store.bind_web_session(_hash(token), player)
+        store.web_sessions.bind(_hash(token), player)
     secure = bool(request.app.state.https)
     response.set_cookie(COOKIE, token, httponly=True, samesite="lax", secure=secure, path="/")
     return WebSession(_hash(token), csrf, player)

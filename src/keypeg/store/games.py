@@ -1,0 +1,239 @@
+"""Games: written as they are played (one transaction per move, compared and swapped by version), loaded
+to be continued, found by their public id, listed as history."""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import delete, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import joinedload
+
+from keypeg.code import Feedback
+from keypeg.rules import Rules
+from keypeg.store.errors import MovedOnError, PlayedAlreadyError, UnknownRecordError
+from keypeg.store.models import GameRow, GuessRow, PlayerRow
+from keypeg.store.names import GUEST_PREFIX
+from keypeg.store.plumbing import Repository, find_player, game_records, now, player_row
+from keypeg.store.values import GameRecord, SavedGame
+from keypeg.text import visible
+
+__all__ = ["Games"]
+
+
+class Games(Repository):
+    """Every game played, with its guesses; its secret on the private side until it ends."""
+
+    def start(
+        self,
+        player: str,
+        rules: Rules,
+        *,
+        role: str,
+        level: int | None = None,
+        secret: str | None = None,
+        match_id: int | None = None,
+        state: str | None = None,
+        rated: bool = False,
+        public_id: str | None = None,
+        daily: str | None = None,
+        maker: str | None = None,
+    ) -> int:
+        """Record a game as it starts (at version 0); returns its id. Codes are kept in the rules' own
+        symbols. ``secret`` is kept on the private side: no query shows it before the game ends
+        (:meth:`saved` gives it to the play layer). A ``rated`` game counts on the leaderboard from now
+        on, as a loss until it is won. A game of the ``daily`` puzzle (``YYYY-MM-DD preset``) is refused
+        (:class:`PlayedAlreadyError`) when the player has played that puzzle."""
+
+        def work() -> int:
+            with self._session() as session:
+                owner = player_row(session, player, create=True)
+                if daily is not None:
+                    taken = select(GameRow.id).where(GameRow.player_id == owner.id, GameRow.daily == daily)
+                    if session.scalar(taken) is not None:
+                        raise PlayedAlreadyError(f"{owner.name} has played the puzzle of {daily} already")
+                maker_id = player_row(session, maker, create=True).id if maker is not None else None
+                row = GameRow(
+                    player=owner,
+                    maker_id=maker_id,
+                    variant=rules.slug,
+                    rules=json.dumps(rules.as_dict()),
+                    pegs=rules.pegs,
+                    colors=rules.colors,
+                    repeats=rules.repeats,
+                    blanks=rules.blanks,
+                    rows=rules.rows,
+                    role=role,
+                    level=level,
+                    secret=secret,
+                    guesses=0,
+                    started_at=now(),
+                    match_id=match_id,
+                    state=state,
+                    rated=rated,
+                    public_id=public_id,
+                    daily=daily,
+                    version=0,
+                )
+                session.add(row)
+                try:
+                    session.flush()
+                except IntegrityError:  # the same attempt started at the same moment elsewhere
+                    raise PlayedAlreadyError(f"{owner.name} has played the puzzle of {daily} already") from None
+                return row.id
+
+        return self._guarded(work)
+
+    def update(
+        self,
+        game_id: int,
+        *,
+        keep: int,
+        moves: list[tuple[str, Feedback]],
+        state: str | None = None,
+        outcome: str | None = None,
+        secret: str | None = None,
+        expect: int | None = None,
+    ) -> int:
+        """Bring a game up to date in one transaction: keep its first ``keep`` guesses, add ``moves`` after
+        them, store the session's ``state`` (when given), and, with an ``outcome``, finish it; the game's
+        new version.
+
+        ``expect`` is the version the writer loaded (:attr:`SavedGame.version`, or the one this method last
+        returned): if another process has written the game since (two terminals on one game), nothing is
+        written and :class:`MovedOnError` says so."""
+
+        def work() -> int:
+            with self._session() as session:
+                # the game's row locked until this transaction ends: a writer that read it before another
+                # committed would otherwise pass the check below and replace that writer's moves
+                # (PostgreSQL; SQLite's transactions take the write lock as they begin)
+                row = session.get_one(GameRow, game_id, with_for_update=True)
+                if expect is not None and row.version != expect:
+                    raise MovedOnError(f"game {game_id} was played on elsewhere meanwhile; this copy is not kept")
+                if row.outcome is not None:
+                    raise MovedOnError(f"game {game_id} is over already; this copy is not kept")
+                session.execute(  # one statement, without loading the moves kept
+                    delete(GuessRow).where(GuessRow.game_id == game_id, GuessRow.number > keep),
+                    execution_options={"synchronize_session": False},
+                )
+                for number, (guess, feedback) in enumerate(moves, keep + 1):
+                    session.add(
+                        GuessRow(
+                            game_id=game_id,
+                            number=number,
+                            guess=guess,
+                            black=feedback.black,
+                            white=feedback.white,
+                            made_at=now(),
+                        )
+                    )
+                row.guesses = keep + len(moves)
+                row.version = row.version + 1
+                if state is not None:
+                    row.state = state
+                if outcome is not None:
+                    row.outcome = outcome
+                    row.ended_at = now()
+                    if secret is not None:
+                        row.secret = secret
+                return row.version
+
+        return self._guarded(work)
+
+    def saved(self, game_id: int) -> SavedGame:
+        """A game with its session state, its secret and its version, for the play layer to continue it."""
+        if isinstance(game_id, bool) or not isinstance(game_id, int) or not 0 < game_id < 2**63:
+            raise UnknownRecordError(f"no game {visible(game_id)!r} in the database")
+
+        def work() -> SavedGame:
+            with self._session() as session:
+                row = session.get(GameRow, game_id, options=[joinedload(GameRow.player), joinedload(GameRow.moves)])
+                if row is None:
+                    raise UnknownRecordError(f"no game {game_id!r} in the database")
+                record = game_records(session, [row], with_moves=True)[0]
+                return SavedGame(record, row.state, row.secret, row.match_id, row.version)
+
+        return self._guarded(work)
+
+    def record(self, game_id: int) -> GameRecord:
+        """One game with its guesses (its secret only once it is over)."""
+        return self.saved(game_id).record
+
+    def by_public_id(self, public_id: str) -> int:
+        """The id of the game with this public id (:class:`UnknownRecordError` when none has it)."""
+
+        def work() -> int:
+            with self._session() as session:
+                found = session.scalar(select(GameRow.id).where(GameRow.public_id == public_id))
+                if found is None:
+                    raise UnknownRecordError("no such game")
+                return int(found)
+
+        return self._guarded(work)
+
+    def owned(self, public_id: str) -> tuple[int, str]:
+        """The id and the player of the game with this public id, in one query (:class:`UnknownRecordError`
+        when none has it)."""
+
+        def work() -> tuple[int, str]:
+            with self._session() as session:
+                found = session.execute(
+                    select(GameRow.id, PlayerRow.name)
+                    .join(PlayerRow, PlayerRow.id == GameRow.player_id)
+                    .where(GameRow.public_id == public_id)
+                ).first()
+                if found is None:
+                    raise UnknownRecordError("no such game")
+                return int(found[0]), str(found[1])
+
+        return self._guarded(work)
+
+    def history(
+        self,
+        player: str | None = None,
+        *,
+        limit: int | None = 20,
+        rules: Rules | None = None,
+        with_moves: bool = False,
+        made: bool = False,
+    ) -> list[GameRecord]:
+        """The latest games, newest first (of one player, and with ``made`` the games whose code they set
+        for another person too; of one game and row limit)."""
+
+        def work() -> list[GameRecord]:
+            with self._session() as session:
+                query = select(GameRow).order_by(GameRow.started_at.desc(), GameRow.id.desc())
+                if player is not None:
+                    who = player_row(session, player, create=False).id
+                    query = query.where(
+                        or_(GameRow.player_id == who, GameRow.maker_id == who) if made else GameRow.player_id == who
+                    )
+                if rules is not None:
+                    query = query.where(GameRow.variant == rules.slug, GameRow.rows == rules.rows)
+                if limit is not None:
+                    query = query.limit(limit)
+                return game_records(session, session.scalars(query), with_moves)
+
+        return self._guarded(work)
+
+    def adopt(self, guest: str, player: str) -> int:
+        """Make a guest's games ``player``'s (a guest who registers or logs in keeps what they played);
+        how many moved. Each game moved is a write: its version moves on."""
+
+        def work() -> int:
+            with self._session() as session:
+                old = find_player(session, guest)
+                if old is None or old.key is None or not old.key.startswith(GUEST_PREFIX):
+                    return 0
+                new = player_row(session, player, create=False)
+                bumped = GameRow.version + 1
+                moved = session.execute(
+                    update(GameRow).where(GameRow.player_id == old.id).values(player_id=new.id, version=bumped)
+                )
+                session.execute(
+                    update(GameRow).where(GameRow.maker_id == old.id).values(maker_id=new.id, version=bumped)
+                )
+                return int(moved.rowcount)  # type: ignore[attr-defined]
+
+        return self._guarded(work)

@@ -1,0 +1,161 @@
+"""Matches between two people: their seats, state and version, when each seat was last seen, and the
+notes (PostgreSQL's LISTEN/NOTIFY) that tell every process a match moved."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from sqlalchemy import bindparam, or_, select, text, update
+from sqlalchemy.orm import aliased
+
+from keypeg.store.errors import MovedOnError, UnknownRecordError
+from keypeg.store.models import MatchRow, PlayerRow
+from keypeg.store.plumbing import Repository, find_player, now, player_row
+from keypeg.store.values import LiveRecord, aware
+
+__all__ = ["LiveMatches"]
+
+
+class LiveMatches(Repository):
+    """Matches between two people, compared and swapped by version, and their presence."""
+
+    def start(self, player: str, state: str, public_id: str) -> int:
+        """Record a match between two people, waiting for its second player (at version 0); returns its id."""
+
+        def work() -> int:
+            with self._session() as session:
+                row = MatchRow(
+                    state=state,
+                    started_at=now(),
+                    public_id=public_id,
+                    player_id=player_row(session, player, create=True).id,
+                    version=0,
+                    seen_first=now(),
+                )
+                session.add(row)
+                session.flush()
+                return row.id
+
+        return self._guarded(work)
+
+    def get(self, public_id: str) -> LiveRecord:
+        """The match with this public id, as live play needs it (:class:`UnknownRecordError` when none)."""
+
+        def work() -> LiveRecord:
+            with self._session() as session:
+                row = session.execute(_live_query(), {"public_id": public_id}).one_or_none()
+                if row is None:
+                    raise UnknownRecordError("no such match")
+                match_id, first_name, second_name, version, state, *times = row
+                seen = tuple(aware(t) if t is not None else None for t in times)
+                return LiveRecord(match_id, first_name, second_name, version, state, seen)
+
+        return self._guarded(work)
+
+    def save(self, match_id: int, state: str, expect: int, *, opponent: str | None = None) -> int:
+        """Store a match's new state if it is still at version ``expect`` (else :class:`MovedOnError`:
+        another request moved it on); the new version. ``opponent`` takes the second seat (only if it is
+        free)."""
+
+        def work() -> int:
+            with self._session() as session:
+                values: dict[str, Any] = {"state": state, "version": expect + 1}
+                where = [MatchRow.id == match_id, MatchRow.version == expect]
+                if opponent is not None:
+                    values.update(opponent_id=player_row(session, opponent, create=True).id, seen_second=now())
+                    where.append(MatchRow.opponent_id.is_(None))
+                moved = session.execute(update(MatchRow).where(*where).values(**values))
+                if moved.rowcount != 1:  # type: ignore[attr-defined]
+                    raise MovedOnError("the match was moved on elsewhere meanwhile")
+                return expect + 1
+
+        return self._guarded(work)
+
+    def touch(self, match_id: int, seat: int, *, bump: bool = False) -> int:
+        """Note that seat ``seat`` (0 or 1) of a match is here now; with ``bump``, mark the match changed
+        (a move in its game) for live viewers. The match's version, after."""
+
+        def work() -> int:
+            with self._session() as session:
+                values: dict[str, Any] = {"seen_first" if seat == 0 else "seen_second": now()}
+                if bump:
+                    values["version"] = MatchRow.version + 1
+                query = update(MatchRow).where(MatchRow.id == match_id).values(**values).returning(MatchRow.version)
+                return int(session.execute(query).scalar_one())
+
+        return self._guarded(work)
+
+    def of_player(self, player: str, limit: int = 50) -> list[tuple[str, str]]:
+        """The public ids and states of the matches between people ``player`` sits in, newest first."""
+
+        def work() -> list[tuple[str, str]]:
+            with self._session() as session:
+                row = find_player(session, player)
+                if row is None:
+                    return []
+                query = (
+                    select(MatchRow.public_id, MatchRow.state)
+                    .where(or_(MatchRow.player_id == row.id, MatchRow.opponent_id == row.id))
+                    .where(MatchRow.opponent_id.is_not(None) | MatchRow.state.like('%"live"%'))
+                    .order_by(MatchRow.id.desc())
+                    .limit(limit)
+                )
+                return [(p, s) for p, s in session.execute(query) if p is not None]
+
+        return self._guarded(work)
+
+    def notify(self, channel: str, payload: str) -> None:
+        """Tell every process listening on ``channel`` (PostgreSQL's NOTIFY); nothing on other databases,
+        whose one process is told directly."""
+        if self._plumbing.engine.dialect.name != "postgresql":
+            return
+
+        def work() -> None:
+            with self._session() as session:
+                session.execute(text("SELECT pg_notify(:channel, :payload)"), {"channel": channel, "payload": payload})
+
+        self._guarded(work)
+
+    def listen(self, channel: str, heard: Callable[[str], None]) -> bool:
+        """On PostgreSQL, call ``heard`` with the payload of every NOTIFY on ``channel`` (``heard`` checks it),
+        from a thread of its own that reconnects if the server goes away; ``False`` (and nothing) on other
+        databases."""
+        engine = self._plumbing.engine
+        if engine.dialect.name != "postgresql":
+            return False
+        conninfo = engine.url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+        def listen() -> None:
+            import psycopg
+
+            while True:
+                try:
+                    with psycopg.connect(conninfo, autocommit=True) as connection:
+                        connection.execute(f"LISTEN {channel}")
+                        for note in connection.notifies():
+                            heard(note.payload)
+                except Exception as error:  # the server went away: listen again shortly
+                    logging.getLogger("keypeg.store").warning("listening on %s paused: %s", channel, error)
+                    time.sleep(1.0)
+
+        threading.Thread(target=listen, name=f"keypeg-listen-{channel}", daemon=True).start()
+        return True
+
+
+@functools.cache
+def _live_query() -> Any:
+    """A live match by its public id, with its seats' names: one round trip. Built once (an aliased join
+    costs more to build than to run)."""
+    first, second = aliased(PlayerRow), aliased(PlayerRow)
+    return (
+        select(MatchRow.id, first.name, second.name, MatchRow.version, MatchRow.state)
+        .add_columns(MatchRow.seen_first, MatchRow.seen_second)
+        .outerjoin(first, first.id == MatchRow.player_id)
+        .outerjoin(second, second.id == MatchRow.opponent_id)
+        .where(MatchRow.public_id == bindparam("public_id"))
+    )

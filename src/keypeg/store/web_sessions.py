@@ -1,0 +1,102 @@
+"""The web app's logins: sessions (only a hash of their cookie's token is kept) and failed logins, counted
+so that the limit holds across workers."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, func, select
+
+from keypeg.store.models import LoginFailureRow, PlayerRow, WebSessionRow
+from keypeg.store.plumbing import Repository, now, player_row
+
+__all__ = ["WEB_SESSION_LIFETIME", "WebSessions"]
+
+WEB_SESSION_LIFETIME = timedelta(days=30)
+"""A web session ends this long after it began (and is then deleted)."""
+
+
+class WebSessions(Repository):
+    """Web sessions by the hash of their token, and the failed logins by what they were limited on."""
+
+    def get(self, token_hash: str) -> tuple[str, str | None] | None:
+        """A web session's CSRF token and player (``None`` for a guest), or ``None`` if there is none."""
+
+        def work() -> tuple[str, str | None] | None:
+            with self._session() as session:  # one query: the session and its player, if any
+                found = session.execute(
+                    select(WebSessionRow.csrf, PlayerRow.name)
+                    .outerjoin(PlayerRow, PlayerRow.id == WebSessionRow.player_id)
+                    .where(
+                        WebSessionRow.token_hash == token_hash,
+                        WebSessionRow.created_at >= now() - WEB_SESSION_LIFETIME,
+                    )
+                ).first()
+                return (found[0], found[1]) if found is not None else None
+
+        return self._guarded(work)
+
+    def new(self, token_hash: str, csrf: str) -> None:
+        """Keep a new web session (a guest until it logs in)."""
+
+        def work() -> None:
+            with self._session() as session:
+                session.execute(delete(WebSessionRow).where(WebSessionRow.created_at < now() - WEB_SESSION_LIFETIME))
+                session.add(WebSessionRow(token_hash=token_hash, csrf=csrf, created_at=now()))
+
+        self._guarded(work)
+
+    def bind(self, token_hash: str, player: str | None) -> None:
+        """Make a web session ``player``'s (``None``: a guest again)."""
+
+        def work() -> None:
+            with self._session() as session:
+                row = session.get_one(WebSessionRow, token_hash)
+                row.player_id = player_row(session, player, create=True).id if player is not None else None
+
+        self._guarded(work)
+
+    def drop(self, token_hash: str) -> None:
+        """Forget a web session (its cookie then means nothing)."""
+
+        def work() -> None:
+            with self._session() as session:
+                row = session.get(WebSessionRow, token_hash)
+                if row is not None:
+                    session.delete(row)
+
+        self._guarded(work)
+
+    def failures(self, keys: list[str], since: datetime) -> int:
+        """Failed logins since ``since`` on any of ``keys`` (the most on one key)."""
+
+        def work() -> int:
+            with self._session() as session:
+                failed = select(func.count(LoginFailureRow.id)).where(LoginFailureRow.at >= since)
+                counts = [session.scalar(failed.where(LoginFailureRow.key == key)) or 0 for key in keys]
+                return max(counts, default=0)
+
+        return self._guarded(work)
+
+    def record_failure(self, keys: list[str]) -> list[int]:
+        """Count a failed login against each of ``keys`` (a login is counted as failed before its password
+        is checked, so attempts sent at once cannot all pass the limit); the ids, to forget them once the
+        password proves right."""
+
+        def work() -> list[int]:
+            with self._session() as session:
+                rows = [LoginFailureRow(key=key[:200], at=now()) for key in keys]
+                session.add_all(rows)
+                session.flush()
+                return [row.id for row in rows]
+
+        return self._guarded(work)
+
+    def forget_failures(self, ids: list[int]) -> None:
+        """Forget counted failures (a login that succeeded)."""
+
+        def work() -> None:
+            with self._session() as session:
+                session.execute(delete(LoginFailureRow).where(LoginFailureRow.id.in_(ids)))
+
+        self._guarded(work)
