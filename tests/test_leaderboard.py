@@ -109,8 +109,8 @@ def test_leaving_a_losing_game_counts_as_a_loss(url: str, monkeypatch: pytest.Mo
 
 def test_a_game_left_unfinished_counts_as_a_loss_until_it_is_won(url: str) -> None:
     from keypeg.play.codemakers import RandomCodemaker
-    from keypeg.services.recording import GameKeeper
     from keypeg.play.sessions import BreakSession
+    from keypeg.services.recording import GameKeeper
 
     game = BreakSession.new(CLASSIC, RandomCodemaker.draw(CLASSIC))
     keeper = GameKeeper.start(Store(url), "ann", game)  # the process is then killed, say

@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from keypeg import Rules, find_variant
 from keypeg.cli import cli
 from keypeg.play.codemakers import FixedCodemaker, RandomCodemaker
-from keypeg.services.recording import GameKeeper
 from keypeg.play.sessions import BreakSession
+from keypeg.services.recording import GameKeeper
 from keypeg.store import Store, StoreError
 from keypeg.text import visible
 

@@ -25,8 +25,8 @@ from keypeg.game import Match, Termination, random_code
 from keypeg.knowledge import Knowledge
 from keypeg.play.codemakers import AdversarialCodemaker, FixedCodemaker, RandomCodemaker
 from keypeg.play.matches import MatchSession
-from keypeg.services.recording import GameKeeper, RecordingError, continue_game
 from keypeg.play.sessions import Action, BreakSession, Help, SolveSession, session_from_state
+from keypeg.services.recording import GameKeeper, RecordingError, continue_game
 from keypeg.store import Store
 
 LETTERS = Rules(4, 6)
@@ -456,6 +456,27 @@ def test_one_game_resumed_twice_keeps_only_the_first_writer(tmp_path: Path) -> N
     assert second_keeper.store is None
     record = Store(url).games.record(game_id)
     assert [m.guess for m in record.moves] == ["AABB"] and record.outcome is None
+
+
+def test_an_undo_and_a_guess_elsewhere_move_the_game_on(tmp_path: Path) -> None:
+    """After an undo and a guess the game has as many guesses as before, but a new version: a copy loaded
+    before them stops instead of writing over them."""
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    game = fixed(LETTERS, "FFFF")
+    game.guess("AABB")
+    game_id = GameKeeper.start(Store(url), "ann", game).game_id
+    assert game_id is not None
+    first, first_keeper = continue_game(Store(url), game_id, "ann")
+    second, second_keeper = continue_game(Store(url), game_id, "ann")
+    assert isinstance(first, BreakSession) and isinstance(second, BreakSession)
+    first.undo()
+    first.guess("CCDD")
+    first_keeper.sync(first)
+    assert first_keeper.version == Store(url).games.saved(game_id).version == second_keeper.version + 1
+    second.guess("EEEE")  # the second copy still holds AABB
+    with pytest.raises(RecordingError, match="elsewhere"):
+        second_keeper.sync(second)
+    assert [m.guess for m in Store(url).games.record(game_id).moves] == ["CCDD"]
 
 
 def test_help_is_kept_at_once_and_a_match_game_refuses_help(tmp_path: Path) -> None:

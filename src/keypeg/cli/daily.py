@@ -19,7 +19,7 @@ from keypeg.text import visible
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from keypeg.play.daily import DailyResult
+    from keypeg.services.daily import DailyResult
 
 __all__ = ["daily"]
 
@@ -37,8 +37,10 @@ def daily(
     """Today's puzzle (UTC): one secret per preset and day, the same for every player; one attempt each,
     no help. Afterwards: the grid to share (key pegs only, never the code), the day's board, your streak."""
     from keypeg.cli.play import _claim, _resign_and_exit, game_exit, run_break
-    from keypeg.play.daily import attempt, daily_board, share_grid, start_daily, streak, today
-    from keypeg.store import player_name
+    from keypeg.play.daily import today
+    from keypeg.services.daily import daily_view, start_daily
+    from keypeg.services.games import OpenGame
+    from keypeg.services.stores import player_name
     from keypeg.variants import find_variant
 
     preset = find_variant(variant)
@@ -52,42 +54,37 @@ def daily(
         session, keeper = start_daily(store, name, preset)
         if not session.history and terminal.interactive:
             terminal.show(f"The puzzle of {day}: {preset.name}, {preset.rules.describe()}. One attempt, no help.")
-        if not run_break(terminal, session, keeper):
-            _resign_and_exit(terminal, session, keeper)
-    made = attempt(store, name, preset, day)
-    grid = None
-    if made is not None and made.outcome is not None:
-        grid = share_grid(
-            day, preset, [(m.guess, m.feedback) for m in store.games.record(made.id).moves], made.outcome == "solved"
-        )
-    board = daily_board(store, day, preset)
-    days = streak(store, name, preset, day)
+        opened = OpenGame(session, keeper)
+        if not run_break(terminal, opened):
+            _resign_and_exit(terminal, opened)
+    view = daily_view(store, preset, day, name)
+    days = view.streak
     if as_json:
         print_json(
             {
                 "day": day,
                 "variant": preset.name,
                 "player": name,
-                "played": made is not None and made.outcome is not None,
-                "grid": grid,
+                "played": view.played,
+                "grid": view.grid,
                 "streak": days,
                 "board": [
                     {"rank": r.rank, "player": r.player, "solved": r.solved, "guesses": r.guesses, "seconds": r.seconds}
-                    for r in board
+                    for r in view.board
                 ],
             }
         )
         return
-    if grid is not None:
-        out.print(Text(grid))
+    if view.grid is not None:
+        out.print(Text(view.grid))
     elif board_only:
         out.print(
             Text(f"{visible(name, 64)} has not played the puzzle of {day} yet: keypeg daily --variant {preset.name}")
         )
     out.print(Text(f"streak: {days} {'day' if days == 1 else 'days'} in a row"))
-    out.print(_board_table(day, preset.name, board))
+    out.print(_board_table(day, preset.name, view.board))
     if not board_only:
-        game_exit(terminal, made is not None and made.outcome == "solved")
+        game_exit(terminal, view.solved)
 
 
 def _board_table(day: str, variant: str, board: list[DailyResult]) -> Table:

@@ -1,7 +1,8 @@
 """Play: ``play`` (you break the code), ``solve`` (the computer breaks yours), ``match``, ``hint``.
 
-The rules of the game live in :mod:`keypeg.play`; these commands read input, call the
-session and render what it says. Piped, each speaks a line protocol (see README):
+The rules of the game live in :mod:`keypeg.play` and its flow in :mod:`keypeg.services` (each move
+made and recorded by one use case); these commands read input, call the use cases and render what
+they say. Piped, each speaks a line protocol (see README):
 ``play`` reads a guess per line and prints ``B W``; ``solve`` prints a guess per line and
 reads ``B W``.
 """
@@ -11,7 +12,8 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
@@ -42,9 +44,9 @@ from keypeg.text import plural, visible
 
 if TYPE_CHECKING:
     from keypeg.play.matches import MatchSession
-    from keypeg.services.recording import GameKeeper
     from keypeg.play.sessions import BreakSession, Session, SolveSession
-    from keypeg.store import Store
+    from keypeg.services.games import OpenGame
+    from keypeg.services.stores import Store
 
 MATCH_FILE_LIMIT = 1 << 20
 """The largest match file read (a real one is a few kilobytes)."""
@@ -112,19 +114,29 @@ def _password(terminal: Terminal, player: str, from_stdin: bool = False) -> Call
     return ask
 
 
-def _keeper(
-    terminal: Terminal, store: Store | None, player: str, session: Session, match_id: int | None = None
-) -> GameKeeper:
-    """Record the game of ``player`` (whose password is checked) as it is played."""
-    from keypeg.services.recording import GameKeeper
+def _start(store: Store | None, player: str, session: Session) -> OpenGame:
+    """Record the game of ``player`` (whose password is checked) as it is played; a store that cannot
+    take it gets a note, and the game is played unrecorded."""
+    from keypeg.services import games
 
-    if store is None:
-        return GameKeeper(None)
     try:
-        return GameKeeper.start(store, player, session, match_id=match_id)
+        return games.start(store, player, session)
     except KeypegError as error:
         note(f"this game is not recorded: {visible(error, 400)}")
-        return GameKeeper(None)
+        return games.start(None, player, session)
+
+
+@contextmanager
+def _resumable() -> Iterator[None]:
+    """A game whose record stopped: the error says how to go on with the copy the database holds."""
+    from keypeg.services.recording import RecordingError
+
+    try:
+        yield
+    except RecordingError as error:
+        if error.game_id is not None:
+            error.args = (f"{error}. '--resume {error.game_id}' goes on with the copy the database holds",)
+        raise
 
 
 def _claim(terminal: Terminal, store: Store | None, player: str, password_stdin: bool) -> str:
@@ -145,9 +157,9 @@ def _open_game(
     resume_id: int | None,
     kind: str,
     new: Callable[[], Session],
-) -> tuple[Terminal, Session, GameKeeper]:
+) -> tuple[Terminal, OpenGame]:
     """The game to play: game ``resume_id`` of the player, continued, or a ``new`` one, recorded as it goes."""
-    from keypeg.services.recording import continue_game
+    from keypeg.services import games
     from keypeg.store import player_name
 
     terminal = Terminal.detect()
@@ -162,10 +174,8 @@ def _open_game(
     name = _claim(terminal, store, name, password_stdin)
     if resume_id is not None:
         assert store is not None
-        session, keeper = continue_game(store, resume_id, name, kind=kind)
-        return terminal, session, keeper
-    session = new()
-    return terminal, session, _keeper(terminal, store if record else None, name, session)
+        return terminal, games.resume(store, resume_id, name, kind)
+    return terminal, _start(store if record else None, name, new())
 
 
 def _only_with_resume(allowed: set[str]) -> None:
@@ -180,13 +190,15 @@ def _only_with_resume(allowed: set[str]) -> None:
         raise KeypegError(f"--resume continues a game as it was started: leave out {', '.join(given)}")
 
 
-def _resign(terminal: Terminal, session: Session, keeper: GameKeeper) -> None:
+def _resign(terminal: Terminal, opened: OpenGame) -> None:
     """The person left before the end (``q``, Ctrl-C, end of input): the game is resigned (recorded as
     lost, when it is recorded), and the secret (the computer's) is shown."""
+    from keypeg.services import games
+
+    session = opened.game
     if session.is_over:
         return
-    session.resign()
-    keeper.sync(session)
+    games.resign(opened)
     outcome = session.outcome()
     secret = outcome.secret if outcome is not None else None
     if secret is not None:
@@ -196,11 +208,12 @@ def _resign(terminal: Terminal, session: Session, keeper: GameKeeper) -> None:
             terminal.warn("resigned")
             terminal.answer(str(secret))
     else:
-        terminal.show(f"You stopped the game{': it is recorded as resigned' if keeper.recording else ''}.")
+        recorded = ": it is recorded as resigned" if opened.keeper.recording else ""
+        terminal.show(f"You stopped the game{recorded}.")
 
 
-def _resign_and_exit(terminal: Terminal, session: Session, keeper: GameKeeper) -> NoReturn:
-    _resign(terminal, session, keeper)
+def _resign_and_exit(terminal: Terminal, opened: OpenGame) -> NoReturn:
+    _resign(terminal, opened)
     game_exit(terminal, False)
 
 
@@ -213,16 +226,20 @@ def game_exit(terminal: Terminal, broken: bool) -> NoReturn:
 # -- you break the code ------------------------------------------------------------------------
 
 
-def run_break(terminal: Terminal, session: BreakSession, keeper: GameKeeper, *, coach: bool = False) -> bool:
+def run_break(terminal: Terminal, opened: OpenGame, *, coach: bool = False) -> bool:
     """The person guesses; the session scores. False when input ends or the person quits (or presses
     Ctrl-C) first."""
     try:
-        return _break_turns(terminal, session, keeper, coach)
+        return _break_turns(terminal, opened, coach)
     except KeyboardInterrupt:
         return False
 
 
-def _break_turns(terminal: Terminal, session: BreakSession, keeper: GameKeeper, coach: bool) -> bool:
+def _break_turns(terminal: Terminal, opened: OpenGame, coach: bool) -> bool:
+    from keypeg.services import games
+    from keypeg.services.recording import RecordingError
+
+    session = games.breaking(opened)
     rules = session.rules
     if terminal.interactive:
         maker = (
@@ -246,24 +263,23 @@ def _break_turns(terminal: Terminal, session: BreakSession, keeper: GameKeeper, 
             continue
         try:
             if word in HINT:
-                terminal.show(f"hint: {session.hint()}")
-                keeper.sync(session)  # the hint is help: kept at once
+                terminal.show(f"hint: {games.hint(opened)}")  # the hint is help: kept at once
                 continue
             if word in UNDO:
-                session.undo()
+                games.undo(opened)
             else:
-                feedback = session.guess(read_code(rules, line))
+                feedback = games.guess(opened, read_code(rules, line))
+        except RecordingError:
+            raise
         except KeypegError as error:
             terminal.warn(str(error))
             continue
-        keeper.sync(session)
         if terminal.interactive:
             terminal.show(board(rules, session.history, "your board"))
         elif word not in UNDO:
             terminal.answer(f"{feedback.black} {feedback.white}")
         if coach and word not in UNDO:
-            _coach(terminal, session)
-            keeper.sync(session)
+            _coach(terminal, opened)
     outcome = session.outcome()
     assert outcome is not None and outcome.secret is not None
     if outcome.solved:
@@ -288,9 +304,14 @@ def _play_help(session: BreakSession) -> str:
     return escape(f"type a guess (e.g. {visible(session.rules.example())}); commands: {listed}")
 
 
-def _coach(terminal: Terminal, session: BreakSession) -> None:
+def _coach(terminal: Terminal, opened: OpenGame) -> None:
+    from keypeg.services import games
+    from keypeg.services.recording import RecordingError
+
     try:
-        line = session.review().line()
+        line = games.review(opened).line()
+    except RecordingError:
+        raise
     except KeypegError as error:
         terminal.warn(f"coach: {error}")
         return
@@ -346,29 +367,32 @@ def play(
             codemaker = RandomCodemaker.draw(rules, seed)
         return BreakSession.new(rules, codemaker, practice=practice or coach)
 
-    terminal, session, keeper = _open_game(db, record, player, password_stdin, resume_id, BreakSession.kind, new)
-    assert isinstance(session, BreakSession)
-    if not run_break(terminal, session, keeper, coach=coach):
-        _resign_and_exit(terminal, session, keeper)
-    outcome = session.outcome()
+    terminal, opened = _open_game(db, record, player, password_stdin, resume_id, BreakSession.kind, new)
+    with _resumable():
+        if not run_break(terminal, opened, coach=coach):
+            _resign_and_exit(terminal, opened)
+    outcome = opened.game.outcome()
     game_exit(terminal, outcome is not None and outcome.solved)
 
 
 # -- the computer breaks your code -------------------------------------------------------------
 
 
-def run_solve(terminal: Terminal, session: SolveSession, keeper: GameKeeper) -> bool:
+def run_solve(terminal: Terminal, opened: OpenGame) -> bool:
     """The computer guesses; the person scores, with impossible or contradictory scores refused.
     False when input ends or the person quits (or presses Ctrl-C) first."""
     try:
-        return _solve_turns(terminal, session, keeper)
+        return _solve_turns(terminal, opened)
     except KeyboardInterrupt:
         return False
 
 
-def _solve_turns(terminal: Terminal, session: SolveSession, keeper: GameKeeper) -> bool:
+def _solve_turns(terminal: Terminal, opened: OpenGame) -> bool:
     from keypeg.play.levels import LEVELS
+    from keypeg.services import games
+    from keypeg.services.recording import RecordingError
 
+    session = games.solving(opened)
     rules = session.rules
     if session.note:
         terminal.warn(f"note: {session.note}")
@@ -405,14 +429,16 @@ def _solve_turns(terminal: Terminal, session: SolveSession, keeper: GameKeeper) 
             continue
         try:
             if word in UNDO:
-                session.undo()
+                games.undo(opened)
             elif word.startswith("fix"):
                 number, feedback = _fix_command(line)
                 scored = len(session.history)
-                session.fix(number, feedback)
+                games.fix(opened, number, feedback)
                 terminal.show(_fixed(session, number, scored))
             else:
-                session.score(line)
+                games.score(opened, line)
+        except RecordingError:
+            raise
         except InconsistentScoreError as error:
             terminal.warn(f"{error}; this score is refused. Re-enter it, or correct another with 'fix N B W'")
             continue
@@ -420,7 +446,6 @@ def _solve_turns(terminal: Terminal, session: SolveSession, keeper: GameKeeper) 
             terminal.warn(str(error))
             continue
         announced = False
-        keeper.sync(session)
         if terminal.interactive and word not in UNDO and not word.startswith("fix"):
             terminal.show(board(rules, session.history, "my board"))
     outcome = session.outcome()
@@ -493,14 +518,14 @@ def solve(
     impossible scores are refused on stderr and read again; exit 0 when broken."""
     from keypeg.play.sessions import SolveSession
 
-    terminal, session, keeper = _open_game(
+    terminal, opened = _open_game(
         db, record, player, password_stdin, resume_id, SolveSession.kind,
         lambda: SolveSession(rules, level=level, seed=seed, top=4 if explain else 1),
     )  # fmt: skip
-    assert isinstance(session, SolveSession)
-    if not run_solve(terminal, session, keeper):
-        _resign_and_exit(terminal, session, keeper)
-    outcome = session.outcome()
+    with _resumable():
+        if not run_solve(terminal, opened):
+            _resign_and_exit(terminal, opened)
+    outcome = opened.game.outcome()
     game_exit(terminal, outcome is not None and outcome.solved)
 
 
@@ -578,8 +603,9 @@ def match(
     resigns it (the codemaker scores every row, plus one) and stops the match, to resume later."""
     from keypeg.game import Match
     from keypeg.play.matches import MatchSession
-    from keypeg.services.recording import MatchKeeper
     from keypeg.play.sessions import BreakSession
+    from keypeg.services import matches
+    from keypeg.services.recording import MatchKeeper
     from keypeg.storage import check_writable
     from keypeg.store import player_name
 
@@ -607,7 +633,7 @@ def match(
                 _claim(terminal, store, name, password_stdin)
     recorder = store if record else None
     keeper = MatchKeeper(recorder, on_error=terminal.note)
-    game_keeper = _resume_match_game(terminal, recorder, session)
+    opened = _resume_match_game(terminal, recorder, session)
     if save_path is None:
         save_path = _free_path(Path("keypeg-match.json"))
         check_writable(save_path)
@@ -620,24 +646,22 @@ def match(
                 secret = _secret_from(terminal, rules, maker) if session.needs_secret() else None
                 if session.needs_secret() and secret is None:
                     break
-                game = session.start(secret)
-                game_keeper = _keeper(terminal, recorder, session.seat()[1], game, keeper.save(session))
-                session.current_id = game_keeper.game_id
+                keeper.save(session)  # the match has its id before its game is recorded
+                opened = _begin(terminal, keeper.store, session, secret)
                 keeper.save(session)
                 _save(session, save_path)  # a match stopped mid-game goes on with this game
-            current = session.current
-            assert current is not None and game_keeper is not None
-            if isinstance(current, BreakSession):
-                finished = run_break(terminal, current, game_keeper)
+            assert opened is not None
+            if isinstance(opened.game, BreakSession):
+                finished = run_break(terminal, opened)
             else:
-                finished = run_solve(terminal, current, game_keeper)
+                finished = run_solve(terminal, opened)
             if not finished:
-                _resign(terminal, current, game_keeper)
-                session.finish()
+                _resign(terminal, opened)
+                matches.count_game(session)
                 _save(session, save_path)
                 keeper.save(session)
                 break
-            session.finish()
+            matches.count_game(session)
             _save(session, save_path)
             keeper.save(session)
             terminal.show(_score_line(session))
@@ -683,8 +707,22 @@ def _free_path(path: Path) -> Path:
     return found
 
 
-def _resume_match_game(terminal: Terminal, store: Store | None, session: MatchSession) -> GameKeeper | None:
+def _begin(terminal: Terminal, store: Store | None, session: MatchSession, secret: Code | None) -> OpenGame:
+    """Start the match's next game, recorded when the store takes it (else a note, and unrecorded)."""
+    from keypeg.services import games, matches
+
+    try:
+        return matches.begin_game(store, session, secret)
+    except UnavailableError as error:
+        if session.current is None:
+            raise
+        note(f"this game is not recorded: {visible(error, 400)}")
+        return games.start(None, session.seat()[1], session.current)
+
+
+def _resume_match_game(terminal: Terminal, store: Store | None, session: MatchSession) -> OpenGame | None:
     """Continue the game a saved match was playing, with the same secret, when the store has it."""
+    from keypeg.services.games import OpenGame
     from keypeg.services.recording import continue_game
 
     if session.current_id is None or session.is_over:
@@ -700,7 +738,7 @@ def _resume_match_game(terminal: Terminal, store: Store | None, session: MatchSe
         terminal.note(f"the game in progress cannot be continued ({error}); it starts again")
         session.current, session.current_id = None, None
         return None
-    return keeper
+    return OpenGame(game, keeper)
 
 
 def _secret_from(terminal: Terminal, rules: Rules, maker: str) -> Code | None:

@@ -28,6 +28,7 @@ __all__ = [
     "EXPLAIN_TOP",
     "GameView",
     "OpenGame",
+    "RowPlayedError",
     "breaking",
     "check_row",
     "check_thinkable",
@@ -140,11 +141,15 @@ def save(game: OpenGame) -> None:
     game.keeper.sync(game.game)
 
 
+class RowPlayedError(ConflictError):
+    """A move meant for another row than the next: the same request sent twice is applied once."""
+
+
 def check_row(played: int, row: int | None) -> None:
-    """Refuse (a conflict) a move meant for another row than the next after ``played`` rows: the same
-    request sent twice (a double click, a retry) is applied once."""
+    """Refuse (:class:`RowPlayedError`) a move meant for another row than the next after ``played`` rows:
+    the same request sent twice (a double click, a retry) is applied once."""
     if row is not None and row != played + 1:
-        raise ConflictError(f"that move was for row {row}, and the next row is {played + 1}")
+        raise RowPlayedError(f"that move was for row {row}, and the next row is {played + 1}")
 
 
 def breaking(game: OpenGame) -> BreakSession:

@@ -20,9 +20,9 @@ from keypeg.analysis.cost import Budget, TooCostlyError
 from keypeg.errors import KeypegError
 from keypeg.limits import WEB_BUDGET, WEB_LISTED, WEB_SCORED_CHARS, WEB_SCORED_LINES
 from keypeg.rules import Rules
+from keypeg.services.games import EXPLAIN_TOP
 from keypeg.text import plural
 from keypeg.web.api import ERRORS, Figures, RulesIn, figures, rules_query
-from keypeg.web.games import EXPLAIN_TOP
 
 __all__ = ["router", "web_budget", "scored_lines", "analyse", "strategies", "OWNER"]
 

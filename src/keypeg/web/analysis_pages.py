@@ -17,7 +17,7 @@ from keypeg.limits import WEB_BUDGET, WEB_LISTED, WEB_SCORED_LINES
 from keypeg.rules import Rules
 from keypeg.strategies import REGISTRY, find_strategy
 from keypeg.web.analysis_api import analyse, strategies
-from keypeg.web.pages import RulesForm, page, rules_query
+from keypeg.web.pages import RulesForm, form_query, page
 
 __all__ = ["router", "BarChart", "bar_chart", "label"]
 
@@ -48,7 +48,7 @@ def about(name: str) -> str:
 
 @router.get("/analyse", response_class=HTMLResponse)
 def analyse_page(
-    request: Request, fields: Annotated[RulesForm, Depends(rules_query)], scored: Annotated[str, Query()] = ""
+    request: Request, fields: Annotated[RulesForm, Depends(form_query)], scored: Annotated[str, Query()] = ""
 ) -> Response:
     """The codes that fit scored guesses, and each strategy's best next guesses with their figures."""
     rules: Rules | None = None
@@ -146,7 +146,7 @@ def _step(high: int) -> int:
 
 
 @router.get("/strategies", response_class=HTMLResponse)
-def strategies_page(request: Request, fields: Annotated[RulesForm, Depends(rules_query)]) -> Response:
+def strategies_page(request: Request, fields: Annotated[RulesForm, Depends(form_query)]) -> Response:
     """Every codebreaker on a rule set side by side: totals, average, worst case, secrets per round."""
     rules: Rules | None = None
     comparison: Comparison | None = None

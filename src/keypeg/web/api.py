@@ -13,27 +13,13 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from keypeg.code import Feedback
-from keypeg.errors import IllegalMoveError
-from keypeg.play.sessions import BreakSession, Session, SolveSession
+from keypeg.play.sessions import Session
 from keypeg.rules import Rules
+from keypeg.services import games, matches
 from keypeg.strategies import Choice
 from keypeg.variants import rules_from_options
-from keypeg.web.games import (
-    EXPLAIN_TOP,
-    LoadedGame,
-    LoadedMatch,
-    expect_row,
-    game_view,
-    load_game,
-    load_match,
-    match_view,
-    new_game,
-    new_match,
-    next_match_game,
-    save_game,
-    start_game,
-)
-from keypeg.web.sessions import WebSession, check_origin_and_csrf, current, open_session
+from keypeg.web.games import player_for
+from keypeg.web.sessions import WebSession, check_origin_and_csrf, current, open_session, store_of
 
 __all__ = [
     "router",
@@ -181,7 +167,7 @@ def get_session(request: Request, response: Response) -> SessionOut:
 
 
 def _out(public_id: str, game: Session, feedback: Feedback | None = None) -> GameOut:
-    view = game_view(game)
+    view = games.view(game)
     return GameOut(
         id=public_id,
         rules=view.rules.as_dict(),
@@ -197,12 +183,18 @@ def _out(public_id: str, game: Session, feedback: Feedback | None = None) -> Gam
     )
 
 
+def load_game(request: Request, session: WebSession, public_id: str) -> games.OpenGame:
+    """The session's player's game (404 for anyone else's, as for one that does not exist)."""
+    return games.load(store_of(request), session.player, public_id)
+
+
 @router.post("/games", status_code=201, response_model=GameOut, response_model_exclude_none=True)
 def create_game(request: Request, body: NewGame, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
     """Start a game: you break the computer's code (a rated game unless ``practice``), or it breaks yours."""
-    rules = body.rules()
-    game = new_game(rules, body.role, level=body.level, practice=body.practice)
-    return _out(start_game(request, session, game), game)
+    game = games.new_session(body.rules(), body.role, level=body.level, practice=body.practice)
+    opened = games.start(store_of(request), player_for(request, session), game, public=True)
+    assert opened.public_id is not None
+    return _out(opened.public_id, game)
 
 
 def game_out(request: Request, session: WebSession, public_id: str) -> GameOut:
@@ -216,28 +208,14 @@ def get_game(request: Request, game_id: GameId, session: Annotated[WebSession, D
     return game_out(request, session, game_id)
 
 
-def _breaking(loaded: LoadedGame) -> BreakSession:
-    if not isinstance(loaded.game, BreakSession):
-        raise IllegalMoveError("in this game the computer guesses: send scores")
-    return loaded.game
-
-
-def _solving(loaded: LoadedGame) -> SolveSession:
-    if not isinstance(loaded.game, SolveSession):
-        raise IllegalMoveError("in this game you guess: send guesses")
-    return loaded.game
-
-
 @router.post("/games/{game_id}/guesses", response_model=GameOut, response_model_exclude_none=True)
 def guess(
     request: Request, game_id: GameId, body: GuessIn, session: Annotated[WebSession, Depends(changing)]
 ) -> GameOut:
     """Guess the computer's code: the score, and the secret once the game is over."""
-    loaded = load_game(request, session, game_id)
-    expect_row(loaded, body.row)
-    feedback = _breaking(loaded).guess(body.code)
-    save_game(loaded)
-    return _out(game_id, loaded.game, feedback)
+    opened = load_game(request, session, game_id)
+    feedback = games.guess(opened, body.code, row=body.row)
+    return _out(game_id, opened.game, feedback)
 
 
 @router.post("/games/{game_id}/scores", response_model=GameOut, response_model_exclude_none=True)
@@ -246,29 +224,25 @@ def score(
 ) -> GameOut:
     """Score the computer's guess; an impossible or contradicting score is refused (409 names the likely
     mistake)."""
-    loaded = load_game(request, session, game_id)
-    expect_row(loaded, body.row)
-    _solving(loaded).score(Feedback(body.black, body.white))
-    save_game(loaded)
-    return _out(game_id, loaded.game)
+    opened = load_game(request, session, game_id)
+    games.score(opened, Feedback(body.black, body.white), row=body.row)
+    return _out(game_id, opened.game)
 
 
 @router.post("/games/{game_id}/undo", response_model=GameOut, response_model_exclude_none=True)
 def undo(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
     """Take back your last guess (a practice game) or your last score of the computer's guess."""
-    loaded = load_game(request, session, game_id)
-    loaded.game.undo()
-    save_game(loaded)
-    return _out(game_id, loaded.game)
+    opened = load_game(request, session, game_id)
+    games.undo(opened)
+    return _out(game_id, opened.game)
 
 
 @router.post("/games/{game_id}/resign", response_model=GameOut, response_model_exclude_none=True)
 def resign(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
     """Give the game up (a rated game counts as lost); the secret is shown."""
-    loaded = load_game(request, session, game_id)
-    loaded.game.resign()
-    save_game(loaded)
-    return _out(game_id, loaded.game)
+    opened = load_game(request, session, game_id)
+    games.resign(opened)
+    return _out(game_id, opened.game)
 
 
 class Figures(BaseModel):
@@ -313,26 +287,21 @@ def help_(
 ) -> HelpOut:
     """Help in a practice game: a hint, the best guesses explained, or the coach's review of your last
     guess (a rated game offers none)."""
-    loaded = load_game(request, session, game_id)
-    game = _breaking(loaded)
+    opened = load_game(request, session, game_id)
     if kind == "hint":
-        found = HelpOut(guess=str(game.hint()), candidates=None, review=None)
-    elif kind == "explain":
-        choice = game.explain(EXPLAIN_TOP)
-        found = HelpOut(guess=str(choice.guess), candidates=choice.fitting, ranked=figures(choice), review=None)
-    else:
-        review = game.review()
-        found = HelpOut(guess=str(review.guess), candidates=review.after, review=review.line())
-    save_game(loaded)
-    return found
+        return HelpOut(guess=str(games.hint(opened)), candidates=None, review=None)
+    if kind == "explain":
+        choice = games.explain(opened)
+        return HelpOut(guess=str(choice.guess), candidates=choice.fitting, ranked=figures(choice), review=None)
+    review = games.review(opened)
+    return HelpOut(guess=str(review.guess), candidates=review.after, review=review.line())
 
 
 @router.get("/games/{game_id}/reasoning", response_model=HelpOut, response_model_exclude_none=True)
 def reasoning(request: Request, game_id: GameId, session: Annotated[WebSession, Depends(session_of)]) -> HelpOut:
     """The computer's reasoning behind the guess it awaits your score for (role maker): the codes that
     fit your scores, and the figures of its best guesses."""
-    game = _solving(load_game(request, session, game_id))
-    choice = game.choice()
+    choice = games.solving(load_game(request, session, game_id)).choice()
     return HelpOut(guess=str(choice.guess), candidates=choice.fitting, ranked=figures(choice), review=None)
 
 
@@ -364,8 +333,8 @@ class MatchOut(BaseModel):
     game: str | None = Field(None, description="The id of the game being played (play it under /api/games).")
 
 
-def _match_out(request: Request, public_id: str, loaded: LoadedMatch) -> MatchOut:
-    view = match_view(request, loaded)
+def _match_out(request: Request, public_id: str, opened: matches.OpenMatch) -> MatchOut:
+    view = matches.view(store_of(request), opened)
     return MatchOut(
         id=public_id,
         rules=view.rules.as_dict(),
@@ -384,20 +353,22 @@ def _match_out(request: Request, public_id: str, loaded: LoadedMatch) -> MatchOu
 def create_match(request: Request, body: NewMatch, session: Annotated[WebSession, Depends(changing)]) -> MatchOut:
     """Start a match against the computer: an even number of games, roles alternating (the computer makes
     the first code), the codemaker scoring a point per guess and one more when the code holds."""
-    rules = body.rules()
-    public_id = new_match(request, session, rules, body.games, body.level)
-    return _match_out(request, public_id, load_match(request, session_of(request), public_id))  # a guest's player
+    player = player_for(request, session)
+    public_id = matches.start_against_computer(store_of(request), player, body.rules(), body.games, body.level)
+    return _match_out(request, public_id, matches.load(store_of(request), player, public_id))
 
 
 @router.get("/matches/{match_id}", response_model=MatchOut, response_model_exclude_none=True)
 def get_match(request: Request, match_id: GameId, session: Annotated[WebSession, Depends(session_of)]) -> MatchOut:
     """The match so far, and the id of the game being played."""
-    return _match_out(request, match_id, load_match(request, session, match_id))
+    return _match_out(request, match_id, matches.load(store_of(request), session.player, match_id))
 
 
 @router.post("/matches/{match_id}/next", response_model=MatchOut, response_model_exclude_none=True)
 def next_game(request: Request, match_id: GameId, session: Annotated[WebSession, Depends(changing)]) -> MatchOut:
     """Count the finished game and start the next one (409 while the game is still being played)."""
-    loaded = load_match(request, session, match_id)
-    next_match_game(request, session, loaded)
-    return _match_out(request, match_id, load_match(request, session, match_id))
+    store = store_of(request)
+    opened = matches.load(store, session.player, match_id)
+    assert session.player is not None  # the match was found: it is the session's player's
+    matches.next_game(store, session.player, opened)
+    return _match_out(request, match_id, opened)

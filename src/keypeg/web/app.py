@@ -13,16 +13,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
 
 from keypeg.errors import (
-    ConflictError,
-    ForbiddenError,
-    InconsistentScoreError,
     KeypegError,
-    NotFoundError,
-    UnavailableError,
 )
 from keypeg.limits import WEB_BODY_LIMIT
-from keypeg.store import Store
+from keypeg.services.stores import open_store
 from keypeg.text import visible
+from keypeg.web.errors import status_of
 
 __all__ = ["create_app", "app_from_environment", "SECURITY_HEADERS"]
 
@@ -33,24 +29,6 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
-
-
-STATUSES: tuple[tuple[type[Exception], int], ...] = (
-    (InconsistentScoreError, 409),
-    (NotFoundError, 404),
-    (ForbiddenError, 403),
-    (ConflictError, 409),
-    (UnavailableError, 503),
-    (KeypegError, 400),
-)
-"""The one table from keypeg's errors to HTTP statuses, the first kind that matches: a score no code
-fits and a record changed meanwhile are conflicts (409); bad input, a move a rule refuses and work too
-costly are 400; a store or worker that is down is 503."""
-
-
-def status_of(error: KeypegError) -> int:
-    """The HTTP status of ``error``, by :data:`STATUSES`."""
-    return next(status for kind, status in STATUSES if isinstance(error, kind))
 
 
 def _error(
@@ -107,7 +85,7 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
         redoc_url=None,
     )
     app.openapi_version = "3.0.3"  # what the Swagger UI of swagger-ui-bundle renders
-    app.state.store = Store(url)
+    app.state.store = open_store(url)
     app.state.https = https
     _serve_docs(app)
     app.include_router(api.router)

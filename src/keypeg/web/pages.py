@@ -41,7 +41,7 @@ __all__ = [
     "Csrf",
     "whole_number",
     "rules_form",
-    "rules_query",
+    "form_query",
 ]
 
 STATIC = str(files("keypeg.web") / "static")
@@ -215,7 +215,7 @@ def rules_form(
 Param = Annotated[str, Query(max_length=64)]
 
 
-def rules_query(
+def form_query(
     variant: Param = "classic",
     pegs: Param = "",
     colors: Param = "",

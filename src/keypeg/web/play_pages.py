@@ -1,31 +1,22 @@
 """The Play and Match pages: start a game in either role or a match against the computer, and play it on
-a board. Every move goes through :mod:`keypeg.web.games` (the play layer and the store), as the JSON
-API's do; a refused move shows the board again with the reason."""
+a board. Every move is a use case of :mod:`keypeg.services.games`, as the JSON API's are; a refused move
+shows the board again with the reason."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
 from keypeg.code import Feedback
-from keypeg.errors import InconsistentScoreError, KeypegError
+from keypeg.errors import KeypegError, RefusedError
 from keypeg.play.levels import LEVELS
-from keypeg.play.sessions import BreakSession, SolveSession
-from keypeg.web.games import (
-    EXPLAIN_TOP,
-    LoadedGame,
-    game_view,
-    load_game,
-    load_match,
-    match_view,
-    new_game,
-    new_match,
-    next_match_game,
-    save_game,
-    start_game,
-)
+from keypeg.play.sessions import SolveSession
+from keypeg.services import games, matches
+from keypeg.web.errors import status_of
+from keypeg.web.games import player_for
 from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_form, whole_number
 from keypeg.web.sessions import current, store_of
 
@@ -61,7 +52,7 @@ def start(
     session = form_session(request, csrf)
     try:
         rules = fields.rules()
-        game = new_game(rules, role, level=whole_number(level, "level"), practice=practice == "yes")
+        game = games.new_session(rules, role, level=whole_number(level, "level"), practice=practice == "yes")
     except KeypegError as error:
         return page(
             request,
@@ -73,15 +64,16 @@ def start(
             playing=[],
             error=str(error),
         )
-    return redirect(f"/play/{start_game(request, session, game)}")
+    opened = games.start(store_of(request), player_for(request, session), game, public=True)
+    return redirect(f"/play/{opened.public_id}")
 
 
 def _board(
-    request: Request, public_id: str, loaded: LoadedGame, *, status: int = 200, error: str = "", **extra: Any
+    request: Request, public_id: str, loaded: games.OpenGame, *, status: int = 200, error: str = "", **extra: Any
 ) -> Response:
     """The game's page."""
     game = loaded.game
-    view = game_view(game)
+    view = games.view(game)
     reasoning = None
     if isinstance(game, SolveSession) and not game.is_over:
         reasoning = game.choice()
@@ -118,7 +110,7 @@ def _board(
         grid=grid,
         error=error,
         said=said,
-        explain_top=EXPLAIN_TOP,
+        explain_top=games.EXPLAIN_TOP,
         **{"hint": None, "review": None, "explained": None, **extra},
     )
 
@@ -128,34 +120,38 @@ def board(request: Request, public_id: str) -> Response:
     session = current(request)
     if session is None:
         raise HTTPException(404, "no such game")
-    return _board(request, public_id, load_game(request, session, public_id))
+    return _board(request, public_id, games.load(store_of(request), session.player, public_id))
 
 
-def _move(request: Request, public_id: str, csrf: str, move: object, row: str = "") -> Response:
-    """Load the game, make ``move`` on it (a function of the session), save it; the board again, with the
-    reason when the move is refused. A move for a row already played (a form sent twice) changes nothing."""
+SHOWN_ON_THE_BOARD = (RefusedError, ValueError)
+"""The errors of a move shown on the board with the reason: a move the rules refuse, a bad code or score
+(a score no code fits, 409). Others (not found, a conflict, a store that is down) are error pages."""
+
+
+def _row(row: str) -> int | None:
+    """The row a form's move was for (none: the next; a row that is not a number: none that can come)."""
+    if not row:
+        return None
+    return int(row) if row.isdigit() else -1
+
+
+def _move(request: Request, public_id: str, csrf: str, move: Callable[[games.OpenGame], object]) -> Response:
+    """Load the game, make ``move`` on it (a use case), and show the board again, with the reason when the
+    move is refused. A move for a row already played (a form sent twice) changes nothing."""
     session = form_session(request, csrf)
-    loaded = load_game(request, session, public_id)
-    if row and row != str(len(loaded.game.history) + 1):
-        return redirect(f"/play/{public_id}")
+    loaded = games.load(store_of(request), session.player, public_id)
     try:
-        move(loaded.game)  # type: ignore[operator]
-    except InconsistentScoreError as error:
-        return _board(request, public_id, loaded, status=409, error=str(error))
-    except KeypegError as error:
-        return _board(request, public_id, loaded, status=400, error=str(error))
-    save_game(loaded)
+        move(loaded)
+    except games.RowPlayedError:
+        pass  # the form was sent twice: it is played already
+    except SHOWN_ON_THE_BOARD as error:
+        return _board(request, public_id, loaded, status=status_of(error), error=str(error))
     return redirect(f"/play/{public_id}")
 
 
 @router.post("/play/{public_id}/guess", response_class=HTMLResponse)
 def guess(request: Request, public_id: str, csrf: Csrf, code: Code = "", row: Row = "") -> Response:
-    def move(game: object) -> None:
-        if not isinstance(game, BreakSession):
-            raise KeypegError("in this game the computer guesses: score its guess")
-        game.guess(code)
-
-    return _move(request, public_id, csrf, move, row)
+    return _move(request, public_id, csrf, lambda game: games.guess(game, code, row=_row(row)))
 
 
 @router.post("/play/{public_id}/score", response_class=HTMLResponse)
@@ -167,22 +163,21 @@ def score(
     white: Annotated[str, Form(max_length=3)] = "",
     row: Row = "",
 ) -> Response:
-    def move(game: object) -> None:
-        if not isinstance(game, SolveSession):
-            raise KeypegError("in this game you guess")
-        game.score(Feedback(whole_number(black or "0", "black"), whole_number(white or "0", "white")))
+    def move(game: games.OpenGame) -> None:
+        feedback = Feedback(whole_number(black or "0", "black"), whole_number(white or "0", "white"))
+        games.score(game, feedback, row=_row(row))
 
-    return _move(request, public_id, csrf, move, row)
+    return _move(request, public_id, csrf, move)
 
 
 @router.post("/play/{public_id}/undo", response_class=HTMLResponse)
 def undo(request: Request, public_id: str, csrf: Csrf) -> Response:
-    return _move(request, public_id, csrf, lambda game: game.undo())
+    return _move(request, public_id, csrf, games.undo)
 
 
 @router.post("/play/{public_id}/resign", response_class=HTMLResponse)
 def resign(request: Request, public_id: str, csrf: Csrf) -> Response:
-    return _move(request, public_id, csrf, lambda game: game.resign())
+    return _move(request, public_id, csrf, games.resign)
 
 
 @router.post("/play/{public_id}/help", response_class=HTMLResponse)
@@ -191,21 +186,17 @@ def help_(
 ) -> Response:
     """A hint, the best guesses explained, or the coach's review (practice games only), shown on the board."""
     session = form_session(request, csrf)
-    loaded = load_game(request, session, public_id)
-    game = loaded.game
+    loaded = games.load(store_of(request), session.player, public_id)
     try:
-        if not isinstance(game, BreakSession):
-            raise KeypegError("help is for games where you break the code")
         found: dict[str, Any] = {}
         if kind == "hint":
-            found["hint"] = str(game.hint())
+            found["hint"] = str(games.hint(loaded))
         elif kind == "explain":
-            found["explained"] = game.explain(EXPLAIN_TOP)
+            found["explained"] = games.explain(loaded)
         else:
-            found["review"] = game.review()
-    except KeypegError as error:
-        return _board(request, public_id, loaded, status=400, error=str(error))
-    save_game(loaded)
+            found["review"] = games.review(loaded)
+    except SHOWN_ON_THE_BOARD as error:
+        return _board(request, public_id, loaded, status=status_of(error), error=str(error))
     return _board(request, public_id, loaded, **found)
 
 
@@ -234,7 +225,8 @@ def match_start(
             raise KeypegError("a match has an even number of games, from 2 to 20")
         if strength not in LEVELS:
             raise KeypegError("the level is 1 to 4")
-        public_id = new_match(request, session, rules, count, strength)
+        player = player_for(request, session)
+        public_id = matches.start_against_computer(store_of(request), player, rules, count, strength)
     except KeypegError as error:
         return page(
             request,
@@ -253,12 +245,16 @@ def match_page(request: Request, public_id: str) -> Response:
     session = current(request)
     if session is None:
         raise HTTPException(404, "no such match")
-    loaded = load_match(request, session, public_id)
-    return page(request, "match.html", active="Match", id=public_id, match=match_view(request, loaded))
+    store = store_of(request)
+    opened = matches.load(store, session.player, public_id)
+    return page(request, "match.html", active="Match", id=public_id, match=matches.view(store, opened))
 
 
 @router.post("/match/{public_id}/next", response_class=HTMLResponse)
 def match_next(request: Request, public_id: str, csrf: Csrf) -> Response:
     session = form_session(request, csrf)
-    next_match_game(request, session, load_match(request, session, public_id))
+    store = store_of(request)
+    opened = matches.load(store, session.player, public_id)
+    assert session.player is not None  # the match was found: it is the session's player's
+    matches.next_game(store, session.player, opened)
     return redirect(f"/match/{public_id}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -11,12 +10,13 @@ from fastapi.responses import HTMLResponse, Response
 
 from keypeg.errors import KeypegError
 from keypeg.limits import TOP_RULE
-from keypeg.play.daily import streak
-from keypeg.play.live import LiveMatch, standing
-from keypeg.store import Store
-from keypeg.variants import VARIANTS, game_label
-from keypeg.web.accounts import check_login, register_player, welcome
-from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_query
+from keypeg.services import live, records
+from keypeg.services.accounts import NameTakenError, ThrottledError
+from keypeg.services.daily import streaks as daily_streaks
+from keypeg.variants import game_label
+from keypeg.web.accounts import check_login, login_status, register_player, welcome
+from keypeg.web.errors import status_of
+from keypeg.web.pages import Csrf, RulesForm, form_query, form_session, page, redirect
 from keypeg.web.sessions import current, new_session, store_of
 
 __all__ = ["router", "Chart", "trend_chart"]
@@ -58,16 +58,6 @@ def trend_chart(values: list[int], width: int = 640, height: int = 220) -> Chart
     return Chart(width, height, " ".join(f"{x},{yy}" for x, yy, _ in dots), dots, ticks, len(values))
 
 
-def _live_matches(store: Store, player: str) -> list[LiveMatch]:
-    found = []
-    for _, state in store.live.of_player(player, limit=1000):
-        try:
-            found.append(LiveMatch.from_state(json.loads(state)))
-        except (ValueError, KeypegError):
-            continue  # a damaged record is left out of the standing
-    return found
-
-
 def _players_page(request: Request, *, status: int = 200, error: str = "", name: str = "") -> Response:
     session = current(request)
     person = session.person if session is not None else None
@@ -75,11 +65,11 @@ def _players_page(request: Request, *, status: int = 200, error: str = "", name:
     streaks: dict[str, int] = {}
     if session is not None and session.player is not None:
         store = store_of(request)
-        games = store.games.history(session.player, limit=50, made=True)
-        stats = store.records.stats(session.player)
+        games = records.history(store, session.player, limit=50, made=True)
+        stats = records.stats(store, session.player)
         chart = trend_chart(stats.trend[-100:])
-        record = standing(session.player, _live_matches(store, session.player))
-        streaks = {v.name: days for v in VARIANTS.values() if (days := streak(store, session.player, v))}
+        record = live.standing_of(store, session.player)
+        streaks = daily_streaks(store, session.player)
     return page(
         request,
         "players.html",
@@ -107,8 +97,10 @@ def login(request: Request, csrf: Csrf, name: Name, password: Password) -> Respo
     session = form_session(request, csrf)
     try:
         player = check_login(request, name, password)
-    except HTTPException as refused:
+    except HTTPException as refused:  # a wrong name or password: 401
         return _players_page(request, status=refused.status_code, error=str(refused.detail), name=name)
+    except ThrottledError as refused:
+        return _players_page(request, status=login_status(refused), error=str(refused), name=name)
     welcome(request, session, player)
     response = redirect("/players")
     new_session(request, response, player)
@@ -122,8 +114,8 @@ def register(request: Request, csrf: Csrf, name: Name, password: Password) -> Re
         if len(password) < 8:
             raise KeypegError("choose a password of at least 8 characters")
         player = register_player(request, name, password)
-    except HTTPException as refused:
-        return _players_page(request, status=refused.status_code, error=str(refused.detail), name=name)
+    except NameTakenError as taken:
+        return _players_page(request, status=status_of(taken), error=str(taken), name=name)
     except KeypegError as error:
         return _players_page(request, status=400, error=str(error), name=name)
     welcome(request, session, player)
@@ -141,12 +133,12 @@ def logout(request: Request, csrf: Csrf) -> Response:
 
 
 @router.get("/top", response_class=HTMLResponse)
-def top(request: Request, fields: Annotated[RulesForm, Depends(rules_query)]) -> Response:
+def top(request: Request, fields: Annotated[RulesForm, Depends(form_query)]) -> Response:
     """The top 10 players of a game (rated games only)."""
     error, board, rules = "", [], None
     try:
         rules = fields.rules()
-        board = store_of(request).records.top(rules)
+        board = records.top(store_of(request), rules)
     except KeypegError as refused:
         error = str(refused)
     return page(
