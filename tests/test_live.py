@@ -326,3 +326,60 @@ def test_a_player_away_is_told_to_the_other_and_forfeits(url: str, monkeypatch: 
     )
     assert seen_by_ann["turn"] == "bob"  # game 2: bob makes the code
     assert "forfeited" in ann.client.get(f"/live/{made['id']}").text
+
+
+def _down(*_args: object, **_kwargs: object) -> object:
+    from keypeg.store import StoreUnavailableError
+
+    raise StoreUnavailableError("cannot use the database: connection refused")
+
+
+def _moved_on(*_args: object, **_kwargs: object) -> object:
+    from keypeg.store import MovedOnError
+
+    raise MovedOnError("the match was moved on elsewhere meanwhile")
+
+
+def test_a_store_down_during_a_live_move_is_503_and_a_match_moved_on_is_409(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from keypeg.store.games import Games
+    from keypeg.store.live import LiveMatches
+
+    app = create_app(url)
+    ann = Player(TestClient(app, base_url="https://keypeg.test"), "ann")
+    bob = Player(TestClient(app, base_url="https://keypeg.test"), "bob")
+    made = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2}).json()
+    match = made["id"]
+    bob.post(f"/api/live/{match}/join", {"token": made["token"]})
+    with monkeypatch.context() as outage:  # the match's own write fails
+        outage.setattr(LiveMatches, "save", _down)
+        refused = ann.post(f"/api/live/{match}/secret", {"code": "EDA"})
+        assert refused.status_code == 503 and "connection refused" in refused.json()["error"]
+        page_csrf = ann.client.get(f"/live/{match}").text.split('name="csrf" value="')[1].split('"')[0]
+        form = ann.client.post(f"/live/{match}/secret", data={"csrf": page_csrf, "code": "EDA"})
+        assert form.status_code == 503 and "connection refused" in form.text
+    with monkeypatch.context() as moved:  # another request moved the match on first: a conflict, as before
+        moved.setattr(LiveMatches, "save", _moved_on)
+        conflict = ann.post(f"/api/live/{match}/secret", {"code": "EDA"})
+        assert conflict.status_code == 409 and "reload" in conflict.json()["error"]
+    assert ann.post(f"/api/live/{match}/secret", {"code": "EDA"}).status_code == 200
+    with monkeypatch.context() as outage:  # the game's write fails as the codebreaker guesses
+        outage.setattr(Games, "update", _down)
+        refused = bob.post(f"/api/live/{match}/guesses", {"code": "ABC", "row": 1})
+        assert refused.status_code == 503 and "connection refused" in refused.json()["error"]
+    assert bob.post(f"/api/live/{match}/guesses", {"code": "ABC", "row": 1}).json()["current"]["history"]
+    assert bob.post(f"/api/live/{match}/guesses", {"code": "ABC", "row": 1}).status_code == 409  # sent twice
+
+
+def test_following_a_match_while_the_store_is_down_is_503_not_404(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from keypeg.store.live import LiveMatches
+
+    app = create_app(url)
+    ann = Player(TestClient(app, base_url="https://keypeg.test"), "ann")
+    match = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2}).json()["id"]
+    assert ann.client.get("/api/live/nosuchmatch/events").status_code == 404
+    monkeypatch.setattr(LiveMatches, "get", _down)
+    for path in (f"/api/live/{match}/events", "/api/live/nosuchmatch/events", f"/api/live/{match}"):
+        failed = ann.client.get(path)
+        assert failed.status_code == 503 and "connection refused" in failed.json()["error"], path

@@ -154,7 +154,7 @@ class LiveMatch:
             raise IllegalMoveError("it is not your turn to guess")
         feedback = game.guess(code)
         if game.is_over:
-            self._count(game)
+            self.count_ended(game)
         return feedback
 
     def resign(self, player: str, game: BreakSession | None) -> None:
@@ -189,10 +189,13 @@ class LiveMatch:
             if game is None or player != roles[1]:
                 raise IllegalMoveError("only the codebreaker can give up a game being played")
             game.resign()
-            self._count(game)
+            self.count_ended(game)
         self.notes.append(Note(number, why))
 
-    def _count(self, game: BreakSession) -> None:
+    def count_ended(self, game: BreakSession) -> None:
+        """Count ``game``, the match's current game, which has just ended: its points go to the match, which
+        moves on to its next game (or ends). A game found ended but not yet counted (a write cut short) is
+        counted so when it is next loaded."""
         assert self.match is not None
         self.last_id = self.match.current_id
         self.match.resume(game, self.match.current_id)

@@ -1,0 +1,312 @@
+"""Matches between two people, played live, for every face: create one, join it with the invitation, set a
+code, guess, resign, forfeit by absence, and what each viewer may see of it.
+
+The rules are the play layer's (:mod:`keypeg.play.live`). Each use case loads the match from the store,
+checks who may do what, acts, and saves it by compare-and-swap on its version (a
+:class:`~keypeg.errors.ConflictError` if another request moved it on meanwhile; a store that is down is
+an :class:`~keypeg.errors.UnavailableError`), then tells the :class:`~keypeg.services.live_bus.LiveBus`,
+which wakes everyone following the match. A player is a plain name (the face says whose request it is);
+``None`` is someone with no player yet, who may watch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from keypeg.errors import ConflictError, ForbiddenError, KeypegError, NotFoundError
+from keypeg.limits import LIVE_ABSENCE_LIMIT
+from keypeg.play.live import LiveMatch, Standing, standing
+from keypeg.play.sessions import BreakSession
+from keypeg.rules import Rules
+from keypeg.services import games
+from keypeg.services.recording import GameKeeper, continue_game
+from keypeg.store import player_name
+from keypeg.store.names import GUEST_PREFIX
+
+if TYPE_CHECKING:
+    from keypeg.services.live_bus import LiveBus
+    from keypeg.store import Store
+
+__all__ = [
+    "OpenLive",
+    "create",
+    "forfeit_absent",
+    "guess",
+    "invite_token",
+    "join",
+    "load",
+    "matches_of",
+    "resign",
+    "save",
+    "set_code",
+    "snapshot",
+    "standing_of",
+    "store_id",
+    "view",
+]
+
+
+@dataclass
+class OpenLive:
+    """A live match loaded for a use case: the play layer's match, its game being played, and the store's
+    id and version it was read at, with when each seat was last seen."""
+
+    public_id: str
+    id: int
+    version: int
+    live: LiveMatch
+    game: BreakSession | None
+    keeper: GameKeeper | None
+    seen: tuple[datetime | None, ...]
+
+
+def invite_token(store: Store, public_id: str) -> str:
+    """The invitation's token of a match: only who holds it takes the second seat (derived from a key of
+    the store's, so nothing about it is kept)."""
+    return hmac.new(store.keys.server_key("invite"), public_id.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def store_id(store: Store, public_id: str) -> int:
+    """The store's id of the match (what the bus names it by); :class:`NotFoundError` when there is none."""
+    try:
+        return store.live.get(public_id).id
+    except NotFoundError:
+        raise NotFoundError("no such match") from None
+
+
+def load(store: Store, bus: LiveBus, public_id: str) -> OpenLive:
+    """The match (:class:`NotFoundError` if there is none), its current game loaded; a game that ended
+    without being counted (a write cut short) is counted now."""
+    try:
+        record = store.live.get(public_id)
+    except NotFoundError:
+        raise NotFoundError("no such match") from None
+    try:
+        live = LiveMatch.from_state(json.loads(record.state))
+    except (ValueError, KeypegError):
+        raise NotFoundError("no such match") from None  # a match of the computer's, or damaged
+    game, keeper = None, None
+    if live.match is not None and live.match.current_id is not None:
+        session, keeper = continue_game(store, live.match.current_id, match_id=record.id, over_ok=True)
+        assert isinstance(session, BreakSession)
+        game = session
+    opened = OpenLive(public_id, record.id, record.version, live, game, keeper, record.seen)
+    if game is not None and game.is_over and live.turn() is not None:
+        live.count_ended(game)
+        save(store, bus, opened)
+    return opened
+
+
+def save(store: Store, bus: LiveBus, opened: OpenLive, *, opponent: str | None = None) -> None:
+    """Write the match's new state (:class:`ConflictError` if another request moved it on) and wake its
+    followers; ``opponent`` takes the second seat."""
+    state = json.dumps(opened.live.to_state())
+    try:
+        opened.version = store.live.save(opened.id, state, opened.version, opponent=opponent)
+    except ConflictError:
+        raise ConflictError("the match was moved on meanwhile: reload it") from None
+    bus.changed(opened.id)
+
+
+def _record(opened: OpenLive) -> None:
+    """Write the moves of the match's game (:class:`ConflictError` if it was played on meanwhile)."""
+    assert opened.keeper is not None and opened.game is not None
+    try:
+        opened.keeper.sync(opened.game)
+    except ConflictError:
+        raise ConflictError("the game was played on meanwhile: reload it") from None
+
+
+def _seated(opened: OpenLive, player: str | None) -> str:
+    """``player``, if they sit in the match (:class:`ForbiddenError` for anyone else)."""
+    if player is None or opened.live.seat_of(player) is None:
+        raise ForbiddenError("only the match's two players can do that")
+    return player
+
+
+def _nickname(player: str, nickname: str | None) -> str | None:
+    """A guest's nickname, checked like a player's name (a registered player is shown by their name)."""
+    if not player.startswith(GUEST_PREFIX) or not nickname or not nickname.strip():
+        return None
+    return player_name(nickname)
+
+
+def forfeit_absent(store: Store, bus: LiveBus, opened: OpenLive) -> None:
+    """Whoever must act and has been away too long forfeits the game (any viewer's request checks)."""
+    gone = opened.live.absent(datetime.now(UTC), opened.seen)
+    if gone is None:
+        return
+    opened.live.forfeit(gone, opened.game)
+    if opened.game is not None and opened.keeper is not None:
+        _record(opened)
+    save(store, bus, opened)
+
+
+# -- the moves ---------------------------------------------------------------------------------------
+
+
+def create(store: Store, player: str, rules: Rules, games_count: int, nickname: str | None = None) -> str:
+    """A new match of ``player`` (a guest may give a ``nickname`` to be shown by), waiting for a second
+    player; its public id."""
+    live = LiveMatch.new(rules, games_count, player, _nickname(player, nickname))
+    public_id = games.new_id()
+    store.live.start(player, json.dumps(live.to_state()), public_id)
+    return public_id
+
+
+def join(store: Store, bus: LiveBus, public_id: str, player: str, token: str, nickname: str | None = None) -> None:
+    """``player`` takes the second seat with the invitation's ``token`` (:class:`ForbiddenError` for a wrong
+    one); opening the invitation again once seated changes nothing."""
+    opened = load(store, bus, public_id)
+    if not hmac.compare_digest(token.encode(), invite_token(store, public_id).encode()):
+        raise ForbiddenError("this invitation is not valid for this match")
+    nick = _nickname(player, nickname)
+    if opened.live.seat_of(player) is not None:
+        return
+    opened.live.join(player, nick)
+    save(store, bus, opened, opponent=player)
+
+
+def set_code(store: Store, bus: LiveBus, public_id: str, player: str | None, code: str) -> None:
+    """As codemaker, ``player`` sets the code of the next game, which starts."""
+    opened = load(store, bus, public_id)
+    maker = _seated(opened, player)
+    game = opened.live.set_secret(maker, code)
+    roles = opened.live.roles()
+    assert roles is not None
+    started = games.start(store, roles[1], game, match_id=opened.id, maker=maker)
+    assert started.keeper.game_id is not None
+    opened.live.started(started.keeper.game_id)
+    save(store, bus, opened)
+
+
+def guess(
+    store: Store, bus: LiveBus, public_id: str, player: str | None, code: str, row: int | None = None
+) -> dict[str, Any]:
+    """As codebreaker, ``player`` guesses (``row``, when given, must be the next row: a request sent twice
+    is a conflict); the match as ``player`` may now see it."""
+    opened = load(store, bus, public_id)
+    breaker = _seated(opened, player)
+    if opened.game is None:
+        raise ConflictError("the code of this game is not set yet")
+    games.check_row(len(opened.game.history), row)
+    over_before = opened.live.is_over or opened.game.is_over
+    opened.live.guess(breaker, opened.game, code)
+    _record(opened)
+    if opened.game.is_over and not over_before:  # the game is counted: the match moves on
+        if _save_counted(store, bus, opened):
+            return view(store, opened, breaker)
+        return snapshot(store, bus, public_id, breaker)  # another request counted it first: read it again
+    opened.version = store.live.touch(opened.id, 0 if breaker == opened.live.first else 1, bump=True)
+    bus.changed(opened.id)
+    return view(store, opened, breaker)
+
+
+def resign(store: Store, bus: LiveBus, public_id: str, player: str | None) -> None:
+    """``player`` gives up the game being played."""
+    opened = load(store, bus, public_id)
+    opened.live.resign(_seated(opened, player), opened.game)
+    if opened.game is not None and opened.game.is_over:
+        _record(opened)
+        _save_counted(store, bus, opened)
+    else:
+        save(store, bus, opened)
+
+
+def _save_counted(store: Store, bus: LiveBus, opened: OpenLive) -> bool:
+    """Save the match after its game ended (``True``); if a follower's request counted the game first (it
+    saw the finished game in the store), that stands (``False``)."""
+    counted = opened.game
+    try:
+        save(store, bus, opened)
+        return True
+    except ConflictError:
+        again = load(store, bus, opened.public_id)
+        if counted is None or again.live.match is None or opened.live.match is None:
+            raise
+        if again.live.match.current_id is not None and again.game is not None and not again.game.is_over:
+            return False  # counted, and the next game already set
+        if len(again.live.match.match.played) < len(opened.live.match.match.played):
+            raise
+        return False
+
+
+# -- what each viewer sees -----------------------------------------------------------------------------
+
+
+def snapshot(store: Store, bus: LiveBus, public_id: str, viewer: str | None, *, present: bool = True) -> dict[str, Any]:
+    """What ``viewer`` may see of the match now, with its version; a seated viewer is noted present, and a
+    player away too long on their turn forfeits."""
+    opened = load(store, bus, public_id)
+    seat = opened.live.seat_of(viewer)
+    if present and seat is not None:
+        store.live.touch(opened.id, seat)
+        opened.seen = tuple(datetime.now(UTC) if k == seat else t for k, t in enumerate(opened.seen))
+    if opened.live.second is not None:
+        forfeit_absent(store, bus, opened)
+    return view(store, opened, viewer)
+
+
+def view(store: Store, opened: OpenLive, viewer: str | None) -> dict[str, Any]:
+    """What ``viewer`` may see of the match as loaded (and moved), with its version: a player sees the code
+    they set; nobody else sees a code before its game ends."""
+    shown = opened.live.view(viewer, opened.game)
+    last = _last_game(store, opened)
+    shown.update(id=opened.public_id, version=opened.version, absence_limit=LIVE_ABSENCE_LIMIT, last=last)
+    return shown
+
+
+def _last_game(store: Store, opened: OpenLive) -> dict[str, Any] | None:
+    """The game that ended last, shown (with its code: it is over) until the next game's code is set."""
+    live = opened.live
+    if live.last_id is None or live.match is None or live.match.current_id is not None:
+        return None
+    record = store.games.record(live.last_id)
+    if record.outcome is None:
+        return None
+    played = live.match.match.played[-1]
+    return {
+        "number": len(live.match.match.played),
+        "codemaker": played.codemaker,
+        "codebreaker": played.codebreaker,
+        "code": record.secret,
+        "broken": played.broken,
+        "history": [{"guess": m.guess, "black": m.feedback.black, "white": m.feedback.white} for m in record.moves],
+    }
+
+
+# -- a player's matches --------------------------------------------------------------------------------
+
+
+def _matches(store: Store, player: str, limit: int) -> list[tuple[str, LiveMatch]]:
+    """The public ids and matches ``player`` sits in, newest first (a damaged record is left out)."""
+    found = []
+    for public_id, state in store.live.of_player(player, limit=limit):
+        try:
+            found.append((public_id, LiveMatch.from_state(json.loads(state))))
+        except (ValueError, KeypegError):
+            continue
+    return found
+
+
+def matches_of(store: Store, player: str, limit: int = 20) -> list[dict[str, Any]]:
+    """``player``'s latest matches against people: each one's public id, the seats' names as shown, their
+    points and whether it is over."""
+    listed = []
+    for public_id, live in _matches(store, player, limit):
+        points = live.scores()
+        names = [live.shown(p) for p in live.seats]
+        listed.append(
+            {"id": public_id, "names": names, "points": [points[p] for p in live.seats], "over": live.is_over}
+        )
+    return listed
+
+
+def standing_of(store: Store, player: str) -> Standing:
+    """``player``'s record in their finished matches against people (the latest 1,000)."""
+    return standing(player, [live for _, live in _matches(store, player, 1000)])
