@@ -17,14 +17,8 @@ from hypothesis import strategies as st
 
 from keypeg import score
 from keypeg.play import daily
-from keypeg.play.daily import (
-    KEY_NAME,
-    daily_board,
-    daily_secret,
-    share_grid,
-    start_daily,
-    streak,
-)
+from keypeg.play.daily import KEY_NAME, daily_secret, share_grid
+from keypeg.services.daily import daily_board, start_daily, streak
 from keypeg.store import PlayedAlreadyError, Store
 from keypeg.variants import VARIANTS, find_variant
 from keypeg.web import create_app

@@ -217,7 +217,7 @@ def test_register_log_in_and_out_with_a_new_session_each_time(url: str) -> None:
 
 
 def test_failed_logins_are_limited_per_name(url: str) -> None:
-    from keypeg.web.accounts import LOGIN_LIMIT_PER_NAME
+    from keypeg.services.accounts import LOGIN_LIMIT_PER_NAME
 
     Store(url).players.set_password("ann", "right")
     browser, csrf = client(url)

@@ -17,9 +17,9 @@ from keypeg import Rules
 from keypeg.limits import WEB_BODY_LIMIT
 from keypeg.play import sessions as play_sessions
 from keypeg.play.sessions import SolveSession, session_from_state
+from keypeg.services.accounts import LOGIN_LIMIT_PER_NAME
 from keypeg.store import Store
 from keypeg.web import create_app
-from keypeg.web.accounts import LOGIN_LIMIT_PER_NAME
 
 SITE = "https://keypeg.test"
 

@@ -23,7 +23,7 @@ from keypeg.text import plural, visible
 from keypeg.variants import game_label, preset_of
 
 if TYPE_CHECKING:
-    from keypeg.store import Store
+    from keypeg.services.stores import Store
 
 
 player_option = click.option(
@@ -34,15 +34,15 @@ record_option = click.option("--record/--no-record", default=True, help="Keep th
 
 def open_store(db: str | None) -> Store:
     """The store at ``db`` (or the default); errors become one clear line."""
-    from keypeg.store import Store
+    from keypeg.services.stores import open_store as open_at
 
-    return Store(db)
+    return open_at(db)
 
 
 def default_player() -> str:
     """The player when none is named: ``$KEYPEG_PLAYER``, else the login name (``player`` when the
     login name cannot be a player's name)."""
-    from keypeg.store import InvalidNameError, player_name
+    from keypeg.services.stores import InvalidNameError, player_name
 
     if os.environ.get("KEYPEG_PLAYER"):
         return os.environ["KEYPEG_PLAYER"]
@@ -71,12 +71,14 @@ def stats(
         from keypeg.cli.charts import check_chart
 
         check_chart(plot)  # before the database is opened
+    from keypeg.services import records
+
     store = open_store(db)
     asked = player if player is not None else default_player()
-    name = store.players.registered(asked) or asked
+    name = records.registered(store, asked)
     chosen = None if all_variants or not _rules_given() else rules
     variant = game_label(chosen) if chosen is not None else None
-    result = store.records.stats(name, rules=chosen)
+    result = records.stats(store, name, chosen)
     if plot is not None:
         _plot(result.trend, plot, name)
     if as_json:
@@ -148,7 +150,9 @@ def _plot(trend: list[int], path: Path, name: str) -> None:
 @db_option
 @json_option
 def top(rules: Rules, db: str | None, as_json: bool) -> None:
-    board = open_store(db).records.top(rules)
+    from keypeg.services import records
+
+    board = records.top(open_store(db), rules)
     title = game_label(rules)
     if as_json:
         print_json(
@@ -191,7 +195,9 @@ def top(rules: Rules, db: str | None, as_json: bool) -> None:
 @json_option
 def history(player: str | None, limit: int, db: str | None, as_json: bool) -> None:
     """The latest games, newest first (rated games count on the top 10; practice games never do)."""
-    games = open_store(db).games.history(player, limit=limit, with_moves=as_json, made=True)
+    from keypeg.services import records
+
+    games = records.history(open_store(db), player, limit=limit, with_moves=as_json, made=True)
     if as_json:
         print_json([g.as_dict() for g in games])
         return
@@ -213,8 +219,9 @@ def replay_game(game_id: int, db: str | None, coach: bool, as_json: bool) -> Non
     """Show a stored game again, with the coach's comment on each of the player's guesses."""
     from keypeg.errors import KeypegError
     from keypeg.play.coach import review_history
+    from keypeg.services import records
 
-    game = open_store(db).games.record(game_id)
+    game = records.game(open_store(db), game_id)
     rules = game.rules
     try:
         history = [(rules.parse(move.guess), move.feedback) for move in game.moves]
@@ -251,9 +258,10 @@ def replay_game(game_id: int, db: str | None, coach: bool, as_json: bool) -> Non
 @db_option
 def export(player: str | None, fmt: str, output: Path | None, db: str | None) -> None:
     """A player's games, as CSV (one row per game) or JSON (with every guess)."""
+    from keypeg.services import records
+
     name = player if player is not None else default_player()
-    store = open_store(db)
-    games = list(reversed(store.games.history(name, limit=None, with_moves=fmt == "json")))
+    games = list(reversed(records.history(open_store(db), name, limit=None, with_moves=fmt == "json")))
     if fmt == "json":
         text = json.dumps([g.as_dict() for g in games], indent=1) + "\n"
     else:
@@ -315,10 +323,11 @@ def player(name: str, set_password: bool, password_stdin: bool, db: str | None) 
     for (hidden, twice) in a terminal, or read from stdin (--password-stdin), or from $KEYPEG_PASSWORD
     (the current one) and $KEYPEG_NEW_PASSWORD (the new one). Changing it needs the current one."""
     from keypeg.errors import KeypegError
+    from keypeg.services import accounts
 
     store = open_store(db)
     if not set_password:
-        registered = store.players.ensure(name)
+        registered = accounts.ensure_player(store, name)
         out.print(Text(f"player {visible(registered)} is ready"))
         return
 
@@ -331,10 +340,10 @@ def player(name: str, set_password: bool, password_stdin: bool, db: str | None) 
             raise KeypegError(f"no {prompt}: give it with --password-stdin or ${variable}")
         return str(click.prompt(prompt, hide_input=True, confirmation_prompt=confirm))
 
-    old = secret("current password", "KEYPEG_PASSWORD") if store.players.has_password(name) else None
+    old = secret("current password", "KEYPEG_PASSWORD") if accounts.has_password(store, name) else None
     new = secret("new password", "KEYPEG_NEW_PASSWORD", confirm=True)
-    store.players.set_password(name, new, old=old)
-    out.print(Text(f"password set for {visible(store.players.registered(name) or name)} (stored as an argon2 hash)"))
+    registered = accounts.change_password(store, name, new, old=old)
+    out.print(Text(f"password set for {visible(registered)} (stored as an argon2 hash)"))
 
 
 __all__ = [

@@ -27,10 +27,10 @@ def serve(host: str, port: int, workers: int, https: bool, db: str | None) -> No
         import uvicorn
     except ImportError:
         raise KeypegError("the web app needs its packages: pip install 'keypeg[web]'") from None
-    from keypeg.store import Store
+    from keypeg.services.stores import open_store
 
     _check_address(host, port)
-    Store(db)  # a bad database is one clear line now, not one per worker
+    open_store(db)  # a bad database is one clear line now, not one per worker
     if db is not None:
         os.environ["KEYPEG_DB"] = db
     os.environ["KEYPEG_HTTPS"] = "1" if https else "0"

@@ -1,34 +1,29 @@
-"""Players on the web: register, log in (failed attempts limited per name and per address, counted in
-the store so the limit holds across workers), log out."""
+"""Players on the web: register, log in (failed attempts limited per name and per address: the rule is
+:mod:`keypeg.services.accounts`'s), log out. Here are the routes, the cookies and the statuses."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
 from pydantic import Field
 
-from keypeg.store import InvalidNameError, name_key, player_name
+from keypeg.errors import KeypegError
+from keypeg.services import accounts
+from keypeg.services.stores import WrongPasswordError
 from keypeg.web.api import ERRORS, RequestBody, SessionOut, changing
-from keypeg.web.sessions import GUEST_PREFIX, WebSession, new_session, store_of
+from keypeg.web.errors import status_of
+from keypeg.web.sessions import WebSession, new_session, store_of
 
 __all__ = [
     "router",
     "register_player",
     "check_login",
     "welcome",
-    "LOGIN_WINDOW",
-    "LOGIN_LIMIT_PER_NAME",
-    "LOGIN_LIMIT_PER_ADDRESS",
+    "login_status",
 ]
 
 router = APIRouter(prefix="/api", responses=ERRORS)
-
-LOGIN_WINDOW = timedelta(minutes=15)
-LOGIN_LIMIT_PER_NAME = 5
-"""Failed logins on one name within :data:`LOGIN_WINDOW` before further attempts are refused (429)."""
-LOGIN_LIMIT_PER_ADDRESS = 20
 
 
 class Credentials(RequestBody):
@@ -38,41 +33,29 @@ class Credentials(RequestBody):
 
 def register_player(request: Request, name: str, password: str) -> str:
     """Register a new player with a password; the name as registered (409 when it is taken)."""
-    store = store_of(request)
-    name = player_name(name)
-    if name_key(name).startswith(GUEST_PREFIX):
-        raise InvalidNameError(f"names starting with {GUEST_PREFIX!r} are kept for guests")
-    if store.players.registered(name) is not None:
-        raise HTTPException(409, "that name is taken (names that look alike are one name)")
-    store.players.set_password(name, password)
-    return store.players.registered(name) or name
+    return accounts.register(store_of(request), name, password)
+
+
+def login_status(error: KeypegError) -> int:
+    """The status of a login refused with ``error``: 401 for a wrong name or password, the app's
+    ``STATUSES`` otherwise (429 for too many failed logins). A wrong password is of the forbidden kind
+    (403 elsewhere), but a login that fails is "not authenticated", and the login routes have always
+    answered 401: the clients written against them tell the two apart."""
+    return 401 if isinstance(error, WrongPasswordError) else status_of(error)
 
 
 def check_login(request: Request, name: str, password: str) -> str:
     """The player ``name`` if ``password`` is theirs (401 otherwise; 429 after too many failures)."""
-    store = store_of(request)
+    address = request.client.host if request.client else "unknown"
     try:
-        key = f"name:{name_key(name)}"
-    except InvalidNameError:
-        raise HTTPException(401, "wrong name or password") from None
-    address = f"address:{request.client.host if request.client else 'unknown'}"
-    since = datetime.now(UTC) - LOGIN_WINDOW
-    attempt = store.web_sessions.record_failure([key, address])  # counted first: attempts sent at once all count
-    if store.web_sessions.failures([key], since) > LOGIN_LIMIT_PER_NAME or (
-        store.web_sessions.failures([address], since) > LOGIN_LIMIT_PER_ADDRESS
-    ):
-        raise HTTPException(429, "too many failed logins: wait a few minutes")
-    known = store.players.registered(name)
-    if known is None or not store.players.has_password(known) or not store.players.check_password(known, password):
-        raise HTTPException(401, "wrong name or password")
-    store.web_sessions.forget_failures(attempt)
-    return known
+        return accounts.log_in(store_of(request), name, password, address)
+    except WrongPasswordError as error:
+        raise HTTPException(login_status(error), str(error)) from None
 
 
 def welcome(request: Request, session: WebSession | None, player: str) -> None:
     """A guest who registers or logs in keeps the games they played as a guest."""
-    if session is not None and session.player is not None and session.person is None:
-        store_of(request).games.adopt(session.player, player)
+    accounts.welcome(store_of(request), session.player if session is not None else None, player)
 
 
 @router.post("/players", status_code=201, response_model=SessionOut)

@@ -10,32 +10,19 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
 
-from keypeg.errors import KeypegError
-from keypeg.play.daily import DailyResult, attempt, check_day, daily_board, share_grid, start_daily, streak, today
-from keypeg.store import PlayedAlreadyError
+from keypeg.services.daily import DailyResult, DailyView, PlayedAlreadyError, daily_view, start_on_web
+from keypeg.services.games import new_id
 from keypeg.variants import Variant, find_variant
 from keypeg.web.api import ERRORS, GameOut, RequestBody, changing, game_out, session_of
-from keypeg.web.games import new_id
 from keypeg.web.pages import Csrf, form_session, page, redirect
 from keypeg.web.sessions import WebSession, current, store_of
 
-__all__ = ["api", "pages", "DailyOut", "grid_of"]
+__all__ = ["api", "pages", "DailyOut"]
 
 api = APIRouter(prefix="/api", responses=ERRORS)
 pages = APIRouter(include_in_schema=False)
 
 VariantName = Annotated[str, Query(min_length=1, max_length=64)]
-
-
-def grid_of(request: Request, player: str, variant: Variant, day: str) -> tuple[str | None, str | None]:
-    """``player``'s attempt at the puzzle: its public id and, once finished, the grid to share."""
-    made = attempt(store_of(request), player, variant, day)
-    if made is None:
-        return None, None
-    if made.outcome is None:
-        return made.public_id, None
-    moves = [(m.guess, m.feedback) for m in store_of(request).games.record(made.id).moves]
-    return made.public_id, share_grid(day, variant, moves, made.outcome == "solved")
 
 
 class Result(BaseModel):
@@ -72,21 +59,21 @@ def daily_state(
     request: Request, variant: VariantName = "classic", day: Annotated[str | None, Query(max_length=10)] = None
 ) -> DailyOut:
     """A day's puzzle of a preset (today's, UTC, by default): its board and, when logged in, your result."""
-    preset, when = find_variant(variant), check_day(day) if day is not None else today()
     session = current(request)
-    game, grid, days = None, None, 0
-    if session is not None and session.person is not None:
-        game, grid = grid_of(request, session.person, preset, when)
-        days = streak(store_of(request), session.person, preset, when)
+    person = session.person if session is not None else None
+    return _out(daily_view(store_of(request), find_variant(variant), day, person))
+
+
+def _out(view: DailyView) -> DailyOut:
     return DailyOut(
-        day=when,
-        variant=preset.name,
-        rules=preset.rules.as_dict(),
-        played=grid is not None,
-        game=game,
-        grid=grid,
-        streak=days,
-        board=_results(daily_board(store_of(request), when, preset)),
+        day=view.day,
+        variant=view.variant.name,
+        rules=view.variant.rules.as_dict(),
+        played=view.played,
+        game=view.game,
+        grid=view.grid,
+        streak=view.streak,
+        board=_results(view.board),
     )
 
 
@@ -95,16 +82,13 @@ class DailyIn(RequestBody):
 
 
 def _start(request: Request, player: str, preset: Variant) -> str:
-    """Start (or continue) ``player``'s attempt at today's puzzle; its public id (409 once played)."""
+    """Start (or continue) ``player``'s attempt at today's puzzle; its public id. A second attempt, refused
+    by the service, is 409 here (the API's answer since the daily puzzle came, kept), not the 400 of
+    other refusals in the app's ``STATUSES``."""
     try:
-        _, keeper = start_daily(store_of(request), player, preset, public_id=new_id())
+        return start_on_web(store_of(request), player, preset, new_id())
     except PlayedAlreadyError as error:
         raise HTTPException(409, str(error)) from None
-    assert keeper.game_id is not None
-    public_id = store_of(request).games.record(keeper.game_id).public_id
-    if public_id is None:
-        raise KeypegError("your attempt was started in the terminal: finish it there ('keypeg daily')")
-    return public_id
 
 
 @api.post("/daily", status_code=201, response_model=GameOut, response_model_exclude_none=True)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, Field
 
 from keypeg.limits import TOP_RULE
 from keypeg.rules import Rules
+from keypeg.services import records
 from keypeg.variants import game_label
 from keypeg.web.api import ERRORS, rules_query, session_of
 from keypeg.web.sessions import WebSession, store_of
@@ -37,7 +38,7 @@ class TopOut(BaseModel):
 @router.get("/top", response_model=TopOut)
 def top(request: Request, rules: Annotated[Rules, Depends(rules_query)]) -> TopOut:
     """The top 10 players of a game (classic by default)."""
-    board = store_of(request).records.top(rules)
+    board = records.top(store_of(request), rules)
     return TopOut(
         rules=rules.as_dict(),
         label=game_label(rules),
@@ -58,6 +59,5 @@ def history(
     """Your latest games, newest first, with their moves (a game in progress without its secret)."""
     if session.player is None:
         return []
-    return [
-        g.as_dict() for g in store_of(request).games.history(session.player, limit=limit, with_moves=True, made=True)
-    ]
+    found = records.history(store_of(request), session.player, limit=limit, with_moves=True, made=True)
+    return [g.as_dict() for g in found]

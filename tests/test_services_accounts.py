@@ -1,0 +1,115 @@
+"""The application layer's accounts, web sessions, daily puzzle and records: each use case on a store,
+with no web request and no command line, saying what went wrong by kind."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from keypeg import find_variant
+from keypeg.errors import ConflictError, ForbiddenError, RefusedError
+from keypeg.play import daily as daily_rules
+from keypeg.services import accounts, daily, records, web_sessions
+from keypeg.services.stores import InvalidNameError, Store, WrongPasswordError
+from keypeg.web.errors import status_of
+
+CLASSIC = find_variant("classic")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(f"sqlite:///{tmp_path / 'accounts.sqlite3'}")
+
+
+def test_a_name_is_registered_once_and_never_as_a_guest(store: Store) -> None:
+    assert accounts.register(store, "Ann", "secret-1") == "Ann"
+    with pytest.raises(accounts.NameTakenError, match="taken") as taken:
+        accounts.register(store, "ANN", "other")
+    assert isinstance(taken.value, ConflictError) and status_of(taken.value) == 409
+    with pytest.raises(InvalidNameError, match="kept for guests"):
+        accounts.register(store, "guest-abc", "pw")
+
+
+def test_a_login_is_checked_and_throttled_per_name(store: Store) -> None:
+    accounts.register(store, "ann", "right")
+    assert accounts.log_in(store, "ANN", "right", "10.0.0.1") == "ann"
+    for name in ("ann", "nobody", "x" * 200):  # a wrong password, an unknown name, a name that cannot be
+        with pytest.raises(WrongPasswordError, match="wrong name or password") as wrong:
+            accounts.log_in(store, name, "wrong", "10.0.0.1")
+        assert isinstance(wrong.value, ForbiddenError)
+    for _ in range(accounts.LOGIN_LIMIT_PER_NAME - 1):
+        with pytest.raises(WrongPasswordError):
+            accounts.log_in(store, "ann", "wrong", "10.0.0.2")
+    with pytest.raises(accounts.ThrottledError, match="too many failed logins") as throttled:
+        accounts.log_in(store, "ann", "right", "10.0.0.3")  # even the right password, once over the limit
+    assert isinstance(throttled.value, RefusedError) and status_of(throttled.value) == 429
+
+
+def test_a_guest_who_logs_in_keeps_their_games_and_a_player_does_not_give_theirs(store: Store) -> None:
+    from keypeg.play.codemakers import FixedCodemaker
+    from keypeg.play.sessions import BreakSession
+    from keypeg.services.recording import GameKeeper
+
+    accounts.register(store, "ann", "pw")
+    for owner in ("guest-1234", "bob"):
+        GameKeeper.start(store, owner, BreakSession(CLASSIC.rules, FixedCodemaker(CLASSIC.rules.parse("RGBY"))))
+    accounts.welcome(store, "guest-1234", "ann")
+    accounts.welcome(store, "bob", "ann")
+    accounts.welcome(store, None, "ann")
+    assert [g.player for g in records.history(store, "ann")] == ["ann"]
+    assert [g.player for g in records.history(store, "bob")] == ["bob"]
+
+
+def test_the_terminal_claims_a_name_with_its_password(store: Store) -> None:
+    asked: list[str] = []
+
+    def ask() -> str:
+        asked.append("asked")
+        return "pw"
+
+    assert accounts.claim_player(store, "cid", ask) == "cid" and not asked  # no password: none asked for
+    assert accounts.change_password(store, "Ann", "pw") == "Ann"
+    assert accounts.claim_player(store, "ANN", ask) == "Ann" and asked == ["asked"]
+    with pytest.raises(WrongPasswordError, match="wrong password for 'Ann'"):
+        accounts.claim_player(store, "ann", lambda: "nope")
+    with pytest.raises(WrongPasswordError):
+        accounts.change_password(store, "ann", "new", old="nope")
+    assert accounts.has_password(store, "ann") and not accounts.has_password(store, "cid")
+    assert accounts.ensure_player(store, "dee") == "dee" and records.registered(store, "DEE") == "dee"
+
+
+def test_a_web_session_is_found_by_its_token_and_a_new_one_forgets_the_old(store: Store) -> None:
+    token, guest = web_sessions.open_new(store)
+    assert guest.player is None and guest.person is None
+    assert web_sessions.find(store, token) == guest
+    assert web_sessions.find(store, None) is None and web_sessions.find(store, "x" * 129) is None
+    bound = web_sessions.bind(store, guest, "guest-99")
+    assert bound.person is None and web_sessions.find(store, token) == bound  # a guest's player: no person
+    accounts.register(store, "ann", "pw")
+    fresh_token, fresh = web_sessions.open_new(store, "ann", old=bound)
+    assert fresh.person == "ann" and fresh_token != token and fresh.token_hash == web_sessions.token_hash(fresh_token)
+    assert web_sessions.find(store, token) is None and web_sessions.find(store, fresh_token) == fresh
+
+
+def test_the_daily_view_of_a_player_and_of_nobody(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(daily_rules, "today", lambda: "2026-11-23")
+    public_id = daily.start_on_web(store, "ann", CLASSIC, "public-ann")
+    assert public_id == "public-ann" and daily.start_on_web(store, "ann", CLASSIC, "another") == "public-ann"
+    nobody = daily.daily_view(store, CLASSIC)
+    assert nobody.day == "2026-11-23" and nobody.player is None and nobody.board == [] and nobody.grid is None
+    game, keeper = daily.start_daily(store, "ann", CLASSIC)
+    game.guess(game.codemaker.reveal())
+    keeper.sync(game)
+    view = daily.daily_view(store, CLASSIC, None, "ann")
+    assert view.played and view.solved and view.game == "public-ann" and view.streak == 1
+    assert view.grid is not None and view.grid.endswith("●●●●") and [r.player for r in view.board] == ["ann"]
+    with pytest.raises(daily.PlayedAlreadyError, match="one attempt a day"):
+        daily.start_on_web(store, "ann", CLASSIC, "again")
+    daily.start_daily(store, "bob", CLASSIC)  # in the terminal: no public id
+    with pytest.raises(daily.StartedElsewhereError, match="started in the terminal") as elsewhere:
+        daily.start_on_web(store, "bob", CLASSIC, "bob-on-the-web")
+    assert status_of(elsewhere.value) == 400
+    assert daily.streaks(store, "ann") == {"classic": 1} and daily.streaks(store, "bob") == {}
+    with pytest.raises(Exception, match="YYYY-MM-DD"):
+        daily.daily_view(store, CLASSIC, "23/11/2026")
