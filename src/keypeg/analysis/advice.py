@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -30,7 +31,7 @@ from keypeg.analysis.cost import (
 )
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
-from keypeg.limits import DEFAULT_COUNT_LIMIT, ENUMERATE_LIMIT, LOOKAHEAD_LIMIT, SUSPECT_SEARCH_LIMIT
+from keypeg.limits import DEFAULT_COUNT_LIMIT, ENUMERATE_LIMIT, SUSPECT_SEARCH_LIMIT
 from keypeg.rules import Rules
 from keypeg.text import plural, quoted
 
@@ -43,6 +44,8 @@ __all__ = [
     "ADVISED",
     "Advice",
     "Check",
+    "Make",
+    "Thinking",
     "advise",
     "closed",
     "decision_cost",
@@ -140,6 +143,13 @@ class Advice:
         return bool(self.history) and self.history[-1][1] == self.rules.win
 
 
+Make = Callable[[str], "Strategy"]
+"""Makes the strategy of a name, with the conventions asked for (by default each strategy's own)."""
+Thinking = Callable[["Strategy", "int | None"], AbstractContextManager[object]]
+"""Around each strategy's decision, given the strategy and the codes that fit (``None`` when not counted):
+a face's spinner, or its note that another strategy plays."""
+
+
 def advise(
     rules: Rules,
     history: Sequence[tuple[Code, Feedback]],
@@ -148,17 +158,24 @@ def advise(
     top: int,
     check: Check,
     listed: int = DEFAULT_COUNT_LIMIT,
+    make: Make | None = None,
+    thinking: Thinking | None = None,
+    counted: bool = True,
 ) -> Advice:
     """The codes that fit ``history`` (``listed`` of them), and each strategy of ``names`` ranking its
     best ``top`` guesses. Work the check refuses for counting the codes raises; a strategy it refuses is
     left out with the reason. On games too large to score every code, the genetic codebreaker answers
-    for all."""
-    from keypeg.strategies import make_strategy
+    for all (:func:`keypeg.strategies.playable`); with ``counted`` false, the codes that fit are there
+    only checked, not counted (none checked before the first score), as ``keypeg next`` needs.
+    ``make`` builds each strategy (default: with its own conventions), ``thinking`` wraps each decision."""
+    from keypeg.strategies import make_strategy, scores_every_code
 
+    build: Make = make or make_strategy
+    around: Thinking = thinking or (lambda strategy, fitting: nullcontext())
     scored: Scored = tuple((rules.adopt(g), rules.check_feedback(f)) for g, f in history)
-    if rules.size > LOOKAHEAD_LIMIT:
-        return _unenumerated(rules, scored, names, top, check, listed)
-    check(enumeration_cost(rules))
+    if not scores_every_code(rules):
+        return _unenumerated(rules, scored, names, top, check, listed, build, around, counted)
+    check(enumeration_cost(rules, names[0] if len(names) == 1 else "worst-case"))
     from keypeg.consistency import Consistency
     from keypeg.knowledge import Knowledge
 
@@ -171,13 +188,13 @@ def advise(
         return Advice(rules, scored, found, (), ())
     choices, left_out = [], []
     for name in names:
-        strategy = make_strategy(name)
-        strategy.reset(rules)
+        strategy = build(name)
         try:
             cost = decision_cost(strategy, knowledge)
             if cost is not None:
                 check(cost)
-            choices.append(strategy.rank(knowledge, top=top))
+            with around(strategy, knowledge.count):
+                choices.append(strategy.rank(knowledge, top=top))
         except TooCostlyError as refused:
             left_out.append((strategy.name, str(refused)))
     return Advice(rules, scored, found, tuple(choices), tuple(left_out))
@@ -204,29 +221,43 @@ def _mistakes(rules: Rules, history: Scored, check: Check) -> Consistency:
     raise AssertionError("an empty search costs nothing")  # pragma: no cover
 
 
-def _unenumerated(rules: Rules, history: Scored, names: Sequence[str], top: int, check: Check, listed: int) -> Advice:
+def _unenumerated(
+    rules: Rules,
+    history: Scored,
+    names: Sequence[str],
+    top: int,
+    check: Check,
+    listed: int,
+    build: Make,
+    around: Thinking,
+    counted: bool,
+) -> Advice:
     """A game too large to score every code: the codes that fit counted up to a limit (the kernels, or
     the constraint solver above :data:`~keypeg.limits.ENUMERATE_LIMIT` codes), and the genetic
     codebreaker's guess, which samples them."""
+    from keypeg.consistency import Consistency
     from keypeg.consistency import check as check_history
     from keypeg.knowledge import Knowledge
-    from keypeg.strategies import make_strategy
+    from keypeg.strategies import playable
 
     limit = max(listed, DEFAULT_COUNT_LIMIT)
     check(consistency_cost(rules, len(history), limit))
-    consistency = check_history(rules, history, limit=limit, search_limit=0)
+    strategy = build("genetic")  # its conventions refused before any work
+    if counted or history:
+        consistency = check_history(rules, history, limit=limit if counted else 1, search_limit=0)
+    else:
+        consistency = Consistency(True, rules.size, False, None)  # nothing to check before the first score
     if not consistency.consistent and consistency.method == "enumeration":
         consistency = _mistakes(rules, history, check)
     consistency = replace(consistency, codes=consistency.codes[:listed])
     too_many = f"{plural(rules.size, 'code')} are too many to score them all: the genetic codebreaker answers"
-    left_out = tuple((name, too_many) for name in names if name != "genetic")
+    left_out = tuple((name, too_many) for name in names if playable(name, rules)[0] != name)
     if not consistency.consistent or (history and history[-1][1] == rules.win):
         return Advice(rules, history, consistency, (), ())
-    strategy = make_strategy("genetic")
-    strategy.reset(rules)
     try:
         check(Estimate(f"the genetic guess on {rules.describe()}", 0, GENETIC_SECONDS_PER_SECRET * 60))
-        choice = strategy.rank(Knowledge(rules, history), top=top)
+        with around(strategy, None):
+            choice = strategy.rank(Knowledge(rules, history), top=top)
     except TooCostlyError as refused:
         return Advice(rules, history, consistency, (), (*left_out, ("genetic", str(refused))))
     return Advice(rules, history, consistency, (choice,), left_out)

@@ -6,7 +6,7 @@ import functools
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, nullcontext
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -32,7 +32,6 @@ from keypeg.cli.common import (
 from keypeg.cli.common import cli as app
 from keypeg.cli.options import db_option, force_option, pool_option, scoring_option, strategy_option, tie_option
 from keypeg.cli.render import new_table
-from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError, TooLargeError
 from keypeg.rules import Rules
 from keypeg.strategies import make_strategy
@@ -46,6 +45,7 @@ if TYPE_CHECKING:
     from keypeg.strategies import Choice, Strategy
 
 F = TypeVar("F", bound=Callable[..., Any])
+
 
 def refuse_empty(*names: str) -> None:
     """Refuse options given as empty text (``--variant ''``): a usage error, exit code 2."""
@@ -472,103 +472,84 @@ def next_guess(
     as_json: bool,
 ) -> None:
     """The strategy's next guess after the scored guesses."""
-    from keypeg.analysis.advice import closed, decision_cost, enumeration_cost
-    from keypeg.analysis.cost import guard
-    from keypeg.limits import LOOKAHEAD_LIMIT
-    from keypeg.strategies import canonical_name
+    from keypeg.analysis.advice import advise, enumeration_cost
+    from keypeg.analysis.cost import TooCostlyError, guard
+    from keypeg.strategies import canonical_name, playable, scores_every_code
 
     refuse_empty("variant", "first")
     if len(strategies) > 1:
         raise KeypegError("name one strategy for 'next'")
     name = canonical_name(strategies[0]) if strategies else "worst-case"
     history = tuple(parse_history(rules, scored))
-    if rules.size > LOOKAHEAD_LIMIT:
-        _next_unenumerated(rules, history, name, strategy_factory, explain, force, as_json)
-        return
-    guard(enumeration_cost(rules, name), force)  # memory first: the codes are enumerated
-    announce_compiling(("_score", "_select", "_symmetry", "_optimal") if name == "optimal" else None)
-    from keypeg.knowledge import Knowledge
+    played, note = playable(name, rules)
+    made: list[Strategy] = []
 
-    knowledge = Knowledge(rules, history)
-    reason = closed(knowledge)
-    if reason is not None:
-        raise KeypegError(reason)
-    strategy = strategy_factory(name, rules)
-    strategy.reset(rules)
-    cost = decision_cost(strategy, knowledge)
-    if cost is not None:
-        guard(cost, force)
-    thinking = (
-        err.status(f"{strategy.name}: thinking over {plural(knowledge.count, 'code')}")
-        if err.is_terminal
-        else nullcontext()
+    def make(wanted: str) -> Strategy:
+        made.append(strategy_factory(wanted, rules))
+        return made[-1]
+
+    def thinking(strategy: Strategy, fitting: int | None) -> AbstractContextManager[object]:
+        if fitting is None:  # the genetic codebreaker on a game too large to score every code
+            if note is not None:
+                say(f"note: {note}", console=err)
+            announce_compiling(("_score",))
+            return interruptible()
+        if not err.is_terminal:
+            return interruptible()
+        return _both(err.status(f"{strategy.name}: thinking over {plural(fitting, 'code')}"), interruptible())
+
+    if scores_every_code(rules):
+        guard(enumeration_cost(rules, name), force)  # memory first: the codes are enumerated
+        announce_compiling(("_score", "_select", "_symmetry", "_optimal") if name == "optimal" else None)
+    elif rules.size * len(history) > 20_000 and rules.size <= 2_000_000:
+        announce_compiling()
+    advice = advise(
+        rules,
+        history,
+        (name,),
+        top=top if explain else 1,
+        check=lambda estimate: guard(estimate, force),
+        listed=1,
+        make=make,
+        thinking=thinking,
+        counted=False,
     )
-    with thinking, interruptible():
-        choice = strategy.rank(knowledge, top=top if explain else 1)
+    if not advice.consistency.consistent:
+        raise KeypegError(advice.consistency.message())
+    if advice.solved:
+        raise KeypegError(f"the code is already broken: {history[-1][0]}")
+    refused = [reason for who, reason in advice.left_out if who == played]
+    if refused:
+        raise TooCostlyError(refused[0])
+    (choice,) = advice.choices
+    strategy, enumerated = made[-1], scores_every_code(rules)
     if as_json:
-        data: dict[str, Any] = {
-            "guess": str(choice.guess),
-            "candidates": choice.fitting,
-            "conventions": strategy.conventions(),
-        }
-        if explain:
+        data: dict[str, Any] = {"guess": str(choice.guess)}
+        if enumerated:
+            data["candidates"] = choice.fitting
+        data["conventions"] = strategy.conventions()
+        if note is not None:
+            data["note"] = note
+        if explain and enumerated:
             data["explain"] = [g.as_dict() for g in choice.ranked]
         print_json(data)
         return
     say(str(choice.guess))
     if not explain:
         return
+    if not enumerated:
+        say("--explain (--verbose) needs a game small enough to score every code", console=err)
+        return
     fitting = choice.fitting or 0
     say(f"{plural(fitting, 'code')} {'fits' if fitting == 1 else 'fit'}; {strategy.name} plays {choice.guess}")
     print_fitted(explanation_table(rules, choice))
 
 
-def _next_unenumerated(
-    rules: Rules,
-    history: tuple[tuple[Code, Feedback], ...],
-    name: str,
-    strategy_factory: Callable[[str, Rules], Strategy],
-    explain: bool,
-    force: bool,
-    as_json: bool,
-) -> None:
-    """``keypeg next`` on a game too large to score every code: the genetic codebreaker, with the
-    conventions asked for (first guess, tie-break, seed); the scores are checked without enumerating."""
-    from keypeg.analysis.cost import consistency_cost, guard
-    from keypeg.limits import DEFAULT_COUNT_LIMIT
-
-    guard(consistency_cost(rules, len(history), DEFAULT_COUNT_LIMIT), force)
-    note = None
-    if name != "genetic":
-        note = f"{plural(rules.size, 'code')} are too many to score them all: playing the genetic codebreaker"
-    strategy = strategy_factory("genetic", rules)
-    if history:
-        from keypeg.consistency import check
-
-        if rules.size * len(history) > 20_000 and rules.size <= 2_000_000:
-            announce_compiling()
-        result = check(rules, history, limit=1)
-        if not result.consistent:
-            raise KeypegError(result.message())
-        if history[-1][1] == rules.win:
-            raise KeypegError(f"the code is already broken: {history[-1][0]}")
-    if note is not None:
-        say(f"note: {note}", console=err)
-    announce_compiling(("_score",))
-    from keypeg.knowledge import Knowledge
-
-    strategy.reset(rules)
-    with interruptible():
-        guess_code = strategy.next_guess(Knowledge(rules, history))
-    if as_json:
-        data: dict[str, Any] = {"guess": str(guess_code), "conventions": strategy.conventions()}
-        if note is not None:
-            data["note"] = note
-        print_json(data)
-        return
-    say(str(guess_code))
-    if explain:
-        say("--explain (--verbose) needs a game small enough to score every code", console=err)
+@contextmanager
+def _both(first: AbstractContextManager[object], second: AbstractContextManager[object]) -> Iterator[None]:
+    """Two context managers entered in turn (a spinner, then Ctrl-C's handling), left in reverse."""
+    with first, second:
+        yield
 
 
 def explanation_table(rules: Rules, choice: Choice) -> Table:

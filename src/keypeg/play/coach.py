@@ -11,9 +11,9 @@ from keypeg.analysis.tree import build_tree
 from keypeg.code import Code, Feedback
 from keypeg.kernels import Index
 from keypeg.knowledge import Knowledge
-from keypeg.limits import COACH_EXACT_LIMIT, LOOKAHEAD_LIMIT
+from keypeg.limits import COACH_EXACT_LIMIT
 from keypeg.rules import Rules
-from keypeg.strategies import make_strategy, partition_figures
+from keypeg.strategies import make_strategy, partition_figures, scores_every_code
 from keypeg.strategies.base import Position
 
 __all__ = ["Review", "review", "review_history", "RATINGS"]
@@ -101,7 +101,6 @@ def review(before: Knowledge, guess: Code, feedback: Feedback) -> Review:
     after = before.add(guess, feedback).count
     could_win = bool(np.isin(index, candidates))
     strategy = make_strategy("most-parts")
-    strategy.reset(before.rules)
     choice = strategy.rank(Position.from_knowledge(before))
     pick = choice.index if choice.index is not None else space.index(choice.guess)
     if candidates.size <= COACH_EXACT_LIMIT:
@@ -123,6 +122,6 @@ def review_history(rules: Rules, history: Sequence[tuple[Code, Feedback]]) -> li
     reviews: list[Review | None] = []
     for k, (guess, feedback) in enumerate(history):
         before = Knowledge(rules, tuple(history[:k]))
-        reviewable = rules.size <= LOOKAHEAD_LIMIT and before.is_consistent
+        reviewable = scores_every_code(rules) and before.is_consistent
         reviews.append(review(before, guess, feedback) if reviewable else None)
     return reviews

@@ -6,14 +6,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from keypeg.errors import KeypegError
-from keypeg.limits import LOOKAHEAD_LIMIT, OPTIMAL_ON_DEMAND
+from keypeg.limits import OPTIMAL_ON_DEMAND
 from keypeg.rules import Rules
 
 if TYPE_CHECKING:
     from keypeg.knowledge import Knowledge
     from keypeg.strategies import Choice, Strategy
 
-__all__ = ["Level", "LEVELS", "level_strategy", "strategy_for", "advise", "advise_with"]
+__all__ = ["Level", "LEVELS", "level_strategy", "strategy_for", "level_choice", "advise_with"]
 
 
 @dataclass(frozen=True)
@@ -43,14 +43,11 @@ def strategy_for(name: str, rules: Rules, *, seed: int | None = None) -> tuple[S
 
         if rules.size > OPTIMAL_ON_DEMAND and saved_optimal(rules, "all", cache_dir()) is None:
             name, note = "most-parts", "the optimum is not solved for these rules: playing most parts instead"
-    if name not in ("genetic",) and rules.size > LOOKAHEAD_LIMIT:
-        note = f"{rules.size:,} codes are too many to score them all: playing the genetic codebreaker"
-        name = "genetic"
-    from keypeg.strategies import make_strategy
+    from keypeg.strategies import make_strategy, playable
 
+    name, too_large = playable(name, rules)
     strategy = make_strategy(name, seed=seed)
-    strategy.reset(rules)
-    return strategy, note
+    return strategy, too_large or note
 
 
 def level_strategy(level: int, rules: Rules, *, seed: int | None = None) -> Strategy:
@@ -65,6 +62,6 @@ def advise_with(strategy: Strategy, knowledge: Knowledge, *, top: int = 1) -> Ch
     return strategy.rank(knowledge, top=top)
 
 
-def advise(knowledge: Knowledge, *, level: int = 3, top: int = 1) -> Choice:
+def level_choice(knowledge: Knowledge, *, level: int = 3, top: int = 1) -> Choice:
     """The hint: what ``level`` would play after ``knowledge`` (which must fit some code)."""
     return advise_with(level_strategy(level, knowledge.rules), knowledge, top=top)

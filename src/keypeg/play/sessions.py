@@ -22,10 +22,10 @@ from keypeg.code import Code, Feedback
 from keypeg.errors import GameOverError, IllegalMoveError, InconsistentScoreError, KeypegError, TooLargeError
 from keypeg.feedback import score
 from keypeg.game import Board, Outcome, outcome_of
-from keypeg.limits import LOOKAHEAD_LIMIT
 from keypeg.play.codemakers import Codemaker, codemaker_from_state
 from keypeg.play.levels import LEVELS
 from keypeg.rules import Rules
+from keypeg.strategies import scores_every_code
 
 if TYPE_CHECKING:
     from keypeg.knowledge import Knowledge
@@ -196,17 +196,17 @@ class BreakSession(_Game):
 
     def hint(self) -> Code:
         """A good next guess (level 3's)."""
-        from keypeg.play.levels import advise
+        from keypeg.play.levels import level_choice
 
         self._helped(Help.HINT)
-        return advise(self.knowledge()).guess
+        return level_choice(self.knowledge()).guess
 
     def explain(self, top: int = 4) -> Choice:
         """The best next guesses with the figures behind them."""
-        from keypeg.play.levels import advise
+        from keypeg.play.levels import level_choice
 
         self._helped(Help.EXPLAIN)
-        return advise(self.knowledge(), top=top)
+        return level_choice(self.knowledge(), top=top)
 
     def review(self) -> Review:
         """The coach's view of the last guess."""
@@ -215,7 +215,7 @@ class BreakSession(_Game):
 
         if not self.history:
             raise IllegalMoveError("no guess to review yet")
-        if self.rules.size > LOOKAHEAD_LIMIT:
+        if not scores_every_code(self.rules):
             raise TooLargeError(f"{self.rules.size:,} codes are too many to review guesses")
         if not self.is_over:  # a finished game's review is only a look back
             self._helped(Help.COACH)
@@ -283,7 +283,7 @@ class SolveSession(_Game):
         self.rules = rules
         self.level = level
         self.seed = seed
-        self.top = top if rules.size <= LOOKAHEAD_LIMIT else 1
+        self.top = top if scores_every_code(rules) else 1
         """How many guesses :meth:`choice` explains (1: the computer's guess alone, as on games too large
         to score every code)."""
         self.strategy: Strategy

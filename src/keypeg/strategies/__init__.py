@@ -20,8 +20,11 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 from keypeg.errors import KeypegError
+from keypeg.limits import LOOKAHEAD_LIMIT
+from keypeg.text import plural
 
 if TYPE_CHECKING:
+    from keypeg.rules import Rules
     from keypeg.strategies.base import Pool, Position, Strategy, Tie
     from keypeg.strategies.choice import Choice, Figures, Ranked, partition_figures, split_figures
 
@@ -42,6 +45,8 @@ __all__ = [
     "find_strategy",
     "make_strategy",
     "canonical_name",
+    "playable",
+    "scores_every_code",
 ]
 
 REGISTRY: dict[str, tuple[str, str, tuple[str, ...]]] = {
@@ -100,6 +105,32 @@ def find_strategy(name: str) -> type[Strategy]:
 def make_strategy(name: str, **options: object) -> Strategy:
     """A configured strategy by name (options as for :class:`Strategy`)."""
     return find_strategy(name)(**options)  # type: ignore[arg-type]
+
+
+def scores_every_code(rules: Rules) -> bool:
+    """Whether a strategy may score every code of ``rules`` (up to :data:`~keypeg.limits.LOOKAHEAD_LIMIT`
+    codes); above that, only the genetic codebreaker plays, and no guess is reviewed or explained.
+
+    >>> from keypeg import Rules
+    >>> scores_every_code(Rules(4, 6)), scores_every_code(Rules(8, 12))
+    (True, False)
+    """
+    return rules.size <= LOOKAHEAD_LIMIT
+
+
+def playable(name: str, rules: Rules) -> tuple[str, str | None]:
+    """The strategy that plays for ``name`` under ``rules``, and a note when it is another: the genetic
+    codebreaker on games too large to score every code (the one place keypeg decides that fallback).
+
+    >>> from keypeg import Rules
+    >>> playable("worst-case", Rules(4, 6))
+    ('worst-case', None)
+    >>> playable("worst-case", Rules(8, 12))
+    ('genetic', '429,981,696 codes are too many to score them all: playing the genetic codebreaker')
+    """
+    if name == "genetic" or scores_every_code(rules):
+        return name, None
+    return "genetic", f"{plural(rules.size, 'code')} are too many to score them all: playing the genetic codebreaker"
 
 
 def __getattr__(name: str) -> Any:
