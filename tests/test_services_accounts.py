@@ -84,6 +84,11 @@ def test_a_web_session_is_found_by_its_token_and_a_new_one_forgets_the_old(store
     assert guest.player is None and guest.person is None
     assert web_sessions.find(store, token) == guest
     assert web_sessions.find(store, None) is None and web_sessions.find(store, "x" * 129) is None
+    made = web_sessions.player_for(store, guest)
+    assert made.startswith("guest-") and web_sessions.find(store, token) == web_sessions.WebSession(
+        guest.token_hash, guest.csrf, made
+    )
+    assert web_sessions.player_for(store, web_sessions.find(store, token) or guest) == made  # made once
     bound = web_sessions.bind(store, guest, "guest-99")
     assert bound.person is None and web_sessions.find(store, token) == bound  # a guest's player: no person
     accounts.register(store, "ann", "pw")

@@ -12,9 +12,9 @@ import secrets
 from dataclasses import dataclass
 
 from keypeg.services.accounts import is_guest
-from keypeg.services.stores import Store
+from keypeg.services.stores import GUEST_PREFIX, Store
 
-__all__ = ["WebSession", "bind", "find", "open_new", "token_hash"]
+__all__ = ["WebSession", "bind", "find", "open_new", "player_for", "token_hash"]
 
 TOKEN_LENGTH = 128
 """The longest token a session can have (a longer one names none, unlooked)."""
@@ -63,3 +63,13 @@ def bind(store: Store, session: WebSession, player: str | None) -> WebSession:
     """``session`` made ``player``'s (``None``: a guest's again)."""
     store.web_sessions.bind(session.token_hash, player)
     return WebSession(session.token_hash, session.csrf, player)
+
+
+def player_for(store: Store, session: WebSession) -> str:
+    """``session``'s player; a guest gets a player of their own on their first game (kept with the
+    session, so that their games follow them when they register or log in)."""
+    if session.player is not None:
+        return session.player
+    guest = f"{GUEST_PREFIX}{secrets.token_hex(6)}"
+    store.web_sessions.bind(session.token_hash, guest)
+    return guest
