@@ -223,6 +223,74 @@ def test_moves_taken_back_are_replaced_and_a_game_is_found_by_its_public_id(tmp_
     assert store.web_sessions.get("h" * 64) == ("token", "ann") and store.web_sessions.get("x" * 64) is None
 
 
+def test_games_matches_and_live_matches_are_compared_and_swapped_by_version(tmp_path: Path) -> None:
+    """One token for every record: an integer version, bumped at every write; a writer naming another
+    version is refused (MovedOnError) and writes nothing."""
+    from keypeg.store import MovedOnError
+
+    store = Store(sqlite_url(tmp_path))
+    game = store.games.start("ann", Rules(4, 6), role="breaker", secret="ABCD")
+    assert store.games.saved(game).version == 0
+    one = store.games.update(game, keep=0, moves=[("AABB", Feedback(0, 0))], expect=0)
+    two = store.games.update(game, keep=0, moves=[("CCDD", Feedback(1, 0))], expect=one)  # undone, guessed again
+    assert (one, two) == (1, 2) and store.games.saved(game).version == 2
+    with pytest.raises(MovedOnError, match="elsewhere"):  # the same guess count, an older version
+        store.games.update(game, keep=1, moves=[("EEFF", Feedback(0, 0))], expect=one)
+    assert [m.guess for m in store.games.record(game).moves] == ["CCDD"]
+    store.games.update(game, keep=1, moves=[], outcome="resigned")  # no expect: written whatever the version
+    assert store.games.saved(game).version == 3
+
+    match = store.matches.save("{}", player="ann", public_id="m1")
+    assert store.matches.owned("m1") == (match, "ann", "{}", 0)
+    assert store.matches.save('{"a": 1}', match, expect=0) == match
+    with pytest.raises(MovedOnError):
+        store.matches.save('{"b": 2}', match, expect=0)
+    store.matches.save('{"c": 3}', match)  # the terminal's match, kept whatever the version
+    assert store.matches.owned("m1")[2:] == ('{"c": 3}', 2)
+
+    live = store.live.start("ann", "{}", "l1")
+    assert store.live.get("l1").version == 0
+    assert store.live.save(live, '{"a": 1}', 0, opponent="bob") == 1
+    with pytest.raises(MovedOnError):
+        store.live.save(live, '{"b": 2}', 0)
+    assert store.live.touch(live, 1, bump=True) == 2 and store.live.get("l1").state == '{"a": 1}'
+
+
+def test_games_gain_a_version_on_upgrade(tmp_path: Path) -> None:
+    """A database at schema 0007 (games compared by guess count) gains the games' version, 0 for every
+    game kept, and its games go on from there."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    from keypeg.store.database import MIGRATIONS
+
+    url = sqlite_url(tmp_path)
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with create_engine(url).begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0007")
+        connection.exec_driver_sql(
+            "INSERT INTO players (id, name, key, created_at) VALUES (1, 'ann', 'ann', '2026-01-01')"
+        )
+        connection.exec_driver_sql(
+            "INSERT INTO games (id, player_id, variant, pegs, colors, repeats, blanks, rows, role, guesses, started_at)"
+            " VALUES (1, 1, '4x6', 4, 6, 1, 0, 12, 'breaker', 1, '2026-01-01')"
+        )
+        connection.exec_driver_sql(
+            "INSERT INTO guesses (game_id, number, guess, black, white, made_at)"
+            " VALUES (1, 1, 'AABB', 1, 0, '2026-01-01')"
+        )
+    store = Store(url)
+    assert store.games.saved(1).version == 0
+    assert store.games.update(1, keep=1, moves=[("ABCD", Feedback(4, 0))], outcome="solved", expect=0) == 1
+    assert store.games.record(1).outcome == "solved" and [m.guess for m in store.games.record(1).moves] == [
+        "AABB",
+        "ABCD",
+    ]
+
+
 def _game_rows(path: Path) -> list[tuple]:  # type: ignore[type-arg]
     connection = sqlite3.connect(path, timeout=10)
     try:
