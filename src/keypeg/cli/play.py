@@ -105,7 +105,7 @@ def _password(terminal: Terminal, player: str, from_stdin: bool = False) -> Call
             return os.environ["KEYPEG_PASSWORD"]
         if terminal.interactive:
             return str(click.prompt(f"password for {player}", hide_input=True, default="", show_default=False))
-        from keypeg.store import WrongPasswordError
+        from keypeg.services.stores import WrongPasswordError
 
         raise WrongPasswordError(
             f"{visible(player, 64)} has a password: give it with --password-stdin or $KEYPEG_PASSWORD"
@@ -141,7 +141,7 @@ def _resumable() -> Iterator[None]:
 
 def _claim(terminal: Terminal, store: Store | None, player: str, password_stdin: bool) -> str:
     """The player's registered name, once their password (if they have one) is checked."""
-    from keypeg.services.recording import claim_player
+    from keypeg.services.accounts import claim_player
 
     ask = _password(terminal, player, password_stdin)  # --password-stdin's line is read in any case
     if store is None:
@@ -160,7 +160,7 @@ def _open_game(
 ) -> tuple[Terminal, OpenGame]:
     """The game to play: game ``resume_id`` of the player, continued, or a ``new`` one, recorded as it goes."""
     from keypeg.services import games
-    from keypeg.store import player_name
+    from keypeg.services.stores import player_name
 
     terminal = Terminal.detect()
     if resume_id is not None:
@@ -606,8 +606,8 @@ def match(
     from keypeg.play.sessions import BreakSession
     from keypeg.services import matches
     from keypeg.services.recording import MatchKeeper
+    from keypeg.services.stores import player_name
     from keypeg.storage import check_writable
-    from keypeg.store import player_name
 
     if save_path is not None:
         check_writable(save_path)  # before any game is played

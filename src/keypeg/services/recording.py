@@ -28,7 +28,6 @@ __all__ = [
     "NotKeptError",
     "PlayedElsewhereError",
     "RecordingError",
-    "claim_player",
     "continue_game",
 ]
 
@@ -48,16 +47,6 @@ class NotKeptError(RecordingError, UnavailableError):
 
 class PlayedElsewhereError(RecordingError, ConflictError):
     """The game was played on elsewhere since it was loaded: this copy is not kept."""
-
-
-def claim_player(store: Store, name: str, ask_password: Callable[[], str]) -> str:
-    """Check that whoever plays as ``name`` knows the password, if the player has one; the name the
-    player is registered under (``Ann`` for ``ANN``). Raises ``WrongPasswordError`` (from the store)."""
-    from keypeg.store import WrongPasswordError
-
-    if store.players.has_password(name) and not store.players.check_password(name, ask_password()):
-        raise WrongPasswordError(f"wrong password for {store.players.registered(name)!r}")
-    return store.players.registered(name) or name
 
 
 @dataclass

@@ -18,8 +18,7 @@ from keypeg.rules import Rules
 from keypeg.services import games, matches
 from keypeg.strategies import Choice
 from keypeg.variants import rules_from_options
-from keypeg.web.games import player_for
-from keypeg.web.sessions import WebSession, check_origin_and_csrf, current, open_session, store_of
+from keypeg.web.sessions import WebSession, check_origin_and_csrf, current, open_session, player_for, store_of
 
 __all__ = [
     "router",

@@ -25,9 +25,8 @@ from keypeg.services import live
 from keypeg.services.live_bus import LiveBus
 from keypeg.web.api import ERRORS, RequestBody, RulesIn, changing
 from keypeg.web.errors import status_of
-from keypeg.web.games import player_for
 from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_form, whole_number
-from keypeg.web.sessions import WebSession, current, store_of
+from keypeg.web.sessions import WebSession, current, player_for, store_of
 
 __all__ = ["api", "pages", "bus_of"]
 

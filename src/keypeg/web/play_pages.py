@@ -14,11 +14,10 @@ from keypeg.code import Feedback
 from keypeg.errors import KeypegError, RefusedError
 from keypeg.play.levels import LEVELS
 from keypeg.play.sessions import SolveSession
-from keypeg.services import games, matches
+from keypeg.services import games, matches, records
 from keypeg.web.errors import status_of
-from keypeg.web.games import player_for
 from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_form, whole_number
-from keypeg.web.sessions import current, store_of
+from keypeg.web.sessions import current, player_for, store_of
 
 __all__ = ["router"]
 
@@ -35,7 +34,7 @@ def home(request: Request) -> Response:
     session = current(request)
     playing = []
     if session is not None and session.player is not None:
-        recent = store_of(request).games.history(session.player, limit=20)
+        recent = records.history(store_of(request), session.player, limit=20)
         playing = [g for g in recent if g.outcome is None and g.public_id is not None]
     return page(request, "home.html", active="Play", chosen=RulesForm(), levels=LEVELS, playing=playing)
 

@@ -9,10 +9,12 @@ from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request, Response
 
+from keypeg.services import web_sessions
 from keypeg.services.stores import GUEST_PREFIX, Store
 from keypeg.services.web_sessions import WebSession, find, open_new
 
 __all__ = [
+    "player_for",
     "COOKIE",
     "GUEST_PREFIX",
     "WebSession",
@@ -31,6 +33,11 @@ def store_of(request: Request) -> Store:
     """The store the app serves."""
     store: Store = request.app.state.store
     return store
+
+
+def player_for(request: Request, session: WebSession) -> str:
+    """The session's player; a guest gets a player of their own on their first game."""
+    return web_sessions.player_for(store_of(request), session)
 
 
 def current(request: Request) -> WebSession | None:
