@@ -59,7 +59,6 @@ def measure(job: Job) -> tuple[list[int], float, float]:
         guesses = [len(tree.replay(secret(rules, seed))) for seed in range(number)]
         return guesses, tree.seconds / rules.size, tree.stats.average
     strategy = make_strategy(what, seed=number) if what == "genetic" else make_strategy(what)
-    strategy.reset(rules)
     hidden = secret(rules, number)
     knowledge = Knowledge(rules)
     start = time.perf_counter()

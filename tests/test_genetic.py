@@ -20,7 +20,6 @@ from keypeg.strategies.genetic import Genetic, GeneticParams, first_guess
 def play_out(rules: Rules, secret_seed: int, seed: int, limit: int = 25) -> list:  # type: ignore[type-arg]
     secret = random_code(rules, random.Random(secret_seed))
     strategy = make_strategy("genetic", seed=seed)
-    strategy.reset(rules)
     knowledge = Knowledge(rules)
     while not knowledge.solved and len(knowledge.history) < limit:
         guess = strategy.next_guess(knowledge)
@@ -57,7 +56,6 @@ def test_falls_back_to_the_constraint_solver() -> None:
     rules = Rules(8, 12)
     secret = random_code(rules, random.Random(8))
     starved = Genetic(params=GeneticParams(population=2, generations=1, eligible=1), seed=0)
-    starved.reset(rules)
     history = [(g, score(secret, g)) for g in (random_code(rules, random.Random(k)) for k in range(6))]
     guess = starved.next_guess(Knowledge(rules, tuple(history)))
     assert starved.last_source == "constraint solver"
@@ -90,7 +88,6 @@ def test_solve_protocol_on_8x12() -> None:
     rules = Rules(8, 12)
     secret = random_code(rules, random.Random(21))
     strategy = make_strategy("genetic", seed=5)
-    strategy.reset(rules)
     knowledge = Knowledge(rules)
     guesses, scores = [], []
     while not knowledge.solved:
@@ -112,7 +109,6 @@ def test_solve_on_8x12_refuses_a_contradiction() -> None:
     rules = Rules(8, 12)
     secret = random_code(rules, random.Random(2))
     strategy = make_strategy("genetic", seed=1)
-    strategy.reset(rules)
     knowledge = Knowledge(rules)
     lines: list[str] = []
     guesses: list[str] = []

@@ -35,9 +35,7 @@ SCORED = {  # strategies whose scores order the runners-up
 
 
 def fresh(name: str, rules: Rules) -> Strategy:
-    strategy = make_strategy(name, seed=11)
-    strategy.reset(rules)
-    return strategy
+    return make_strategy(name, seed=11)  # ready to rank as made
 
 
 # -- the choice is what the strategy plays ------------------------------------------------------
@@ -194,7 +192,6 @@ def test_next_guess_is_ranks_guess() -> None:
 def test_genetic_ranks_a_huge_game_over_its_eligible_set() -> None:
     rules = Rules(8, 12)
     strategy = Genetic(seed=3)
-    strategy.reset(rules)
     opening = strategy.rank(Knowledge(rules), top=3)
     assert (opening.index, opening.fitting, opening.over) == (None, rules.size, "unavailable")
     assert len(opening.ranked) == 1 and opening.ranked[0].figures is None
@@ -211,7 +208,6 @@ def test_genetic_ranks_a_huge_game_over_its_eligible_set() -> None:
         assert r.score == -r.number_of_parts
     assert [r.score for r in choice.ranked] == sorted(r.score for r in choice.ranked)  # type: ignore[type-var]
     again = Genetic(seed=3)
-    again.reset(rules)
     again.next_guess(Knowledge(rules))
     assert again.next_guess(knowledge) == choice.guess  # next_guess is rank's guess
 

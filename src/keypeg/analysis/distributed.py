@@ -113,7 +113,7 @@ def tree_task(task: TreeTask) -> Answer:
     strategy = task.strategy
     if task.decide:
         (part,) = task.parts
-        strategy.reset(task.rules)
+        strategy.restart()
         choice = strategy.rank(Position(space, part.history, _codes(space, part.codes)))
         guess = choice.index if choice.index is not None else space.index(choice.guess)
         return int(guess), time.process_time() - started
@@ -223,7 +223,7 @@ def distributed_tree(
     made by ``workers``: positions of more than ``split`` codes (by default :func:`split_size`) decided
     one task each, the others grown whole, siblings together up to ``split`` codes a task."""
     space = CodeSpace.of(rules)
-    strategy.reset(rules)
+    strategy.restart()
     started = time.perf_counter()
     whole = strategy.name in RANDOM or strategy.tie == "random"
     split = rules.size if whole else split if split is not None else split_size(rules.size, workers.count)

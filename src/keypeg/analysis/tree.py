@@ -52,7 +52,7 @@ def build_tree(
     every node in Python (the slow reference).
     """
     space = CodeSpace.of(rules)
-    strategy.reset(rules)
+    strategy.restart()
     started = time.perf_counter()
     codes = space.all if secrets is None else np.asarray(secrets, dtype=np.intp)
     rule = strategy.tree_rule(rules) if compiled and space.grows_trees else None  # as compiled() says

@@ -123,11 +123,11 @@ class Strategy(ABC):
 
     # -- deciding -------------------------------------------------------------------------
 
-    def reset(self, rules: Rules, *, rng: np.random.Generator | None = None) -> None:
-        """Start again: a fresh random generator (the given one, or one from the seed)."""
+    def restart(self, *, rng: np.random.Generator | None = None) -> None:
+        """Start again: a fresh random generator (the given one, or one from the seed), so a second run
+        (a second tree, a task on a worker) draws as the first did. A strategy is ready to rank as it is
+        made, for any rules: nothing needs calling first."""
         self.rng = rng if rng is not None else np.random.default_rng(self.seed)
-        if self.first is not None:
-            rules.code(self.first.colors)
 
     def rank(self, position: Position | Knowledge, *, top: int = 1) -> Choice:
         """The guess to play from ``position`` (which must have fitting codes), and up to ``top - 1``
