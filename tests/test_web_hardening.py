@@ -178,7 +178,7 @@ def test_web_sessions_end(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_failing_store_is_503_not_a_missing_game(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    from keypeg.store import StoreError
+    from keypeg.store import StoreUnavailableError
     from keypeg.store.games import Games
     from keypeg.store.live import LiveMatches
 
@@ -187,7 +187,7 @@ def test_a_failing_store_is_503_not_a_missing_game(url: str, monkeypatch: pytest
     assert browser.get("/api/games/nosuchgame").status_code == 404
 
     def down(*_args: object, **_kwargs: object) -> object:
-        raise StoreError("cannot use the database: connection refused")
+        raise StoreUnavailableError("cannot use the database: connection refused")
 
     monkeypatch.setattr(Games, "owned", down)
     monkeypatch.setattr(LiveMatches, "get", down)
