@@ -158,6 +158,17 @@ def test_a_cold_kernel_cache_is_announced_once(tmp_path: Path, monkeypatch: pyte
         assert "compiling" not in run("next", "RRGG=1,0")[2]
 
 
+def test_the_faces_name_the_kernels_by_the_facade_s_public_names() -> None:
+    """cost's light names (no numba loaded for them) are exactly keypeg.kernels.Kernel's values."""
+    from keypeg import kernels
+
+    light = (cost.SCORING, cost.SELECTION, cost.SYMMETRY, cost.OPTIMAL_SEARCH, cost.TREES)
+    assert sorted(light) == sorted(k.value for k in kernels.Kernel)
+    assert tuple(k.value for k in kernels.EVERYDAY_KERNELS) == cost.EVERYDAY_KERNELS
+    with pytest.raises(ValueError):
+        cost.compile_notice(("_score",))  # a private module's name is no kernel's name
+
+
 # -- no traceback, one line, nothing left behind --------------------------------------------------------
 
 

@@ -18,14 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keypeg import __version__
-from keypeg.analysis.cost import (
-    COMPILE_SECONDS,
-    Estimate,
-    TooCostlyError,
-    TooSlowError,
-    analyze_cost,
-    cold_kernels,
-)
+from keypeg.analysis.cost import Estimate, TooCostlyError, TooSlowError, analyze_cost
 from keypeg.code import Code
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
@@ -120,13 +113,15 @@ def tree_cost(rules: Rules, strategy: Strategy) -> Estimate:
     and for the optimal strategy with no saved tree to follow, compiling its search's kernels on a first
     run (about 20 s, once)."""
     estimate = analyze_cost(rules, strategy.name)
-    if strategy.name != "optimal" or not cold_kernels(("_optimal",)):
+    from keypeg.kernels import Kernel, cold_kernels, compile_seconds
+
+    if strategy.name != "optimal" or not cold_kernels((Kernel.OPTIMAL_SEARCH,)):
         return estimate
     from keypeg.storage import load_optimal_tree
 
     if load_optimal_tree(rules, strategy.pool) is not None:
         return estimate
-    seconds = COMPILE_SECONDS["_optimal"]
+    seconds = compile_seconds((Kernel.OPTIMAL_SEARCH,))
     return Estimate(
         f"{estimate.work}, its search's kernels compiled first (about {seconds} s, once),",
         estimate.memory,

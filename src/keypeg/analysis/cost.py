@@ -18,6 +18,7 @@ index arrays, tree nodes), the time estimates the kernels' measured speed.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -47,6 +48,12 @@ __all__ = [
     "format_seconds",
     "cold_kernels",
     "compile_notice",
+    "SCORING",
+    "SELECTION",
+    "SYMMETRY",
+    "OPTIMAL_SEARCH",
+    "TREES",
+    "EVERYDAY_KERNELS",
 ]
 
 FORCE = "--force"
@@ -508,51 +515,28 @@ def _budget_source() -> str:
 
 # -- the first run: compiling the kernels ----------------------------------------------------------
 
-COMPILE_SECONDS = {"_score": 2, "_select": 1, "_symmetry": 1, "_optimal": 14, "_tree": 10}
-"""About how long numba takes to compile each kernel module on a first run (measured with an empty
-cache: 4 s for the scoring, selection and symmetry kernels together, 14 s more for the optimal
-search's; 10 s for the tree kernel, ``analyze`` on classic)."""
-EVERYDAY_KERNELS = ("_score", "_select", "_symmetry")
-"""The kernel modules every heavy command uses."""
+SCORING, SELECTION, SYMMETRY, OPTIMAL_SEARCH, TREES = "scoring", "selection", "symmetry", "optimal search", "trees"
+"""The kernels by their public names (the values of :class:`keypeg.kernels.Kernel`), here without loading
+numba: what a face names when it says what a command will compile."""
+EVERYDAY_KERNELS = (SCORING, SELECTION, SYMMETRY)
+"""The kernels every heavy command uses (:data:`keypeg.kernels.EVERYDAY_KERNELS`)."""
 
 
-def _kernel_cache_folder() -> Path:
-    """Where numba keeps the compiled kernels, chosen as numba chooses: ``$NUMBA_CACHE_DIR``, else the
-    kernels' ``__pycache__`` if it can be written, else the user's cache folder (keyed as numba keys them)."""
-    import hashlib
-    import os
+def cold_kernels(kernels: Iterable[str] = EVERYDAY_KERNELS) -> tuple[str, ...]:
+    """The kernels of ``kernels`` (public names) that numba has compiled for no earlier run
+    (:func:`keypeg.kernels.cold_kernels`, a look at its cache's file names). It loads the kernels' facade
+    (numba), so ask just before they run."""
+    from keypeg import kernels as compiled
 
-    import keypeg
-
-    kernels = os.path.join(os.path.dirname(os.path.abspath(keypeg.__file__)), "kernels")
-    keyed = f"kernels_{hashlib.sha1(kernels.encode()).hexdigest()}"
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return Path(os.environ["NUMBA_CACHE_DIR"]) / keyed
-    in_tree = Path(kernels) / "__pycache__"
-    if os.access(in_tree if in_tree.exists() else kernels, os.W_OK):
-        return in_tree
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "numba" / keyed
+    return tuple(k.value for k in compiled.cold_kernels(compiled.Kernel(name) for name in kernels))
 
 
-def cold_kernels(modules: tuple[str, ...] = EVERYDAY_KERNELS) -> tuple[str, ...]:
-    """The kernel modules of ``modules`` that numba has compiled for no earlier run (no index file in
-    any cache folder): a cheap look at file names, without importing numba. A name may be one
-    function's too (``_tree.grow``)."""
-    import os
+def compile_notice(kernels: Iterable[str] = EVERYDAY_KERNELS) -> str | None:
+    """The line to show before a first run compiles ``kernels`` (``None`` when they are compiled)."""
+    from keypeg import kernels as compiled
 
-    names: set[str] = set()
-    try:
-        with os.scandir(_kernel_cache_folder()) as entries:
-            names.update(entry.name for entry in entries if entry.name.endswith(".nbi"))
-    except OSError:
-        pass
-    return tuple(m for m in modules if not any(name.startswith((f"{m}.", f"{m}-")) for name in names))
-
-
-def compile_notice(modules: tuple[str, ...] = EVERYDAY_KERNELS) -> str | None:
-    """The line to show before a first run compiles ``modules`` (``None`` when they are compiled)."""
-    cold = cold_kernels(modules)
+    cold = compiled.cold_kernels(compiled.Kernel(name) for name in kernels)
     if not cold:
         return None
-    seconds = sum(COMPILE_SECONDS.get(m, 1) for m in cold)
+    seconds = compiled.compile_seconds(cold)
     return f"compiling keypeg's kernels once (about {seconds} s); later runs start at once"

@@ -20,7 +20,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from keypeg.analysis.cost import cold_kernels
 from keypeg.errors import KeypegError
 from keypeg.kernels import CodeSpace, Grown, Index, TreeRule, compile_tree_kernel, ordinal_feedback, threads
 from keypeg.rules import Rules
@@ -133,8 +132,7 @@ def _compiled_tree(
             root = int(strategy.rank(Position(space, history, codes)).index or 0)
         elif rule.pool_all:
             pool = strategy.pool_of(Position(space, history, codes))
-    if cold_kernels(("_tree.grow",)):  # a first run: half the kernel's callees compile in a second process
-        compile_tree_kernel()
+    compile_tree_kernel()  # on a first run, half the kernel's callees compile in a second process
     top = space.grow(rule, played, codes, root=root, root_pool=pool, depth=1, max_depth=MAX_DEPTH)
     if top is None:
         raise _no_progress(strategy)

@@ -61,12 +61,13 @@ def refuse_empty(*names: str) -> None:
 _announced: set[str] = set()
 
 
-def announce_compiling(modules: tuple[str, ...] | None = None) -> None:
+def announce_compiling(kernels: tuple[str, ...] | None = None) -> None:
     """On a first run (numba's cache of keypeg's kernels empty), say once on stderr that the kernels are
-    being compiled; cheap, and it loads nothing heavy."""
+    being compiled. ``kernels`` are their public names (:data:`keypeg.analysis.cost.SCORING`, ...; the
+    everyday ones if ``None``). It loads the kernels (numba), so call it just before they run."""
     from keypeg.analysis.cost import EVERYDAY_KERNELS, compile_notice
 
-    wanted = tuple(m for m in (modules or EVERYDAY_KERNELS) if m not in _announced)
+    wanted = tuple(m for m in (kernels or EVERYDAY_KERNELS) if m not in _announced)
     if not wanted:
         return
     notice = compile_notice(wanted)
@@ -241,17 +242,17 @@ def analyze(
 
         check_writable(export)
     check_trees(rules, names, lambda estimate: guard(estimate, force, timed=not cluster.distributed))
-    from keypeg.analysis.cost import EVERYDAY_KERNELS
+    from keypeg.analysis.cost import EVERYDAY_KERNELS, OPTIMAL_SEARCH, TREES
     from keypeg.analysis.export import save_tree
     from keypeg.analysis.tree import build_tree, compiled
     from keypeg.cli.cluster import distributed_tree
 
     chosen = [strategy_factory(name, rules) for name in names]
-    kernels = {"_tree"} if any(compiled(s, rules) for s in chosen) else set()
+    kernels = {TREES} if any(compiled(s, rules) for s in chosen) else set()
     if not all(compiled(s, rules) for s in chosen):
         kernels.update(EVERYDAY_KERNELS)
     if "optimal" in names:
-        kernels.add("_optimal")
+        kernels.add(OPTIMAL_SEARCH)
     announce_compiling(tuple(sorted(kernels)))
     built = []
     with interruptible(), cluster.workers() as place:
@@ -473,7 +474,7 @@ def next_guess(
 ) -> None:
     """The strategy's next guess after the scored guesses."""
     from keypeg.analysis.advice import advise, enumeration_cost
-    from keypeg.analysis.cost import TooCostlyError, guard
+    from keypeg.analysis.cost import EVERYDAY_KERNELS, OPTIMAL_SEARCH, SCORING, TooCostlyError, guard
     from keypeg.strategies import canonical_name, playable, scores_every_code
 
     refuse_empty("variant", "first")
@@ -492,7 +493,7 @@ def next_guess(
         if fitting is None:  # the genetic codebreaker on a game too large to score every code
             if note is not None:
                 say(f"note: {note}", console=err)
-            announce_compiling(("_score",))
+            announce_compiling((SCORING,))
             return interruptible()
         if not err.is_terminal:
             return interruptible()
@@ -500,7 +501,7 @@ def next_guess(
 
     if scores_every_code(rules):
         guard(enumeration_cost(rules, name), force)  # memory first: the codes are enumerated
-        announce_compiling(("_score", "_select", "_symmetry", "_optimal") if name == "optimal" else None)
+        announce_compiling((*EVERYDAY_KERNELS, OPTIMAL_SEARCH) if name == "optimal" else None)
     elif rules.size * len(history) > 20_000 and rules.size <= 2_000_000:
         announce_compiling()
     advice = advise(

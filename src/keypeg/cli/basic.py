@@ -119,7 +119,9 @@ def _prepare(scored: tuple[str, ...], rules: Rules, listed: int, force: bool) ->
     history = parse_history(rules, scored)
     guard(consistency_cost(rules, len(history), listed), force)
     if rules.size * max(len(history), 1) > PLAIN_SCORING_PAIRS and rules.size <= ENUMERATE_LIMIT:
-        announce_compiling(("_score",))
+        from keypeg.analysis.cost import SCORING
+
+        announce_compiling((SCORING,))
     return history
 
 

@@ -168,11 +168,11 @@ def _search(
     from rich.text import Text
 
     from keypeg import storage
-    from keypeg.analysis.cost import guard, optimal_cost
+    from keypeg.analysis.cost import OPTIMAL_SEARCH, SCORING, SYMMETRY, guard, optimal_cost
 
     guard(optimal_cost(rules), force, timed=not cluster.distributed)
     storage.check_cache_folder()  # the checkpoint and the solved tree go there: fail now, not after the search
-    announce_compiling(("_score", "_symmetry", "_optimal"))
+    announce_compiling((SCORING, SYMMETRY, OPTIMAL_SEARCH))
     from keypeg.cli.cluster import say_traffic
     from keypeg.strategies.optimal import BIG, OptimalSolver, secret_codes
 

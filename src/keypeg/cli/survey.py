@@ -159,7 +159,9 @@ def survey(
         todo.append((estimate.seconds, cell))
     todo.sort(key=lambda item: item[0])  # the quick cells first: an interrupted survey keeps the most
     if any(cell.strategy == "optimal" for _, cell in todo):
-        announce_compiling(("_score", "_select", "_symmetry", "_optimal"))
+        from keypeg.analysis.cost import EVERYDAY_KERNELS, OPTIMAL_SEARCH
+
+        announce_compiling((*EVERYDAY_KERNELS, OPTIMAL_SEARCH))
     started = time.perf_counter()
     label = f"survey of {plural(len(grid), 'game')}"
     computed, failed, where = _work_out([cell for _, cell in todo], kept, cluster, label)

@@ -5,7 +5,9 @@ encodings and, for small games, the feedback table; it offers feedbacks, partiti
 and costs, consistent filtering, splits and symmetry classes over code indices.
 :class:`Scorer` does the scoring for codes given as colour rows, in games too large to
 enumerate. :class:`ExactSearch` is the kernel side of the optimal search. The numba
-modules (``_score``, ``_select``, ``_symmetry``, ``_optimal``) are private to this package.
+modules (``_score``, ``_select``, ``_symmetry``, ``_optimal``, ``_tree``, ...) are private to this
+package: outside it, what is compiled is named by :class:`Kernel` (``Kernel.SCORING``, ``Kernel.TREES``,
+...), and :func:`cold_kernels` says which numba's cache lacks.
 
 Codes are identified by their index in the lexicographic enumeration of the code space
 (index order is numeric order), feedback by the ordinal ``black * (pegs + 1) + white``.
@@ -25,6 +27,9 @@ from keypeg import limits
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
 from keypeg.kernels import _fit, _score, _select, _symmetry, _tree
+from keypeg.kernels._cache import EVERYDAY as EVERYDAY_KERNELS
+from keypeg.kernels._cache import Kernel, compile_seconds
+from keypeg.kernels._cache import cold as cold_kernels
 from keypeg.kernels._jit import load_cache_cheaply
 from keypeg.kernels._prewarm import compile_tree_kernel
 from keypeg.kernels._space import code_keys, encode, enumerate_codes
@@ -44,6 +49,10 @@ __all__ = [
     "threads",
     "set_threads",
     "compile_tree_kernel",
+    "Kernel",
+    "EVERYDAY_KERNELS",
+    "cold_kernels",
+    "compile_seconds",
     "feedback_ordinal",
     "ordinal_feedback",
     "FitCount",

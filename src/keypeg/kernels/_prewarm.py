@@ -18,6 +18,7 @@ import numpy as np
 
 from keypeg import machine
 from keypeg.kernels import _symmetry, _tree
+from keypeg.kernels._cache import tree_entry_cold
 
 CHILD_SECONDS = 120
 """How long the second process may take before this one stops waiting and compiles on its own."""
@@ -53,9 +54,11 @@ def compile_beside() -> None:
 
 def compile_tree_kernel() -> None:
     """Compile the tree kernel's callees, half of them in a second process when a core is idle (else
-    here, no slower than ``grow`` compiling them itself). Call it on a first run only: it costs a
-    process's start when the kernels are in numba's cache already."""
+    here, no slower than ``grow`` compiling them itself). On a later run (``grow`` in numba's cache)
+    it does nothing: a process's start would cost more than reading the cache."""
     if getattr(_tree.grow, "overloads", True):  # compiled here already (numba's cache may be out of reach), or no JIT
+        return
+    if not tree_entry_cold():  # in numba's cache from an earlier run: grow reads it back
         return
     child = None
     if machine.idle_cores() >= 1.5:
