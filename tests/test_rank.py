@@ -24,7 +24,7 @@ from keypeg.strategy_tree import Node
 from reference import rules_codes
 
 SMALL = [Rules(3, 4), Rules(4, 4, repeats=False), Rules(2, 3, blanks=True)]
-SCORED = {  # strategies whose scores order the runners-up
+COSTED = {  # strategies whose costs order the runners-up
     "worst-case",
     "expected-size",
     "entropy",
@@ -120,21 +120,21 @@ def test_figures_match_a_plain_python_recount(name: str, rules: Rules) -> None:
         assert ranked.index == knowledge.space.index(ranked.guess)
 
 
-@pytest.mark.parametrize("name", sorted(SCORED))
-def test_runners_up_follow_the_strategy_scores(name: str) -> None:
+@pytest.mark.parametrize("name", sorted(COSTED))
+def test_runners_up_follow_the_strategy_costs(name: str) -> None:
     rules = Rules(4, 6)
     knowledge = Knowledge.from_text(rules, ["AABB=1,0"])
     strategy = fresh(name, rules)
     choice = strategy.rank(Position.from_knowledge(knowledge), top=12)
-    scores = [r.score for r in choice.ranked]
-    assert all(s is not None for s in scores)
-    keys = [(r.score, not r.fits, r.index) for r in choice.ranked[1:]]
-    assert keys == sorted(keys)  # best score, then fitting guesses, then code order
-    best = min(s for s in scores if s is not None)
-    if isinstance(strategy, PartitionStrategy):  # the chosen guess has the best score
-        first = scores[0]
+    costs = [r.cost for r in choice.ranked]
+    assert all(c is not None for c in costs)
+    keys = [(r.cost, not r.fits, r.index) for r in choice.ranked[1:]]
+    assert keys == sorted(keys)  # least cost, then fitting guesses, then code order
+    best = min(c for c in costs if c is not None)
+    if isinstance(strategy, PartitionStrategy):  # the chosen guess has the least cost
+        first = costs[0]
         assert first is not None and first <= best + ENTROPY_TOLERANCE * max(1.0, abs(best))
-    for r in choice.ranked:  # the scores are the costs the strategies minimise, by their figures
+    for r in choice.ranked:  # the costs are those the strategies minimise, by their figures
         own = {
             "worst-case": r.largest,
             "expected-size": r.expected_size * choice.fitting,  # type: ignore[operator]
@@ -143,7 +143,7 @@ def test_runners_up_follow_the_strategy_scores(name: str) -> None:
             "optimal": -r.number_of_parts,
         }.get(name)
         if own is not None:
-            assert r.score == pytest.approx(own)
+            assert r.cost == pytest.approx(own)
 
 
 def test_top_one_computes_no_runner_up(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -166,7 +166,7 @@ def test_top_one_computes_no_runner_up(monkeypatch: pytest.MonkeyPatch) -> None:
     assert calls == []  # deciding alone computes no figure
     assert len(choice.ranked) == 1 and choice.ranked[0].guess == choice.guess
     assert calls == [1]  # the chosen guess's split, once read
-    assert choice.ranked[0].score is not None
+    assert choice.ranked[0].cost is not None
 
 
 def test_rank_checks_top_and_an_impossible_position() -> None:
@@ -205,8 +205,8 @@ def test_genetic_ranks_a_huge_game_over_its_eligible_set() -> None:
     eligible = sum(choice.ranked[0].parts.values())
     for r in choice.ranked:
         assert r.fits and sum(r.parts.values()) == eligible
-        assert r.score == -r.number_of_parts
-    assert [r.score for r in choice.ranked] == sorted(r.score for r in choice.ranked)  # type: ignore[type-var]
+        assert r.cost == -r.number_of_parts
+    assert [r.cost for r in choice.ranked] == sorted(r.cost for r in choice.ranked)  # type: ignore[type-var]
     again = Genetic(seed=3)
     again.next_guess(Knowledge(rules))
     assert again.next_guess(knowledge) == choice.guess  # next_guess is rank's guess

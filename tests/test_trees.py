@@ -135,13 +135,13 @@ def test_mmstrat_minmax_compares_every_part() -> None:
 
     position = Position(space, (), space.all)
     guesses = space.all[:200]
-    scores = strategy._scores(position, guesses)
+    costs = strategy._costs(position, guesses)
     counts = space.partition(guesses, space.all)
     counts[:, space.win] = 0
     profiles = [sorted(row.tolist(), reverse=True) for row in counts]
     for i in range(0, 200, 7):
         for j in range(0, 200, 11):
-            assert (scores[i] < scores[j]) == (profiles[i] < profiles[j])
+            assert (costs[i] < costs[j]) == (profiles[i] < profiles[j])
 
 
 @settings(max_examples=25, deadline=None)

@@ -23,12 +23,12 @@ from keypeg.rules import Rules
 from keypeg.strategies.choice import Choice, Ranked, rank_guesses
 from keypeg.symmetry import peg_permutations, representatives
 
-__all__ = ["Position", "Strategy", "Pool", "Tie", "Scoring", "SYMMETRY_MIN_CANDIDATES", "members"]
+__all__ = ["Position", "Strategy", "Pool", "Tie", "Convention", "SYMMETRY_MIN_CANDIDATES", "members"]
 
 Pool = Literal["all", "consistent"]
 Tie = Literal["first", "last", "random"]
-Scoring = Literal["kooi", "mmstrat"]
-"""How the one-step heuristics score a split: as in Kooi (2005), or as fancidev's mmstrat does (its
+Convention = Literal["kooi", "mmstrat"]
+"""How the one-step heuristics rate a split (``--scoring``): as in Kooi (2005), or as fancidev's mmstrat does (its
 ``minmax`` compares every part size, largest first; its ``entropy`` counts a fitting guess 2 bits
 better and prefers no fitting guess on a tie)."""
 SYMMETRY_MIN_CANDIDATES = 32
@@ -37,9 +37,9 @@ KERNEL_SYMMETRY_MIN_CANDIDATES = 96
 """The same for the tree kernel, which scores guesses faster (measured on 5x8 most parts: 32 costs
 about a third more than 96, 1000 a tenth more)."""
 
-Scored = list[tuple[int, float | None]]
-"""Guesses as (code index, score), in the strategy's order."""
-Ranking = Callable[[int], Scored]
+Rated = list[tuple[int, float | None]]
+"""Guesses as (code index, cost), in the strategy's order."""
+Ranking = Callable[[int], Rated]
 """Given ``n``, the chosen guess then up to ``n`` runners-up."""
 
 
@@ -73,13 +73,14 @@ class Strategy(ABC):
         prefer_consistent: break ties toward guesses that could be the secret.
         seed: seed of the random generator, for ``tie="random"`` and random strategies.
         symmetry: score one guess per symmetry class (never changes a result, only speed).
-        scoring: ``kooi``, or ``mmstrat`` for the scores of fancidev's solver (see :data:`Scoring`).
+        scoring: the convention the one-step heuristics rate guesses by: ``kooi``, or ``mmstrat`` for the
+            costs of fancidev's solver (see :data:`Convention`); kept as :attr:`convention`.
     """
 
     name: ClassVar[str]
     about: ClassVar[str] = ""
     measure: ClassVar[str] = "code order"
-    """What :attr:`Ranked.score` measures (smaller is better), or how the guesses are ordered."""
+    """What :attr:`Ranked.cost` measures (smaller is better), or how the guesses are ordered."""
     default_pool: ClassVar[Pool] = "all"
 
     def __init__(
@@ -91,7 +92,7 @@ class Strategy(ABC):
         prefer_consistent: bool = True,
         seed: int | None = None,
         symmetry: bool = True,
-        scoring: Scoring = "kooi",
+        scoring: Convention = "kooi",
     ) -> None:
         if scoring not in ("kooi", "mmstrat"):
             raise KeypegError(f"scoring must be kooi or mmstrat, not {scoring!r}")
@@ -106,7 +107,7 @@ class Strategy(ABC):
         self.prefer_consistent = prefer_consistent
         self.seed = seed
         self.symmetry = symmetry and tie != "random"
-        self.scoring: Scoring = scoring
+        self.convention: Convention = scoring
         self.rng = np.random.default_rng(seed)
 
     def conventions(self) -> dict[str, Any]:
@@ -119,7 +120,7 @@ class Strategy(ABC):
             "prefer_consistent": self.prefer_consistent,
             "seed": self.seed,
         }
-        return named if self.scoring == "kooi" else {**named, "scoring": self.scoring}
+        return named if self.convention == "kooi" else {**named, "scoring": self.convention}
 
     # -- deciding -------------------------------------------------------------------------
 
@@ -143,8 +144,8 @@ class Strategy(ABC):
         at = Position.from_knowledge(position) if isinstance(position, Knowledge) else position
         chosen = self._choose(at)
 
-        def ranking(n: int) -> Scored:
-            return [(chosen, self._score(at, chosen)), *(self._runners_up(at, chosen, n) if n else [])]
+        def ranking(n: int) -> Rated:
+            return [(chosen, self._cost(at, chosen)), *(self._runners_up(at, chosen, n) if n else [])]
 
         return self._choice(at, chosen, top, ranking)
 
@@ -187,13 +188,13 @@ class Strategy(ABC):
     def _decide(self, position: Position) -> int:
         """Choose among the guesses when more than two codes fit."""
 
-    def _score(self, position: Position, guess: int) -> float | None:
-        """The strategy's own score of ``guess`` (smaller is better), if it has one."""
+    def _cost(self, position: Position, guess: int) -> float | None:
+        """The strategy's own cost of ``guess`` (smaller is better), if it has one."""
         return None
 
-    def _runners_up(self, position: Position, chosen: int, n: int) -> Scored:
+    def _runners_up(self, position: Position, chosen: int, n: int) -> Rated:
         """Up to ``n`` other guesses in the strategy's order; by default the other fitting codes in order."""
-        others: Scored = [(int(g), None) for g in position.candidates[: n + 1] if g != chosen]
+        others: Rated = [(int(g), None) for g in position.candidates[: n + 1] if g != chosen]
         return others[:n]
 
     def _choice(self, position: Position, chosen: int, top: int, ranking: Ranking) -> Choice:
@@ -202,8 +203,8 @@ class Strategy(ABC):
 
         def ranked() -> tuple[Ranked, ...]:
             entries = ranking(top - 1)[:top]
-            guesses, scores = [g for g, _ in entries], [s for _, s in entries]
-            return rank_guesses(position.space, position.candidates, guesses, scores)
+            guesses, costs = [g for g, _ in entries], [c for _, c in entries]
+            return rank_guesses(position.space, position.candidates, guesses, costs)
 
         space, fitting = position.space, position.candidates.size
         choice = Choice(space.code(chosen), chosen, fitting, self.name, self.measure, "fitting codes", ranked)
@@ -211,24 +212,24 @@ class Strategy(ABC):
             _ = choice.ranked  # what the caller asked for is worked out now (under its spinner, its Ctrl-C)
         return choice
 
-    def _scored_runners_up(
+    def _cheapest_runners_up(
         self,
         position: Position,
         chosen: int,
         n: int,
-        scorer: Callable[[Position, Index], npt.NDArray[np.float64]],
-    ) -> Scored:
-        """Up to ``n`` guesses of the pool other than ``chosen``, best ``scorer`` score first, then
+        cost: Callable[[Position, Index], npt.NDArray[np.float64]],
+    ) -> Rated:
+        """Up to ``n`` guesses of the pool other than ``chosen``, least ``cost`` first, then
         fitting guesses first, then code order."""
         if n <= 0:
             return []
         if position.candidates.size <= 2:
             return Strategy._runners_up(self, position, chosen, n)
         pool = self.pool_of(position)
-        scores = scorer(position, pool)
+        costs = cost(position, pool)
         fits = members(pool, position.candidates)
-        order = np.lexsort((pool, ~fits, scores))
-        ranked: Scored = [(int(pool[i]), float(scores[i])) for i in order if pool[i] != chosen]
+        order = np.lexsort((pool, ~fits, costs))
+        ranked: Rated = [(int(pool[i]), float(costs[i])) for i in order if pool[i] != chosen]
         return ranked[:n]
 
     def pool_of(self, position: Position) -> Index:

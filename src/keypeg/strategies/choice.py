@@ -81,15 +81,15 @@ def partition_figures(space: CodeSpace, guesses: Sequence[int] | Index, codes: I
 
 @dataclass(frozen=True)
 class Ranked:
-    """One guess of a :class:`Choice`: how it splits the codes, whether it could win, and its score."""
+    """One guess of a :class:`Choice`: how it splits the codes, whether it could win, and its cost."""
 
     guess: Code
     index: int | None
     """Its index in the code space (``None`` when the codes were not enumerated)."""
     fits: bool
     """Whether it could be the secret."""
-    score: float | None
-    """The strategy's own score (smaller is better; see :attr:`Choice.measure`), where it has one."""
+    cost: float | None
+    """The strategy's own cost of it (smaller is better; see :attr:`Choice.measure`), where it has one."""
     figures: Figures | None
     """How it splits the codes (see :attr:`Choice.over`); ``None`` where there is nothing to split:
     the genetic codebreaker's first guess on a game too large to enumerate."""
@@ -146,7 +146,7 @@ class Choice:
     """A strategy's decision: the guess it plays, and the guesses it ranked with their figures.
 
     :attr:`ranked` holds the chosen guess first, then up to ``top - 1`` runners-up in the
-    strategy's own order (best score first; among equals, fitting guesses first, then code
+    strategy's own order (least cost first; among equals, fitting guesses first, then code
     order). It is computed when first read (at once by :meth:`Strategy.rank` when ``top > 1``),
     so deciding alone, as whole-tree analysis does, never computes a figure.
     """
@@ -158,7 +158,7 @@ class Choice:
     """How many codes fit the scores (``None`` when not counted: the genetic codebreaker on a huge game)."""
     strategy: str
     measure: str
-    """What the scores measure (smaller is better), or how the strategy orders its guesses."""
+    """What the costs measure (smaller is better), or how the strategy orders its guesses."""
     over: Over
     """What the figures split: the codes that fit; on games too large to enumerate, the genetic
     codebreaker's eligible set (codes that fit, found by its search), or nothing before the first score."""
@@ -176,7 +176,7 @@ class Choice:
 
 
 def rank_guesses(
-    space: CodeSpace, codes: Index, guesses: Sequence[int], scores: Sequence[float | None]
+    space: CodeSpace, codes: Index, guesses: Sequence[int], costs: Sequence[float | None]
 ) -> tuple[Ranked, ...]:
     """:class:`Ranked` entries for ``guesses`` (indices into ``space``), their figures over ``codes``
     (an increasing index array, the codes that fit)."""
@@ -185,6 +185,6 @@ def rank_guesses(
     where = np.minimum(np.searchsorted(codes, chosen), max(codes.size - 1, 0))
     fits = (codes[where] == chosen) if codes.size else np.zeros(chosen.size, dtype=bool)
     return tuple(
-        Ranked(space.code(g), g, bool(fit), score, split_figures(row_parts(row, space.pegs)))
-        for g, fit, score, row in zip(guesses, fits.tolist(), scores, counts, strict=True)
+        Ranked(space.code(g), g, bool(fit), cost, split_figures(row_parts(row, space.pegs)))
+        for g, fit, cost, row in zip(guesses, fits.tolist(), costs, counts, strict=True)
     )

@@ -23,7 +23,7 @@ from keypeg.errors import KeypegError
 from keypeg.kernels import Scorer
 from keypeg.knowledge import Knowledge
 from keypeg.rules import Rules
-from keypeg.strategies.base import Pool, Position, Scored, Strategy
+from keypeg.strategies.base import Pool, Position, Rated, Strategy
 from keypeg.strategies.choice import Choice, Ranked, row_parts, split_figures
 
 __all__ = ["Genetic", "GeneticParams", "first_guess"]
@@ -96,7 +96,7 @@ class Genetic(Strategy):
     def _decide(self, position: Position) -> int:
         return self._ranking(position, 1)[0][0]
 
-    def _ranking(self, position: Position, top: int) -> Scored:
+    def _ranking(self, position: Position, top: int) -> Rated:
         """The ``top`` best of a new eligible set after ``position``, with minus the parts each makes of the set."""
         space = position.space
         history = [(space.code(g), _feedback(o, space.pegs)) for g, o in position.history]

@@ -9,7 +9,7 @@ import numpy.typing as npt
 
 from keypeg.kernels import TreeRule
 from keypeg.rules import Rules
-from keypeg.strategies.base import Position, Scored, Strategy, members
+from keypeg.strategies.base import Position, Rated, Strategy, members
 
 __all__ = ["PartitionStrategy", "WorstCase", "ExpectedSize", "Entropy", "MostParts", "TwoStepMostParts"]
 
@@ -18,36 +18,36 @@ PERFECT_SCAN_MAX = 8
 MMSTRAT_ENTROPY_BONUS = 2.0
 """What mmstrat's entropy takes off a fitting guess's sum of n log n (its 2 ln 2, in bits)."""
 ENTROPY_TOLERANCE = 1e-9
-"""Entropy scores within this relative distance of the best count as ties."""
+"""Entropy costs within this relative distance of the best count as ties."""
 
 
 class PartitionStrategy(Strategy):
-    """Score each guess from its partition table; the smallest score wins, ties by the conventions."""
+    """Rate each guess by a cost of its partition table; the least cost wins, ties by the conventions."""
 
     cost: ClassVar[str]
     """The partition cost minimised (see :data:`keypeg.kernels.COSTS`)."""
     tolerance: ClassVar[float] = 0.0
 
     def _mmstrat_ties(self) -> None:
-        """mmstrat prefers no fitting guess on a tie (its scores of these splits favour one already)."""
-        if self.scoring == "mmstrat":
+        """mmstrat prefers no fitting guess on a tie (its costs of these splits favour one already)."""
+        if self.convention == "mmstrat":
             self.prefer_consistent = False
 
     def tree_rule(self, rules: Rules) -> TreeRule | None:
         return self._kernel_rule(rules, self.cost, self.tolerance)
 
-    def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
-        """Each guess's score, smaller is better."""
+    def _costs(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+        """Each guess's cost, smaller is better."""
         return position.space.partition_costs(guesses, position.candidates, self.cost)
 
-    def _score(self, position: Position, guess: int) -> float | None:
-        return float(self._scores(position, np.array([guess], dtype=np.intp))[0])
+    def _cost(self, position: Position, guess: int) -> float | None:
+        return float(self._costs(position, np.array([guess], dtype=np.intp))[0])
 
-    def _runners_up(self, position: Position, chosen: int, n: int) -> Scored:
-        return self._scored_runners_up(position, chosen, n, self._scores)
+    def _runners_up(self, position: Position, chosen: int, n: int) -> Rated:
+        return self._cheapest_runners_up(position, chosen, n, self._costs)
 
     def _perfect(self, position: Position) -> float:
-        """The score of a guess that splits the fitting codes into single codes."""
+        """The cost of a guess that splits the fitting codes into single codes."""
         n = position.candidates.size
         return {"largest-part": 1.0, "sum-of-squares": float(n), "fewest-parts": -float(n), "sum-n-log-n": 0.0}[
             self.cost
@@ -59,25 +59,25 @@ class PartitionStrategy(Strategy):
         if self.pool == "consistent" or (few and self.prefer_consistent):
             # A fitting guess that splits the fitting codes into single codes cannot be
             # beaten and wins ties, so look among the fitting codes first.
-            scores = self._scores(position, fitting)
+            costs = self._costs(position, fitting)
             if self.prefer_consistent:
-                perfect = fitting[scores <= self._perfect(position)]
+                perfect = fitting[costs <= self._perfect(position)]
                 if perfect.size:
                     return self._break_tie(position, perfect)
             if self.pool == "consistent":
-                return self._pick(position, fitting, scores)
+                return self._pick(position, fitting, costs)
         guesses = self.pool_of(position)
-        if self.tie != "random" and self.scoring == "kooi" and fitting.size <= PERFECT_SCAN_MAX:
+        if self.tie != "random" and self.convention == "kooi" and fitting.size <= PERFECT_SCAN_MAX:
             # No fitting guess splits perfectly, so the first guess in order that does wins.
             found = position.space.first_perfect_split(guesses, fitting, backwards=self.tie == "last")
             if found is not None:
                 return found
-        return self._pick(position, guesses, self._scores(position, guesses))
+        return self._pick(position, guesses, self._costs(position, guesses))
 
-    def _pick(self, position: Position, guesses: npt.NDArray[np.intp], scores: npt.NDArray[np.float64]) -> int:
-        best = scores.min()
+    def _pick(self, position: Position, guesses: npt.NDArray[np.intp], costs: npt.NDArray[np.float64]) -> int:
+        best = costs.min()
         slack = self.tolerance * max(1.0, abs(float(best)))
-        return self._break_tie(position, guesses[scores <= best + slack])
+        return self._break_tie(position, guesses[costs <= best + slack])
 
 
 class WorstCase(PartitionStrategy):
@@ -93,11 +93,11 @@ class WorstCase(PartitionStrategy):
         self._mmstrat_ties()
 
     def tree_rule(self, rules: Rules) -> TreeRule | None:
-        return self._kernel_rule(rules, "all-parts") if self.scoring == "mmstrat" else super().tree_rule(rules)
+        return self._kernel_rule(rules, "all-parts") if self.convention == "mmstrat" else super().tree_rule(rules)
 
-    def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
-        if self.scoring == "kooi":
-            return super()._scores(position, guesses)
+    def _costs(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+        if self.convention == "kooi":
+            return super()._costs(position, guesses)
         # mmstrat's minmax: every part size compared, largest first, the part of a guess that wins left out
         counts = position.space.partition(guesses, position.candidates)
         counts[:, position.space.win] = 0
@@ -105,8 +105,8 @@ class WorstCase(PartitionStrategy):
         _, rank = np.unique(profiles, axis=0, return_inverse=True)
         return rank.reshape(-1).astype(np.float64)
 
-    def _score(self, position: Position, guess: int) -> float | None:
-        return super()._score(position, guess) if self.scoring == "kooi" else None
+    def _cost(self, position: Position, guess: int) -> float | None:
+        return super()._cost(position, guess) if self.convention == "kooi" else None
 
 
 class ExpectedSize(PartitionStrategy):
@@ -131,15 +131,15 @@ class Entropy(PartitionStrategy):
         super().__init__(**options)  # type: ignore[arg-type]
         self._mmstrat_ties()
 
-    def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
-        scores = super()._scores(position, guesses)
-        if self.scoring == "mmstrat":  # a guess that may win counts 2 bits better
-            scores = scores - MMSTRAT_ENTROPY_BONUS * members(guesses, position.candidates)
-        return scores
+    def _costs(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+        costs = super()._costs(position, guesses)
+        if self.convention == "mmstrat":  # a guess that may win counts 2 bits better
+            costs = costs - MMSTRAT_ENTROPY_BONUS * members(guesses, position.candidates)
+        return costs
 
     def tree_rule(self, rules: Rules) -> TreeRule | None:
         rule = super().tree_rule(rules)
-        return rule if rule is None or self.scoring == "kooi" else rule._replace(bonus=MMSTRAT_ENTROPY_BONUS)
+        return rule if rule is None or self.convention == "kooi" else rule._replace(bonus=MMSTRAT_ENTROPY_BONUS)
 
 
 class MostParts(PartitionStrategy):
@@ -163,7 +163,7 @@ class TwoStepMostParts(PartitionStrategy):
     def tree_rule(self, rules: Rules) -> TreeRule | None:
         return None
 
-    def _scores(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
+    def _costs(self, position: Position, guesses: npt.NDArray[np.intp]) -> npt.NDArray[np.float64]:
         space = position.space
         second = space.all if self.pool == "all" else position.candidates
         totals = space.two_step_parts(guesses, position.candidates, second)

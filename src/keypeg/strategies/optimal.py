@@ -40,7 +40,7 @@ from keypeg import storage
 from keypeg.errors import KeypegError
 from keypeg.kernels import CodeSpace, ExactSearch, Index, ordinal_feedback
 from keypeg.rules import Rules
-from keypeg.strategies.base import Pool, Position, Scored, Strategy
+from keypeg.strategies.base import Pool, Position, Rated, Strategy
 from keypeg.strategy_tree import Node, StrategyTree, TreeStats
 from keypeg.symmetry import peg_permutations
 from keypeg.text import plural
@@ -315,7 +315,7 @@ class Optimal(Strategy):
 
     name = "optimal"
     about = "fewest total guesses over all secrets (exact search; Koyama and Lai 1993)"
-    measure = "minus the number of parts (the optimal guess is played whatever its score)"
+    measure = "minus the number of parts (the optimal guess is played whatever its cost)"
 
     def _choose(self, position: Position) -> int:
         if (position.depth == 0 and self.first is not None) or position.candidates.size == 0:
@@ -344,11 +344,11 @@ class Optimal(Strategy):
         rounds = max(rules.rows - position.depth, 1)
         return optimal_solver(rules, self.pool).guess(position.candidates, position.history, rounds)
 
-    def _score(self, position: Position, guess: int) -> float | None:
+    def _cost(self, position: Position, guess: int) -> float | None:
         return float(_minus_parts(position, np.array([guess], dtype=np.intp))[0])
 
-    def _runners_up(self, position: Position, chosen: int, n: int) -> Scored:
-        return self._scored_runners_up(position, chosen, n, _minus_parts)
+    def _runners_up(self, position: Position, chosen: int, n: int) -> Rated:
+        return self._cheapest_runners_up(position, chosen, n, _minus_parts)
 
 
 def _minus_parts(position: Position, guesses: Index) -> npt.NDArray[np.float64]:
