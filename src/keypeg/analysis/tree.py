@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from keypeg.errors import KeypegError
-from keypeg.kernels import CodeSpace, Grown, Index, TreeRule, compile_tree_kernel, ordinal_feedback, threads
+from keypeg.kernels import CodeSpace, FlatSubtree, Index, TreeRule, compile_tree_kernel, ordinal_feedback, threads
 from keypeg.rules import Rules
 from keypeg.strategies.base import Position, Strategy
 from keypeg.strategy_tree import FlatNodes, Node, StrategyTree, TreeStats
@@ -141,7 +141,7 @@ def _compiled_tree(
     if progress is not None:
         progress(int(codes.size - top.sizes[stubs].sum()))
 
-    def run(row: int) -> Grown:
+    def run(row: int) -> FlatSubtree:
         path = top.path(row)
         grown = space.grow(rule, played + path, top.part(row), depth=MAX_DEPTH, max_depth=MAX_DEPTH - len(path))
         if grown is None:
@@ -156,15 +156,15 @@ def _compiled_tree(
 
 
 def _side_by_side(
-    run: Callable[[int], Grown], rows: list[int], workers: int, done: Callable[[int], None]
-) -> dict[int, Grown]:
+    run: Callable[[int], FlatSubtree], rows: list[int], workers: int, done: Callable[[int], None]
+) -> dict[int, FlatSubtree]:
     """``run(row)`` for every row, in that order, on ``workers`` daemon threads (the kernel releases
     the GIL), calling ``done`` here as each ends. This thread only waits, so Ctrl-C stops the work at
     once: no thread takes another row, and the process may exit without waiting for them."""
     todo: queue.SimpleQueue[int] = queue.SimpleQueue()
     for row in rows:
         todo.put(row)
-    finished: queue.SimpleQueue[tuple[int, Grown | BaseException]] = queue.SimpleQueue()
+    finished: queue.SimpleQueue[tuple[int, FlatSubtree | BaseException]] = queue.SimpleQueue()
     stop = threading.Event()
 
     def work() -> None:
@@ -181,7 +181,7 @@ def _side_by_side(
 
     for _ in range(min(workers, len(rows))):
         threading.Thread(target=work, daemon=True).start()
-    results: dict[int, Grown] = {}
+    results: dict[int, FlatSubtree] = {}
     try:
         while len(results) < len(rows):
             row, outcome = finished.get()
@@ -194,7 +194,7 @@ def _side_by_side(
     return results
 
 
-def _assemble(space: CodeSpace, top: Grown, grown: dict[int, Grown]) -> tuple[FlatNodes, dict[int, int]]:
+def _assemble(space: CodeSpace, top: FlatSubtree, grown: dict[int, FlatSubtree]) -> tuple[FlatNodes, dict[int, int]]:
     """One :class:`FlatNodes` from the first levels and the subtrees grown in place of their nodes left
     to grow, and the secrets solved per round."""
     guesses, sizes, parents, feedbacks = [top.guesses.copy()], [top.sizes], [top.parents], [top.feedbacks]

@@ -45,7 +45,7 @@ __all__ = [
     "ExactSearch",
     "SearchCounters",
     "TreeRule",
-    "Grown",
+    "FlatSubtree",
     "threads",
     "set_threads",
     "compile_tree_kernel",
@@ -126,7 +126,7 @@ class TreeRule(NamedTuple):
     """Taken off the cost of a guess that fits."""
 
 
-class Grown(NamedTuple):
+class FlatSubtree(NamedTuple):
     """A subtree as flat arrays, root first and each node after its parent: each node's guess (code
     index; -1 for a node left to grow), its number of secrets, its parent's row (-1 for the root),
     the feedback ordinal from the parent (-1 for the root) and where its secrets start in ``codes``;
@@ -491,16 +491,26 @@ class CodeSpace:
         bits = self._bits
         return np.ascontiguousarray(bits.position_bits[:, 0]), np.ascontiguousarray(bits.count_bits[:, 0])
 
-    def _tree_arguments(self, rule: TreeRule, n: int) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]:
-        """The tree kernel's ``params`` and ``values`` for ``rule`` on nodes of up to ``n`` codes."""
+    def _node_rule(self, rule: TreeRule, n: int) -> _tree.NodeRule:
+        """How the tree kernel decides for ``rule`` on nodes of up to ``n`` codes."""
         pegs = self.pegs
         number = {"simple": _tree.SIMPLE, "all-parts": _tree.ALL_PARTS}.get(rule.cost) or COSTS[rule.cost]
-        values = _n_log2_n(n) if rule.cost == "sum-n-log-n" else _NO_VALUES
-        parts = (pegs + 1) * (pegs + 2) // 2 - (1 if pegs > 1 else 0)  # every feedback but (pegs - 1, 1)
         r = self.rules
-        flags = [rule.pool_all, rule.last, rule.prefer, rule.symmetry_from, parts, r.repeats]
-        params = np.array([pegs, r.num_colors, number, *flags], dtype=np.int64)
-        return params, np.append(values, [rule.bonus, rule.tolerance])
+        return _tree.NodeRule(
+            pegs=pegs,
+            colors=r.num_colors,
+            cost=number,
+            pool_all=bool(rule.pool_all),
+            last=bool(rule.last),
+            prefer=bool(rule.prefer),
+            symmetry_from=int(rule.symmetry_from),
+            parts=(pegs + 1) * (pegs + 2) // 2 - (1 if pegs > 1 else 0),  # every feedback but (pegs - 1, 1)
+            repeats=bool(r.repeats),
+            values=_n_log2_n(n) if rule.cost == "sum-n-log-n" else _NO_VALUES,
+            bonus=float(rule.bonus),
+            tolerance=float(rule.tolerance),
+            perms=rule.perms,
+        )
 
     def grow(
         self,
@@ -512,29 +522,25 @@ class CodeSpace:
         root_pool: Index | None = None,
         depth: int,
         max_depth: int,
-    ) -> Grown | None:
+    ) -> FlatSubtree | None:
         """The subtree ``rule`` plays for the fitting codes ``candidates`` (increasing) after the
         guesses ``history`` (code indices), ``depth`` guesses deep (deeper nodes are left to grow);
         its root guesses ``root`` if not negative, else the best of ``root_pool`` (one code per
         symmetry class) if given. ``None`` if a node is deeper than ``max_depth``. Releases the GIL:
         subtrees grow on threads side by side."""
         seg = np.ascontiguousarray(candidates, dtype=np.int64)
-        params, values = self._tree_arguments(rule, seg.size)
         pool = np.ascontiguousarray(root_pool if root_pool is not None else (), dtype=np.int64)
         count, *arrays = _tree.grow(
-            *self._words,
-            self.codes,
+            _tree.Space(*self._words, self.codes),
             seg,
             np.asarray(history, dtype=np.int64),
             root,
             pool,
-            rule.perms,
-            params,
-            values,
+            self._node_rule(rule, seg.size),
             depth,
             max_depth,
         )
-        return None if count == _tree.NO_PROGRESS else Grown(*arrays)
+        return None if count == _tree.NO_PROGRESS else FlatSubtree(*arrays)
 
     # -- symmetry ------------------------------------------------------------------------
 

@@ -15,7 +15,10 @@ reference is :func:`keypeg.analysis.tree.build_tree` on the Python path.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 from keypeg.kernels._bits import popcount
@@ -290,177 +293,309 @@ def _select_block(block, width, lift, fits, best):  # type: ignore[no-untyped-de
     return best_cost, best_g, best_fits, False
 
 
-@njit(cache=True)
-def decide(pos, cnt, codes, seg, fitting, history, pool, perms, params, values, scratch):  # type: ignore[no-untyped-def]
-    """The guess for the fitting codes ``seg`` (increasing) after the guesses ``history``, from the
-    codes of ``pool`` (increasing, one per symmetry class) if any, else from the strategy's pool.
+class Space(NamedTuple):
+    """The codes the kernel plays: each code's word of position bits and word of count bits (see
+    :mod:`keypeg.kernels._space`), and the codes as colour rows."""
 
-    ``fitting`` is an all-false mask of every code, left so. ``params``: pegs, colours, cost,
-    pool all, last, prefer, symmetry from this many fitting codes (0 for never), number of
-    possible feedbacks, repeats; ``values`` the part values of table-sum costs, then what a fitting
-    guess's cost is lowered by, then the relative tolerance of ties.
-    ``scratch`` holds one float per code.
-    """
-    pegs, colors, cost, pool_all, last, prefer, sym_min, parts, repeats = (
-        params[0],
-        params[1],
-        params[2],
-        params[3] != 0,
-        params[4] != 0,
-        params[5] != 0,
-        params[6],
-        params[7],
-        params[8] != 0,
-    )
+    pos: npt.NDArray[np.uint64]
+    cnt: npt.NDArray[np.uint64]
+    codes: npt.NDArray[np.int8]
+
+
+class NodeRule(NamedTuple):
+    """How :func:`decide` picks a node's guess (built by :class:`keypeg.kernels.CodeSpace` from a
+    :class:`keypeg.kernels.TreeRule`)."""
+
+    pegs: int
+    colors: int
+    cost: int
+    """A cost of :mod:`keypeg.kernels._select`, :data:`SIMPLE` or :data:`ALL_PARTS`."""
+    pool_all: bool
+    """Guesses from every code, else from the fitting ones."""
+    last: bool
+    """Ties to the last code, else to the first."""
+    prefer: bool
+    """A fitting guess wins a tie."""
+    symmetry_from: int
+    """One guess per symmetry class from this many fitting codes (0: never)."""
+    parts: int
+    """The most parts a guess can make (every feedback but the impossible one)."""
+    repeats: bool
+    values: npt.NDArray[np.float64]
+    """The part values of a table-sum cost."""
+    bonus: float
+    """Taken off the cost of a fitting guess."""
+    tolerance: float
+    """The relative tolerance of ties (a table sum)."""
+    perms: npt.NDArray[np.int64]
+    """The peg permutations symmetry may use."""
+
+
+class Classes(NamedTuple):
+    """A node's symmetry classes (see :func:`keypeg.kernels._symmetry._is_extreme`): ``symmetric``
+    when some class has more than one code, the permutations and colour maps that fix the guesses
+    played, the free colours (in a fitting code and in no guess), the ruled-out ones (in no fitting
+    code), each in relabelling order, and a buffer for the relabelling."""
+
+    symmetric: bool
+    kept: npt.NDArray[np.int64]
+    maps: npt.NDArray[np.int64]
+    free: npt.NDArray[np.bool_]
+    ruled: npt.NDArray[np.bool_]
+    free_list: npt.NDArray[np.int64]
+    ruled_list: npt.NDArray[np.int64]
+    relabel: npt.NDArray[np.int64]
+
+
+class Scan(NamedTuple):
+    """One node's scan: what :func:`decide` reads and the buffers it writes. Phase 0 scans the
+    fitting codes ``seg``, phase 1 the other codes, phase 2 the given ``pool``; the phases
+    ``first`` to ``end - 1`` are scanned."""
+
+    space: Space
+    rule: NodeRule
+    seg: npt.NDArray[np.int64]
+    pool: npt.NDArray[np.int64]
+    fitting: npt.NDArray[np.bool_]
+    """The fitting codes marked in a mask of every code."""
+    ps: npt.NDArray[np.uint64]
+    """The fitting codes' position bits, then count bits."""
+    cs: npt.NDArray[np.uint64]
+    classes: Classes
+    ruled_out: np.uint64
+    """The position bits of the colours collapsed to one (see :func:`_ruled_out`)."""
+    bound: float
+    """A cost no guess beats."""
+    integer: bool
+    """Integer costs (no tolerance of ties)."""
+    blocked: bool
+    """Guesses of phases 0 and 1 scored a block at a time (:func:`_select_block`)."""
+    block: tuple  # type: ignore[type-arg]
+    """:func:`_select_block`'s block."""
+    row: npt.NDArray[np.int64]
+    labels: npt.NDArray[np.int64]
+    sizes: npt.NDArray[np.int64]
+    best_sizes: npt.NDArray[np.int64]
+    scratch: npt.NDArray[np.float64]
+    """Each guess's cost (a table sum), for the ties."""
+    first: int
+    end: int
+
+
+@njit(cache=True)
+def _gather(space, seg, fitting, rule):  # type: ignore[no-untyped-def]
+    """The fitting codes ``seg`` marked in ``fitting``; their position and count bits; the colours present in them."""
     n = seg.shape[0]
-    if n <= 2 or cost == SIMPLE:
-        return seg[n - 1] if last else seg[0]
-    tolerance = values[values.shape[0] - 1]
-    bonus = values[values.shape[0] - 2]
-    integer = cost != TABLE_SUM
-    row = np.zeros((pegs + 1) * (pegs + 1), dtype=np.int64)
-    labels = np.empty(n, dtype=np.int64)
     ps = np.empty(n, dtype=np.uint64)
     cs = np.empty(n, dtype=np.uint64)
     for s in range(n):
         fitting[seg[s]] = True
-        ps[s] = pos[seg[s]]
-        cs[s] = cnt[seg[s]]
-    present = np.zeros(colors, dtype=np.bool_)
+        ps[s] = space.pos[seg[s]]
+        cs[s] = space.cnt[seg[s]]
+    present = np.zeros(rule.colors, dtype=np.bool_)
     for s in range(n):
+        for i in range(rule.pegs):
+            present[space.codes[seg[s], i]] = True
+    return ps, cs, present
+
+
+@njit(cache=True)
+def _classes(space, rule, history, present, n, pool):  # type: ignore[no-untyped-def]
+    """The symmetry classes of a node of ``n`` fitting codes with the colours ``present``, after the
+    guesses ``history``: none (``symmetric`` false) below :attr:`NodeRule.symmetry_from` or with a given ``pool``."""
+    pegs, colors = rule.pegs, rule.colors
+    symmetric = rule.symmetry_from > 0 and n >= rule.symmetry_from and pool.shape[0] == 0
+    relabel = np.full(colors, -1, dtype=np.int64)
+    if not symmetric:
+        free = np.zeros(colors, dtype=np.bool_)
+        none = np.empty(0, dtype=np.int64)
+        kept, maps = np.empty((0, pegs), dtype=np.int64), np.empty((0, colors), dtype=np.int64)
+        return Classes(symmetric, kept, maps, free, free, none, none, relabel)
+    played = np.empty((history.shape[0], pegs), dtype=np.int64)
+    used = np.zeros(colors, dtype=np.bool_)
+    for h in range(history.shape[0]):
         for i in range(pegs):
-            present[codes[seg[s], i]] = True
+            played[h, i] = space.codes[history[h], i]
+            used[played[h, i]] = True
+    kept, maps = fixing_symmetries(rule.perms, played, colors)
+    free = np.empty(colors, dtype=np.bool_)  # loops, not array expressions: less to compile
+    ruled = np.empty(colors, dtype=np.bool_)
+    free_count = 0
+    for c in range(colors):
+        free[c] = present[c] and not used[c]
+        ruled[c] = not present[c]
+        free_count += free[c]
+    # only a peg permutation or two interchangeable free colours make classes of more than one code
+    # (the colours in no fitting code are collapsed: see _ruled_out)
+    symmetric = kept.shape[0] > 1 or free_count > 1
+    free_list = _relabel_order(free, rule.last)
+    ruled_list = _relabel_order(ruled, rule.last)
+    return Classes(symmetric, kept, maps, free, ruled, free_list, ruled_list, relabel)
+
+
+@njit(cache=True)
+def _scan(space, rule, seg, fitting, pool, history, scratch):  # type: ignore[no-untyped-def]
+    """The scan of the node whose fitting codes are ``seg``, marked in ``fitting`` until :func:`decide` ends."""
+    pegs, cost, n = rule.pegs, rule.cost, seg.shape[0]
+    ps, cs, present = _gather(space, seg, fitting, rule)
     # A colour in no fitting code scores nothing against them, wherever it is: of the codes that
     # differ only in such colours, the one with the first (last) of them alone is scored (with no
     # repeats, the one with the first ones).
-    ruled_out = _ruled_out(present, pegs, 1 if repeats else pegs, last) if sym_min > 0 else np.uint64(0)
-    symmetric = sym_min > 0 and n >= sym_min and pool.shape[0] == 0
-    if symmetric:
-        played = np.empty((history.shape[0], pegs), dtype=np.int64)
-        used = np.zeros(colors, dtype=np.bool_)
-        for h in range(history.shape[0]):
-            for i in range(pegs):
-                played[h, i] = codes[history[h], i]
-                used[played[h, i]] = True
-        kept, maps = fixing_symmetries(perms, played, colors)
-        free = np.empty(colors, dtype=np.bool_)  # loops, not array expressions: less to compile
-        ruled = np.empty(colors, dtype=np.bool_)
-        free_count = 0
-        for c in range(colors):
-            free[c] = present[c] and not used[c]
-            ruled[c] = not present[c]
-            free_count += free[c]
-        # only a peg permutation or two interchangeable free colours make classes of more than one code
-        # (the colours in no fitting code are collapsed above)
-        symmetric = kept.shape[0] > 1 or free_count > 1
-        free_list = _relabel_order(free, last)
-        ruled_list = _relabel_order(ruled, last)
-        relabel = np.full(colors, -1, dtype=np.int64)
-    else:
-        kept = np.empty((0, pegs), dtype=np.int64)
-        maps = np.empty((0, colors), dtype=np.int64)
-        free = np.zeros(colors, dtype=np.bool_)
-        ruled = free
-        free_list = np.empty(0, dtype=np.int64)
-        ruled_list = free_list
-        relabel = np.full(colors, -1, dtype=np.int64)
-    bound = _lower_bound(n, cost, parts) - bonus
-    win = pegs * (pegs + 1)
-    sizes = np.zeros(row.shape[0], dtype=np.int64)
-    best_sizes = np.zeros(row.shape[0], dtype=np.int64)
-    settled = False  # with all parts: a fitting guess splitting the codes apart, which nothing beats
-    best = np.inf
-    best_g = np.int64(-1)  # not a literal: one compilation of the calls below
-    best_fits = np.bool_(False)
-    total = codes.shape[0]
+    keep = 1 if rule.repeats else pegs
+    ruled_out = _ruled_out(present, pegs, keep, rule.last) if rule.symmetry_from > 0 else np.uint64(0)
+    classes = _classes(space, rule, history, present, n, pool)
+    bound = _lower_bound(n, cost, rule.parts) - rule.bonus
+    row = np.zeros((pegs + 1) * (pegs + 1), dtype=np.int64)
+    labels = np.empty(n, dtype=np.int64)
     # the codes that do not fit scored a block of guesses at a time where the cost allows it
     blocked = n < 1 << 16 and (
         cost in (LARGEST_PART, SUM_OF_SQUARES, TABLE_SUM) or (cost == FEWEST_PARTS and row.shape[0] <= 64)
     )
     width = _SCAN_BLOCK if blocked else 0
-    block_guesses = np.empty(width, dtype=np.int64)
-    block_words = np.empty((2, width), dtype=np.uint64)
     block_scratch = (
         np.empty(((pegs + 1) * (pegs + 2) // 8 + 1, width), dtype=np.uint64),
         np.empty(width, dtype=np.uint64),
         np.empty(width, dtype=np.float64),
     )
-    exact = (row, labels, tolerance, scratch)
-    block = (block_guesses, block_words, ps, cs, pegs, cost, values, bound, prefer, last, block_scratch, exact)
+    exact = (row, labels, rule.tolerance, scratch)
+    guesses, words = np.empty(width, dtype=np.int64), np.empty((2, width), dtype=np.uint64)
+    block = (guesses, words, ps, cs, pegs, cost, rule.values, bound, rule.prefer, rule.last, block_scratch, exact)
+    sizes = np.zeros(row.shape[0], dtype=np.int64)
+    best_sizes = np.zeros(row.shape[0], dtype=np.int64)
     # the fitting codes first (a strong bound early), then the other codes of the pool; or the given pool
-    phases = (2, 3) if pool.shape[0] else (0, 2 if pool_all else 1)
-    for phase in range(phases[0], phases[1]):
-        if settled or (phase == 1 and best <= bound and prefer and best_fits):
-            break  # no code that cannot win beats a fitting winner that no code beats
-        batch = blocked and phase < 2  # the guesses go through a block (see _select_block)
-        lift = bonus if phase == 0 else 0.0
-        waiting = np.int64(0)
-        count = n if phase == 0 else total if phase == 1 else pool.shape[0]
-        for k in range(count):
-            j = count - 1 - k if last else k
-            g = seg[j] if phase == 0 else j if phase == 1 else pool[j]
-            fits = phase == 0 or (phase == 2 and fitting[g])
-            if phase == 1 and (fitting[g] or pos[g] & ruled_out):
-                continue
-            if not integer:
-                scratch[g] = _PRUNED  # read back below
-            wins_tie = _better(g, fits, best_g, best_fits, prefer, last)
-            if best <= bound and not wins_tie:
-                continue
-            if integer:
-                limit = best if wins_tie else best - 1.0
-            else:
-                limit = best + tolerance * max(1.0, abs(best))
-                limit += _MARGIN * max(1.0, abs(limit))
-            if symmetric and not _is_extreme(codes[g], kept, maps, free, ruled, free_list, ruled_list, relabel, last):
-                continue
-            if batch:
-                block_guesses[waiting], block_words[0, waiting], block_words[1, waiting] = g, pos[g], cnt[g]
-                waiting += 1
-                if waiting == block_guesses.shape[0]:  # a full block; the rest after the loop
-                    best, best_g, best_fits, reached = _select_block(
-                        block, waiting, lift, phase == 0, (best, best_g, best_fits)
-                    )
-                    waiting = np.int64(0)
-                    if reached:
-                        break
-                continue
-            if cost == ALL_PARTS:
-                if _profile(pos[g], cnt[g], ps, cs, pegs, win, best, row, sizes):
-                    order = _order(sizes, best_sizes) if best_g >= 0 else -1
-                    if order < 0 or (order == 0 and wins_tie):
-                        _copy(sizes, best_sizes)
-                        best, best_g, best_fits = float(sizes[0]), g, fits
-                        settled = fits and sizes[0] <= 1
-                        if settled:
-                            break
-                continue
-            lift = bonus if fits else 0.0
-            score = _cost(pos[g], cnt[g], ps, cs, pegs, cost, values, limit + lift, parts, row, labels) - lift
+    first, end = (2, 3) if pool.shape[0] else (0, 2 if rule.pool_all else 1)
+    integer = cost != TABLE_SUM
+    return Scan(
+        space,
+        rule,
+        seg,
+        pool,
+        fitting,
+        ps,
+        cs,
+        classes,
+        ruled_out,
+        bound,
+        integer,
+        blocked,
+        block,
+        row,
+        labels,
+        sizes,
+        best_sizes,
+        scratch,
+        first,
+        end,
+    )
+
+
+@njit(inline="always", cache=True)
+def _limit(integer, tolerance, best, wins_tie):  # type: ignore[no-untyped-def]
+    """The cost a guess must not exceed to beat the winner (cost ``best``), winning its ties or not."""
+    if integer:
+        return best if wins_tie else best - 1.0
+    limit = best + tolerance * max(1.0, abs(best))
+    return limit + _MARGIN * max(1.0, abs(limit))
+
+
+@njit(cache=True)
+def _scan_phase(scan, phase, best, ties):  # type: ignore[no-untyped-def]
+    """The winner (cost, guess, fits, settled) once the guesses of ``phase`` are scanned after the
+    winner ``best``; with ``ties``, once the ties are broken among the guesses whose table sums,
+    kept in the scan, are within the tolerance of the best (as the Python path breaks them).
+
+    The loop reads the scan's fields as locals, and its head is written here only: in the loop, a
+    field read or an array passed to a function numba inlines counts a reference each time (twice
+    the time of most-parts on 5x8)."""
+    rule, classes, space, block = scan.rule, scan.classes, scan.space, scan.block
+    pos, cnt, codes, seg, pool, fitting = space.pos, space.cnt, space.codes, scan.seg, scan.pool, scan.fitting
+    ps, cs, row, labels, scratch, values = scan.ps, scan.cs, scan.row, scan.labels, scan.scratch, rule.values
+    sizes, best_sizes, guesses, words = scan.sizes, scan.best_sizes, block[0], block[1]
+    pegs, cost, parts, last, prefer, bonus = rule.pegs, rule.cost, rule.parts, rule.last, rule.prefer, rule.bonus
+    tolerance, bound, integer, ruled_out = rule.tolerance, scan.bound, scan.integer, scan.ruled_out
+    symmetric, win = classes.symmetric, pegs * (pegs + 1)
+    kept, maps, free, ruled = classes.kept, classes.maps, classes.free, classes.ruled
+    free_list, ruled_list, relabel = classes.free_list, classes.ruled_list, classes.relabel
+    best_cost, best_g, best_fits, settled = best
+    batch = scan.blocked and phase < 2  # the guesses go through a block (see _select_block)
+    lift = bonus if phase == 0 else 0.0
+    waiting = np.int64(0)
+    tie_limit = best_cost + tolerance * max(1.0, abs(best_cost))
+    count = seg.shape[0] if phase == 0 else fitting.shape[0] if phase == 1 else pool.shape[0]
+    for k in range(count):  # the fitting codes, or every code but those, or the given pool
+        j = count - 1 - k if last else k
+        g = seg[j] if phase == 0 else j if phase == 1 else pool[j]
+        fits = phase == 0 or (phase == 2 and fitting[g])
+        if phase == 1 and (fitting[g] or pos[g] & ruled_out):
+            continue  # a fitting code (phase 0), or one with a colour collapsed into another
+        if ties:
+            if scratch[g] <= tie_limit and _better(g, fits, best_g, best_fits, prefer, last):
+                best_g, best_fits = g, fits
+            continue
+        if not integer:
+            scratch[g] = _PRUNED  # read back with ties
+        wins_tie = _better(g, fits, best_g, best_fits, prefer, last)
+        if best_cost <= bound and not wins_tie:
+            continue
+        if symmetric and not _is_extreme(codes[g], kept, maps, free, ruled, free_list, ruled_list, relabel, last):
+            continue
+        if batch:
+            guesses[waiting], words[0, waiting], words[1, waiting] = g, pos[g], cnt[g]
+            waiting += 1
+            if waiting == guesses.shape[0]:  # a full block; the rest after the loop
+                winner = (best_cost, best_g, best_fits)
+                best_cost, best_g, best_fits, reached = _select_block(block, waiting, lift, phase == 0, winner)
+                waiting = np.int64(0)
+                if reached:
+                    break
+        elif cost == ALL_PARTS:  # the part sizes against the winner's
+            if _profile(pos[g], cnt[g], ps, cs, pegs, win, best_cost, row, sizes):
+                order = _order(sizes, best_sizes) if best_g >= 0 else -1
+                if order < 0 or (order == 0 and wins_tie):
+                    _copy(sizes, best_sizes)
+                    best_cost, best_g, best_fits = float(sizes[0]), g, fits
+                    settled = fits and sizes[0] <= 1
+                    if settled:
+                        break  # a fitting guess splitting the codes apart, which nothing beats
+        else:
+            own_lift = bonus if fits else 0.0
+            limit = _limit(integer, tolerance, best_cost, wins_tie) + own_lift
+            score = _cost(pos[g], cnt[g], ps, cs, pegs, cost, values, limit, parts, row, labels) - own_lift
             if not integer:
                 scratch[g] = score
-            if score < best or (score == best and wins_tie):
-                best, best_g, best_fits = score, g, fits
-                if best <= bound and phase < 2:
+            if score < best_cost or (score == best_cost and wins_tie):
+                best_cost, best_g, best_fits = score, g, fits
+                if best_cost <= bound and phase < 2:
                     break  # the codes after it in this phase lose the tie
-        if waiting:
-            best, best_g, best_fits, _ = _select_block(block, waiting, lift, phase == 0, (best, best_g, best_fits))
-    if not integer and best > bound:  # the guesses within the tolerance of the best tie
-        limit = best + tolerance * max(1.0, abs(best))
-        for phase in range(phases[0], phases[1]):
-            count = n if phase == 0 else total if phase == 1 else pool.shape[0]
-            for k in range(count):
-                j = count - 1 - k if last else k
-                g = seg[j] if phase == 0 else j if phase == 1 else pool[j]
-                fits = phase == 0 or (phase == 2 and fitting[g])
-                if phase == 1 and (fitting[g] or pos[g] & ruled_out):
-                    continue
-                score = scratch[g]
-                if score <= limit and _better(g, fits, best_g, best_fits, prefer, last):
-                    best_g, best_fits = g, fits
+    if waiting:
+        winner = (best_cost, best_g, best_fits)
+        best_cost, best_g, best_fits, _ = _select_block(block, waiting, lift, phase == 0, winner)
+    return best_cost, best_g, best_fits, settled
+
+
+@njit(cache=True)
+def decide(space, seg, fitting, history, pool, rule, scratch):  # type: ignore[no-untyped-def]
+    """The guess for the fitting codes ``seg`` (increasing) after the guesses ``history``, from the
+    codes of ``pool`` (increasing, one per symmetry class) if any, else from the rule's pool.
+
+    ``fitting`` is an all-false mask of every code, left so; ``scratch`` holds one float per code.
+    """
+    n = seg.shape[0]
+    if n <= 2 or rule.cost == SIMPLE:
+        return seg[n - 1] if rule.last else seg[0]
+    scan = _scan(space, rule, seg, fitting, pool, history, scratch)
+    best = (np.inf, np.int64(-1), np.bool_(False), np.bool_(False))  # cost, guess, fits, settled
+    for phase in range(scan.first, scan.end):
+        best_cost, _, best_fits, settled = best
+        if settled or (phase == 1 and best_cost <= scan.bound and rule.prefer and best_fits):
+            break  # no code that cannot win beats a fitting winner that no code beats
+        best = _scan_phase(scan, phase, best, False)
+    if not scan.integer and best[0] > scan.bound:  # the guesses within the tolerance of the best tie
+        for phase in range(scan.first, scan.end):
+            best = _scan_phase(scan, phase, best, True)
     for s in range(n):
         fitting[seg[s]] = False
-    return best_g
+    return best[1]
 
 
 @njit(inline="always", cache=True)
@@ -479,49 +614,61 @@ def _grown(array, count):  # type: ignore[no-untyped-def]
     return bigger
 
 
+@njit(cache=True)
+def _partition(space, pegs, g, seg, labels, counts, starts, spare):  # type: ignore[no-untyped-def]
+    """``seg`` rearranged by the feedback its codes give guess ``g``, in feedback order (increasing
+    within each part); ``counts[f]``: the size of part ``f``, ``starts[f]``: where it ends in ``seg``."""
+    pg, cg = space.pos[g], space.cnt[g]
+    n = seg.shape[0]
+    for s in range(n):
+        f = popcount(pg & space.pos[seg[s]]) * pegs + popcount(cg & space.cnt[seg[s]])
+        labels[s] = f
+        counts[f] += 1
+    at_part = 0
+    for f in range(counts.shape[0]):
+        starts[f] = at_part
+        at_part += counts[f]
+    for s in range(n):
+        f = labels[s]
+        spare[starts[f]] = seg[s]
+        starts[f] += 1
+    _copy(spare[:n], seg)
+
+
 @njit(cache=True, nogil=True)
-def grow(pos, cnt, codes, candidates, history, root_guess, root_pool, perms, params, values, depth, max_depth):  # type: ignore[no-untyped-def]
+def grow(space, candidates, history, root_guess, root_pool, rule, depth, max_depth):  # type: ignore[no-untyped-def]
     """The subtree for the fitting codes ``candidates`` (increasing) after the guesses ``history``,
-    grown ``depth`` guesses deep.
+    grown ``depth`` guesses deep under ``rule``.
 
     Returns the node count, the nodes (guess, size, parent node or -1, feedback ordinal from the
     parent or -1, where its codes start in the codes returned), root first and each node after its
     parent, the codes in the order the nodes hold them, and the secrets solved at each depth (the
     root's guess is depth 1). A node past ``depth`` guesses is left to grow: its guess is -1.
     :data:`NO_PROGRESS` as the node count if a node is deeper than ``max_depth``. The root guesses
-    ``root_guess`` if not negative, else the best of ``root_pool`` if any. See :func:`decide` for
-    ``params`` and ``values``.
+    ``root_guess`` if not negative, else the best of ``root_pool`` if any.
     """
-    pegs = params[0]
+    pegs = rule.pegs
     n = candidates.shape[0]
     win = pegs * (pegs + 1)
     nf = (pegs + 1) * (pegs + 1)
     buf = candidates.copy()
     spare = np.empty(n, dtype=np.int64)
     labels = np.empty(n, dtype=np.int64)
-    fitting = np.zeros(codes.shape[0], dtype=np.bool_)
-    scratch = np.empty(codes.shape[0], dtype=np.float64)
+    fitting = np.zeros(space.codes.shape[0], dtype=np.bool_)
+    scratch = np.empty(space.codes.shape[0], dtype=np.float64)
     counts = np.zeros(nf, dtype=np.int64)
     starts = np.zeros(nf, dtype=np.int64)
-    depth_of = max_depth + 2
-    solved = np.zeros(depth_of, dtype=np.int64)
-    path = np.empty(history.shape[0] + depth_of, dtype=np.int64)
+    solved = np.zeros(max_depth + 2, dtype=np.int64)
+    path = np.empty(history.shape[0] + max_depth + 2, dtype=np.int64)
     _copy(history, path)
     # pending nodes: their codes buf[lo:hi], depth, parent node, feedback from the parent
-    s_lo = np.empty(n + 1, dtype=np.int64)
-    s_hi = np.empty(n + 1, dtype=np.int64)
-    s_depth = np.empty(n + 1, dtype=np.int64)
-    s_parent = np.empty(n + 1, dtype=np.int64)
-    s_feedback = np.empty(n + 1, dtype=np.int64)
-    top = 0
+    s_lo, s_hi, s_depth = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
+    s_parent, s_feedback = np.empty(n + 1, np.int64), np.empty(n + 1, np.int64)
     s_lo[0], s_hi[0], s_depth[0], s_parent[0], s_feedback[0] = 0, n, 1, -1, -1
     top = 1
     room = 2 * n + 16
-    guess = np.empty(room, dtype=np.int64)
-    size = np.empty(room, dtype=np.int64)
-    parent = np.empty(room, dtype=np.int64)
-    feedback = np.empty(room, dtype=np.int64)
-    start = np.empty(room, dtype=np.int64)
+    guess, size, parent = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
+    feedback, start = np.empty(room, dtype=np.int64), np.empty(room, dtype=np.int64)
     no_pool = root_pool[:0]
     count = np.int64(0)  # not a literal 0: _grown would compile twice
     while top > 0:
@@ -530,13 +677,8 @@ def grow(pos, cnt, codes, candidates, history, root_guess, root_pool, perms, par
         if level > max_depth:
             return NO_PROGRESS, guess[:0], size[:0], parent[:0], feedback[:0], start[:0], buf, solved
         if count + nf + 1 > room:
-            guess, size, parent, feedback, start = (
-                _grown(guess, count),
-                _grown(size, count),
-                _grown(parent, count),
-                _grown(feedback, count),
-                _grown(start, count),
-            )
+            guess, size, parent = _grown(guess, count), _grown(size, count), _grown(parent, count)
+            feedback, start = _grown(feedback, count), _grown(start, count)
             room *= 2
         node = count
         size[node], parent[node], feedback[node], start[node] = hi - lo, s_parent[top], s_feedback[top], lo
@@ -550,23 +692,10 @@ def grow(pos, cnt, codes, candidates, history, root_guess, root_pool, perms, par
             g = root_guess
         else:
             pool = root_pool if node == 0 else no_pool
-            g = decide(pos, cnt, codes, seg, fitting, path[:at], pool, perms, params, values, scratch)
+            g = decide(space, seg, fitting, path[:at], pool, rule, scratch)
         path[at] = g
         guess[node] = g
-        pg, cg = pos[g], cnt[g]
-        for s in range(hi - lo):
-            f = popcount(pg & pos[seg[s]]) * pegs + popcount(cg & cnt[seg[s]])
-            labels[s] = f
-            counts[f] += 1
-        at_part = 0
-        for f in range(nf):
-            starts[f] = at_part
-            at_part += counts[f]
-        for s in range(hi - lo):
-            f = labels[s]
-            spare[starts[f]] = seg[s]
-            starts[f] += 1
-        _copy(spare[: hi - lo], seg)
+        _partition(space, pegs, g, seg, labels, counts, starts, spare)
         if counts[win]:
             solved[level] += 1
         for k in range(nf):
