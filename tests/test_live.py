@@ -55,14 +55,14 @@ def test_turns_points_and_what_each_viewer_sees() -> None:
     guesses = ["AAB", "CCD", "EDA"]
     for code in guesses:
         assert live.guess("bob", game, code) == score(RULES.parse("EDA"), RULES.parse(code))
-    assert live.scores() == {"ann": 3, "bob": 0} and live.roles() == ("bob", "ann")
+    assert live.points() == {"ann": 3, "bob": 0} and live.roles() == ("bob", "ann")
     game = live.set_secret("bob", "BBB")
     live.started(8)
     live.resign("ann", game)  # the codebreaker gives up: the code held through every row
-    assert live.scores() == {"ann": 3, "bob": RULES.rows + 1} and live.is_over
+    assert live.points() == {"ann": 3, "bob": RULES.rows + 1} and live.is_over
     assert live.view(None, None)["winner"] == "bob"
     again = LiveMatch.from_state(json.loads(json.dumps(live.to_state())))
-    assert again.scores() == live.scores() and again.notes == live.notes and again.is_over
+    assert again.points() == live.points() and again.notes == live.notes and again.is_over
     waiting = LiveMatch.new(RULES, games=2, first="bob")
     assert live_rules.standing("bob", [again, waiting]) == live_rules.Standing(1, 1, 0, 0, RULES.rows + 1, 3)
     assert live_rules.standing("ann", [again]) == live_rules.Standing(1, 0, 1, 0, 3, RULES.rows + 1)
@@ -78,12 +78,12 @@ def test_a_player_away_on_their_turn_forfeits() -> None:
     assert live.absent(now, (now, gone)) is None  # ann's turn, and she is here
     assert live.absent(now, (gone, now)) == "ann"
     live.forfeit("ann", None)  # the codemaker never set a code: the game gives her nothing
-    assert live.scores() == {"ann": 0, "bob": 0} and len(live.match.match.played) == 1  # type: ignore[union-attr]
+    assert live.points() == {"ann": 0, "bob": 0} and len(live.match.match.played) == 1  # type: ignore[union-attr]
     game = live.set_secret("bob", "ABC")
     live.started(9)
     assert live.absent(now, (gone, now)) == "ann"  # now she must guess
     live.forfeit("ann", game)
-    assert live.scores() == {"ann": 0, "bob": RULES.rows + 1} and live.is_over
+    assert live.points() == {"ann": 0, "bob": RULES.rows + 1} and live.is_over
     assert "forfeited" in live.notes[-1].text
 
 

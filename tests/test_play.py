@@ -89,23 +89,23 @@ def test_match_scoring_and_roles() -> None:
     match = Match(("ann", "bob"), games=4)
     match.record_game(5, broken=True)  # ann made, bob broke in 5
     match.record_game(12, broken=False)  # bob made, ann failed: 12 + 1
-    assert match.scores() == {"ann": 5, "bob": 13}
+    assert match.points() == {"ann": 5, "bob": 13}
     assert match.roles() == ("ann", "bob")
     match.record_game(3, broken=True)
     match.record_game(3, broken=True)
     assert match.is_over and match.winner() == "bob"
     restored = Match.from_dict(json.loads(json.dumps(match.to_dict())))
-    assert restored.scores() == match.scores() and restored.is_over
+    assert restored.points() == match.points() and restored.is_over
 
 
 def test_match_key_peg_scoring_and_bad_setups() -> None:
-    match = Match(("a", "b"), games=2, scoring="key-pegs")
+    match = Match(("a", "b"), games=2, points_per="key-pegs")
     game = Game(LETTERS, "ABCD")
     game.guess("AABB")
     game.guess("ABCD")
     match.record(game)
-    assert match.scores()["a"] == 2 + 4
-    for bad in (dict(games=3), dict(games=0), dict(scoring="style")):
+    assert match.points()["a"] == 2 + 4
+    for bad in (dict(games=3), dict(games=0), dict(points_per="style")):
         with pytest.raises(KeypegError):
             Match(("a", "b"), **bad)  # type: ignore[arg-type]
     with pytest.raises(KeypegError, match="damaged"):
@@ -338,7 +338,7 @@ def test_match_against_the_computer(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.stderr
     data = json.loads(save.read_text())
     assert [g["guesses"] for g in data["played"]] == [1, len(played)]
-    assert Match.from_dict(data).scores() == {"computer": 1, "tester": len(played)}  # $KEYPEG_PLAYER
+    assert Match.from_dict(data).points() == {"computer": 1, "tester": len(played)}  # $KEYPEG_PLAYER
 
 
 def test_match_stops_and_resumes(tmp_path: Path) -> None:
@@ -360,7 +360,7 @@ def test_match_between_two_people(tmp_path: Path) -> None:
     lines = ["RGBY", "RGBY", "KKKK", "WWWW", "KKKK"]  # p1 sets RGBY, p2 breaks at once; p2 sets KKKK, p1 takes 2
     result = run(["match", "--vs", "human", "--save", str(tmp_path / "h.json")], lines)
     assert result.exit_code == 0, result.stderr
-    scores = Match.from_dict(json.loads((tmp_path / "h.json").read_text())).scores()
+    scores = Match.from_dict(json.loads((tmp_path / "h.json").read_text())).points()
     assert scores == {"tester": 1, "player2": 2}  # the first seat is --player ($KEYPEG_PLAYER)
 
 

@@ -262,9 +262,9 @@ def test_match_against_the_computer_alternates_and_scores() -> None:
     while not second.is_over:
         second.score(score(secret, second.guess()))
     session.finish()
-    assert session.is_over and session.scores() == {"computer": 1, "ann": len(second.history)}
+    assert session.is_over and session.points() == {"computer": 1, "ann": len(second.history)}
     restored = MatchSession.from_state(json.loads(json.dumps(session.to_state())))
-    assert restored.scores() == session.scores() and restored.is_over
+    assert restored.points() == session.points() and restored.is_over
 
 
 def test_match_between_people_needs_the_makers_secret() -> None:

@@ -157,10 +157,10 @@ class MatchGame:
     broken: bool
     key_pegs: int = 0
 
-    def points(self, scoring: str) -> int:
+    def points(self, per: str) -> int:
         """The codemaker's points: a point per guess plus one if the code held (``guesses``),
         or a point per key peg placed (``key-pegs``)."""
-        if scoring == "key-pegs":
+        if per == "key-pegs":
             return self.key_pegs
         return self.guesses + (0 if self.broken else 1)
 
@@ -173,20 +173,22 @@ class Match:
     >>> match.roles()
     ('ann', 'bob')
     >>> match.record_game(5, broken=True)
-    >>> match.roles(), match.scores()
+    >>> match.roles(), match.points()
     (('bob', 'ann'), {'ann': 5, 'bob': 0})
     """
 
     players: tuple[str, str]
     games: int = 2
-    scoring: str = "guesses"
+    points_per: str = "guesses"
+    """What earns the codemaker a point: each ``guesses`` (and one more if the code holds), or each key peg
+    placed (``key-pegs``); saved under the key ``scoring``."""
     played: list[MatchGame] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.games < 2 or self.games % 2:
             raise KeypegError(f"a match has an even number of games, at least 2; got {self.games!r}")
-        if self.scoring not in ("guesses", "key-pegs"):
-            raise KeypegError(f"scoring is 'guesses' or 'key-pegs', not {self.scoring!r}")
+        if self.points_per not in ("guesses", "key-pegs"):
+            raise KeypegError(f"a match's points are per 'guesses' or per 'key-pegs', not {self.points_per!r}")
         if len(self.players) != 2:
             raise KeypegError(f"a match is between two players, not {len(self.players)}")
         if self.players[0] == self.players[1]:
@@ -222,18 +224,18 @@ class Match:
         else:
             self.record_game(outcome.guesses, broken=outcome.solved, key_pegs=pegs)
 
-    def scores(self) -> dict[str, int]:
+    def points(self) -> dict[str, int]:
         """Points of each player so far."""
         totals = dict.fromkeys(self.players, 0)
         for game in self.played:
-            totals[game.codemaker] += game.points(self.scoring)
+            totals[game.codemaker] += game.points(self.points_per)
         return totals
 
     def winner(self) -> str | None:
         """The player with the most points once the match is over (``None`` for a draw or while playing)."""
         if not self.is_over:
             return None
-        (a, pa), (b, pb) = self.scores().items()
+        (a, pa), (b, pb) = self.points().items()
         return None if pa == pb else (a if pa > pb else b)
 
     def to_dict(self) -> dict[str, Any]:
@@ -242,7 +244,7 @@ class Match:
             "keypeg_match": 1,
             "players": list(self.players),
             "games": self.games,
-            "scoring": self.scoring,
+            "scoring": self.points_per,
             "played": [vars(g) for g in self.played],
         }
 

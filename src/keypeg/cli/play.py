@@ -760,7 +760,7 @@ def _secret_from(terminal: Terminal, rules: Rules, maker: str) -> Code | None:
 
 
 def _score_line(session: MatchSession) -> str:
-    return ", ".join(f"{_name(name)} {points}" for name, points in session.scores().items())
+    return ", ".join(f"{_name(name)} {points}" for name, points in session.points().items())
 
 
 def _name(name: str) -> str:

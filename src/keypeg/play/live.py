@@ -18,7 +18,7 @@ once (no points). A viewer sees a game's secret only if they made it, or once th
 >>> live.started(1)  # the game's id in the store
 >>> live.turn(), [str(live.guess("bob", game, c)) for c in ("BA", "AB")]
 ('bob', ['0,2', '2,0'])
->>> live.scores(), live.roles()
+>>> live.points(), live.roles()
 ({'ann': 2, 'bob': 0}, ('bob', 'ann'))
 """
 
@@ -203,8 +203,8 @@ class LiveMatch:
 
     # -- what each viewer sees ---------------------------------------------------------------------------
 
-    def scores(self) -> dict[str, int]:
-        return self.match.scores() if self.match is not None else dict.fromkeys(self.seats, 0)
+    def points(self) -> dict[str, int]:
+        return self.match.points() if self.match is not None else dict.fromkeys(self.seats, 0)
 
     def view(self, viewer: str | None, game: BreakSession | None) -> dict[str, Any]:
         """What ``viewer`` (a player, or ``None``/anyone else: a spectator) may see now; ``game`` is the
@@ -229,7 +229,7 @@ class LiveMatch:
             "codemaker": roles[0] if roles else None,
             "codebreaker": roles[1] if roles else None,
             "turn": self.turn(),
-            "scores": self.scores(),
+            "scores": self.points(),
             "played": [
                 {"codemaker": g.codemaker, "codebreaker": g.codebreaker, "guesses": g.guesses, "broken": g.broken}
                 for g in played
@@ -298,6 +298,6 @@ def standing(player: str, matches: list[LiveMatch]) -> Standing:
     done = [m for m in matches if m.is_over and player in m.seats]
     won = sum(m.match is not None and m.match.winner() == player for m in done)
     drawn = sum(m.match is not None and m.match.winner() is None for m in done)
-    points = [m.scores() for m in done]
+    points = [m.points() for m in done]
     mine = sum(p[player] for p in points)
     return Standing(len(done), won, len(done) - won - drawn, drawn, mine, sum(sum(p.values()) for p in points) - mine)

@@ -2,8 +2,8 @@
 
 Against the computer, the computer makes a random code when it is codemaker and plays at
 the chosen level when it is codebreaker; between two people, the codemaker sets the
-secret. The codemaker scores a point per guess, plus one when the code holds (or a point
-per key peg with ``key-pegs`` scoring): the rules of :class:`keypeg.game.Match`.
+secret. The codemaker earns a point per guess, plus one when the code holds (or a point
+per key peg with ``key-pegs`` points): the rules of :class:`keypeg.game.Match`.
 """
 
 from __future__ import annotations
@@ -108,9 +108,9 @@ class MatchSession:
         self.current, self.current_id = None, None
         return self.match.played[-1]
 
-    def scores(self) -> dict[str, int]:
+    def points(self) -> dict[str, int]:
         """Points of each player so far."""
-        return self.match.scores()
+        return self.match.points()
 
     def winner(self) -> str | None:
         """The winner once the match is over (``None`` for a draw or while playing)."""

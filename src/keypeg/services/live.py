@@ -299,7 +299,7 @@ def matches_of(store: Store, player: str, limit: int = 20) -> list[dict[str, Any
     points and whether it is over."""
     listed = []
     for public_id, live in _matches(store, player, limit):
-        points = live.scores()
+        points = live.points()
         names = [live.shown(p) for p in live.seats]
         listed.append(
             {"id": public_id, "names": names, "points": [points[p] for p in live.seats], "over": live.is_over}

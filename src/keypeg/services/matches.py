@@ -159,7 +159,7 @@ class MatchView:
 def view(store: Store, opened: OpenMatch) -> MatchView:
     """What the player may see of a match."""
     match = opened.match
-    points = match.scores()
+    points = match.points()
     game, game_over = None, False
     if match.current_id is not None:
         record = store.games.saved(match.current_id).record
@@ -168,7 +168,7 @@ def view(store: Store, opened: OpenMatch) -> MatchView:
         rules=match.rules,
         games=match.match.games,
         level=match.level,
-        played=tuple((g.codemaker, g.guesses, g.broken, g.points(match.match.scoring)) for g in match.match.played),
+        played=tuple((g.codemaker, g.guesses, g.broken, g.points(match.match.points_per)) for g in match.match.played),
         you=points.get(YOU, 0),
         computer=points.get(COMPUTER, 0),
         over=match.is_over,
