@@ -598,9 +598,9 @@ def match(
     db: str | None,
     record: bool,
 ) -> None:
-    """A match of an even number of games; roles alternate; the codemaker scores a point per guess,
+    """A match of an even number of games; roles alternate; the codemaker earns a point per guess,
     plus one if the code holds. Saved after every game; quitting a game ('q', Ctrl-C, end of input)
-    resigns it (the codemaker scores every row, plus one) and stops the match, to resume later."""
+    resigns it (the codemaker earns a point for every row, plus one) and stops the match, to resume later."""
     from keypeg.game import Match
     from keypeg.play.matches import MatchSession
     from keypeg.play.sessions import BreakSession
@@ -664,7 +664,7 @@ def match(
             matches.count_game(session)
             _save(session, save_path)
             keeper.save(session)
-            terminal.show(_score_line(session))
+            terminal.show(_points_line(session))
     except KeyboardInterrupt:
         path = _save(session, save_path)
         keeper.save(session)
@@ -679,7 +679,7 @@ def match(
         )
         game_exit(terminal, False)
     winner = session.winner()
-    terminal.show(f"[bold]match over:[/] {_score_line(session)}; " + (f"{_name(winner)} wins" if winner else "a draw"))
+    terminal.show(f"[bold]match over:[/] {_points_line(session)}; " + (f"{_name(winner)} wins" if winner else "a draw"))
 
 
 def _read_match(path: Path) -> dict[str, object]:
@@ -759,7 +759,7 @@ def _secret_from(terminal: Terminal, rules: Rules, maker: str) -> Code | None:
             terminal.warn(f"that is not a code of these rules ({rules.describe()}, e.g. {rules.example()}); again")
 
 
-def _score_line(session: MatchSession) -> str:
+def _points_line(session: MatchSession) -> str:
     return ", ".join(f"{_name(name)} {points}" for name, points in session.points().items())
 
 
