@@ -1,23 +1,22 @@
 """numba kernels for the exact optimal search: a depth-first branch and bound.
 
-The search state is one tuple, ``ctx``, built by :class:`keypeg.kernels.ExactSearch` and
-indexed by the constants below:
+The search state is one :class:`Search`, built by :class:`keypeg.kernels.ExactSearch`:
 
-- ``TABLE``: the ``N x N`` feedback table, or an empty one, and then ``POS``/``CNT``, the codes'
-  bit encodings, score pairs; ``STRIDE`` is ``pegs + 1`` and ``WIN`` the winning feedback;
-- ``COLOURS``: the codes as colour rows, ``PERMS`` the peg permutations symmetry may use,
-  ``NCOLOURS`` the number of colours;
-- ``BOUNDS[r, n]``: the fewest total guesses ``n`` codes can need within ``r`` rounds (``BIG`` if
-  none), with at most ``BRANCHING`` non-winning feedbacks per guess;
-- ``POOL_ALL``: guesses from every code, else from the codes still possible; sets of
-  ``SYMMETRY_MIN`` codes or more are searched one guess per symmetry class;
-- ``HIST``: the guesses played so far (colour rows), a stack indexed by depth;
-- ``STATS``: this thread's counters, read by the caller's live view (slots below); ``HALT[0] != 0``
-  asks every thread to stop, ``HALT[1] != 0`` the helper threads only;
-- ``MEMO``: the transposition table, shared by the threads: ``(hash, hash) -> (value, exact, guess)``
+- ``table``: the ``N x N`` feedback table, or an empty one, and then ``pos``/``cnt``, the codes'
+  bit encodings, score pairs; ``stride`` is ``pegs + 1`` and ``win`` the winning feedback;
+- ``colours``: the codes as colour rows, ``perms`` the peg permutations symmetry may use,
+  ``ncolours`` the number of colours;
+- ``bounds[r, n]``: the fewest total guesses ``n`` codes can need within ``r`` rounds (``BIG`` if
+  none), with at most ``branching`` non-winning feedbacks per guess;
+- ``pool_all``: guesses from every code, else from the codes still possible; sets of
+  ``symmetry_min`` codes or more are searched one guess per symmetry class;
+- ``hist``: the guesses played so far (colour rows), a stack indexed by depth;
+- ``stats``: this thread's counters, read by the caller's live view (slots below); ``halt[0] != 0``
+  asks every thread to stop, ``halt[1] != 0`` the helper threads only;
+- ``memo``: the transposition table, shared by the threads: ``(hash, hash) -> (value, exact, guess)``
   for the sets searched, in buckets of :data:`BUCKET` slots of four words (see :func:`_tt_put`);
-- ``PATHS[t, d]``: the set thread ``t`` searches at depth ``d``, its two hashes and its budget (zeros
-  when none), then the guess it tries there (see :func:`_refuted_above`), and ``THREAD`` this
+- ``paths[t, d]``: the set thread ``t`` searches at depth ``d``, its two hashes and its budget (zeros
+  when none), then the guess it tries there (see :func:`_refuted_above`), and ``thread`` this
   thread's row. The threads share the work through the table (one search per thread): a thread
   leaves a part another thread is searching for last (and, while no total bounds a set, every other
   thread takes its parts largest first); a thread inside a set another thread has meanwhile solved
@@ -31,7 +30,10 @@ stay exact and above any real total.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
+import numpy.typing as npt
 from numba import njit
 
 from keypeg.kernels._score import _score
@@ -45,14 +47,48 @@ SHARED_MIN = 16  # parts this large are left for last while another thread searc
 REFUTE_EVERY = 16  # a thread looks whether other threads refuted a guess it tries every this many sets
 KEPT = 1 << 20  # the size given to entries loaded from a checkpoint (evicted after smaller sets)
 
-# the fields of ctx
-TABLE, POS, CNT, STRIDE, COLOURS, PERMS, BOUNDS, WIN, POOL_ALL, SYMMETRY_MIN = range(10)
-NCOLOURS, BRANCHING, HIST, STATS, HALT, MEMO, PATHS, THREAD = range(10, 18)
-# the slots of ctx[STATS]
+# the slots of Search.stats
 NODES, ROOT_DONE, ROOT_COUNT, ROOT_BEST, ROOT_BOUND, ROOT_DEPTH, ABORTED, PART_DONE, PART_COUNT = range(9)
 UNWIND, REFUTED = 9, 10
 STAT_SLOTS = 11
-GUESS = 6  # the column of PATHS where a guess's parts start (see _refuted_above)
+GUESS = 6  # the column of Search.paths where a guess's parts start (see _refuted_above)
+GO_ON, LEAVE, ANSWERED = range(3)  # what a thread does once a guess's parts are searched (see _guess_done)
+
+
+class Search(NamedTuple):
+    """The search state of one thread (see the module's documentation)."""
+
+    table: npt.NDArray[np.uint8]
+    pos: npt.NDArray[np.uint64]
+    cnt: npt.NDArray[np.uint64]
+    stride: int
+    colours: npt.NDArray[np.int8]
+    perms: npt.NDArray[np.int64]
+    bounds: npt.NDArray[np.int64]
+    win: int
+    pool_all: bool
+    symmetry_min: int
+    ncolours: int
+    branching: int
+    hist: npt.NDArray[np.int8]
+    stats: npt.NDArray[np.int64]
+    halt: npt.NDArray[np.int64]
+    memo: npt.NDArray[np.int64]
+    paths: npt.NDArray[np.int64]
+    thread: int
+
+
+class Work(NamedTuple):
+    """The buffers of one set's search: the parts of the guess tried (``counts[f]`` codes of
+    ``arranged`` from ``starts[f]``), their lower bounds and hashes, and the feedbacks of the parts to
+    search, in order (``todo``: room for each twice, a part put off goes to the end)."""
+
+    counts: npt.NDArray[np.int64]
+    starts: npt.NDArray[np.int64]
+    arranged: npt.NDArray[np.int64]
+    known: npt.NDArray[np.int64]
+    keys: npt.NDArray[np.int64]
+    todo: npt.NDArray[np.int64]
 
 
 @njit(inline="always", cache=True)
@@ -169,7 +205,7 @@ def _count_parts(ctx, pool, codes, counts, below, sums):  # type: ignore[no-unty
 
     With a feedback table the loop runs code by code over table rows (the table is symmetric),
     so memory is read in order."""
-    table, pos, cnt, stride = ctx[TABLE], ctx[POS], ctx[CNT], ctx[STRIDE]
+    table, pos, cnt, stride = ctx.table, ctx.pos, ctx.cnt, ctx.stride
     counts[:] = 0
     sums[:] = 0
     steps = below[1 : codes.shape[0] + 1] - below[: codes.shape[0]]
@@ -193,7 +229,7 @@ def _count_parts(ctx, pool, codes, counts, below, sums):  # type: ignore[no-unty
 def _guess_bounds(ctx, pool, codes, below):  # type: ignore[no-untyped-def]
     """For each guess of ``pool``: ``n + sum(below[part size])`` over the parts it makes of ``codes``
     (the win left out); whether it learns nothing (one part of everything); whether it is one of ``codes``."""
-    stride, win = ctx[STRIDE], ctx[WIN]
+    stride, win = ctx.stride, ctx.win
     n = codes.shape[0]
     m = pool.shape[0]
     sums = np.empty(m, dtype=np.int64)
@@ -243,7 +279,7 @@ def _small_bounds(table, codes):  # type: ignore[no-untyped-def]
 @njit(cache=True)
 def _best_fitting(ctx, codes, rounds):  # type: ignore[no-untyped-def]
     """The code of ``codes`` with the lowest bound as a guess on ``codes`` (the first of equals), and its bound."""
-    bounds, _, _ = _guess_bounds(ctx, codes, codes, ctx[BOUNDS][rounds - 1])
+    bounds, _, _ = _guess_bounds(ctx, codes, codes, ctx.bounds[rounds - 1])
     best = np.argmin(bounds)
     return codes[best], bounds[best]
 
@@ -265,9 +301,9 @@ def _candidates(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-u
     """Guesses worth trying on ``codes``, best bound first (fitting guesses first among equals, then
     lowest index), with their bounds; and the lowest bound of all guesses. ``shared``, when not empty,
     holds the class representatives of every set fitting the same guesses (see :func:`solve`)."""
-    table, pos = ctx[TABLE], ctx[POS]
-    colours, perms, bounds = ctx[COLOURS], ctx[PERMS], ctx[BOUNDS]
-    pool_all, sym_min, ncolours, hist = ctx[POOL_ALL], ctx[SYMMETRY_MIN], ctx[NCOLOURS], ctx[HIST]
+    table, pos = ctx.table, ctx.pos
+    colours, perms, bounds = ctx.colours, ctx.perms, ctx.bounds
+    pool_all, sym_min, ncolours, hist = ctx.pool_all, ctx.symmetry_min, ctx.ncolours, ctx.hist
     n = codes.shape[0]
     pool = np.arange(table.shape[0] if table.shape[0] > 0 else pos.shape[0]) if pool_all else codes.astype(np.int64)
     if n >= sym_min:
@@ -318,19 +354,19 @@ def _known_bound(ctx, codes, rounds, h1, h2):  # type: ignore[no-untyped-def]
     """The best lower bound known for ``codes`` (hashed ``(h1, h2)``) within ``rounds``: the table's,
     else for sets of up to :data:`REFINE` codes the one :func:`solve` starts from (its best fitting
     guess's bound, or ``n`` plus the codes spread evenly over the feedbacks), else ``LB(n)``."""
-    bounds = ctx[BOUNDS]
+    bounds = ctx.bounds
     below = bounds[rounds]
     n = codes.shape[0]
     if n <= 2:
         return below[n]
-    found, value, _, _ = _tt_get(ctx[MEMO], h1, h2)
+    found, value, _, _ = _tt_get(ctx.memo, h1, h2)
     if found:
         return max(below[n], value)
     if rounds <= 1:
         return np.int64(BIG)
     if n <= REFINE:
         _, quick_bound = _best_fitting(ctx, codes, rounds)
-        return max(below[n], min(quick_bound, n + _spread(bounds[rounds - 1], n, ctx[BRANCHING])))
+        return max(below[n], min(quick_bound, n + _spread(bounds[rounds - 1], n, ctx.branching)))
     return below[n]
 
 
@@ -418,7 +454,7 @@ def _smallest_first(counts):  # type: ignore[no-untyped-def]
 def _split(ctx, g, codes, arranged, counts, starts):  # type: ignore[no-untyped-def]
     """Arrange ``codes`` by the feedback they give guess ``g``: part ``f`` is
     ``arranged[starts[f] : starts[f] + counts[f]]``, in increasing order like ``codes``."""
-    table, pos, cnt, stride = ctx[TABLE], ctx[POS], ctx[CNT], ctx[STRIDE]
+    table, pos, cnt, stride = ctx.table, ctx.pos, ctx.cnt, ctx.stride
     n = codes.shape[0]
     feedbacks = np.empty(n, dtype=np.int64)
     counts[:] = 0
@@ -436,6 +472,151 @@ def _split(ctx, g, codes, arranged, counts, starts):  # type: ignore[no-untyped-
         fill[feedbacks[j]] += 1
 
 
+@njit(cache=True)
+def _enter(ctx, codes, depth, rounds, budget, lower):  # type: ignore[no-untyped-def]
+    """What is known of ``codes`` before searching it: ``(done, value, guess, lower, h1, h2)``. Done
+    when the table answers (exactly, or with a bound at least ``budget``) or when this thread must
+    unwind (asked to stop, or inside a set another thread has solved, or trying a guess other threads
+    refuted: see :func:`_solved_above`, :func:`_refuted_above`); else ``lower`` raised to the
+    table's bound, the set counted, and recorded in this thread's path."""
+    h1, h2 = _set_key(codes, rounds)
+    found, value, exact, guess = _tt_get(ctx.memo, h1, h2)
+    if found:
+        if exact == 1 or value >= budget:
+            return True, value, guess, lower, h1, h2
+        lower = max(lower, value)
+    stats, paths, me, tt = ctx.stats, ctx.paths, ctx.thread, ctx.memo
+    stats[NODES] += 1
+    if ctx.halt[0] != 0 or (me > 0 and ctx.halt[1] != 0):
+        stats[ABORTED] = 1
+        return True, np.int64(BIG), np.int64(-1), lower, h1, h2
+    if paths.shape[0] > 1:
+        above = _solved_above(tt, paths[me], stats[ROOT_DEPTH], depth)
+        if above >= 0:  # another thread solved a set this one is inside: back up to it
+            stats[UNWIND] = above + 1
+            return True, np.int64(BIG), np.int64(-1), lower, h1, h2
+        if stats[NODES] % REFUTE_EVERY == 0:
+            above = _refuted_above(tt, paths[me], stats[ROOT_DEPTH], depth)
+            if above >= 0:  # other threads proved the guess tried at that depth loses: back up to it
+                stats[UNWIND], stats[REFUTED] = above + 1, 1
+                return True, np.int64(BIG), np.int64(-1), lower, h1, h2
+        paths[me, depth, 0], paths[me, depth, 1], paths[me, depth, 2] = h1, h2, budget
+    return False, np.int64(0), np.int64(-1), lower, h1, h2
+
+
+@njit(cache=True)
+def _work(ctx, codes):  # type: ignore[no-untyped-def]
+    """The buffers of the search of ``codes``."""
+    nfb = ctx.stride * ctx.stride
+    return Work(
+        np.zeros(nfb, dtype=np.int64),
+        np.zeros(nfb, dtype=np.int64),
+        np.empty_like(codes),
+        np.zeros(nfb, dtype=np.int64),
+        np.zeros((nfb, 2), dtype=np.int64),
+        np.empty(2 * nfb, dtype=np.int64),
+    )
+
+
+@njit(cache=True)
+def _guesses(ctx, phase, codes, depth, rounds, best, quick, quick_bound, lowest, shared):  # type: ignore[no-untyped-def]
+    """The guesses to try in ``phase`` with their bounds, and the lowest bound of all guesses: in
+    phase 0 the best fitting guess ``quick`` (none if negative), in phase 1 every guess worth trying
+    (see :func:`_candidates`)."""
+    if phase == 0:
+        count = 1 if quick >= 0 else 0
+        return np.full(count, quick, dtype=np.int64), np.full(count, quick_bound, dtype=np.int64), lowest
+    guesses, guess_bounds, lowest = _candidates(ctx, codes, depth, rounds, best, shared)
+    if depth == ctx.stats[ROOT_DEPTH]:
+        ctx.stats[ROOT_COUNT] = guesses.shape[0]
+        ctx.stats[ROOT_DONE] = 0
+    return guesses, guess_bounds, lowest
+
+
+@njit(cache=True)
+def _parts(ctx, g, codes, rounds, work):  # type: ignore[no-untyped-def]
+    """The parts guess ``g`` makes of ``codes`` into ``work`` (the win left out): their hashes and
+    lower bounds, the parts to search smallest first in ``todo``; the sum of their bounds and their number."""
+    counts, starts, arranged, known, keys, todo = work
+    _split(ctx, g, codes, arranged, counts, starts)
+    rest = 0
+    parts = 0
+    for f in _smallest_first(counts):
+        if f != ctx.win and counts[f] > 0:
+            part = arranged[starts[f] : starts[f] + counts[f]]
+            if counts[f] > 2:
+                keys[f, 0], keys[f, 1] = _set_key(part, rounds - 1)
+            known[f] = _known_bound(ctx, part, rounds - 1, keys[f, 0], keys[f, 1])
+            rest += known[f]
+            todo[parts] = f
+            parts += 1
+    return rest, parts
+
+
+@njit(cache=True)
+def _take_up(ctx, g, depth, n, best, parts, work):  # type: ignore[no-untyped-def]
+    """Guess ``g`` is tried at ``depth`` on a set of ``n`` codes, the best total so far ``best``: played
+    (for symmetry) and, with other threads, written in this thread's path with what other threads'
+    work can refute it by (see :func:`_refuted_above`); every other thread takes the parts largest
+    first while no total bounds the set, so that the threads meet in the middle."""
+    counts, _, _, known, keys, todo = work
+    hist, colours, paths, me = ctx.hist, ctx.colours, ctx.paths, ctx.thread
+    for p in range(colours.shape[1]):  # a loop: slice assignment compiles an error message
+        hist[depth, p] = colours[g, p]
+    if paths.shape[0] == 1:
+        return
+    paths[me, depth, 3], paths[me, depth, 4], paths[me, depth, 5] = n, best, 1
+    for f in range(counts.shape[0]):
+        c = GUESS + 3 * f
+        held = f != ctx.win and counts[f] > 0
+        paths[me, depth, c + 2] = known[f] if held else 0
+        paths[me, depth, c + 1] = keys[f, 1] if held and counts[f] > 2 else 0
+        paths[me, depth, c] = keys[f, 0]
+    if me % 2 == 1 and best >= BIG:
+        for q in range(parts // 2):
+            todo[q], todo[parts - 1 - q] = todo[parts - 1 - q], todo[q]
+
+
+@njit(cache=True)
+def _shared_classes(ctx, depth):  # type: ignore[no-untyped-def]
+    """The class representatives of every set that fits the guesses ``hist[:depth]`` (see :func:`solve`)."""
+    every = np.arange(ctx.colours.shape[0])
+    return _representatives(ctx.colours, ctx.perms, ctx.hist, depth, every, every[:0], ctx.ncolours)
+
+
+@njit(cache=True)
+def _guess_done(ctx, depth, total, best):  # type: ignore[no-untyped-def]
+    """After the parts of the guess tried at ``depth`` (their total so far ``total``): the total (the
+    best, which it cannot beat, if other threads refuted the guess) and what this thread does:
+    :data:`GO_ON`, :data:`LEAVE` the set (stopped, or unwinding to a shallower set), or take the
+    set's answer from the table (:data:`ANSWERED`: another thread solved this very set)."""
+    stats, paths, me = ctx.stats, ctx.paths, ctx.thread
+    paths[me, depth, 5] = 0
+    if stats[ABORTED] == 0 and stats[UNWIND] == depth + 1 and stats[REFUTED] != 0:
+        stats[UNWIND], stats[REFUTED] = 0, 0
+        total = best  # refuted by what other threads proved
+    if stats[ABORTED] == 0 and stats[UNWIND] == 0:
+        return total, GO_ON
+    _leave(paths, me, depth)
+    if stats[ABORTED] != 0 or stats[UNWIND] != depth + 1:
+        return total, LEAVE
+    stats[UNWIND] = 0  # this set is the one solved: the table holds its answer
+    return total, ANSWERED
+
+
+@njit(cache=True)
+def _finish(ctx, codes, depth, h1, h2, best, chosen, bound):  # type: ignore[no-untyped-def]
+    """The answer for ``codes`` once every guess is tried, kept in the table: the best total and its
+    guess, or, with no guess below the budget, the lower bound ``bound`` and guess -1."""
+    if ctx.paths.shape[0] > 1:
+        _leave(ctx.paths, ctx.thread, depth)
+    if chosen < 0:
+        _tt_put(ctx.memo, h1, h2, bound, 0, -1, codes.shape[0])
+        return bound, np.int64(-1)
+    _tt_put(ctx.memo, h1, h2, best, 1, chosen, codes.shape[0])
+    return best, chosen
+
+
 @njit(cache=True, nogil=True)
 def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped-def]
     """The fewest total guesses for the sorted set ``codes`` within ``rounds``, exactly if below
@@ -444,71 +625,39 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
     ``shared`` is empty, or the symmetry class representatives valid for every set that fits the
     guesses played: the parts of one guess share them, so they are found once per guess tried.
 
-    ``ctx[HIST][:depth]`` holds the guesses played so far (for symmetry). When ``ctx[HALT]`` stops this
+    ``ctx.hist[:depth]`` holds the guesses played so far (for symmetry). When ``ctx.halt`` stops this
     thread it unwinds at once with ``stats[ABORTED] = 1``; its results are then meaningless.
+
+    The loop over a guess's parts stays here: it is where the search recurses, and numba cannot load
+    from its cache a function that calls the recursive :func:`solve` (see :func:`strategy`).
     """
-    stride, colours, perms, bounds, win = ctx[STRIDE], ctx[COLOURS], ctx[PERMS], ctx[BOUNDS], ctx[WIN]
-    sym_min, ncolours = ctx[SYMMETRY_MIN], ctx[NCOLOURS]
-    hist, stats, stop, tt, paths, me = ctx[HIST], ctx[STATS], ctx[HALT], ctx[MEMO], ctx[PATHS], ctx[THREAD]
     n = codes.shape[0]
     if n <= 2:
-        return bounds[rounds, n], (codes[0] if n > 0 else -1)
+        return ctx.bounds[rounds, n], (codes[0] if n > 0 else -1)
     if rounds <= 1:
         return np.int64(BIG), np.int64(-1)
-    lower = bounds[rounds, n]
+    lower = ctx.bounds[rounds, n]
     if lower >= budget:
         return lower, np.int64(-1)
-    h1, h2 = _set_key(codes, rounds)
-    found, value, exact, guess = _tt_get(tt, h1, h2)
-    if found:
-        if exact == 1 or value >= budget:
-            return value, guess
-        lower = max(lower, value)
-    stats[NODES] += 1
-    if stop[0] != 0 or (me > 0 and stop[1] != 0):
-        stats[ABORTED] = 1
-        return np.int64(BIG), np.int64(-1)
-    helped = paths.shape[0] > 1
-    if helped:
-        above = _solved_above(tt, paths[me], stats[ROOT_DEPTH], depth)
-        if above >= 0:  # another thread solved a set this one is inside: back up to it
-            stats[UNWIND] = above + 1
-            return np.int64(BIG), np.int64(-1)
-        if stats[NODES] % REFUTE_EVERY == 0:
-            above = _refuted_above(tt, paths[me], stats[ROOT_DEPTH], depth)
-            if above >= 0:  # other threads proved the guess tried at that depth loses: back up to it
-                stats[UNWIND], stats[REFUTED] = above + 1, 1
-                return np.int64(BIG), np.int64(-1)
-        paths[me, depth, 0], paths[me, depth, 1], paths[me, depth, 2] = h1, h2, budget
+    done, value, guess, lower, h1, h2 = _enter(ctx, codes, depth, rounds, budget, lower)
+    if done:
+        return value, guess
+    stats, paths, me, tt = ctx.stats, ctx.paths, ctx.thread, ctx.memo
+    helped, top = paths.shape[0] > 1, depth == stats[ROOT_DEPTH]
     # every fitting guess costs at least quick_bound, every other one at least n + spread(n)
     quick, quick_bound = _best_fitting(ctx, codes, rounds)
-    lower = max(lower, min(quick_bound, n + _spread(bounds[rounds - 1], n, ctx[BRANCHING])))
-    nfb = stride * stride
-    counts = np.zeros(nfb, dtype=np.int64)
-    starts = np.zeros(nfb, dtype=np.int64)
-    arranged = np.empty_like(codes)
-    known = np.zeros(nfb, dtype=np.int64)
-    keys = np.zeros((nfb, 2), dtype=np.int64)
-    todo = np.empty(2 * nfb, dtype=np.int64)
-    best = budget
-    chosen = np.int64(-1)
-    lowest = quick_bound
-    top = depth == stats[ROOT_DEPTH]
-    # first the best fitting guess if it may reach the lower bound (it often does), then every guess
-    for phase in range(2):
-        if phase == 0:
-            if quick_bound > lower or quick_bound >= budget:
-                quick = -1
-                continue
-            guesses = np.full(1, quick, dtype=np.int64)
-            guess_bounds = np.full(1, quick_bound, dtype=np.int64)
-        else:
-            if best <= lower:
-                break
-            guesses, guess_bounds, lowest = _candidates(ctx, codes, depth, rounds, best, shared)
-            if top:
-                stats[ROOT_COUNT] = guesses.shape[0]
-                stats[ROOT_DONE] = 0
+    lower = max(lower, min(quick_bound, n + _spread(ctx.bounds[rounds - 1], n, ctx.branching)))
+    if quick_bound > lower or quick_bound >= budget:
+        quick = -1  # else tried first: it often reaches the lower bound
+    work = _work(ctx, codes)
+    counts, starts, arranged, known, keys, todo = work
+    best, chosen, lowest = budget, np.int64(-1), quick_bound
+    for phase in range(2):  # the best fitting guess, then every guess
+        if phase == 1 and best <= lower:
+            break
+        guesses, guess_bounds, lowest = _guesses(
+            ctx, phase, codes, depth, rounds, best, quick, quick_bound, lowest, shared
+        )
         for i in range(guesses.shape[0]):
             if guess_bounds[i] >= best:
                 break
@@ -517,44 +666,17 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
                 continue
             if top:
                 stats[ROOT_BOUND] = guess_bounds[i]
-            _split(ctx, g, codes, arranged, counts, starts)
-            rest = 0
-            parts = 0
-            for f in _smallest_first(counts):
-                if f != win and counts[f] > 0:
-                    part = arranged[starts[f] : starts[f] + counts[f]]
-                    if counts[f] > 2:
-                        keys[f, 0], keys[f, 1] = _set_key(part, rounds - 1)
-                    known[f] = _known_bound(ctx, part, rounds - 1, keys[f, 0], keys[f, 1])
-                    rest += known[f]
-                    todo[parts] = f
-                    parts += 1
+            rest, parts = _parts(ctx, g, codes, rounds, work)
             if n + rest >= best:
                 continue
-            for p in range(colours.shape[1]):  # a loop: slice assignment compiles an error message
-                hist[depth, p] = colours[g, p]
-            total = n
+            _take_up(ctx, g, depth, n, best, parts, work)
+            total, end, j = n, parts, 0
             child_shared = np.empty(0, dtype=np.int64)
-            if helped:  # what other threads' work can refute this guess by (see _refuted_above)
-                paths[me, depth, 3], paths[me, depth, 4], paths[me, depth, 5] = n, best, 1
-                for f in range(nfb):
-                    c = GUESS + 3 * f
-                    held = f != win and counts[f] > 0
-                    paths[me, depth, c + 2] = known[f] if held else 0
-                    paths[me, depth, c + 1] = keys[f, 1] if held and counts[f] > 2 else 0
-                    paths[me, depth, c] = keys[f, 0]
-            # a part another thread is searching goes to the end of the list (searched then, if
-            # that thread has not proved it meanwhile)
-            end = parts
-            if helped and me % 2 == 1 and best >= BIG:  # every part counts whole: every other thread
-                for q in range(parts // 2):  # takes the largest first, and the threads meet in the middle
-                    todo[q], todo[parts - 1 - q] = todo[parts - 1 - q], todo[q]
-            j = 0
             while j < end:
                 f = todo[j]
                 j += 1
                 if helped and j <= parts and counts[f] >= SHARED_MIN and _busy(paths, me, keys[f, 1]):
-                    todo[end] = f
+                    todo[end] = f  # another thread searches it: searched last, if that thread has not proved it
                     end += 1
                     continue
                 if top:  # the parts solved so far: those visited, less those put off to the end
@@ -566,9 +688,8 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
                         break
                 rest -= known[f]
                 allowed = best - total - rest
-                if counts[f] >= sym_min and child_shared.shape[0] == 0:
-                    every = np.arange(colours.shape[0])
-                    child_shared = _representatives(colours, perms, hist, depth + 1, every, every[:0], ncolours)
+                if counts[f] >= ctx.symmetry_min and child_shared.shape[0] == 0:
+                    child_shared = _shared_classes(ctx, depth + 1)
                 part = arranged[starts[f] : starts[f] + counts[f]]
                 value, _ = solve(ctx, part, depth + 1, rounds - 1, allowed, child_shared)
                 if stats[UNWIND] != 0:
@@ -577,35 +698,22 @@ def solve(ctx, codes, depth, rounds, budget, shared):  # type: ignore[no-untyped
                 if value >= allowed:
                     total = max(total + rest, best)
                     break
-            paths[me, depth, 5] = 0
-            if stats[ABORTED] == 0 and stats[UNWIND] == depth + 1 and stats[REFUTED] != 0:
-                stats[UNWIND], stats[REFUTED] = 0, 0
-                total = best  # refuted by what other threads proved
-            if stats[ABORTED] != 0 or stats[UNWIND] != 0:
-                _leave(paths, me, depth)
-                if stats[ABORTED] != 0 or stats[UNWIND] != depth + 1:
-                    return np.int64(BIG), np.int64(-1)
-                stats[UNWIND] = 0  # this set is the one solved: the table holds its answer
+            total, then = _guess_done(ctx, depth, total, best)
+            if then == LEAVE:
+                return np.int64(BIG), np.int64(-1)
+            if then == ANSWERED:
                 found, value, exact, guess = _tt_get(tt, h1, h2)
                 if found and (exact == 1 or value >= budget):
                     return value, guess
                 return solve(ctx, codes, depth, rounds, budget, shared)  # its slot was taken meanwhile
             if total < best:
-                best = total
-                chosen = g
+                best, chosen = total, g
             if phase == 1 and top:
                 stats[ROOT_DONE] = i + 1
                 stats[ROOT_BEST] = min(stats[ROOT_BEST], best)
             if best <= lower:
                 break
-    if helped:
-        _leave(paths, me, depth)
-    if chosen < 0:
-        value = max(budget, lowest, lower)
-        _tt_put(tt, h1, h2, value, 0, -1, n)
-        return value, np.int64(-1)
-    _tt_put(tt, h1, h2, best, 1, chosen, n)
-    return best, chosen
+    return _finish(ctx, codes, depth, h1, h2, best, chosen, max(budget, lowest, lower))
 
 
 @njit(cache=True, nogil=True)
@@ -617,8 +725,8 @@ def strategy(ctx, codes, rounds):  # type: ignore[no-untyped-def]
 
     Numba cannot load from its cache a function that calls the recursive :func:`solve`, hence
     this walk only reads the table, and keeps its own stack."""
-    nfb = ctx[STRIDE] * ctx[STRIDE]
-    tt = ctx[MEMO]
+    nfb = ctx.stride * ctx.stride
+    tt = ctx.memo
     nodes = np.empty((2 * codes.shape[0] + 1, 4), dtype=np.int64)
     count = 0
     stack = [(codes, rounds, np.int64(-1), np.int64(-1))]
@@ -639,7 +747,7 @@ def strategy(ctx, codes, rounds):  # type: ignore[no-untyped-def]
         arranged = np.empty_like(part)
         _split(ctx, guess, part, arranged, counts, starts)
         for f in range(nfb - 1, -1, -1):
-            if counts[f] > 0 and f != ctx[WIN]:
+            if counts[f] > 0 and f != ctx.win:
                 child = arranged[starts[f] : starts[f] + counts[f]]
                 stack.append((child, left - 1, np.int64(count - 1), np.int64(f)))
     return nodes[:count]

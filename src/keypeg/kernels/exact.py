@@ -74,26 +74,32 @@ class ExactSearch:
         self.halt = np.zeros(2, dtype=np.int64)
         self.memo = np.zeros((limits.optimal_table_slots(space.size), 4), dtype=np.int64)
         self._bounds = np.ascontiguousarray(bounds, dtype=np.int64)
-        self._common = (  # in the order of the field constants of keypeg.kernels._optimal
-            table,
-            bits.position_bits,
-            bits.count_bits,
-            space.pegs + 1,
-            space.codes,
-            perms,
-            self._bounds,
-            space.win,
-            pool_all,
-            symmetry_min,
-            rules.num_colors,
-            len(rules.feedbacks()) - 1,
+        self._common = _optimal.Search(  # each thread's own fields set in _thread_ctx
+            table=table,
+            pos=bits.position_bits,
+            cnt=bits.count_bits,
+            stride=space.pegs + 1,
+            colours=space.codes,
+            perms=perms,
+            bounds=self._bounds,
+            win=space.win,
+            pool_all=bool(pool_all),
+            symmetry_min=symmetry_min,
+            ncolours=rules.num_colors,
+            branching=len(rules.feedbacks()) - 1,
+            hist=np.zeros((0, space.pegs), dtype=np.int8),
+            stats=np.zeros(_optimal.STAT_SLOTS, dtype=np.int64),
+            halt=self.halt,
+            memo=self.memo,
+            paths=np.zeros((1, 0, 0), dtype=np.int64),
+            thread=0,
         )
         self._hists: list[npt.NDArray[np.int8]] = []  # each thread's history and counters, kept
         self._stats: list[npt.NDArray[np.int64]] = []
-        self._ctxs: dict[int, list[tuple]] = {}  # type: ignore[type-arg]
-        self.stats = self._thread_ctx(1)[0][13]
+        self._ctxs: dict[int, list[_optimal.Search]] = {}
+        self.stats = self._thread_ctx(1)[0].stats
 
-    def _thread_ctx(self, threads: int) -> list[tuple]:  # type: ignore[type-arg]
+    def _thread_ctx(self, threads: int) -> list[_optimal.Search]:
         """The search state of each of ``threads`` threads: their own history and counters, the
         table, the stop flags and the paths shared."""
         if threads not in self._ctxs:
@@ -103,7 +109,8 @@ class ExactSearch:
                 self._stats.append(np.zeros(_optimal.STAT_SLOTS, dtype=np.int64))
             paths = np.zeros((threads, rows + 2, _optimal.GUESS + 3 * (pegs + 1) ** 2), dtype=np.int64)
             self._ctxs[threads] = [
-                (*self._common, self._hists[t], self._stats[t], self.halt, self.memo, paths, t) for t in range(threads)
+                self._common._replace(hist=self._hists[t], stats=self._stats[t], paths=paths, thread=t)
+                for t in range(threads)
             ]
         return self._ctxs[threads]
 
@@ -120,12 +127,12 @@ class ExactSearch:
         ctxs = self._thread_ctx(threads)
         depth = len(guesses)
         for ctx in ctxs:
-            hist, stats = ctx[12], ctx[13]
+            hist, stats = ctx.hist, ctx.stats
             hist[:depth] = self.space.codes[list(guesses)]
             stats[_optimal.NODES + 1 :] = 0  # the sets searched add up
             stats[_optimal.ROOT_DEPTH] = depth
             stats[_optimal.ROOT_BEST] = self.UNBOUNDED
-        self.stats = ctxs[0][13]
+        self.stats = ctxs[0].stats
         self.halt[1] = 0
         helpers = [
             threading.Thread(
