@@ -94,7 +94,7 @@ def test_match_scoring_and_roles() -> None:
     match.record_game(3, broken=True)
     match.record_game(3, broken=True)
     assert match.is_over and match.winner() == "bob"
-    restored = Match.from_dict(json.loads(json.dumps(match.to_dict())))
+    restored = Match.from_dict(json.loads(json.dumps(match.as_dict())))
     assert restored.points() == match.points() and restored.is_over
 
 

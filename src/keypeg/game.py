@@ -238,7 +238,7 @@ class Match:
         (a, pa), (b, pb) = self.points().items()
         return None if pa == pb else (a if pa > pb else b)
 
-    def to_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:
         """JSON-ready state, to save and resume."""
         return {
             "keypeg_match": 1,
@@ -250,7 +250,7 @@ class Match:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Match:
-        """A match from :meth:`to_dict` data; a damaged one raises :class:`KeypegError`."""
+        """A match from :meth:`as_dict` data; a damaged one raises :class:`KeypegError`."""
         try:
             if data.get("keypeg_match") != 1:
                 raise KeypegError("not a keypeg match file")

@@ -205,10 +205,10 @@ def _history_text(played: list[tuple[Code, Feedback]]) -> str:
     return " ".join(f"{g}={f}" for g, f in played)
 
 
-def _node_to_dict(node: Node) -> dict[str, Any]:
+def _node_as_dict(node: Node) -> dict[str, Any]:
     data: dict[str, Any] = {"guess": str(node.guess), "size": node.size}
     if node.children:
-        data["next"] = {str(f): _node_to_dict(child) for f, child in sorted(node.children.items())}
+        data["next"] = {str(f): _node_as_dict(child) for f, child in sorted(node.children.items())}
     return data
 
 
@@ -220,7 +220,7 @@ def tree_to_json(tree: StrategyTree) -> str:
             "rules": tree.rules.as_dict(),
             "conventions": tree.conventions,
             "stats": tree.stats.as_dict(),
-            "tree": _node_to_dict(tree.root),
+            "tree": _node_as_dict(tree.root),
         },
         indent=1,
     )

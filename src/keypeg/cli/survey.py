@@ -181,7 +181,7 @@ def survey(
         storage.atomic_write(markdown, engine.to_markdown(outcomes, skipped, heading))
     if csv_file is not None:
         storage.atomic_write(csv_file, engine.to_csv(outcomes, skipped))
-    report = _as_json(outcomes, skipped)
+    report = _report(outcomes, skipped)
     if output is not None:
         storage.atomic_write(output, json.dumps(report, indent=2) + "\n")
     if as_json:
@@ -242,7 +242,7 @@ def _listed(numbers: tuple[int, ...]) -> str:
     return ", ".join(map(str, numbers))
 
 
-def _as_json(outcomes: list[Outcome], skipped: list[tuple[Cell, str]]) -> dict[str, Any]:
+def _report(outcomes: list[Outcome], skipped: list[tuple[Cell, str]]) -> dict[str, Any]:
     from keypeg.analysis.survey import CONVENTIONS
 
     return {

@@ -118,7 +118,7 @@ class MatchSession:
 
     def to_state(self) -> dict[str, Any]:
         """JSON-ready public state (a game in progress is kept by its store id, never by its secret)."""
-        state = self.match.to_dict()
+        state = self.match.as_dict()
         state.update(
             rules=self.rules.as_dict(),
             computer=self.computer,
