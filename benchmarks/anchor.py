@@ -1,8 +1,10 @@
 """keypeg beside the fastest C++ solver known, fancidev's mastermind-strategy (`mmstrat`), same work, same run.
 
-Builds mmstrat with ``../shared/anchors/build-mmstrat`` (skips, saying why, without g++ or cmake or when
-the build fails), then runs keypeg and mmstrat interleaved (keypeg, mmstrat, keypeg, ...) on the same
-work, one thread each (NUMBA_NUM_THREADS=1; mmstrat ``-mt 1``), several runs, and gives the medians
+Takes an mmstrat binary (``--mmstrat PATH``) or builds one (``benchmarks/mmstrat.py``: a clone of the
+upstream repository at a pinned commit with ``benchmarks/mmstrat.patch``, or a copy of a checkout given
+with ``--mmstrat-source DIR``; skips, saying why, without git, g++ or cmake or when the build fails),
+then runs keypeg and mmstrat interleaved (keypeg, mmstrat, keypeg, ...) on the same work, one thread
+each (NUMBA_NUM_THREADS=1; mmstrat ``-mt 1``), several runs, and gives the medians
 and their ratio. Rows:
 
 - 4x6, each heuristic, whole process: ``keypeg analyze -s NAME --json`` vs ``mmstrat -r mm -s NAME -S -q``,
@@ -22,7 +24,8 @@ and their ratio. Rows:
 Whole-process rows also give each side's peak memory: the largest resident set of the child process,
 as GNU time reports it.
 
-    python benchmarks/anchor.py [--runs 3] [--quick] [--long] [--all-cores] [--no-save] [--mmstrat PATH]
+    python benchmarks/anchor.py [--runs 3] [--quick] [--long] [--all-cores] [--no-save]
+        [--mmstrat PATH | --mmstrat-source DIR] [--mmstrat-build-dir DIR]
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import mmstrat as upstream
 import numba
 from report import report
 
@@ -48,7 +52,6 @@ from keypeg.strategies import make_strategy
 from keypeg.strategies.optimal import OptimalSolver
 from keypeg.variants import find_variant
 
-BUILD = Path(__file__).resolve().parents[2] / "shared" / "anchors" / "build-mmstrat"
 # keypeg's name -> mmstrat's
 NAMES = {
     "simple": "simple",
@@ -60,22 +63,17 @@ NAMES = {
 HEURISTICS = ("worst-case", "expected-size", "entropy", "most-parts")
 
 
-def build_mmstrat(given: str | None) -> tuple[str | None, str]:
-    """The mmstrat binary's path, or None and why not."""
+def build_mmstrat(
+    given: str | None, source: Path | None = None, build_dir: Path | None = None
+) -> tuple[str | None, str]:
+    """The mmstrat binary's path (``given``, else built by :mod:`mmstrat`), or None and why not."""
     if given:
         return given, f"mmstrat: {given}"
-    if not BUILD.exists():
-        return None, f"no build script at {BUILD}"
-    missing = [tool for tool in ("cmake", "make") if not shutil.which(tool)]
-    if not (shutil.which("g++") or shutil.which("c++")):
-        missing.append("g++")
-    if missing:
-        return None, f"cannot build mmstrat: no {', '.join(missing)} on this machine"
-    done = subprocess.run([str(BUILD)], capture_output=True, text=True)
-    path = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
-    if done.returncode or not os.access(path, os.X_OK):
-        return None, f"building mmstrat failed: {done.stderr.strip()[-300:]}"
-    return path, f"mmstrat built by {BUILD.name}: {path}"
+    try:
+        path = upstream.build(source, build_dir)
+    except upstream.BuildError as error:
+        return None, str(error)
+    return str(path), f"mmstrat {upstream.COMMIT} with benchmarks/mmstrat.patch, built by benchmarks/mmstrat.py: {path}"
 
 
 def keypeg() -> list[str]:
@@ -148,8 +146,12 @@ def main() -> None:
     parser.add_argument("--all-cores", action="store_true", help="also the whole-process rows on all cores")
     parser.add_argument("--no-save", action="store_true")
     parser.add_argument("--mmstrat", help="an mmstrat binary to use instead of building one")
+    parser.add_argument(
+        "--mmstrat-source", type=Path, help=f"build mmstrat from this checkout of commit {upstream.COMMIT}, not a clone"
+    )
+    parser.add_argument("--mmstrat-build-dir", type=Path, help="where to build mmstrat (reused once built)")
     options = parser.parse_args()
-    mmstrat, how = build_mmstrat(options.mmstrat)
+    mmstrat, how = build_mmstrat(options.mmstrat, options.mmstrat_source, options.mmstrat_build_dir)
     if mmstrat is None:
         print(f"skipped: {how}")
         return

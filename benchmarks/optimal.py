@@ -66,7 +66,7 @@ def main() -> None:
     parser.add_argument("--bulls-and-cows", action="store_true", help="also bulls-and-cows")
     parser.add_argument("--runs", type=int, default=3, help="runs of each side per game (median)")
     parser.add_argument("--no-save", action="store_true", help="print only")
-    parser.add_argument("--mmstrat", help="the mmstrat binary (default: build it with the shared script)")
+    parser.add_argument("--mmstrat", help="the mmstrat binary (default: build it with benchmarks/mmstrat.py)")
     parser.add_argument("--whole", action="store_true", help="whole processes instead (keypeg optimal, mmstrat)")
     args = parser.parse_args()
     mmstrat, how = build_mmstrat(args.mmstrat)
@@ -88,7 +88,7 @@ def main() -> None:
             seconds, total, worst, nodes = search(rules, 1)
             alone.append(seconds)
             if mmstrat and theirs:
-                seconds, out = run([mmstrat, *theirs, "-s", "optimal", "-S", "-q", "-mt", "1"], one)
+                seconds, out, _ = run([mmstrat, *theirs, "-s", "optimal", "-S", "-q", "-mt", "1"], one)
                 reference.append(seconds - mm_startup)
                 if mmstrat_total(out) != total:
                     raise SystemExit(f"{name}: mmstrat's total {mmstrat_total(out)} differs from keypeg's {total}")
@@ -156,10 +156,10 @@ def whole(args: argparse.Namespace, mmstrat: str | None, one: dict[str, str]) ->
         runs = 1 if name != "4x6" else args.runs
         k, m = [], []
         for _ in range(runs):
-            seconds, out = run([*ours, "--json"], one)
+            seconds, out, _ = run([*ours, "--json"], one)
             k.append(seconds)
             total = keypeg_total(out)
-            seconds, out = run([mmstrat, *theirs, "-s", "optimal", "-S", "-q", "-mt", "1"], one)
+            seconds, out, _ = run([mmstrat, *theirs, "-s", "optimal", "-S", "-q", "-mt", "1"], one)
             m.append(seconds)
             if mmstrat_total(out) != total:
                 raise SystemExit(f"{name}: mmstrat's total {mmstrat_total(out)} differs from keypeg's {total}")
