@@ -11,12 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import socket
-import subprocess
-import sys
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from conftest import keypeg_serve
 from keypeg import Feedback, Rules
 from keypeg.knowledge import Knowledge
 from keypeg.store import Store
@@ -88,54 +83,14 @@ class Server:
         return found
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """``python -m keypeg serve`` on a free port and a fresh SQLite store, stopped at the end (each test
-    module's ``server`` fixture)."""
+    """``python -m keypeg serve`` on a free port and a fresh SQLite store (conftest's launcher), stopped at
+    the end (each test module's ``server`` fixture); its log must show no failure."""
     folder = tmp_path_factory.mktemp("browser")
     db = f"sqlite:///{folder / 'web.sqlite3'}"
-    port = _free_port()
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p)
-    log_path = folder / "serve.log"
-    with log_path.open("wb") as log:
-        process = subprocess.Popen(
-            [sys.executable, "-m", "keypeg", "serve", "--port", str(port), "--db", db],
-            cwd=folder,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"keypeg serve stopped (exit {process.returncode}):\n{log_path.read_text()}")
-            try:
-                with urllib.request.urlopen(base + "/", timeout=2) as answer:
-                    if answer.status == 200:
-                        break
-            except (urllib.error.URLError, OSError):
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"keypeg serve did not answer within 60 s:\n{log_path.read_text()}")
-            time.sleep(0.1)
-        yield Server(base, db)
-    finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(10)
-    said = log_path.read_text(errors="replace")
+    with keypeg_serve(db, folder) as running:
+        yield Server(running.base, db)
+    said = running.said()
     assert "Traceback" not in said and "internal error" not in said, f"the server failed:\n{said}"
 
 

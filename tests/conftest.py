@@ -44,3 +44,136 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     """Every test keeps what it caches (solved trees, the web's analyses) in a folder of its own, never the
     user's cache; a test that names a cache folder sets ``KEYPEG_CACHE`` itself."""
     monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path_factory.mktemp("cache")))
+
+
+# -- a real server ------------------------------------------------------------------------------------
+
+import os  # noqa: E402
+import socket  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+import urllib.error  # noqa: E402
+import urllib.request  # noqa: E402
+from collections.abc import Iterator  # noqa: E402
+from contextlib import contextmanager, suppress  # noqa: E402
+from dataclasses import dataclass  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+SOURCE = Path(__file__).resolve().parent.parent / "src"
+"""The keypeg under test: every process a test starts imports this one, whatever folder it runs in."""
+
+
+def free_port() -> int:
+    """A TCP port free on the loopback now (the system's choice): the one way the tests pick a port."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def environment() -> dict[str, str]:
+    """This process's environment, with the keypeg under test first on ``PYTHONPATH``."""
+    path = os.pathsep.join(p for p in (str(SOURCE), os.environ.get("PYTHONPATH", "")) if p)
+    return {**os.environ, "PYTHONPATH": path}
+
+
+@dataclass
+class Serving:
+    """A running ``keypeg serve``: its address, port, process (the leader of a process group of its own)
+    and the file its output goes to."""
+
+    base: str
+    port: int
+    process: subprocess.Popen[bytes]
+    log: Path
+
+    def said(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@contextmanager
+def keypeg_serve(db: str, folder: Path | None = None, *, workers: int = 1, wait: float = 90.0) -> Iterator[Serving]:
+    """``python -m keypeg serve --db DB --workers N`` on a free loopback port, in ``folder`` (a new
+    temporary one if not given) with its output in ``serve.log`` there: the one server launcher of the
+    tests. Yielded once ``GET /api/session`` answers 200 (a test fails with the log if the server stops
+    first, or does not answer within ``wait`` seconds: a busy machine starts it slowly); stopped at the
+    end by Ctrl-C to its process group (every worker), killed if it lingers."""
+    folder = folder or Path(tempfile.mkdtemp(prefix="keypeg-serve-"))
+    port = free_port()
+    log = folder / "serve.log"
+    command = [sys.executable, "-m", "keypeg", "serve", "--port", str(port), "--db", db, "--workers", str(workers)]
+    with log.open("wb") as output:
+        process = subprocess.Popen(
+            command, cwd=folder, env=environment(), stdout=output, stderr=subprocess.STDOUT, start_new_session=True
+        )
+    serving = Serving(f"http://127.0.0.1:{port}", port, process, log)
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"keypeg serve stopped (exit {process.returncode}):\n{serving.said()[-4000:]}")
+            with (
+                suppress(urllib.error.URLError, OSError),
+                urllib.request.urlopen(f"{serving.base}/api/session", timeout=2) as answer,
+            ):
+                if answer.status == 200:
+                    break
+            if time.monotonic() > deadline:
+                pytest.fail(f"keypeg serve did not answer within {wait:.0f} s:\n{serving.said()[-4000:]}")
+            time.sleep(0.1)  # polling, up to the deadline
+        yield serving
+    finally:
+        with suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGINT)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            with suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=20)
+
+
+# -- a solve game whose code was guessed and scored wrongly -------------------------------------------
+
+from typing import TYPE_CHECKING, NamedTuple  # noqa: E402
+
+if TYPE_CHECKING:
+    from keypeg import Code, Feedback, Rules
+    from keypeg.play.sessions import SolveSession
+
+
+class Rescoring(NamedTuple):
+    """A solve game (level 3) at its second guess, ``second``, which may be the person's code: the first
+    guess scored 0,0; ``wrong``, a wrong score for ``second`` after which the computer plays ``third``,
+    whose true score against ``second`` (``truth``) contradicts nothing. Replay it from ``start``."""
+
+    start: SolveSession
+    first: Code
+    second: Code
+    wrong: Feedback
+    third: Code
+    truth: Feedback
+
+
+def rescoring_an_earlier_guess(rules: Rules) -> Rescoring:
+    """The setting of the tests that rescore a guess all black after later guesses were scored: the
+    person's code was guessed second and scored wrongly, and the game went on (see :class:`Rescoring`)."""
+    from keypeg import Feedback, score
+    from keypeg.play.sessions import SolveSession
+
+    start = SolveSession(rules, level=3)
+    first = start.guess()
+    start.score(Feedback(0, 0))
+    second = start.guess()
+    assert start.knowledge().add(second, rules.win).is_consistent  # the person's code may be this guess
+    for wrong in rules.feedbacks():  # a wrong score for it, after which the next guess is scored truly
+        game = SolveSession.from_state(*start.to_state())
+        if wrong == rules.win or not game.knowledge().add(second, wrong).is_consistent:
+            continue
+        game.score(wrong)
+        third = game.guess()
+        truth = score(second, third)
+        if game.knowledge().add(third, truth).is_consistent:
+            return Rescoring(start, first, second, wrong, third, truth)
+    pytest.fail("no wrong score found that the next true score does not contradict")

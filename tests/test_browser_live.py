@@ -384,6 +384,20 @@ def test_a_player_who_closes_the_page_comes_back_to_the_same_game(browser: Brows
         n_context.close()
 
 
+PARSED_VERSIONS = """() => {
+  const parse = DOMParser.prototype.parseFromString;
+  window.parsedVersions = [];
+  DOMParser.prototype.parseFromString = function (...args) {
+    const page = parse.apply(this, args);
+    const marker = page.querySelector("[data-live-events]");
+    if (marker) window.parsedVersions.push(Number(marker.getAttribute("data-version")));
+    return page;
+  };
+}"""
+"""Notes the version of every page the live script parses: the script decides whether to show a page it
+fetched right after parsing it, in the same task, so once a version is noted the decision is made."""
+
+
 def test_a_late_answer_never_takes_a_page_back(browser: Browser, server: Server) -> None:
     """Two moves in quick succession: the page a follower fetched after the first may arrive after the one
     it fetched after the second; the older must not replace the newer."""
@@ -405,6 +419,7 @@ def test_a_late_answer_never_takes_a_page_back(browser: Browser, server: Server)
                 held.append((route, route.fetch()))
 
         max_.page.route(match_url, hold_the_first)
+        max_.page.evaluate(PARSED_VERSIONS)  # which pages the follower's script reads, by their version
         history: list[tuple[str, Feedback]] = []
         guess_once(noor, rules, history, 1, "type")
         for _ in range(1500):  # up to 30 s: a busy machine fetches late
@@ -414,10 +429,21 @@ def test_a_late_answer_never_takes_a_page_back(browser: Browser, server: Server)
         assert held, "max's page did not fetch itself again after the first guess"
         guess_once(noor, rules, history, 1, "type")
         shows_guess(max_, 2, history[-1][0], history[-1][1], rules.rows - 2)
+        shown = max_.page.locator("[data-live-events]").get_attribute("data-version")
+        assert shown is not None
         route, stale = held[0]
+        late = re.search(r'data-version="(\d+)"', stale.text())
+        assert late is not None and int(late.group(1)) < int(shown), (late, shown)  # the held page is older
+        parsed = max_.page.evaluate("() => window.parsedVersions.length")
         route.fulfill(response=stale)  # the page after the first guess arrives last
-        max_.page.wait_for_timeout(500)
-        expect(board(max_)).to_have_count(2)
+        # the script has read it, and decided whether to show it in the same task
+        max_.page.wait_for_function(
+            "([from, late]) => window.parsedVersions.slice(from).includes(late)",
+            arg=[parsed, int(late.group(1))],
+            timeout=30_000,
+        )
+        assert board(max_).count() == 2  # still the newer page: two guesses
+        assert max_.page.locator("[data-live-events]").get_attribute("data-version") == shown
         max_.page.unroute(match_url)
         max_.shot("after")
         max_.clean()

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,8 +18,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import free_port
 from keypeg import cluster as cluster_module
-from keypeg.analysis.distributed import distributed_optimum, distributed_tree
+from keypeg.analysis.distributed import Traffic, distributed_optimum, distributed_tree
 from keypeg.analysis.tree import build_tree
 from keypeg.cli import cli
 from keypeg.cluster import InProcess, Workers, workers
@@ -34,12 +34,14 @@ SMALL = [Rules(3, 4), Rules(4, 4), Rules(3, 5), Rules(3, 6, repeats=False)]
 DETERMINISTIC = ["simple", "worst-case", "expected-size", "entropy", "most-parts"]
 
 
-def same_tree(rules: Rules, name: str, place: Workers, split: int | None = None, **options: Any) -> None:
+def same_tree(rules: Rules, name: str, place: Workers, split: int | None = None, **options: Any) -> Traffic:
+    """The tree split into tasks is the tree of one process; what the tasks moved."""
     alone = build_tree(make_strategy(name, **options), rules)
     shared, traffic = distributed_tree(make_strategy(name, **options), rules, place, split=split)
     assert tree_to_json(shared) == tree_to_json(alone)  # every node, the conventions and the totals
     assert shared.stats == alone.stats
     assert sum(traffic.tasks.values()) >= 1 and traffic.sent > 0 and traffic.received > 0
+    return traffic
 
 
 @settings(max_examples=20)
@@ -50,8 +52,11 @@ def test_a_tree_split_anywhere_is_the_tree_of_one_process(rules: Rules, name: st
 
 @pytest.mark.parametrize("name", ["random", "careless"])
 def test_a_strategy_that_draws_at_random_is_one_task(name: str) -> None:
-    same_tree(Rules(3, 5), name, InProcess(), 2, seed=11)
-    same_tree(Rules(3, 5), "worst-case", InProcess(), 2, tie="random", seed=11)
+    """Split as finely as asked (2 codes a task), a tree that draws at random is still grown whole: one
+    task, where a deterministic strategy's is many."""
+    assert same_tree(Rules(3, 5), name, InProcess(), 2, seed=11).tasks == {"grow": 1}
+    assert same_tree(Rules(3, 5), "worst-case", InProcess(), 2, tie="random", seed=11).tasks == {"grow": 1}
+    assert sum(same_tree(Rules(3, 5), "worst-case", InProcess(), 2, seed=11).tasks.values()) > 1
 
 
 def test_a_tree_with_a_fixed_first_guess() -> None:
@@ -183,13 +188,6 @@ def test_without_the_cluster_options_nothing_of_dask_is_imported() -> None:
 
 
 # -- a cluster started by hand, losing a worker -----------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def dask(*args: str, env: dict[str, str]) -> subprocess.Popen[bytes]:

@@ -7,18 +7,15 @@ from __future__ import annotations
 
 import json
 import os
-import socket
-import subprocess
-import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from conftest import keypeg_serve
 from keypeg import Rules, score
 from keypeg.errors import IllegalMoveError
 from keypeg.knowledge import Knowledge
@@ -182,44 +179,6 @@ def test_a_whole_match_between_two_players_and_a_spectator(url: str) -> None:
 # -- a real server and its live streams -------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-def serve(url: str, workers: int = 1) -> Iterator[str]:
-    port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1] / "src")}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "keypeg", "serve", "--port", str(port), "--db", url, "--workers", str(workers)],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90  # until it answers: a busy machine starts it slowly
-        while True:
-            try:
-                if httpx.get(f"{base}/api/session", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                said = process.stderr.read1().decode() if process.stderr else ""  # type: ignore[union-attr]
-                raise AssertionError(f"the server did not start: {said}")
-            time.sleep(0.1)
-        yield base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            raise
-
-
 class Stream:
     """A follower of a match's live stream, in a thread: the states it received."""
 
@@ -293,12 +252,12 @@ def play_streamed(base: str) -> None:
 
 @pytest.mark.slow
 def test_live_streams_on_one_worker(tmp_path: Path) -> None:
-    for base in serve(f"sqlite:///{tmp_path / 'live.sqlite3'}"):
-        play_streamed(base)
+    with keypeg_serve(f"sqlite:///{tmp_path / 'live.sqlite3'}", tmp_path) as running:
+        play_streamed(running.base)
 
 
 @pytest.mark.slow
-def test_live_streams_across_two_workers_on_postgresql() -> None:
+def test_live_streams_across_two_workers_on_postgresql(tmp_path: Path) -> None:
     url = os.environ.get("KEYPEG_TEST_POSTGRES")
     if not url:
         pytest.skip("no PostgreSQL server here: set KEYPEG_TEST_POSTGRES to a URL (.ci/postgres starts one)")
@@ -307,8 +266,8 @@ def test_live_streams_across_two_workers_on_postgresql() -> None:
         from sqlalchemy import text
 
         connection.execute(text("TRUNCATE guesses, games, matches, web_sessions RESTART IDENTITY CASCADE"))
-    for base in serve(url, workers=2):
-        play_streamed(base)
+    with keypeg_serve(url, tmp_path, workers=2) as running:
+        play_streamed(running.base)
 
 
 def test_a_player_away_is_told_to_the_other_and_forfeits(url: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner, Result
 
+from conftest import rescoring_an_earlier_guess
 from keypeg import Feedback, Rules, find_variant, score
 from keypeg.cli import cli
 from keypeg.cli.terminal import Terminal
@@ -239,22 +240,7 @@ def test_solve_names_the_likely_wrong_score_and_fix_corrects_it() -> None:
 
 
 def test_solve_rescoring_an_earlier_guess_all_black_ends_and_records_the_game_there(tmp_path: Path) -> None:
-    start = SolveSession(LETTERS)
-    first = start.guess()
-    start.score(Feedback(0, 0))
-    second = start.guess()  # the person's code: it fits 0,0 for the first guess
-    assert start.knowledge().add(second, LETTERS.win).is_consistent
-    for wrong in LETTERS.feedbacks():  # a wrong score for it, after which the next guess is scored truly
-        session = SolveSession.from_state(*start.to_state())
-        if wrong == LETTERS.win or not session.knowledge().add(second, wrong).is_consistent:
-            continue
-        session.score(wrong)
-        third = session.guess()
-        truth = score(second, third)
-        if session.knowledge().add(third, truth).is_consistent:
-            break
-    else:
-        pytest.fail("no wrong score found that the next true score does not contradict")
+    first, second, wrong, third, truth = rescoring_an_earlier_guess(LETTERS)[1:]
     lines = ["0 0", f"{wrong.black} {wrong.white}", f"{truth.black} {truth.white}", "fix 2 4 0", "4 0"]
     db = f"sqlite:///{tmp_path / 'k.db'}"
     result = run(["solve", "-p", "4", "-c", "6", "--player", "bob", "--db", db], lines)

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from hypothesis import given
 from hypothesis import strategies as st
 
+from conftest import rescoring_an_earlier_guess
 from keypeg import Code, Feedback, Rules, find_variant, score
 from keypeg.cli import cli
 from keypeg.errors import (
@@ -539,21 +540,11 @@ def test_out_of_range_ids_and_rows_are_plain_answers(tmp_path: Path) -> None:
 
 
 def test_rescoring_an_earlier_guess_all_black_ends_the_game_there() -> None:
-    start = SolveSession(LETTERS, level=3)
-    start.score(Feedback(0, 0))
-    second = start.guess()
-    assert start.knowledge().add(second, LETTERS.win).is_consistent  # the person's code may be this guess
-    for wrong in LETTERS.feedbacks():  # a wrong score for it, after which the next guess is scored truly
-        game = SolveSession.from_state(*start.to_state())
-        if wrong == LETTERS.win or not game.knowledge().add(second, wrong).is_consistent:
-            continue
-        game.score(wrong)
-        third = game.guess()
-        if game.knowledge().add(third, score(second, third)).is_consistent:
-            game.score(score(second, third))
-            break
-    else:
-        pytest.fail("no wrong score found that the next true score does not contradict")
+    start, _, second, wrong, third, truth = rescoring_an_earlier_guess(LETTERS)
+    game = SolveSession.from_state(*start.to_state())
+    game.score(wrong)
+    assert game.guess() == third
+    game.score(truth)
     assert not game.is_over and len(game.history) == 3
     game.fix(2, LETTERS.win)
     outcome = game.outcome()

@@ -4,10 +4,15 @@ JSON, and the secret never in a response before the game ends."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
+from starlette.routing import Mount
 
 from keypeg import Rules, find_variant, score
 from keypeg.game import random_code
@@ -187,11 +192,47 @@ def test_the_same_move_sent_twice_at_once_is_applied_once(url: str) -> None:
     assert [m["guess"] for m in browser.get(f"/api/games/{game['id']}").json()["history"]] == ["RRGG"]
 
 
+def served_api(routes: Iterable[Any], prefix: str = "") -> set[str]:
+    """Every path under ``/api/`` the app answers, whether its schema shows it or not: its routes, those
+    of the routers it includes and of the apps it mounts."""
+    found = set()
+    for route in routes:
+        inner = getattr(route, "original_router", None)  # a router included (FastAPI 0.16x)
+        context = getattr(route, "include_context", None)
+        if inner is not None:
+            found |= served_api(inner.routes, prefix + (getattr(context, "prefix", "") or ""))
+        elif isinstance(route, Mount) and route.routes:
+            found |= served_api(route.routes, prefix + route.path)
+        elif isinstance(route, APIRoute) and (prefix + route.path).startswith("/api/"):
+            found.add(prefix + route.path)
+    return found
+
+
+def undocumented_and_unserved(app: FastAPI) -> tuple[set[str], set[str]]:
+    """The API paths the app answers that its schema leaves out, and those its schema shows that it does
+    not answer."""
+    documented = set(TestClient(app).get("/openapi.json").json()["paths"])
+    served = served_api(app.routes)
+    return served - documented, documented - served
+
+
 def test_the_api_is_documented() -> None:
-    schema = TestClient(create_app("sqlite://")).get("/openapi.json").json()
-    assert {"/api/session", "/api/games", "/api/games/{game_id}", "/api/games/{game_id}/guesses"} <= set(
-        schema["paths"]
+    """Every path of the API is in its schema, and the schema shows no path the app does not answer."""
+    app = create_app("sqlite://")
+    assert undocumented_and_unserved(app) == (set(), set())
+    assert {"/api/session", "/api/games", "/api/games/{game_id}", "/api/games/{game_id}/guesses"} <= served_api(
+        app.routes
     )
+
+
+def test_the_documentation_check_sees_a_path_left_out_and_one_made_up() -> None:
+    hidden = create_app("sqlite://")
+    hidden.add_api_route("/api/hidden", lambda: {}, include_in_schema=False)
+    assert undocumented_and_unserved(hidden) == ({"/api/hidden"}, set())
+    made_up = create_app("sqlite://")
+    schema = made_up.openapi()
+    schema["paths"]["/api/made-up"] = schema["paths"]["/api/session"]
+    assert undocumented_and_unserved(made_up) == (set(), {"/api/made-up"})
 
 
 def test_register_log_in_and_out_with_a_new_session_each_time(url: str) -> None:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import os
 import secrets
-import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -26,7 +24,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-import keypeg
+from conftest import environment, keypeg_serve
 from keypeg import Feedback, find_variant, score
 from keypeg.knowledge import Knowledge
 from keypeg.store import Store
@@ -36,11 +34,6 @@ pytestmark = pytest.mark.slow
 CLASSIC = find_variant("classic").rules
 KEYPEG = [sys.executable, "-m", "keypeg"]
 COOKIE = "keypeg_session"
-
-
-def environment() -> dict[str, str]:
-    """The subprocesses run this keypeg (the one under test), whatever folder they start in."""
-    return {**os.environ, "PYTHONPATH": str(Path(keypeg.__file__).parents[1])}
 
 
 @pytest.fixture
@@ -117,43 +110,12 @@ class Server:
                 pytest.fail(f"30 s of new connections all went to worker {avoid}")
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextmanager
 def serving(url: str, workers: int) -> Iterator[Server]:
-    """``keypeg serve --workers N --db URL`` on a free loopback port, once it answers; stopped after."""
-    port = free_port()
-    command = [*KEYPEG, "serve", "--workers", str(workers), "--port", str(port), "--db", url]
-    process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment(), start_new_session=True
-    )
-    server = Server(f"http://127.0.0.1:{port}", port, process)
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            if process.poll() is not None:
-                assert process.stderr is not None
-                pytest.fail(f"keypeg serve stopped: {process.stderr.read().decode(errors='replace')[-2000:]}")
-            with suppress(httpx.HTTPError):
-                if httpx.get(f"{server.base}/api/session", timeout=2).status_code == 200:
-                    break
-            assert time.monotonic() < deadline, "keypeg serve did not answer within 90 s"
-            time.sleep(0.1)
-        yield server
-    finally:
-        with suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGINT)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait()
-        if process.stderr is not None:
-            process.stderr.close()
+    """``keypeg serve --workers N --db URL`` on a free loopback port (conftest's launcher), once it
+    answers; stopped after."""
+    with keypeg_serve(url, workers=workers) as running:
+        yield Server(running.base, running.port, running.process)
 
 
 def new_session(server: Server) -> tuple[dict[str, str], dict[str, str]]:
