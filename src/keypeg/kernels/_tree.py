@@ -589,10 +589,10 @@ def decide(space, seg, fitting, history, pool, rule, scratch):  # type: ignore[n
         best_cost, _, best_fits, settled = best
         if settled or (phase == 1 and best_cost <= scan.bound and rule.prefer and best_fits):
             break  # no code that cannot win beats a fitting winner that no code beats
-        best = _scan_phase(scan, phase, best, False)
+        best = _scan_phase(scan, phase, best, np.bool_(False))  # not a literal: one compilation
     if not scan.integer and best[0] > scan.bound:  # the guesses within the tolerance of the best tie
         for phase in range(scan.first, scan.end):
-            best = _scan_phase(scan, phase, best, True)
+            best = _scan_phase(scan, phase, best, np.bool_(True))
     for s in range(n):
         fitting[seg[s]] = False
     return best[1]
