@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner, Result
 
@@ -269,3 +270,48 @@ def test_installed_script() -> None:
     assert "Traceback" not in bad.stderr
     assert bad.stderr.strip().startswith("error:")
     assert "RRRX" in bad.stderr
+
+
+# -- options several commands share ------------------------------------------------------------------
+
+
+SHARED = ("--strategy", "--pool", "--tie", "--scoring", "--force", "--db", "--json")
+"""Options declared once (cli/options.py, cli/common.py's json_option) and taken by several commands."""
+
+
+def _shared_options() -> dict[str, list[tuple[str, click.Option]]]:
+    found: dict[str, list[tuple[str, click.Option]]] = {}
+    for name, command in sorted(cli.commands.items()):
+        for param in command.params:
+            for flag in param.opts if isinstance(param, click.Option) else ():
+                if flag in SHARED and not (name == "match" and flag == "--scoring"):  # a match's points
+                    found.setdefault(flag, []).append((name, param))
+    return found
+
+
+def test_a_shared_option_means_the_same_in_every_command() -> None:
+    """Each shared option has one help text, one kind of value and one destination everywhere; only
+    --pool's default differs by command (and survey also takes 'both'), saying so in its help."""
+    found = _shared_options()
+    assert {"analyze", "next", "survey", "optimal"} <= {name for name, _ in found["--pool"]}
+    assert {"analyze", "next", "survey", "tables", "check", "candidates"} <= {name for name, _ in found["--force"]}
+    assert {"survey", "analyze", "next"} <= {name for name, _ in found["--json"]}
+    for flag, uses in found.items():
+        assert len(uses) >= 2, flag
+        if flag == "--pool":
+            for name, option in uses:
+                assert option.help is not None and option.help.startswith("Guess from all codes or only the codes")
+                assert {"all", "consistent"} <= set(option.type.choices), name  # type: ignore[attr-defined]
+            continue
+        first_name, first = uses[0]
+        for name, option in uses[1:]:
+            same = (option.help, option.name, option.is_flag, option.multiple, repr(option.type), option.default)
+            assert same == (first.help, first.name, first.is_flag, first.multiple, repr(first.type), first.default), (
+                f"{flag}: {name} differs from {first_name}"
+            )
+
+
+def test_survey_json_is_on_stdout_like_every_json() -> None:
+    result = run("survey", "-p", "2", "-c", "2", "--repeats", "-s", "simple", "--pool", "all", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["cells"][0]["strategy"] == "simple"
