@@ -395,7 +395,7 @@ def save_chart(trees: list[StrategyTree], path: Path) -> None:
 @json_option
 def tables(rules: Rules, answer: str | None, second_round: bool, force: bool, as_json: bool) -> None:
     """Kooi's tables for any rule set: first-guess partitions, largest part, expected size, entropy, parts."""
-    from keypeg.analysis.cost import guard, tables_cost
+    from keypeg.analysis.cost import SCORING, SELECTION, guard, tables_cost
 
     refuse_empty("variant", "answer")
     if answer is not None:
@@ -403,7 +403,7 @@ def tables(rules: Rules, answer: str | None, second_round: bool, force: bool, as
     else:
         given = next((f for f in rules.feedbacks() if (f.black, f.white) == (1, 0)), rules.feedbacks()[0])
     guard(tables_cost(rules, second_round=second_round), force)
-    announce_compiling()
+    announce_compiling((SCORING, SELECTION))  # the tables use no symmetry kernel: it stays uncompiled
     from keypeg.analysis.tables import first_guess_classes, first_guess_table
 
     with interruptible(), progress_bar("first-guess classes", len(first_guess_classes(rules))) as advance:
