@@ -473,8 +473,9 @@ def next_guess(
     as_json: bool,
 ) -> None:
     """The strategy's next guess after the scored guesses."""
-    from keypeg.analysis.advice import advise, enumeration_cost
-    from keypeg.analysis.cost import EVERYDAY_KERNELS, OPTIMAL_SEARCH, SCORING, TooCostlyError, guard
+    from keypeg.analysis.advice import enumeration_cost
+    from keypeg.analysis.cost import EVERYDAY_KERNELS, OPTIMAL_SEARCH, SCORING, guard
+    from keypeg.services.advice import next_guess
     from keypeg.strategies import canonical_name, playable, scores_every_code
 
     refuse_empty("variant", "first")
@@ -482,7 +483,7 @@ def next_guess(
         raise KeypegError("name one strategy for 'next'")
     name = canonical_name(strategies[0]) if strategies else "worst-case"
     history = tuple(parse_history(rules, scored))
-    played, note = playable(name, rules)
+    _, note = playable(name, rules)
     made: list[Strategy] = []
 
     def make(wanted: str) -> Strategy:
@@ -504,25 +505,15 @@ def next_guess(
         announce_compiling((*EVERYDAY_KERNELS, OPTIMAL_SEARCH) if name == "optimal" else None)
     elif rules.size * len(history) > 20_000 and rules.size <= 2_000_000:
         announce_compiling()
-    advice = advise(
+    choice = next_guess(
         rules,
         history,
-        (name,),
+        name,
         top=top if explain else 1,
         check=lambda estimate: guard(estimate, force),
-        listed=1,
         make=make,
         thinking=thinking,
-        counted=False,
     )
-    if not advice.consistency.consistent:
-        raise KeypegError(advice.consistency.message())
-    if advice.solved:
-        raise KeypegError(f"the code is already broken: {history[-1][0]}")
-    refused = [reason for who, reason in advice.left_out if who == played]
-    if refused:
-        raise TooCostlyError(refused[0])
-    (choice,) = advice.choices
     strategy, enumerated = made[-1], scores_every_code(rules)
     if as_json:
         data: dict[str, Any] = {"guess": str(choice.guess)}

@@ -541,22 +541,15 @@ def solve(
 @json_option
 def hint(scored: tuple[str, ...], rules: Rules, level: int, seed: int | None, as_json: bool) -> None:
     """The next guess the chosen level would play after the scored guesses."""
-    from keypeg.analysis.advice import closed
-    from keypeg.knowledge import Knowledge
-    from keypeg.play.levels import LEVELS, advise_with, strategy_for
+    from keypeg.services.advice import hint as advised
 
-    knowledge = Knowledge(rules, tuple(parse_history(rules, scored)))
-    reason = closed(knowledge)  # as 'next' says it: no code fits, or the code is broken
-    if reason is not None:
-        raise KeypegError(reason)
-    strategy, said = strategy_for(LEVELS[level].strategy, rules, seed=seed)
-    if said:
-        note(said)
-    guess = advise_with(strategy, knowledge).guess
+    found = advised(rules, parse_history(rules, scored), level, seed=seed)
+    if found.note:
+        note(found.note)
     if as_json:
-        print_json({"guess": str(guess), "level": level, "candidates": knowledge.count})
+        print_json({"guess": str(found.guess), "level": level, "candidates": found.candidates})
     else:
-        out.print(str(guess))
+        out.print(str(found.guess))
 
 
 @cli.command()

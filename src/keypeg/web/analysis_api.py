@@ -14,12 +14,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
-from keypeg.analysis.advice import ADVISED, Advice, advise, read_scored
+from keypeg.analysis.advice import Advice, read_scored
 from keypeg.analysis.compare import EVERY, Comparison, compare
 from keypeg.analysis.cost import Budget, TooCostlyError
 from keypeg.errors import KeypegError
 from keypeg.limits import WEB_BUDGET, WEB_LISTED, WEB_SCORED_CHARS, WEB_SCORED_LINES
 from keypeg.rules import Rules
+from keypeg.services import advice
 from keypeg.services.games import EXPLAIN_TOP
 from keypeg.text import plural
 from keypeg.web.api import ERRORS, Figures, RulesIn, figures, rules_query
@@ -53,7 +54,7 @@ def analyse(rules: Rules, text: str) -> Advice:
     """The codes that fit the scored guesses in ``text`` (one a line) and each advised strategy's best
     guesses, within a request's budget (:class:`KeypegError` for a bad line or work the budget refuses)."""
     history = read_scored(rules, scored_lines(text))
-    return advise(rules, history, ADVISED, top=EXPLAIN_TOP, check=web_budget(), listed=WEB_LISTED)
+    return advice.analyse(rules, history, top=EXPLAIN_TOP, check=web_budget(), listed=WEB_LISTED)
 
 
 def strategies(rules: Rules) -> Comparison:
