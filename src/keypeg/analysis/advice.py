@@ -47,7 +47,6 @@ __all__ = [
     "Make",
     "Thinking",
     "advise",
-    "closed",
     "decision_cost",
     "enumeration_cost",
     "read_scored",
@@ -99,16 +98,6 @@ def enumeration_cost(rules: Rules, strategy: str = "worst-case") -> Estimate:
     """The memory of enumerating the codes for ``strategy``'s next guess (its time comes with the
     decision: :func:`decision_cost`)."""
     return replace(next_cost(rules, strategy), seconds=0.0)
-
-
-def closed(knowledge: Knowledge) -> str | None:
-    """Why there is no guess to make after ``knowledge``: no code fits (the likely mistake named), or the
-    code is broken; ``None`` when there is one."""
-    if not knowledge.is_consistent:
-        return knowledge.check().message()
-    if knowledge.solved:
-        return f"the code is already broken: {knowledge.history[-1][0]}"
-    return None
 
 
 def decision_cost(strategy: Strategy, knowledge: Knowledge) -> Estimate | None:
