@@ -262,12 +262,12 @@ def workers(
     """The place to run tasks: ``scheduler`` (an address), a local cluster of ``count`` processes,
     or this process when neither is given; ``on_ready`` is called with a cluster once it is up."""
     if count is not None and scheduler is not None:
-        raise KeypegError("give --workers or --scheduler, not both")
+        raise KeypegError("a number of local workers or a scheduler's address, not both")
     if count is None and scheduler is None:
         yield InProcess()
         return
     if count is not None and count < 1:
-        raise KeypegError(f"--workers must be 1 or more, not {count}")
+        raise KeypegError(f"the number of workers must be 1 or more, not {count}")
     try:
         from distributed import Client, LocalCluster
     except ImportError:

@@ -268,8 +268,7 @@ def tree_from_json(text: str) -> StrategyTree:
         sniffed = _sniff(text)
         if sniffed is not None:
             raise KeypegError(
-                f"this is a tree in the {sniffed} format, which is for reading: keypeg reads back only the "
-                "json format ('keypeg analyze --export FILE --format json')"
+                f"this is a tree in the {sniffed} format, which is for reading: keypeg reads back only the json format"
             ) from None
         raise _damaged(f"not JSON ({error})") from None
     if not isinstance(data, dict) or "keypeg_tree" not in data:

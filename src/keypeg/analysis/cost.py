@@ -56,9 +56,6 @@ __all__ = [
     "EVERYDAY_KERNELS",
 ]
 
-FORCE = "--force"
-"""The option that runs refused work anyway."""
-
 LOOKAHEAD = frozenset({"worst-case", "expected-size", "entropy", "most-parts"})
 """Strategies that score the pool against every fitting code at each turn."""
 TWO_STEP_REFERENCE = (1296, 10.0)
@@ -365,11 +362,11 @@ def consistency_cost(rules: Rules, guesses: int, listed: int) -> Estimate:
     return _named(solver + codes, work)
 
 
-def guard(estimate: Estimate, force: bool, option: str = FORCE, *, timed: bool = True) -> None:
+def guard(estimate: Estimate, force: bool, way_round: str, *, timed: bool = True) -> None:
     """Refuse (:class:`TooCostlyError`) work estimated to need more memory than
     :func:`keypeg.machine.memory_budget` or (when ``timed``) more time than
-    :func:`keypeg.machine.time_budget`, saying the estimate and ``option``, which runs it anyway;
-    nothing is refused when ``force``. Work sent to a cluster is not ``timed``: asking for the
+    :func:`keypeg.machine.time_budget`, saying the estimate and ``way_round`` (the face's way to run it
+    anyway); nothing is refused when ``force``. Work sent to a cluster is not ``timed``: asking for the
     cluster is asking for the time, and the work shows its progress and stops at Ctrl-C."""
     if force:
         return
@@ -384,7 +381,7 @@ def guard(estimate: Estimate, force: bool, option: str = FORCE, *, timed: bool =
         f"keypeg allows itself ({_budget_source()})",
         allowed,
         "keypeg allows itself",
-        f"; {option} runs it anyway",
+        f"; {way_round}",
     )
 
 

@@ -226,7 +226,7 @@ def analyze(
 ) -> None:
     """Play a strategy against every secret: total guesses, average, worst case, secrets per round."""
     from keypeg.analysis.compare import check_trees
-    from keypeg.analysis.cost import guard
+    from keypeg.cli.options import guard
     from keypeg.strategies import canonical_name
 
     refuse_empty("variant", "first", "chart", "export")
@@ -395,7 +395,8 @@ def save_chart(trees: list[StrategyTree], path: Path) -> None:
 @json_option
 def tables(rules: Rules, answer: str | None, second_round: bool, force: bool, as_json: bool) -> None:
     """Kooi's tables for any rule set: first-guess partitions, largest part, expected size, entropy, parts."""
-    from keypeg.analysis.cost import SCORING, SELECTION, guard, tables_cost
+    from keypeg.analysis.cost import SCORING, SELECTION, tables_cost
+    from keypeg.cli.options import guard
 
     refuse_empty("variant", "answer")
     if answer is not None:
@@ -474,7 +475,8 @@ def next_guess(
 ) -> None:
     """The strategy's next guess after the scored guesses."""
     from keypeg.analysis.advice import enumeration_cost
-    from keypeg.analysis.cost import EVERYDAY_KERNELS, OPTIMAL_SEARCH, SCORING, guard
+    from keypeg.analysis.cost import EVERYDAY_KERNELS, OPTIMAL_SEARCH, SCORING
+    from keypeg.cli.options import guard
     from keypeg.services.advice import next_guess
     from keypeg.strategies import canonical_name, playable, scores_every_code
 
@@ -566,7 +568,8 @@ def explanation_table(rules: Rules, choice: Choice) -> Table:
 @json_option
 def verify(treefile: Path, force: bool, as_json: bool) -> None:
     """Replay a saved strategy tree (JSON, from 'analyze --export FILE') against every secret and check it."""
-    from keypeg.analysis.cost import guard, tree_file_cost, verify_cost
+    from keypeg.analysis.cost import tree_file_cost, verify_cost
+    from keypeg.cli.options import guard
 
     guard(tree_file_cost(treefile), force)
     from keypeg.strategy_tree import load_tree
@@ -620,7 +623,8 @@ def replay(what: tuple[str, ...], coach: bool, db: str | None, force: bool, as_j
         return
     if len(what) != 2:
         raise KeypegError("replay takes a game number (see 'keypeg history'), or a tree file and a secret")
-    from keypeg.analysis.cost import guard, tree_file_cost
+    from keypeg.analysis.cost import tree_file_cost
+    from keypeg.cli.options import guard
 
     path = Path(what[0])
     if not what[0].strip():

@@ -112,7 +112,8 @@ def candidates(scored: tuple[str, ...], rules: Rules, limit: int, force: bool, a
 
 def _prepare(scored: tuple[str, ...], rules: Rules, listed: int, force: bool) -> list[tuple[Code, Feedback]]:
     """The scored guesses read, the work guarded, and the kernels announced if they will be compiled."""
-    from keypeg.analysis.cost import consistency_cost, guard
+    from keypeg.analysis.cost import consistency_cost
+    from keypeg.cli.options import guard
     from keypeg.limits import ENUMERATE_LIMIT, PLAIN_SCORING_PAIRS
 
     refuse_empty("variant")

@@ -168,7 +168,8 @@ def _search(
     from rich.text import Text
 
     from keypeg import storage
-    from keypeg.analysis.cost import OPTIMAL_SEARCH, SCORING, SYMMETRY, guard, optimal_cost
+    from keypeg.analysis.cost import OPTIMAL_SEARCH, SCORING, SYMMETRY, optimal_cost
+    from keypeg.cli.options import guard
 
     guard(optimal_cost(rules), force, timed=not cluster.distributed)
     storage.check_cache_folder()  # the checkpoint and the solved tree go there: fail now, not after the search

@@ -9,11 +9,14 @@ declaring the option again.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from keypeg.strategies import NAMES
+
+if TYPE_CHECKING:
+    from keypeg.analysis.cost import Estimate
 
 Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
 
@@ -95,8 +98,17 @@ __all__ = [
     "TIES",
     "db_option",
     "force_option",
+    "guard",
     "pool_option",
     "scoring_option",
     "strategy_option",
     "tie_option",
 ]
+
+
+def guard(estimate: Estimate, force: bool, *, timed: bool = True) -> None:
+    """Refuse work estimated above this machine's budgets unless ``--force`` (which the refusal names):
+    :func:`keypeg.analysis.cost.guard` for the command line."""
+    from keypeg.analysis.cost import guard as refuse_above_budget
+
+    refuse_above_budget(estimate, force, "--force runs it anyway", timed=timed)

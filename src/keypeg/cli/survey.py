@@ -127,7 +127,8 @@ def survey(
     """
     from keypeg import storage
     from keypeg.analysis import survey as engine
-    from keypeg.analysis.cost import TooCostlyError, guard
+    from keypeg.analysis.cost import TooCostlyError
+    from keypeg.cli.options import guard
     from keypeg.errors import KeypegError
     from keypeg.strategies import NAMES, canonical_name
 

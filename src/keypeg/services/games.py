@@ -147,7 +147,7 @@ class RowPlayedError(ConflictError):
 
 def check_row(played: int, row: int | None) -> None:
     """Refuse (:class:`RowPlayedError`) a move meant for another row than the next after ``played`` rows:
-    the same request sent twice (a double click, a retry) is applied once."""
+    the same request sent twice (pressed twice, retried) is applied once."""
     if row is not None and row != played + 1:
         raise RowPlayedError(f"that move was for row {row}, and the next row is {played + 1}")
 

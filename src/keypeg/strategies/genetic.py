@@ -68,7 +68,9 @@ class Genetic(Strategy):
 
     def __init__(self, *, params: GeneticParams | None = None, **options: object) -> None:
         if options.get("pool") == "all":
-            raise KeypegError("the genetic codebreaker guesses only codes that fit: --pool all does not apply to it")
+            raise KeypegError(
+                "the genetic codebreaker guesses only codes that fit: a pool of all codes does not apply to it"
+            )
         super().__init__(**options)  # type: ignore[arg-type]
         self.params = params or GeneticParams()
         self.last_source = "genetic"
