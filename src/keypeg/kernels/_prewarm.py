@@ -4,7 +4,8 @@ numba compiles one function at a time, and ``_tree.grow`` compiles each function
 after another: about 10 s on a first run, nearly all of it ``grow``, ``decide`` and the callees of
 ``decide``. A callee another process has compiled is read back from numba's cache instead. So on a
 first run :func:`compile_tree_kernel` starts a second process that compiles the largest callee,
-``_select_block``, while this one compiles the others; then ``grow`` compiles with every callee at
+``_scan_phase`` (the scan of a node's guesses, with ``_select_block``), while this one compiles the
+others (``_scan``, a node's setup, and ``grow``'s own); then ``grow`` compiles with every callee at
 hand. Each callee is compiled by calling it on tiny arguments of the very types ``decide`` passes
 (a test checks that ``grow`` compiles none of them again).
 """
@@ -28,28 +29,62 @@ def _zeros(*shape: int, dtype: type = np.int64) -> np.ndarray:
     return np.zeros(shape, dtype=dtype)
 
 
+def _space() -> _tree.Space:
+    return _tree.Space(_zeros(4, dtype=np.uint64), _zeros(4, dtype=np.uint64), _zeros(4, 4, dtype=np.int8))
+
+
+def _rule() -> _tree.NodeRule:
+    values, perms = _zeros(1, dtype=np.float64), _zeros(1, 4)
+    return _tree.NodeRule(4, 6, 0, False, False, False, 0, 14, True, values, 0.0, 0.0, perms)
+
+
 def compile_here() -> None:
-    """Compile the callees of ``decide`` but ``_select_block``, and ``grow``'s own."""
-    pegs, colors, no = np.int64(4), np.int64(6), False
-    _tree._ruled_out(_zeros(6, dtype=np.bool_), pegs, np.int64(1), no)
-    kept, maps = _symmetry.fixing_symmetries(_zeros(1, 4), _zeros(1, 4), colors)
-    _symmetry._relabel_order(_zeros(6, dtype=np.bool_), no)
-    _tree._lower_bound(np.int64(5), np.int64(0), np.int64(14))
+    """Compile ``_is_extreme`` first (``_scan_phase`` calls it: compiled here before the second process
+    reaches it), then ``_scan`` (and its callees) and ``grow``'s own callees."""
+    no = False
+    kept, maps = _symmetry.fixing_symmetries(_zeros(1, 4), _zeros(1, 4), np.int64(6))
     free = _zeros(6, dtype=np.bool_)
     _symmetry._is_extreme(_zeros(4, dtype=np.int8), kept, maps, free, free, _zeros(0), _zeros(0), _zeros(6), no)
+    space, none = _space(), _zeros(0)
+    _tree._scan(space, _rule(), none, _zeros(4, dtype=np.bool_), none, none, _zeros(4, dtype=np.float64))
     _tree._grown(_zeros(4), np.int64(1))
+    _tree._partition(space, np.int64(4), np.int64(0), none, none, _zeros(25), _zeros(25), none)
 
 
 def compile_beside() -> None:
-    """Compile ``_select_block`` (and with it ``_block_costs`` and ``_table_sum``); a call on no guesses."""
-    words = _zeros(1, dtype=np.uint64)
+    """Compile ``_scan_phase`` (and with it ``_select_block``, ``_block_costs`` and ``_table_sum``); a
+    call on no guesses."""
+    words, none, flags = _zeros(1, dtype=np.uint64), _zeros(0), _zeros(6, dtype=np.bool_)
     block = (
         *(_zeros(1), _zeros(2, 1, dtype=np.uint64), words, words, np.int64(4), np.int64(0)),
         *(_zeros(1, dtype=np.float64), 0.0, False, False),
         (_zeros(1, 1, dtype=np.uint64), words, _zeros(1, dtype=np.float64)),
         (_zeros(25), _zeros(1), 0.0, _zeros(1, dtype=np.float64)),
     )
-    _tree._select_block(block, np.int64(0), 0.0, False, (0.0, np.int64(-1), np.bool_(False)))
+    classes = _tree.Classes(False, _zeros(0, 4), _zeros(0, 6), flags, flags, none, none, _zeros(6))
+    scan = _tree.Scan(
+        space=_space(),
+        rule=_rule(),
+        seg=none,
+        pool=none,
+        fitting=_zeros(4, dtype=np.bool_),
+        ps=words,
+        cs=words,
+        classes=classes,
+        ruled_out=np.uint64(0),
+        bound=0.0,
+        integer=True,
+        blocked=False,
+        block=block,
+        row=_zeros(25),
+        labels=_zeros(1),
+        sizes=_zeros(25),
+        best_sizes=_zeros(25),
+        scratch=_zeros(4, dtype=np.float64),
+        first=3,
+        end=3,
+    )
+    _tree._scan_phase(scan, np.int64(3), (0.0, np.int64(-1), np.bool_(False), np.bool_(False)), np.bool_(False))
 
 
 def compile_tree_kernel() -> None:
@@ -70,7 +105,7 @@ def compile_tree_kernel() -> None:
                 stderr=subprocess.DEVNULL,
             )
         except OSError:
-            child = None  # grow compiles _select_block itself
+            child = None  # grow compiles _scan_phase itself
     try:
         compile_here()
         if child is not None:
