@@ -88,7 +88,7 @@ def test_a_rerun_works_out_only_the_missing_cells(monkeypatch: pytest.MonkeyPatc
     worked: list[str] = []
     real = engine.run_cell
 
-    def counted(cell: engine.Cell) -> engine.Outcome | str:
+    def counted(cell: engine.Cell) -> engine.CellOutcome | str:
         worked.append(cell.key)
         if len(worked) == 3:
             raise KeyboardInterrupt
@@ -254,10 +254,12 @@ def test_the_widest_survey_rows_fit_80_columns(monkeypatch: pytest.MonkeyPatch) 
     import keypeg.cli.survey
 
     cells = [
-        engine.Outcome(
+        engine.CellOutcome(
             engine.Cell(12, 2, True, "optimal", "consistent", "worst-case"), 4096, "AAAAAABBBBBB", 41234, 13, 1425.5
         ),
-        engine.Outcome(engine.Cell(12, 2, True, "expected-size", "consistent"), 4096, "AAAAAAABBBBB", 52345, 14, 0.25),
+        engine.CellOutcome(
+            engine.Cell(12, 2, True, "expected-size", "consistent"), 4096, "AAAAAAABBBBB", 52345, 14, 0.25
+        ),
     ]
     for table in _tables(cells):
         keypeg.cli.survey.out.print(table)

@@ -4,7 +4,7 @@ A cell is a strategy's whole tree on one game (:func:`keypeg.analysis.tree.build
 ``keypeg analyze`` builds it), or the exact optimum (:class:`keypeg.strategies.optimal.OptimalSolver`,
 as ``keypeg optimal`` finds it) with one of two objectives: the least total, or the fewest guesses
 that always suffice and then the least total within them. :func:`run_cell` is the task (picklable:
-a small :class:`Cell` in, a small :class:`Outcome` out), so cells run in this process or on a Dask
+a small :class:`Cell` in, a small :class:`CellOutcome` out), so cells run in this process or on a Dask
 cluster (:mod:`keypeg.cluster`); :class:`Results` keeps the finished cells in a file, written
 atomically, so an interrupted survey goes on where it stopped.
 """
@@ -31,7 +31,7 @@ __all__ = [
     "POOLED",
     "CONVENTIONS",
     "Cell",
-    "Outcome",
+    "CellOutcome",
     "Results",
     "games",
     "cells",
@@ -109,7 +109,7 @@ class Cell:
 
 
 @dataclass(frozen=True)
-class Outcome:
+class CellOutcome:
     """A finished cell's figures."""
 
     cell: Cell
@@ -137,7 +137,7 @@ class Outcome:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Outcome:
+    def from_dict(cls, data: dict[str, Any]) -> CellOutcome:
         """The outcome :meth:`as_dict` wrote (``KeyError``, ``TypeError``, ``ValueError`` if it is not one)."""
         cell = Cell(
             int(data["pegs"]),
@@ -206,7 +206,7 @@ def cell_cost(cell: Cell) -> Estimate:
     return analyze_cost(cell.rules, cell.strategy)
 
 
-def run_cell(cell: Cell) -> Outcome | str:
+def run_cell(cell: Cell) -> CellOutcome | str:
     """Work out one cell (the task the survey hands to its workers): its outcome, or why it failed."""
     try:
         return _work_out(cell)
@@ -214,12 +214,12 @@ def run_cell(cell: Cell) -> Outcome | str:
         return str(error)
 
 
-def _work_out(cell: Cell) -> Outcome:
+def _work_out(cell: Cell) -> CellOutcome:
     started = time.perf_counter()
     rules = cell.rules
     if cell.strategy == "optimal" and cell.objective == "worst-case":
         first, total, worst = _fewest_rounds(rules, cell.pool)
-        return Outcome(cell, rules.size, first, total, worst, time.perf_counter() - started)
+        return CellOutcome(cell, rules.size, first, total, worst, time.perf_counter() - started)
     if cell.strategy == "optimal":
         from keypeg.strategies.optimal import OptimalSolver
 
@@ -231,7 +231,7 @@ def _work_out(cell: Cell) -> Outcome:
         tree = build_tree(make_strategy(cell.strategy, pool=cell.pool, seed=cell.seed), rules)
     stats = tree.stats
     seconds = time.perf_counter() - started
-    return Outcome(cell, rules.size, str(tree.root.guess), stats.total, stats.max, seconds, stats.distribution)
+    return CellOutcome(cell, rules.size, str(tree.root.guess), stats.total, stats.max, seconds, stats.distribution)
 
 
 def _fewest_rounds(rules: Rules, pool: str) -> tuple[str, int, int]:
@@ -253,7 +253,7 @@ class Results:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.outcomes: dict[str, Outcome] = {}
+        self.outcomes: dict[str, CellOutcome] = {}
         if path.exists():
             self._load()
 
@@ -268,7 +268,7 @@ class Results:
             if not isinstance(data, dict) or data.get("keypeg_survey") != FORMAT:
                 raise KeypegError(problem)
             for item in data["cells"]:
-                outcome = Outcome.from_dict(item)
+                outcome = CellOutcome.from_dict(item)
                 self.outcomes[outcome.cell.key] = outcome
         except (UnicodeError, ValueError, TypeError, KeyError, AttributeError, RecursionError) as error:
             raise KeypegError(f"{problem} ({type(error).__name__})") from None
@@ -276,10 +276,10 @@ class Results:
     def __contains__(self, cell: Cell) -> bool:
         return cell.key in self.outcomes
 
-    def get(self, cell: Cell) -> Outcome | None:
+    def get(self, cell: Cell) -> CellOutcome | None:
         return self.outcomes.get(cell.key)
 
-    def add(self, outcome: Outcome) -> None:
+    def add(self, outcome: CellOutcome) -> None:
         """Keep ``outcome`` and write the file."""
         from keypeg.storage import atomic_write
 
@@ -292,7 +292,7 @@ COLUMNS = ("game", "codes", "strategy", "pool", "objective", "first", "total", "
 """The columns of the CSV and Markdown tables."""
 
 
-def row(outcome: Outcome) -> list[str]:
+def row(outcome: CellOutcome) -> list[str]:
     """The cell's figures as the tables show them (:data:`COLUMNS`)."""
     cell = outcome.cell
     return [
@@ -309,7 +309,7 @@ def row(outcome: Outcome) -> list[str]:
     ]
 
 
-def to_csv(outcomes: Sequence[Outcome], skipped: Sequence[tuple[Cell, str]]) -> str:
+def to_csv(outcomes: Sequence[CellOutcome], skipped: Sequence[tuple[Cell, str]]) -> str:
     """One row a cell (the columns of :data:`COLUMNS`, then ``skipped``: the reason a cell was not worked out)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -322,7 +322,7 @@ def to_csv(outcomes: Sequence[Outcome], skipped: Sequence[tuple[Cell, str]]) -> 
     return buffer.getvalue()
 
 
-def to_markdown(outcomes: Sequence[Outcome], skipped: Sequence[tuple[Cell, str]], heading: Sequence[str]) -> str:
+def to_markdown(outcomes: Sequence[CellOutcome], skipped: Sequence[tuple[Cell, str]], heading: Sequence[str]) -> str:
     """The survey as Markdown: ``heading`` lines, the conventions, one table of the finished cells, the
     cells skipped and why."""
     lines = [*heading, "", CONVENTIONS, ""]

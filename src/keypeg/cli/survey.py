@@ -21,7 +21,7 @@ from keypeg.text import plural, visible
 if TYPE_CHECKING:
     from rich.table import Table
 
-    from keypeg.analysis.survey import Cell, Outcome, Results
+    from keypeg.analysis.survey import Cell, CellOutcome, Results
     from keypeg.cluster import Cluster
 
 OBJECTIVES = ("total", "worst-case")  # keypeg.analysis.survey.OBJECTIVES, named here without loading it
@@ -243,7 +243,7 @@ def _listed(numbers: tuple[int, ...]) -> str:
     return ", ".join(map(str, numbers))
 
 
-def _report(outcomes: list[Outcome], skipped: list[tuple[Cell, str]]) -> dict[str, Any]:
+def _report(outcomes: list[CellOutcome], skipped: list[tuple[Cell, str]]) -> dict[str, Any]:
     from keypeg.analysis.survey import CONVENTIONS
 
     return {
@@ -260,7 +260,7 @@ HEADS = ("strategy", "pool", "first", "total", "average", "worst", "seconds")
 """The columns of the survey's tables on screen, one table a game (the game in its title)."""
 
 
-def _tables(outcomes: list[Outcome]) -> list[Table]:
+def _tables(outcomes: list[CellOutcome]) -> list[Table]:
     """One table a game, under 80 columns: each cell's strategy (with the optimal row's objective),
     pool, first guess, total, average, worst case and seconds."""
     from itertools import groupby

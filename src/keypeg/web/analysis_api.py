@@ -23,7 +23,7 @@ from keypeg.rules import Rules
 from keypeg.services import advice
 from keypeg.services.games import EXPLAIN_TOP
 from keypeg.text import plural
-from keypeg.web.api import ERRORS, Figures, RulesIn, figures, rules_query
+from keypeg.web.api import ERRORS, FiguresOut, RulesIn, figures, rules_query
 
 __all__ = ["router", "web_budget", "scored_lines", "analyse", "strategies", "OWNER"]
 
@@ -82,7 +82,7 @@ class AnalyseIn(RulesIn):
     )
 
 
-class Suspect(BaseModel):
+class SuspectOut(BaseModel):
     number: int = Field(description="The scored guess's number, from 1.")
     guess: str
     given: str = Field(description="The score given, as 'black,white'.")
@@ -93,7 +93,7 @@ class Advised(BaseModel):
     strategy: str
     guess: str = Field(description="The guess it plays next.")
     measure: str = Field(description="What its scores measure (smaller is better), or how it orders guesses.")
-    ranked: list[Figures] = Field(description="Its best guesses with their figures (empty when there are none).")
+    ranked: list[FiguresOut] = Field(description="Its best guesses with their figures (empty when there are none).")
 
 
 class LeftOut(BaseModel):
@@ -109,7 +109,7 @@ class AnalyseOut(BaseModel):
     candidates: list[str] = Field(description=f"The first {WEB_LISTED} codes that fit, in order.")
     solved: bool = Field(description="Whether the last guess broke the code.")
     message: str = Field(description="One line: the count, or which score is the likely mistake.")
-    suspects: list[Suspect] = Field(description="When no code fits: the scores most likely wrong.")
+    suspects: list[SuspectOut] = Field(description="When no code fits: the scores most likely wrong.")
     strategies: list[Advised] = Field(description="Each strategy's best next guesses with their figures.")
     left_out: list[LeftOut] = Field(description="Strategies not asked, with why (too costly here).")
 
@@ -125,7 +125,7 @@ def advice_out(advice: Advice) -> AnalyseOut:
         solved=advice.solved,
         message=c.message(),
         suspects=[
-            Suspect(number=s.number, guess=str(s.guess), given=str(s.given), correction=str(s.correction))
+            SuspectOut(number=s.number, guess=str(s.guess), given=str(s.given), correction=str(s.correction))
             for s in c.suspects
         ],
         strategies=[
@@ -153,7 +153,7 @@ def analyse_api(body: AnalyseIn) -> AnalyseOut:
     return advice_out(analyse(rules, "\n".join(body.scored)))
 
 
-class Result(BaseModel):
+class StrategyOut(BaseModel):
     strategy: str
     first: str = Field(description="Its first guess.")
     secrets: int
@@ -169,7 +169,7 @@ class Result(BaseModel):
 class StrategiesOut(BaseModel):
     rules: dict[str, Any]
     secrets: int
-    results: list[Result]
+    results: list[StrategyOut]
     left_out: list[LeftOut] = Field(description="Strategies too costly for these rules, with why.")
 
 
@@ -178,7 +178,7 @@ def comparison_out(comparison: Comparison) -> StrategiesOut:
         rules=comparison.rules.as_dict(),
         secrets=comparison.rules.size,
         results=[
-            Result(strategy=s.strategy, first=str(s.first), cached=s.cached, **s.as_dict())
+            StrategyOut(strategy=s.strategy, first=str(s.first), cached=s.cached, **s.as_dict())
             for s in comparison.summaries
         ],
         left_out=[LeftOut(strategy=name, reason=why) for name, why in comparison.left_out],

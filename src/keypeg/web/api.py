@@ -244,7 +244,7 @@ def resign(request: Request, game_id: GameId, session: Annotated[WebSession, Dep
     return _out(game_id, opened.game)
 
 
-class Figures(BaseModel):
+class FiguresOut(BaseModel):
     guess: str
     parts: dict[str, int] = Field(description="Codes left after each answer, as 'black,white'.")
     largest: int
@@ -257,14 +257,14 @@ class Figures(BaseModel):
 class HelpOut(BaseModel):
     guess: str = Field(description="The guess advised (hint, explain), or the guess reviewed (coach).")
     candidates: int | None = Field(None, description="Codes that fit the scores so far.")
-    ranked: list[Figures] = Field(default_factory=list, description="The best guesses with their figures.")
+    ranked: list[FiguresOut] = Field(default_factory=list, description="The best guesses with their figures.")
     review: str | None = Field(None, description="The coach's review of your last guess.")
 
 
-def figures(choice: Choice) -> list[Figures]:
+def figures(choice: Choice) -> list[FiguresOut]:
     """The figures behind a strategy's best guesses."""
     return [
-        Figures(
+        FiguresOut(
             guess=str(g.guess),
             parts={f"{f.black},{f.white}": n for f, n in g.parts.items()},
             largest=g.largest,

@@ -25,7 +25,7 @@ pages = APIRouter(include_in_schema=False)
 VariantName = Annotated[str, Query(min_length=1, max_length=64)]
 
 
-class Result(BaseModel):
+class DailyResultOut(BaseModel):
     rank: int
     player: str
     solved: bool
@@ -41,11 +41,14 @@ class DailyOut(BaseModel):
     game: str | None = Field(None, description="Your attempt's game id (play it under /api/games).")
     grid: str | None = Field(None, description="Your result to share: key pegs only, never the code.")
     streak: int = Field(description="Days in a row you solved this preset's puzzle.")
-    board: list[Result]
+    board: list[DailyResultOut]
 
 
-def _results(board: list[DailyResult]) -> list[Result]:
-    return [Result(rank=r.rank, player=r.player, solved=r.solved, guesses=r.guesses, seconds=r.seconds) for r in board]
+def _results(board: list[DailyResult]) -> list[DailyResultOut]:
+    return [
+        DailyResultOut(rank=r.rank, player=r.player, solved=r.solved, guesses=r.guesses, seconds=r.seconds)
+        for r in board
+    ]
 
 
 def _person(session: WebSession | None) -> str:

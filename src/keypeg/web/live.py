@@ -64,7 +64,7 @@ class CodeIn(RequestBody):
     code: str = Field(min_length=1, max_length=200)
 
 
-class GuessIn(CodeIn):
+class LiveGuessIn(CodeIn):
     row: int | None = Field(None, ge=1, le=101, description="The row this guess is for: a request sent twice is 409.")
 
 
@@ -116,7 +116,7 @@ def api_secret(
 
 @api.post("/{match_id}/guesses")
 def api_guess(
-    request: Request, match_id: str, body: GuessIn, session: Annotated[WebSession, Depends(changing)]
+    request: Request, match_id: str, body: LiveGuessIn, session: Annotated[WebSession, Depends(changing)]
 ) -> dict[str, Any]:
     """As codebreaker, guess: the server scores it."""
     return live.guess(store_of(request), bus_of(request), match_id, session.player, body.code, body.row)

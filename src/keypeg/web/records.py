@@ -19,7 +19,7 @@ __all__ = ["router"]
 router = APIRouter(prefix="/api", responses=ERRORS)
 
 
-class Ranked(BaseModel):
+class RankedOut(BaseModel):
     rank: int
     player: str
     games: int
@@ -32,7 +32,7 @@ class TopOut(BaseModel):
     rules: dict[str, Any]
     label: str = Field(description="The game's name: its preset's when the rules are exactly a preset's.")
     rule: str
-    top: list[Ranked]
+    top: list[RankedOut]
 
 
 @router.get("/top", response_model=TopOut)
@@ -44,7 +44,9 @@ def top(request: Request, rules: Annotated[Rules, Depends(rules_query)]) -> TopO
         label=game_label(rules),
         rule=TOP_RULE,
         top=[
-            Ranked(rank=r.rank, player=r.player, games=r.games, average=r.average, best=r.best, last=r.last.isoformat())
+            RankedOut(
+                rank=r.rank, player=r.player, games=r.games, average=r.average, best=r.best, last=r.last.isoformat()
+            )
             for r in board
         ],
     )
