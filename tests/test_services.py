@@ -162,3 +162,23 @@ def test_a_store_outage_during_a_web_move_is_503_and_loses_nothing(
     assert browser.post(f"{moves}/guesses", json={"code": "2222", "row": 2}, headers=csrf).status_code == 200
     stale = browser.post(f"{moves}/guesses", json={"code": "3333", "row": 2}, headers=csrf)
     assert stale.status_code == 409  # the same move sent again: applied once
+
+
+@pytest.mark.parametrize("count", [0, 1, 3, 22, 998])
+def test_a_match_of_the_web_has_an_even_number_of_games_within_the_limit(store: Store, count: int) -> None:
+    from keypeg.services import live
+
+    with pytest.raises(RefusedError, match="even number of games"):
+        matches.start_against_computer(store, "ann", MINI, count, 3)
+    with pytest.raises(RefusedError, match="even number of games"):
+        live.create(store, "ann", MINI, count)
+
+
+def test_the_match_forms_refuse_what_the_api_refuses(tmp_path: Path) -> None:
+    browser = TestClient(create_app(f"sqlite:///{tmp_path / 'web.sqlite3'}"), base_url="https://keypeg.test")
+    csrf = browser.get("/api/session").json()["csrf"]
+    for form in ("/match", "/live"):
+        refused = browser.post(form, data={"csrf": csrf, "variant": "mini", "games": "998"})
+        assert refused.status_code == 400 and "even number of games" in refused.text
+    api = browser.post("/api/matches", json={"variant": "mini", "games": 998}, headers={"X-CSRF-Token": csrf})
+    assert api.status_code == 422

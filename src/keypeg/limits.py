@@ -84,6 +84,9 @@ OPTIMAL_ON_DEMAND = 700
 COACH_EXACT_LIMIT = 1500
 """Up to this many fitting codes the coach plays out the best heuristic; above, it uses the expected size."""
 
+WEB_MATCH_GAMES = 20
+"""The most games of a match started on the web (against the computer or a friend): a match is meant to
+end in a sitting, and each game is kept in the store."""
 MIN_RANKED_GAMES = 5
 """Rated games a player needs on a game (pegs, colours, repeats, blanks, rows) to be on its top 10."""
 

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import ConflictError, IllegalMoveError, NotFoundError, TooLargeError
-from keypeg.limits import WEB_THINK_LIMIT
+from keypeg.errors import ConflictError, IllegalMoveError, NotFoundError, RefusedError, TooLargeError
+from keypeg.limits import WEB_MATCH_GAMES, WEB_THINK_LIMIT
 from keypeg.play.codemakers import RandomCodemaker
 from keypeg.play.sessions import BreakSession, Session, SolveSession
 from keypeg.rules import Rules
@@ -30,6 +30,7 @@ __all__ = [
     "OpenGame",
     "RowPlayedError",
     "breaking",
+    "check_match_games",
     "check_row",
     "check_thinkable",
     "explain",
@@ -69,6 +70,13 @@ def check_thinkable(rules: Rules, work: str) -> None:
             f"{rules.size:,} codes are too many for {work} here (at most {WEB_THINK_LIMIT:,}); "
             "the terminal has no such limit"
         )
+
+
+def check_match_games(count: int) -> None:
+    """Refuse a match of other than an even number of games from 2 to
+    :data:`~keypeg.limits.WEB_MATCH_GAMES`, as matches are started on the web."""
+    if count < 2 or count % 2 or count > WEB_MATCH_GAMES:
+        raise RefusedError(f"a match has an even number of games, from 2 to {WEB_MATCH_GAMES}, not {count:,}")
 
 
 def new_session(rules: Rules, role: str, *, level: int = 3, practice: bool = False) -> Session:

@@ -153,6 +153,7 @@ def forfeit_absent(store: Store, bus: LiveBus, opened: OpenLive) -> None:
 def create(store: Store, player: str, rules: Rules, games_count: int, nickname: str | None = None) -> str:
     """A new match of ``player`` (a guest may give a ``nickname`` to be shown by), waiting for a second
     player; its public id."""
+    games.check_match_games(games_count)
     live = LiveMatch.new(rules, games_count, player, _nickname(player, nickname))
     public_id = games.new_id()
     store.live.start(player, json.dumps(live.to_state()), public_id)

@@ -55,6 +55,7 @@ class OpenMatch:
 def start_against_computer(store: Store, player: str, rules: Rules, games_count: int, level: int) -> str:
     """Start a match of ``player`` against the computer (the computer makes the first code) and its first
     game; the match's public id."""
+    games.check_match_games(games_count)
     games.check_thinkable(rules, "a match against the computer")
     match = MatchSession(rules, Match((COMPUTER, YOU), games=games_count), computer=COMPUTER, level=level)
     public_id = games.new_id()

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from keypeg.code import Feedback
+from keypeg.limits import WEB_MATCH_GAMES
 from keypeg.play.sessions import Session
 from keypeg.rules import Rules
 from keypeg.services import games, matches
@@ -308,7 +309,7 @@ def reasoning(request: Request, game_id: GameId, session: Annotated[WebSession, 
 
 
 class NewMatch(RulesIn):
-    games: int = Field(2, ge=2, le=20, multiple_of=2, description="An even number of games.")
+    games: int = Field(2, ge=2, le=WEB_MATCH_GAMES, multiple_of=2, description="An even number of games.")
     level: int = Field(3, ge=1, le=4, description="The computer's level when it breaks your code.")
 
 

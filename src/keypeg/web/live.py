@@ -20,6 +20,7 @@ from pydantic import Field
 
 from keypeg.code import Feedback
 from keypeg.errors import ConflictError, KeypegError, NotFoundError
+from keypeg.limits import WEB_MATCH_GAMES
 from keypeg.rules import Rules
 from keypeg.services import live
 from keypeg.services.live_bus import LiveBus
@@ -56,7 +57,7 @@ def _viewer(request: Request) -> str | None:
 
 
 class NewLive(RulesIn):
-    games: int = Field(2, ge=2, le=20, multiple_of=2, description="An even number of games.")
+    games: int = Field(2, ge=2, le=WEB_MATCH_GAMES, multiple_of=2, description="An even number of games.")
     nickname: str | None = Field(None, max_length=64, description="A guest's name to be shown by.")
 
 
