@@ -160,6 +160,7 @@ def _open_game(
 ) -> tuple[Terminal, OpenGame]:
     """The game to play: game ``resume_id`` of the player, continued, or a ``new`` one, recorded as it goes."""
     from keypeg.services import games
+    from keypeg.services.recording import InMatchError
     from keypeg.services.stores import player_name
 
     terminal = Terminal.detect()
@@ -174,7 +175,10 @@ def _open_game(
     name = _claim(terminal, store, name, password_stdin)
     if resume_id is not None:
         assert store is not None
-        return terminal, games.resume(store, resume_id, name, kind)
+        try:
+            return terminal, games.resume(store, resume_id, name, kind)
+        except InMatchError as error:
+            raise InMatchError(f"{error} ('keypeg match --resume FILE' goes on with its match)") from None
     return terminal, _start(store if record else None, name, new())
 
 

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GameKeeper",
+    "InMatchError",
     "MatchKeeper",
     "NotKeptError",
     "PlayedElsewhereError",
@@ -43,6 +44,10 @@ class RecordingError(KeypegError):
 
 class NotKeptError(RecordingError, UnavailableError):
     """The store could not take the move (locked, read-only, down)."""
+
+
+class InMatchError(RefusedError):
+    """A game of a match asked for outside its match: it goes on only within the match."""
 
 
 class PlayedElsewhereError(RecordingError, ConflictError):
@@ -159,7 +164,7 @@ def continue_game(
     if player is not None and record.player != player:
         raise NotFoundError(f"game {game_id} is {record.player}'s, not {player}'s")
     if saved.match_id != match_id:
-        raise RefusedError(f"game {game_id} belongs to a match: continue it within its match")
+        raise InMatchError(f"game {game_id} belongs to a match: continue it within its match")
     if record.outcome is not None and not over_ok:
         raise RefusedError(f"game {game_id} is over ({record.outcome}); there is nothing to continue")
     if saved.state is None:
