@@ -177,3 +177,12 @@ def rescoring_an_earlier_guess(rules: Rules) -> Rescoring:
         if game.knowledge().add(third, truth).is_consistent:
             return Rescoring(start, first, second, wrong, third, truth)
     pytest.fail("no wrong score found that the next true score does not contradict")
+
+
+def unavailable(text: str) -> bool:
+    """Whether a web answer says the store is down, as the web says it (the server's log has the
+    details), without a database's name, path or error."""
+    from keypeg.web.app import UNAVAILABLE
+
+    leaked = ("sqlite", "postgres", "connection refused", "disk i/o", ".db", "database '")
+    return UNAVAILABLE.split(",")[0] in text and not any(word in text.lower() for word in leaked)

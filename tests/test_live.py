@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -15,7 +16,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import keypeg_serve
+from conftest import keypeg_serve, unavailable
 from keypeg import Rules, score
 from keypeg.errors import IllegalMoveError
 from keypeg.knowledge import Knowledge
@@ -31,6 +32,11 @@ def secret_forms(rules: Rules, code: str) -> list[str]:
     """A code in every notation a page or a stream could show it in."""
     colors = rules.parse(code).colors
     return [code, "".join(chr(65 + c) for c in colors), "".join(str(c + 1) for c in colors)]
+
+
+RANDOM = re.compile(r"[A-Za-z0-9_-]{16,}")
+"""Long random runs (ids, tokens, CSRF values): a code of three symbols turns up in one by chance now
+and then, so they are blanked out before looking for the code."""
 
 
 def test_turns_points_and_what_each_viewer_sees() -> None:
@@ -152,7 +158,7 @@ def test_a_whole_match_between_two_players_and_a_spectator(url: str) -> None:
         after = eve.client.get(f"/api/live/{match}").json()  # the game is over: now its code is shown
         assert after["last"]["code"] == code and after["last"]["broken"]
         for text in seen[:-1] + watched:
-            assert not any(form in text for form in secret_forms(RULES, code))
+            assert not any(form in RANDOM.sub("-", text) for form in secret_forms(RULES, code))
     final = eve.client.get(f"/api/live/{match}").json()
     assert final["over"] and sum(final["scores"].values()) == sum(g["guesses"] for g in final["played"])
     for name, player in (("ann", ann), ("bob", bob)):
@@ -243,7 +249,7 @@ def play_streamed(base: str) -> None:
         for name, stream in streams.items():
             if name != maker_name:
                 during = [json.dumps(s) for s in stream.states if s.get("current")]
-                assert not any(form in text for text in during for form in secret_forms(RULES, code))
+                assert not any(form in RANDOM.sub("-", text) for text in during for form in secret_forms(RULES, code))
     streams["eve"].stop.set()
     again = Stream(eve.client, match)  # a spectator who lost the connection comes back to the same state
     final = again.wait_for({"played": [0, 0], "current": None})
@@ -314,10 +320,10 @@ def test_a_store_down_during_a_live_move_is_503_and_a_match_moved_on_is_409(
     with monkeypatch.context() as outage:  # the match's own write fails
         outage.setattr(LiveMatches, "save", _down)
         refused = ann.post(f"/api/live/{match}/secret", {"code": "EDA"})
-        assert refused.status_code == 503 and "connection refused" in refused.json()["error"]
+        assert refused.status_code == 503 and unavailable(refused.json()["error"])
         page_csrf = ann.client.get(f"/live/{match}").text.split('name="csrf" value="')[1].split('"')[0]
         form = ann.client.post(f"/live/{match}/secret", data={"csrf": page_csrf, "code": "EDA"})
-        assert form.status_code == 503 and "connection refused" in form.text
+        assert form.status_code == 503 and unavailable(form.text)
     with monkeypatch.context() as moved:  # another request moved the match on first: a conflict, as before
         moved.setattr(LiveMatches, "save", _moved_on)
         conflict = ann.post(f"/api/live/{match}/secret", {"code": "EDA"})
@@ -326,7 +332,7 @@ def test_a_store_down_during_a_live_move_is_503_and_a_match_moved_on_is_409(
     with monkeypatch.context() as outage:  # the game's write fails as the codebreaker guesses
         outage.setattr(Games, "update", _down)
         refused = bob.post(f"/api/live/{match}/guesses", {"code": "ABC", "row": 1})
-        assert refused.status_code == 503 and "connection refused" in refused.json()["error"]
+        assert refused.status_code == 503 and unavailable(refused.json()["error"])
     assert bob.post(f"/api/live/{match}/guesses", {"code": "ABC", "row": 1}).json()["current"]["history"]
     assert bob.post(f"/api/live/{match}/guesses", {"code": "ABC", "row": 1}).status_code == 409  # sent twice
 
@@ -341,4 +347,4 @@ def test_following_a_match_while_the_store_is_down_is_503_not_404(url: str, monk
     monkeypatch.setattr(LiveMatches, "get", _down)
     for path in (f"/api/live/{match}/events", "/api/live/nosuchmatch/events", f"/api/live/{match}"):
         failed = ann.client.get(path)
-        assert failed.status_code == 503 and "connection refused" in failed.json()["error"], path
+        assert failed.status_code == 503 and unavailable(failed.json()["error"]), path

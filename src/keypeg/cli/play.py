@@ -135,7 +135,10 @@ def _resumable() -> Iterator[None]:
         yield
     except RecordingError as error:
         if error.game_id is not None:
-            error.args = (f"{error}. '--resume {error.game_id}' goes on with the copy the database holds",)
+            error.args = (
+                f"game {error.game_id} stops here, unfinished: {error.cause}. "
+                f"'--resume {error.game_id}' goes on with the copy the database holds",
+            )
         raise
 
 

@@ -202,9 +202,8 @@ def undo(game: OpenGame) -> None:
 
 
 def resign(game: OpenGame) -> None:
-    """The game given up (a rated game counts as lost), saved; a game over already is left as it is."""
-    if not game.game.is_over:
-        game.game.resign()
+    """The game given up (a rated game counts as lost), saved; a game over already is refused."""
+    game.game.resign()
     save(game)
 
 

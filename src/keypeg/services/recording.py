@@ -34,12 +34,13 @@ __all__ = [
 
 
 class RecordingError(KeypegError):
-    """A game in progress could not be written, and stops there, unfinished: the store keeps the copy it
-    had (:attr:`game_id` goes on with it)."""
+    """A move of a game in progress could not be written: the store keeps the copy it had, which
+    :attr:`game_id` goes on with; :attr:`cause` says why, as the store said it."""
 
-    def __init__(self, message: str, game_id: int | None) -> None:
+    def __init__(self, message: str, game_id: int | None, cause: str) -> None:
         super().__init__(message)
         self.game_id = game_id
+        self.cause = cause
 
 
 class NotKeptError(RecordingError, UnavailableError):
@@ -133,14 +134,14 @@ class GameKeeper:
             )
             self.written = history
             self.finished = outcome is not None
-        except ConflictError:
+        except ConflictError as error:
             self.store = None
             raise PlayedElsewhereError(
-                f"game {self.game_id} was played on elsewhere meanwhile; this copy stops here, unkept", self.game_id
+                "the game was played on elsewhere meanwhile: load it again to go on", self.game_id, str(error)
             ) from None
         except KeypegError as error:
             self.store = None
-            raise NotKeptError(f"game {self.game_id} stops here, unfinished: {error}", self.game_id) from None
+            raise NotKeptError(f"the move was not kept: {error}", self.game_id, str(error)) from None
 
 
 def continue_game(

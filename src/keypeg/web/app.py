@@ -31,6 +31,10 @@ SECURITY_HEADERS = {
 }
 
 
+UNAVAILABLE = "keypeg cannot use its database just now, and nothing of this request was kept: try again shortly"
+"""What a client is told when the store (or a worker) is down; the details go to the server's log."""
+
+
 def _error(
     status: int, message: str, headers: dict[str, str] | None = None, request: Request | None = None
 ) -> Response:
@@ -135,7 +139,11 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
 
     @app.exception_handler(KeypegError)
     async def refused(request: Request, error: KeypegError) -> Response:
-        return _error(status_of(error), str(error), request=request)
+        status = status_of(error)
+        if status == 503:  # the server's trouble: its log has the details (a database's name, a path)
+            logging.getLogger("keypeg.web").warning("unavailable on %s %s: %s", request.method, request.url.path, error)
+            return _error(503, UNAVAILABLE, request=request)
+        return _error(status, str(error), request=request)
 
     return app
 

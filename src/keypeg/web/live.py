@@ -19,7 +19,7 @@ from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from pydantic import Field
 
 from keypeg.code import Feedback
-from keypeg.errors import ConflictError, KeypegError, NotFoundError
+from keypeg.errors import ConflictError, KeypegError, NotFoundError, UnavailableError
 from keypeg.limits import WEB_MATCH_GAMES
 from keypeg.rules import Rules
 from keypeg.services import live
@@ -256,7 +256,7 @@ def _act(
         player = player_for(request, session) if seat else session.player
         move(store_of(request), bus_of(request), public_id, player, *args)
     except KeypegError as error:
-        if isinstance(error, NotFoundError):  # no such match: the error page
+        if isinstance(error, (NotFoundError, UnavailableError)):  # no such match, or no store: the error page
             raise
         return _live_page(request, public_id, status=status_of(error), error=str(error))
     return redirect(f"/live/{public_id}")

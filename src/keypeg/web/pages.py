@@ -124,8 +124,9 @@ def page(request: Request, template: str, *, status: int = 200, **context: Any) 
 
 
 def error_page(request: Request, status: int, message: str) -> HTMLResponse:
-    """A page saying what went wrong (no session is made for it)."""
-    session = current(request)
+    """A page saying what went wrong (no session is made for it, and none is looked for when the store
+    is what went wrong)."""
+    session = current(request) if status != 503 else None
     heading = {403: "Refused", 404: "Not found", 409: "Conflict", 429: "Too many attempts"}.get(status, "Sorry")
     html = TEMPLATES.get_template("error.html").render(
         request=request,
