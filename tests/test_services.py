@@ -94,8 +94,9 @@ def test_moves_the_rules_refuse_are_refused(store: Store) -> None:
     assert not set(guess.colors) & set(opened.game.guess().colors)
     resigned = games.start(store, "ann", practice(MINI, "1234"))
     games.resign(resigned)
-    with pytest.raises(RefusedError):
-        games.guess(resigned, "1234")
+    for again in (lambda: games.guess(resigned, "1234"), lambda: games.resign(resigned)):
+        with pytest.raises(RefusedError, match="over"):
+            again()
     with pytest.raises(TooLargeError):
         games.new_session(Rules(8, 10), "maker")
 
@@ -183,3 +184,31 @@ def test_the_match_forms_refuse_what_the_api_refuses(tmp_path: Path) -> None:
         assert refused.status_code == 400 and "even number of games" in refused.text
     api = browser.post("/api/matches", json={"variant": "mini", "games": 998}, headers={"X-CSRF-Token": csrf})
     assert api.status_code == 422
+
+
+def test_a_terminal_game_whose_move_is_not_kept_stops_and_can_be_resumed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from keypeg.cli import cli
+
+    db = f"sqlite:///{tmp_path / 'cli.sqlite3'}"
+    update, calls = Games.update, []
+
+    def fails_second(self: Games, *args: object, **kwargs: object) -> int:
+        calls.append(1)
+        if len(calls) == 3:  # the start and the first guess are kept, the second guess is not
+            raise StoreUnavailableError("cannot use the database: disk I/O error")
+        return update(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Games, "update", fails_second)
+    args = ["play", "-p", "3", "-c", "4", "--secret", "DDD", "--player", "ann", "--db", db]
+    stopped = CliRunner().invoke(cli, args, input="AAA\nBBB\nCCC\n")
+    error = [line for line in stopped.stderr.splitlines() if line.startswith("error:")]
+    assert stopped.exit_code == 1 and len(error) == 1, stopped.stderr
+    assert "stops here, unfinished" in error[0] and "--resume 1" in error[0] and "disk I/O error" in error[0]
+    monkeypatch.setattr(Games, "update", update)
+    resumed = CliRunner().invoke(cli, ["play", "--resume", "1", "--player", "ann", "--db", db], input="DDD\n")
+    assert resumed.exit_code == 0 and resumed.stdout.split() == ["3", "0"]  # one row kept, then broken
+    assert Store(db).games.record(1).guesses == 2
