@@ -369,3 +369,15 @@ def test_csv_export_cells_are_text_not_formulas_or_escapes(tmp_path: Path) -> No
     exported = invoke(["export", "--player", "=cmd|x"], url)
     assert exported.exit_code == 0 and "\x1b" not in exported.output and "R\\x1b[2J" in exported.output
     assert exported.output.splitlines()[1].split(",")[1] == "'=cmd|x"
+
+
+@pytest.mark.parametrize("command", [["history"], ["serve", "--port", "1"]])  # serve opens the store first
+def test_a_database_path_that_is_a_folder_is_refused_and_left_as_it_was(tmp_path: Path, command: list[str]) -> None:
+    folder = tmp_path / "shared"
+    folder.mkdir(mode=0o1777)
+    os.chmod(folder, 0o1777)  # like /tmp: everyone's
+    with pytest.raises(StoreError, match="not a database file"):
+        Store(f"sqlite:///{folder}")
+    result = invoke(command, f"sqlite:///{folder}")
+    assert result.exit_code == 2 and "not a database file" in result.stderr
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o1777 and not any(folder.iterdir())

@@ -7,6 +7,7 @@ import atexit
 import errno
 import functools
 import os
+import stat
 import weakref
 from pathlib import Path
 from typing import Any
@@ -151,7 +152,8 @@ def _head_revision() -> str:
 
 def _private_file(path: str | None) -> None:
     """Create the SQLite file readable by its owner only (it holds password hashes); a folder that does
-    not exist is not made (a mistyped URL would otherwise start a new, empty database somewhere)."""
+    not exist is not made (a mistyped URL would otherwise start a new, empty database somewhere), and a
+    path that is a folder or a device is refused, its mode untouched."""
     if path and path.startswith("file:"):  # a URI: file:/path/to/db?mode=...
         path = path.removeprefix("file:").split("?", 1)[0].removeprefix("//localhost")
     if not path or path == ":memory:":
@@ -159,8 +161,11 @@ def _private_file(path: str | None) -> None:
     file = Path(path)
     try:
         if file.exists():
-            if file.stat().st_mode & 0o077 and file.stat().st_uid == os.getuid():
-                file.chmod(0o600)  # a database an earlier keypeg made readable by everyone
+            found = file.stat()
+            if not stat.S_ISREG(found.st_mode):  # a folder (/tmp!) or a device is never a database, nor chmodded
+                raise BadStoreAddressError(f"{quoted(path)} is not a database file (it is a folder or a device)")
+            if found.st_mode & 0o077 and found.st_uid == os.getuid():
+                file.chmod(0o600)  # a database file an earlier keypeg made readable by everyone
         elif file.parent.is_dir():
             os.close(os.open(file, os.O_CREAT | os.O_WRONLY, 0o600))  # SQLite gives its -wal and -shm files this mode
         else:
