@@ -195,3 +195,11 @@ def test_a_failing_store_is_503_not_a_missing_game(url: str, monkeypatch: pytest
     failed = browser.get(f"/api/games/{game['id']}")
     assert failed.status_code == 503 and unavailable(failed.json()["error"])
     assert browser.get("/api/live/anything").status_code == 503
+
+
+@pytest.mark.parametrize("https", [True, False])
+def test_hsts_only_behind_https(url: str, https: bool) -> None:
+    browser = TestClient(create_app(url, https=https), base_url="https://keypeg.test")
+    for path in ("/", "/api/session", "/api/games/none", "/static/keypeg.css"):
+        sent = browser.get(path).headers.get("Strict-Transport-Security")
+        assert sent == ("max-age=31536000" if https else None), path

@@ -31,6 +31,9 @@ SECURITY_HEADERS = {
 }
 
 
+HSTS = "max-age=31536000"
+"""Behind ``keypeg serve --https`` every answer asks browsers to use HTTPS only for this site, for a year
+(no ``includeSubDomains``: the site's neighbours are not keypeg's to decide)."""
 UNAVAILABLE = "keypeg cannot use its database just now, and nothing of this request was kept: try again shortly"
 """What a client is told when the store (or a worker) is down; the details go to the server's log."""
 
@@ -121,6 +124,8 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
         for name, value in SECURITY_HEADERS.items():
             if not (name == "Content-Security-Policy" and request.url.path == "/docs"):  # Swagger UI's inline start
                 response.headers.setdefault(name, value)
+        if https:
+            response.headers.setdefault("Strict-Transport-Security", HSTS)
         return response
 
     @app.exception_handler(StarletteHTTPException)
