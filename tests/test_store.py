@@ -120,6 +120,34 @@ def test_a_corrupt_file_is_refused_and_left_alone(tmp_path: Path) -> None:
     assert result.exit_code == 1 and "Traceback" not in result.output and "k.sqlite3" in result.stderr
 
 
+def test_a_read_only_spell_ends_and_the_store_writes_again(tmp_path: Path) -> None:
+    """While the file is read-only, the connections SQLite opens are read-only for good (root ignores
+    chmod: they are opened with mode=ro here); once it is writable again, the next write works, without a
+    new Store: a failed connection is discarded, and the pooled ones opened with it."""
+    from sqlalchemy import event
+
+    from keypeg.store import StoreUnavailableError
+
+    path = tmp_path / "k.sqlite3"
+    store = Store(sqlite_url(tmp_path))
+    read_only = False
+
+    @event.listens_for(store.engine, "do_connect")
+    def opened(_dialect: object, _record: object, _args: object, options: dict[str, object]) -> object:
+        return sqlite3.connect(f"file:{path}?mode=ro", uri=True, **options) if read_only else None  # type: ignore[call-overload]
+
+    store.engine.dispose()  # the handles opened before the spell are gone (a busy server opens new ones)
+    read_only = True
+    held = [store.engine.connect() for _ in range(3)]  # the pool fills with read-only handles
+    for connection in held:
+        connection.close()
+    with pytest.raises(StoreUnavailableError, match="readonly"):
+        store.games.start("ann", Rules(4, 6), role="breaker", secret="ABCD")
+    read_only = False
+    games = [store.games.start("ann", Rules(4, 6), role="breaker", secret="ABCD") for _ in range(4)]
+    assert len(set(games)) == 4 and len(Store(sqlite_url(tmp_path)).games.history(limit=None)) == 4
+
+
 @pytest.mark.parametrize("url", ["nonsense://", "postgresql+nodriver://x/y", "sqlite:////proc/no/such/k.db"])
 def test_bad_urls(url: str) -> None:
     with pytest.raises(StoreError):

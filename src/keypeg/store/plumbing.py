@@ -11,7 +11,8 @@ from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, event, select
+from sqlalchemy.engine import ExceptionContext
 from sqlalchemy.exc import DatabaseError, OperationalError, SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -42,6 +43,8 @@ class Plumbing:
         self.engine = engine
         self.shown_url = shown_url
         self._sessions = sessionmaker(engine, expire_on_commit=False)
+        if not _in_memory(engine):  # a memory database lives in its one connection: never discarded
+            event.listen(engine, "handle_error", _discard_bad_connection)
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -74,6 +77,35 @@ class Plumbing:
                 found = f"{type(error).__name__}: {visible(error, 200)}"
                 raise StoreUnavailableError(f"the database {shown!r} holds damaged data ({found})") from None
         raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _in_memory(engine: Engine) -> bool:
+    database = engine.url.database or ""
+    return engine.dialect.name == "sqlite" and (database in ("", ":memory:") or "mode=memory" in database)
+
+
+KEPT_STATES = ("40", "55P03", "57014")
+"""PostgreSQL's errors that leave the connection sound: a transaction rolled back (serialization,
+deadlock), a lock not available, a statement cancelled."""
+
+
+def _discard_bad_connection(context: ExceptionContext) -> None:
+    """A database error that may have come from the connection itself (SQLite's handle opened while the
+    file was read-only, a disk error, a PostgreSQL session in a bad state) discards that connection and,
+    on SQLite, every pooled one opened before it: the next transaction gets a fresh one, so the store
+    recovers by itself once the cause goes away (the pool kept read-only handles for good before).
+    Busy or locked, a constraint, bad data or SQL: the connection is sound and kept."""
+    error = context.original_exception
+    if context.is_disconnect or context.is_pre_ping or not isinstance(error, Exception):
+        return  # SQLAlchemy already discards it (and the pool's older ones)
+    kinds = {kind.__name__ for kind in type(error).__mro__}  # the driver's (PEP 249) kinds, by name
+    if not kinds & {"OperationalError", "InterfaceError", "InternalError"} and type(error).__name__ != "DatabaseError":
+        return  # IntegrityError, DataError, ProgrammingError, NotSupportedError: the request's fault
+    text = str(error)
+    if "locked" in text or "busy" in text or str(getattr(error, "sqlstate", "") or "").startswith(KEPT_STATES):
+        return
+    context.is_disconnect = True
+    context.invalidate_pool_on_disconnect = context.dialect.name == "sqlite"
 
 
 class Repository:
