@@ -113,11 +113,15 @@ def test_a_game_left_unfinished_counts_as_a_loss_until_it_is_won(url: str) -> No
     from keypeg.services.recording import GameKeeper
 
     game = BreakSession.new(CLASSIC, RandomCodemaker.draw(CLASSIC))
-    keeper = GameKeeper.start(Store(url), "ann", game)  # the process is then killed, say
+    keeper = GameKeeper.start(Store(url), "ann", game)
+    assert Store(url).records.top(CLASSIC, minimum=1) == []  # a rated game counts from its first guess
+    secret = game.codemaker.reveal()
+    game.guess(next(c for c in ("RRRR", "GGGG") if CLASSIC.parse(c) != secret))
+    keeper.sync(game)  # the process is then killed, say
     assert [r.average for r in Store(url).records.top(CLASSIC, minimum=1)] == [CLASSIC.rows + 1]
-    game.guess(game.codemaker.reveal())
+    game.guess(secret)
     keeper.sync(game)
-    assert [r.average for r in Store(url).records.top(CLASSIC, minimum=1)] == [1.0]
+    assert [r.average for r in Store(url).records.top(CLASSIC, minimum=1)] == [2.0]
 
 
 def test_a_game_lost_out_of_rows_counts_as_the_rows_plus_one(url: str, monkeypatch: pytest.MonkeyPatch) -> None:

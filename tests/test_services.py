@@ -212,3 +212,18 @@ def test_a_terminal_game_whose_move_is_not_kept_stops_and_can_be_resumed(
     resumed = CliRunner().invoke(cli, ["play", "--resume", "1", "--player", "ann", "--db", db], input="DDD\n")
     assert resumed.exit_code == 0 and resumed.stdout.split() == ["3", "0"]  # one row kept, then broken
     assert Store(db).games.record(1).guesses == 2
+
+
+def test_a_guests_games_are_practice_once_adopted_and_never_reach_the_top(store: Store) -> None:
+    from keypeg.services.accounts import register, welcome
+
+    guest = "guest-0123456789ab"
+    for _ in range(6):  # a guest's lucky rated games, kept only when they went well
+        game = store.games.start(guest, MINI, role="breaker", secret="1234", rated=True)
+        store.games.update(game, keep=0, moves=[("1234", Feedback(4, 0))], outcome="solved")
+    assert store.records.top(MINI, minimum=1) == []  # a guest is never ranked
+    player = register(store, "Lucky", "correct horse battery")
+    welcome(store, guest, player)
+    kept = store.games.history(player, limit=None)
+    assert len(kept) == 6 and not any(g.rated for g in kept)  # kept in the history, as practice
+    assert store.records.top(MINI, minimum=1) == []

@@ -97,10 +97,10 @@ TOP_RULE = (
     "Only rated games count: the computer's secret, drawn from an unpredictable source, and no help "
     "offered (a practice game, or one with --secret, --seed, --coach or --adversarial, never counts). "
     "Players are ranked by their average guesses over their rated games of these rules (pegs, colours, "
-    "repeats, blanks and rows), a game lost, resigned or left unfinished counting as the row limit plus "
-    f"one; a player needs {MIN_RANKED_GAMES} rated games to be ranked. Ties go to the player with more "
-    "rated games, then to the one whose latest rated game came first. The web's guests are not ranked "
-    "(register to be)."
+    "repeats, blanks and rows), a game counting from its first guess and, lost, resigned or left "
+    f"unfinished, as the row limit plus one; a player needs {MIN_RANKED_GAMES} rated games to be ranked. "
+    "Ties go to the player with more rated games, then to the one whose latest rated game came first. "
+    "The web's guests are not ranked (register to be), and their games stay practice when they log in."
 )
 """The leaderboard's rule, as `keypeg top --help`, README and the web API state it."""
 

@@ -47,6 +47,7 @@ __all__ = [
     "score",
     "solving",
     "start",
+    "start_new",
     "undo",
     "view",
 ]
@@ -120,6 +121,14 @@ def start(
     public_id = new_id() if public else None
     keeper = GameKeeper.start(store, player, game, match_id=match_id, public_id=public_id, daily=daily, maker=maker)
     return OpenGame(game, keeper, public_id, match_id, daily)
+
+
+def start_new(
+    store: Store, player: str, rules: Rules, role: str, *, level: int = 3, practice: bool = False
+) -> OpenGame:
+    """A game of ``player`` as the web starts one (:func:`new_session`), recorded under an unguessable
+    public id."""
+    return start(store, player, new_session(rules, role, level=level, practice=practice), public=True)
 
 
 def load(store: Store, player: str | None, public_id: str) -> OpenGame:

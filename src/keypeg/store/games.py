@@ -218,8 +218,9 @@ class Games(Repository):
         return self._guarded(work)
 
     def adopt(self, guest: str, player: str) -> int:
-        """Make a guest's games ``player``'s (a guest who registers or logs in keeps what they played);
-        how many moved. Each game moved is a write: its version moves on."""
+        """Make a guest's games ``player``'s (a guest who registers or logs in keeps what they played, as
+        practice: a guest's game is never rated); how many moved. Each game moved is a write: its version
+        moves on."""
 
         def work() -> int:
             with self._session() as session:
@@ -228,8 +229,10 @@ class Games(Repository):
                     return 0
                 new = player_row(session, player, create=False)
                 bumped = GameRow.version + 1
-                moved = session.execute(
-                    update(GameRow).where(GameRow.player_id == old.id).values(player_id=new.id, version=bumped)
+                moved = session.execute(  # a guest's games are never rated, after login neither
+                    update(GameRow)
+                    .where(GameRow.player_id == old.id)
+                    .values(player_id=new.id, version=bumped, rated=False)
                 )
                 session.execute(
                     update(GameRow).where(GameRow.maker_id == old.id).values(maker_id=new.id, version=bumped)

@@ -26,7 +26,8 @@ class Records(Repository):
         """The leaderboard of a game (its pegs, colours, repeats, blanks and row limit): the players with at
         least ``minimum`` rated games, by average guesses, a game lost, resigned or unfinished counted as
         the row limit plus one; ties go to the player with more rated games, then to the one whose latest
-        rated game came first. Practice games and guests never count."""
+        rated game came first. A rated game counts from its first guess (before it, nothing of the secret
+        is known); practice games and guests never count."""
         score = case((GameRow.outcome == "solved", GameRow.guesses), else_=GameRow.rows + 1)  # GameRecord.score
         games, average, last = func.count(GameRow.id), func.avg(score), func.max(GameRow.started_at)
 
@@ -37,6 +38,7 @@ class Records(Repository):
                     .join(GameRow, GameRow.player_id == PlayerRow.id)
                     .where(
                         GameRow.rated.is_(True),
+                        GameRow.guesses > 0,  # a rated game counts from its first guess
                         GameRow.role == "breaker",
                         PlayerRow.key.not_like(f"{GUEST_PREFIX}%"),  # a guest can be new at will: never ranked
                         GameRow.variant == rules.slug,

@@ -191,10 +191,10 @@ def load_game(request: Request, session: WebSession, public_id: str) -> games.Op
 @router.post("/games", status_code=201, response_model=GameOut, response_model_exclude_none=True)
 def create_game(request: Request, body: NewGame, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
     """Start a game: you break the computer's code (a rated game unless ``practice``), or it breaks yours."""
-    game = games.new_session(body.rules(), body.role, level=body.level, practice=body.practice)
-    opened = games.start(store_of(request), player_for(request, session), game, public=True)
+    rules, player = body.rules(), player_for(request, session)
+    opened = games.start_new(store_of(request), player, rules, body.role, level=body.level, practice=body.practice)
     assert opened.public_id is not None
-    return _out(opened.public_id, game)
+    return _out(opened.public_id, opened.game)
 
 
 def game_out(request: Request, session: WebSession, public_id: str) -> GameOut:

@@ -11,7 +11,7 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, Response
 
 from keypeg.code import Feedback
-from keypeg.errors import KeypegError, RefusedError
+from keypeg.errors import KeypegError, RefusedError, UnavailableError
 from keypeg.play.levels import LEVELS
 from keypeg.play.sessions import SolveSession
 from keypeg.services import games, matches, records
@@ -50,9 +50,13 @@ def start(
 ) -> Response:
     session = form_session(request, csrf)
     try:
-        rules = fields.rules()
-        game = games.new_session(rules, role, level=whole_number(level, "level"), practice=practice == "yes")
+        rules, strength = fields.rules(), whole_number(level, "level")
+        opened = games.start_new(
+            store_of(request), player_for(request, session), rules, role, level=strength, practice=practice == "yes"
+        )
     except KeypegError as error:
+        if isinstance(error, UnavailableError):
+            raise  # the store is down: the error page, not the form
         return page(
             request,
             "home.html",
@@ -63,7 +67,6 @@ def start(
             playing=[],
             error=str(error),
         )
-    opened = games.start(store_of(request), player_for(request, session), game, public=True)
     return redirect(f"/play/{opened.public_id}")
 
 
