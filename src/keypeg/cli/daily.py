@@ -37,8 +37,8 @@ def daily(
     """Today's puzzle (UTC): one secret per preset and day, the same for every player; one attempt each,
     no help. Afterwards: the grid to share (key pegs only, never the code), the day's board, your streak."""
     from keypeg.cli.play import _claim, _resign_and_exit, game_exit, run_break
-    from keypeg.play.daily import today
-    from keypeg.services.daily import daily_view, start_daily
+    from keypeg.play.daily import DayOverError, today
+    from keypeg.services.daily import close_ended, daily_view, start_daily
     from keypeg.services.games import OpenGame
     from keypeg.services.stores import player_name
     from keypeg.variants import find_variant
@@ -55,7 +55,12 @@ def daily(
         if not session.history and terminal.interactive:
             terminal.show(f"The puzzle of {day}: {preset.name}, {preset.rules.describe()}. One attempt, no help.")
         opened = OpenGame(session, keeper)
-        if not run_break(terminal, opened):
+        try:
+            finished = run_break(terminal, opened)
+        except DayOverError:  # the day ended during the game: it is kept as not broken
+            close_ended(session, keeper)
+            raise
+        if not finished:
             _resign_and_exit(terminal, opened)
     view = daily_view(store, preset, day, name)
     days = view.streak

@@ -243,6 +243,7 @@ def run_break(terminal: Terminal, opened: OpenGame, *, coach: bool = False) -> b
 
 
 def _break_turns(terminal: Terminal, opened: OpenGame, coach: bool) -> bool:
+    from keypeg.play.daily import DayOverError
     from keypeg.services import games
     from keypeg.services.recording import RecordingError
 
@@ -276,7 +277,7 @@ def _break_turns(terminal: Terminal, opened: OpenGame, coach: bool) -> bool:
                 games.undo(opened)
             else:
                 feedback = games.guess(opened, read_code(rules, line))
-        except RecordingError:
+        except (RecordingError, DayOverError):  # the game stops here
             raise
         except KeypegError as error:
             terminal.warn(str(error))

@@ -129,6 +129,14 @@ class DailyCodemaker(_SecretHolder):
         self.day = day
         """The UTC day of the puzzle, ``YYYY-MM-DD``."""
 
+    def answer(self, guess: Code) -> Feedback:
+        """Score ``guess``, on the puzzle's day only (:class:`~keypeg.play.daily.DayOverError` after it:
+        an attempt belongs to its day)."""
+        from keypeg.play import daily  # the day's rules and clock (that module builds on this one)
+
+        daily.check_open(self.day)
+        return super().answer(guess)
+
     @property
     def unpredictable(self) -> bool:
         return True

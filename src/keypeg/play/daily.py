@@ -1,7 +1,9 @@
 """The daily puzzle: one secret per preset per UTC day, the same for every player, derived from a key
 kept in the store (an HMAC of the day and the preset's name), so that nobody can work it out from the
 date or the source. Each player has one attempt a day; the result is shared as a grid of key pegs that
-shows how the game went without the secret. The rules only, with no store: the attempts, the day's board
+shows how the game went without the secret. An attempt belongs to its day: once that UTC day has ended
+it can no longer be won (a guess is refused, :class:`DayOverError`) and counts as not broken. The rules
+only, with no store: the attempts, the day's board
 and the streaks are :mod:`keypeg.services.daily`'s.
 
 >>> from keypeg.variants import find_variant
@@ -22,16 +24,20 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import KeypegError
+from keypeg.errors import KeypegError, RefusedError
 from keypeg.game import random_code
 from keypeg.play.codemakers import DailyCodemaker
-from keypeg.play.sessions import BreakSession
+from keypeg.play.sessions import BreakSession, Session
 from keypeg.variants import Variant
 
 __all__ = [
     "KEY_NAME",
+    "DayOverError",
     "today",
     "check_day",
+    "over",
+    "check_open",
+    "attempt_day",
     "puzzle_name",
     "daily_secret",
     "daily_game",
@@ -53,6 +59,31 @@ def check_day(text: str) -> str:
         return date.fromisoformat(text.strip()).isoformat()
     except ValueError:
         raise KeypegError(f"a day is written YYYY-MM-DD, not {text.strip()[:20]!r}") from None
+
+
+class DayOverError(RefusedError):
+    """A move on a daily attempt after its UTC day has ended: it can no longer be won."""
+
+
+def over(day: str) -> bool:
+    """Whether the UTC day ``day`` has ended: an attempt at its puzzle can no longer be won, and one
+    not finished by then counts as not broken."""
+    return check_day(day) < today()
+
+
+def check_open(day: str) -> None:
+    """Refuse (:class:`DayOverError`) a move on an attempt at the puzzle of ``day`` once the day is over."""
+    if over(day):
+        raise DayOverError(
+            f"the daily puzzle of {check_day(day)} is over: its day (UTC) has ended, so the attempt can no "
+            "longer be won, and one not finished by then counts as not broken"
+        )
+
+
+def attempt_day(game: Session) -> str | None:
+    """The day of the puzzle ``game`` is an attempt at (``None``: not a daily puzzle)."""
+    codemaker = getattr(game, "codemaker", None)
+    return codemaker.day if isinstance(codemaker, DailyCodemaker) else None
 
 
 def puzzle_name(day: str, variant: Variant) -> str:

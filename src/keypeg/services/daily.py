@@ -2,7 +2,9 @@
 day's board, the streak, and the grid to share, for the terminal and the web alike.
 
 The rules of the puzzle (the day, its secret, its game, the grid) are :mod:`keypeg.play.daily`'s; here
-they meet the store. The day is read through that module (``daily.today``), so that one clock serves
+they meet the store. An attempt belongs to its day: one not finished when its day ends counts as not
+broken (on its day's board, for the streak), and is closed as such (resigned, kept) when it is next
+loaded (:func:`close_ended`). The day is read through that module (``daily.today``), so that one clock serves
 every face.
 """
 
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from keypeg.errors import RefusedError
 from keypeg.play import daily
-from keypeg.play.sessions import BreakSession
+from keypeg.play.sessions import BreakSession, Session
 from keypeg.services.stores import GameRecord, Store
 from keypeg.store import PlayedAlreadyError
 from keypeg.variants import VARIANTS, Variant
@@ -28,6 +30,7 @@ __all__ = [
     "PlayedAlreadyError",
     "StartedElsewhereError",
     "attempt",
+    "close_ended",
     "daily_board",
     "daily_view",
     "start_daily",
@@ -111,9 +114,27 @@ def start_on_web(store: Store, player: str, variant: Variant, public_id: str) ->
     return found
 
 
+def close_ended(game: Session, keeper: GameKeeper) -> bool:
+    """Close ``game``, an attempt at a daily puzzle whose day has ended unfinished, as not broken (resigned)
+    and keep it so; whether it was closed (nothing is done to another game)."""
+    day = daily.attempt_day(game)
+    if day is None or game.is_over or not daily.over(day):
+        return False
+    game.resign()
+    keeper.sync(game)
+    return True
+
+
+def _done(game: GameRecord, day: str) -> bool:
+    """Whether the attempt ``game`` at the puzzle of ``day`` is finished: ended, or cut off by the end of its
+    day (then not broken)."""
+    return game.outcome is not None or daily.over(day)
+
+
 def daily_board(store: Store, day: str, variant: Variant) -> list[DailyResult]:
-    """The finished attempts at a puzzle, best first: solved before not, then fewer guesses, then faster."""
-    finished = [g for g in store.daily.games(daily.puzzle_name(day, variant)) if g.outcome is not None]
+    """The finished attempts at a puzzle, best first: solved before not, then fewer guesses, then faster.
+    Once the day is over, the attempts left unfinished are on it too, not broken."""
+    finished = [g for g in store.daily.games(daily.puzzle_name(day, variant)) if _done(g, day)]
 
     def order(game: GameRecord) -> tuple[bool, int, float]:
         return (game.outcome != "solved", game.guesses, game.seconds or 0.0)
@@ -123,14 +144,15 @@ def daily_board(store: Store, day: str, variant: Variant) -> list[DailyResult]:
 
 
 def streak(store: Store, player: str, variant: Variant, day: str | None = None) -> int:
-    """How many days in a row, up to ``day`` (today by default) or the day before, ``player`` solved the
-    puzzle of ``variant``."""
-    solved = {d.split(" ", 1)[0] for d in store.daily.days(player, variant.name)}
+    """How many days in a row, up to ``day`` (today by default) or the day before when ``day``'s attempt
+    is not finished (or not made), ``player`` broke the code of ``variant``'s puzzle: a failed or resigned
+    attempt ends the streak, and so does one left unfinished when its day ended."""
+    outcomes = {d.split(" ", 1)[0]: outcome for d, outcome in store.daily.results(player, variant.name).items()}
     current = date.fromisoformat(daily.check_day(day) if day is not None else daily.today())
-    if current.isoformat() not in solved:
-        current -= timedelta(days=1)  # today's may still be to come
+    if outcomes.get(current.isoformat()) is None:
+        current -= timedelta(days=1)  # today's may still be to come, or be under way
     count = 0
-    while current.isoformat() in solved:
+    while outcomes.get(current.isoformat()) == "solved":
         count += 1
         current -= timedelta(days=1)
     return count
@@ -149,9 +171,9 @@ def daily_view(store: Store, variant: Variant, day: str | None = None, player: s
     if player is None:
         return DailyView(day, variant, board)
     made = attempt(store, player, variant, day)
-    played = made is not None and made.outcome is not None
+    played = made is not None and _done(made, day)
     grid = None
-    if made is not None and made.outcome is not None:
+    if made is not None and played:
         moves = [(m.guess, m.feedback) for m in store.games.record(made.id).moves]
         grid = daily.share_grid(day, variant, moves, made.outcome == "solved")
     return DailyView(

@@ -15,6 +15,7 @@ from keypeg.code import Code, Feedback
 from keypeg.errors import ConflictError, IllegalMoveError, NotFoundError, RefusedError, TooLargeError
 from keypeg.limits import WEB_MATCH_GAMES, WEB_THINK_LIMIT
 from keypeg.play.codemakers import RandomCodemaker
+from keypeg.play.daily import attempt_day, check_open
 from keypeg.play.sessions import BreakSession, Session, SolveSession
 from keypeg.rules import Rules
 from keypeg.services.recording import GameKeeper, continue_game
@@ -184,8 +185,11 @@ def solving(game: OpenGame) -> SolveSession:
 
 
 def guess(game: OpenGame, code: Code | str, *, row: int | None = None) -> Feedback:
-    """The player's guess, scored and saved."""
+    """The player's guess, scored and saved; on an attempt at a daily puzzle whose day has ended (closed by
+    then, or not), refused (:class:`~keypeg.play.daily.DayOverError`)."""
     check_row(len(game.game.history), row)
+    if (day := attempt_day(game.game)) is not None:
+        check_open(day)
     feedback = breaking(game).guess(code)
     save(game)
     return feedback

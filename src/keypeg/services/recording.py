@@ -3,7 +3,8 @@
 :class:`GameKeeper` writes a session to the store as it is played: after every move the
 guesses and the session's public state, in one transaction; the secret only on the
 store's private side; the outcome, and whether the game is rated, when it ends.
-:func:`continue_game` loads a game in progress by id, in any process.
+:func:`continue_game` loads a game in progress by id, in any process (a daily attempt whose day has
+ended is closed there, as not broken).
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ from typing import TYPE_CHECKING
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import ConflictError, KeypegError, NotFoundError, RefusedError, UnavailableError
+from keypeg.play.daily import attempt_day, check_open
 from keypeg.play.sessions import Session, session_from_state
 from keypeg.rules import Rules
+from keypeg.services.daily import close_ended
 
 if TYPE_CHECKING:
     from keypeg.play.matches import MatchSession
@@ -158,8 +161,10 @@ def continue_game(
 
     The game must be ``player``'s (when given) and of ``kind`` (``break`` or ``solve``, when given); a
     game of a match continues only within that match (``match_id``). A finished game is refused, or,
-    with ``over_ok``, loaded to be shown (its keeper writes nothing more). ``saved`` is the game as just
-    read from the store, when the caller has it."""
+    with ``over_ok``, loaded to be shown (its keeper writes nothing more). An attempt at a daily puzzle
+    whose day has ended unfinished is closed as not broken and kept so; then, unless ``over_ok``, refused
+    (:class:`~keypeg.play.daily.DayOverError`). ``saved`` is the game as just read from the store, when
+    the caller has it."""
     saved = saved if saved is not None and saved.record.id == game_id else store.games.saved(game_id)
     record = saved.record
     if player is not None and record.player != player:
@@ -184,6 +189,10 @@ def continue_game(
     keeper = GameKeeper(
         store, game_id, written=list(session.history), finished=record.outcome is not None, version=saved.version
     )
+    if close_ended(session, keeper) and not over_ok:
+        day = attempt_day(session)
+        assert day is not None
+        check_open(day)
     return session, keeper
 
 

@@ -1,4 +1,4 @@
-"""Daily puzzles: the games of a puzzle, and the puzzles a player solved."""
+"""Daily puzzles: the games of a puzzle, and how a player's attempts went."""
 
 from __future__ import annotations
 
@@ -26,19 +26,18 @@ class DailyGames(Repository):
 
         return self._guarded(work)
 
-    def days(self, player: str, suffix: str) -> list[str]:
-        """The puzzles ``player`` solved whose name ends in `` suffix`` (a preset), newest first."""
+    def results(self, player: str, suffix: str) -> dict[str, str | None]:
+        """``player``'s attempts at the puzzles whose name ends in `` suffix`` (a preset): each puzzle's
+        name and its attempt's outcome (``None``: not finished)."""
 
-        def work() -> list[str]:
+        def work() -> dict[str, str | None]:
             with self._session() as session:
                 row = find_player(session, player)
                 if row is None:
-                    return []
-                query = (
-                    select(GameRow.daily)
-                    .where(GameRow.player_id == row.id, GameRow.daily.like(f"% {suffix}"), GameRow.outcome == "solved")
-                    .order_by(GameRow.daily.desc())
+                    return {}
+                query = select(GameRow.daily, GameRow.outcome).where(
+                    GameRow.player_id == row.id, GameRow.daily.like(f"% {suffix}")
                 )
-                return [d for d in session.scalars(query) if d is not None]
+                return {daily: outcome for daily, outcome in session.execute(query) if daily is not None}
 
         return self._guarded(work)
