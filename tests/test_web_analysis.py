@@ -256,7 +256,7 @@ def test_results_are_kept_for_every_worker(url: str, monkeypatch: pytest.MonkeyP
     assert built[11:] == ["worst-case"]
 
 
-def test_a_tree_too_slow_for_the_web_is_remembered(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_refusal_is_never_kept(monkeypatch: pytest.MonkeyPatch, cache: Path) -> None:
     rules = find_variant("3x4").rules
     built = counting_builds(monkeypatch)
 
@@ -265,9 +265,105 @@ def test_a_tree_too_slow_for_the_web_is_remembered(monkeypatch: pytest.MonkeyPat
 
     with pytest.raises(TooSlowError):
         compare_module.summarise(rules, "entropy", check=lambda e: None, watch=too_slow)
-    with pytest.raises(TooCostlyError, match="took too long"):  # at once, from the cache
-        compare_module.summarise(rules, "entropy", check=lambda e: None)
-    assert built == ["entropy"]
+    assert not list(cache.glob("analysis-*.json"))  # nothing kept of a refusal
+    found = compare_module.summarise(rules, "entropy", check=lambda e: None)  # time to spare: worked out
+    assert built == ["entropy", "entropy"] and not found.cached and found.stats.secrets == rules.size
+    assert compare_module.summarise(rules, "entropy", check=lambda e: None).cached and len(built) == 2
+    # a refusal an older keypeg kept is ignored, and the figures worked out again
+    path = compare_module.cache_path(rules, compare_module.standard_strategy("worst-case"))
+    key = compare_module._key(rules, compare_module.standard_strategy("worst-case"))
+    path.write_text(json.dumps({"keypeg_analysis": 1, "key": key, "too_slow": "took too long"}), encoding="utf-8")
+    kept = compare_module.summarise(rules, "worst-case", check=lambda e: None)
+    assert built[2:] == ["worst-case"] and not kept.cached and "too_slow" not in path.read_text(encoding="utf-8")
+
+
+def slow_clock(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """A clock that stands still but when a test moves it: no test depends on the machine's speed."""
+    clock = [1000.0]
+    monkeypatch.setattr("time.monotonic", lambda: clock[0])
+    return clock
+
+
+def test_a_strategy_too_slow_for_one_request_is_worked_out_by_a_later_one(
+    browser: TestClient, monkeypatch: pytest.MonkeyPatch, cache: Path
+) -> None:
+    clock = slow_clock(monkeypatch)
+    built = counting_builds(monkeypatch)
+    real = tree_module.build_tree
+    slow = {"genetic": 30.0}  # the last one
+
+    def build(strategy: Any, rules: Rules, **options: Any) -> Any:
+        tree = real(strategy, rules, **options)
+        clock[0] += slow.get(strategy.name, 0.0)  # the work took that long...
+        options["progress"](0)  # ...and the watch sees it
+        return tree
+
+    monkeypatch.setattr(tree_module, "build_tree", build)
+    monkeypatch.setattr(analysis_api, "WEB_BUDGET", (5.0, 1 << 30))
+    first = browser.get("/api/strategies", params={"variant": "3x4"}).json()
+    assert "took 30 s" in dict((o["strategy"], o["reason"]) for o in first["left_out"])["genetic"]
+    assert not list(cache.glob("analysis-3x4-genetic-*.json"))  # the refusal is not kept
+    slow.clear()
+    again = browser.get("/api/strategies", params={"variant": "3x4"}).json()
+    genetic = [r for r in again["results"] if r["strategy"] == "genetic"]
+    assert genetic and not genetic[0]["cached"] and built.count("genetic") == 2
+    assert list(cache.glob("analysis-3x4-genetic-*.json"))
+
+
+def test_compiling_the_kernels_is_not_counted_by_the_time_guard(
+    browser: TestClient, monkeypatch: pytest.MonkeyPatch, cache: Path
+) -> None:
+    from numba.core import event
+
+    clock = slow_clock(monkeypatch)
+    compiles = []
+    real = tree_module.compile_tree_kernel
+
+    def cold_compile() -> None:  # a first run: numba compiles the tree kernel, slowly
+        if not compiles:
+            with event.trigger_event("numba:compile", data={}):
+                clock[0] += 60.0
+        compiles.append(1)
+        real()
+
+    monkeypatch.setattr(tree_module, "compile_tree_kernel", cold_compile)
+    monkeypatch.setattr(analysis_api, "WEB_BUDGET", (1.0, 1 << 30))  # a tiny budget
+    answer = browser.get("/api/strategies", params={"variant": "3x4"})
+    assert answer.status_code == 200
+    data = answer.json()
+    assert compiles and {"simple", "worst-case", "entropy"} <= {r["strategy"] for r in data["results"]}
+    assert not any(r["cached"] for r in data["results"])  # worked out by this request, compile and all
+    assert data["left_out"] == [] or all("took" not in o["reason"] for o in data["left_out"])
+
+
+def test_the_compile_clock_counts_what_numba_compiles() -> None:
+    import numba
+
+    from keypeg.analysis import cost
+
+    before = cost.compiling_seconds()
+
+    @numba.njit(cache=False)
+    def twice(x: int) -> int:
+        return 2 * x
+
+    assert twice(21) == 42
+    assert cost.compiling_seconds() > before
+
+
+def test_keypeg_serve_loads_the_kernels_before_its_first_request(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from keypeg.analysis import cost
+    from keypeg.web.app import app_from_environment
+
+    loaded: list[tuple[str, ...]] = []
+    monkeypatch.setattr(cost, "load_kernels", lambda *kernels: loaded.append(kernels))
+    TestClient(create_app(url)).get("/api/session")
+    assert loaded == []  # the app the tests make starts at once
+    monkeypatch.setenv("KEYPEG_DB", url)
+    with TestClient(app_from_environment()) as client:  # as keypeg serve starts each worker
+        assert loaded == [()]
+        assert client.get("/api/session").status_code == 200
+    assert loaded == [()]
 
 
 # -- guards --------------------------------------------------------------------------------------------
@@ -448,3 +544,10 @@ def test_the_budget_counts_what_is_spent_and_stops_what_runs_past_it(monkeypatch
     with pytest.raises(TooSlowError) as cut:
         late.watch(0.9)
     assert not cut.value.conclusive  # it started with a second left: it may fit another time
+
+
+def test_loading_the_kernels_is_a_few_tiny_calls() -> None:
+    from keypeg.analysis import cost
+
+    cost.load_kernels()  # every kernel the web uses, on a game of 9 codes: no error, nothing to return
+    cost.load_kernels(cost.EVERYDAY_KERNELS)

@@ -4,7 +4,9 @@
 A tree's figures (totals, worst case, secrets solved per round) are kept in the cache folder
 (:func:`keypeg.storage.cache_dir`), one small JSON file per game and strategy, so that any process
 (the web app's workers) finds a result another has worked out. Every big piece of work passes a check
-first (see :mod:`keypeg.analysis.advice`); a strategy the check refuses is left out with the reason.
+first (see :mod:`keypeg.analysis.advice`); a strategy the check refuses, or its watch stops, is left out
+with the reason, and only for this time: a refusal is never kept (it may fit another time, once the
+kernels are compiled or the machine is less busy).
 """
 
 from __future__ import annotations
@@ -18,13 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keypeg import __version__
-from keypeg.analysis.cost import Estimate, TooCostlyError, TooSlowError, analyze_cost
+from keypeg.analysis.cost import Estimate, analyze_cost
 from keypeg.code import Code
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 from keypeg.strategies import NAMES, make_strategy
 from keypeg.strategy_tree import TreeStats
-from keypeg.text import visible
 
 if TYPE_CHECKING:
     from keypeg.strategies import Strategy
@@ -162,17 +163,15 @@ def _key_digest(key: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _load(path: Path, rules: Rules, key: dict[str, Any]) -> Summary | str | None:
-    """The kept figures at ``path`` if they are keypeg's for ``key``, or the reason kept for leaving the
-    strategy out (anything else is ignored)."""
+def _load(path: Path, rules: Rules, key: dict[str, Any]) -> Summary | None:
+    """The kept figures at ``path`` if they are keypeg's for ``key`` (anything else is ignored, such as a
+    refusal an older keypeg kept: it is worked out again)."""
     try:
         if path.stat().st_size > MAX_CACHE_FILE:
             return None
         data = json.loads(path.read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("key") != key:
             return None
-        if isinstance(data.get("too_slow"), str):
-            return visible(data["too_slow"], 400)
         distribution = {int(d): int(n) for d, n in data["distribution"].items()}
         stats = TreeStats.from_distribution(distribution)
         first = rules.code([int(c) for c in data["first"]])
@@ -184,19 +183,18 @@ def _load(path: Path, rules: Rules, key: dict[str, Any]) -> Summary | str | None
     return Summary(rules, first, stats, dict(key["conventions"]), seconds, cached=True)
 
 
-def _save(path: Path, summary: Summary | str, key: dict[str, Any]) -> None:
-    """Keep ``summary`` (or the reason the strategy is too slow) at ``path`` (a failure to write is
-    logged, never raised: the result stands)."""
+def _save(path: Path, summary: Summary, key: dict[str, Any]) -> None:
+    """Keep ``summary`` at ``path`` (a failure to write is logged, never raised: the result stands)."""
     from keypeg.storage import atomic_write, check_cache_folder
 
-    data: dict[str, Any] = {"keypeg_analysis": FORMAT, "key": key}
-    if isinstance(summary, str):
-        data["too_slow"] = summary
-    else:
-        data["rules"] = summary.rules.describe()
-        data["first"] = list(summary.first.colors)
-        data["distribution"] = {str(d): n for d, n in summary.stats.distribution.items()}
-        data["seconds"] = round(summary.seconds, 4)
+    data: dict[str, Any] = {
+        "keypeg_analysis": FORMAT,
+        "key": key,
+        "rules": summary.rules.describe(),
+        "first": list(summary.first.colors),
+        "distribution": {str(d): n for d, n in summary.stats.distribution.items()},
+        "seconds": round(summary.seconds, 4),
+    }
     try:
         check_cache_folder()
         atomic_write(path, json.dumps(data, sort_keys=True))
@@ -207,14 +205,12 @@ def _save(path: Path, summary: Summary | str, key: dict[str, Any]) -> None:
 def summarise(rules: Rules, name: str, *, check: Check, watch: Watch | None = None) -> Summary:
     """The figures of strategy ``name``'s whole tree on ``rules`` (its standard conventions): kept ones
     when there are, else the tree built (after ``check``, and watched by ``watch``) and its figures
-    kept. A tree ``watch`` stops as too slow for any budget (:attr:`TooSlowError.conclusive`) is
-    remembered as such, and refused at once from then on."""
+    kept. Only figures are kept: a refusal (:class:`TooCostlyError`, from ``check`` or ``watch``) is
+    raised and forgotten, so a later call with time to spare works the tree out."""
     strategy = standard_strategy(name)
     key = _key(rules, strategy)
     path = cache_path(rules, strategy)
     found = _load(path, rules, key)
-    if isinstance(found, str):
-        raise TooCostlyError(found)
     if found is not None:
         return found
     check(tree_cost(rules, strategy))
@@ -228,12 +224,7 @@ def summarise(rules: Rules, name: str, *, check: Check, watch: Watch | None = No
         if watch is not None:
             watch(solved / rules.size)
 
-    try:
-        summary = Summary.of(tree.build_tree(strategy, rules, progress=advance))
-    except TooSlowError as slow:
-        if slow.conclusive:
-            _save(path, str(slow), key)
-        raise
+    summary = Summary.of(tree.build_tree(strategy, rules, progress=advance))
     _save(path, summary, key)
     return summary
 

@@ -48,6 +48,8 @@ __all__ = [
     "format_seconds",
     "cold_kernels",
     "compile_notice",
+    "compiling_seconds",
+    "load_kernels",
     "SCORING",
     "SELECTION",
     "SYMMETRY",
@@ -412,14 +414,16 @@ class TooSlowError(TooCostlyError):
     def __init__(self, message: str, conclusive: bool) -> None:
         super().__init__(message)
         self.conclusive = conclusive
-        """Whether the work had (nearly) the whole budget and still ran out of it: worth remembering."""
+        """Whether the work had (nearly) the whole budget and still ran out of it (it is never kept: with
+        the kernels compiled, or on a quieter machine, it may fit another time)."""
 
 
 class Budget:
     """A guard with a fixed budget and no way round it (the web app has no ``--force``): called with an
     :class:`Estimate`, it refuses (:class:`TooCostlyError`) work estimated above the memory (nor above
     :func:`keypeg.machine.memory_budget`) or above the seconds left, and counts the estimate as spent.
-    The seconds left are the budget less the estimates spent or the time gone, whichever is more.
+    The seconds left are the budget less the estimates spent or the time gone, whichever is more; time
+    spent compiling kernels (:func:`compiling_seconds`: a first run's) is not time gone.
 
     >>> from keypeg.rules import Rules
     >>> budget = Budget(10.0, 2**30, "the web app allows a request")
@@ -440,14 +444,15 @@ class Budget:
         """Whose budget it is, for messages: ``the 10 s {owner}``."""
         self.spent = 0.0
         self.started = time.monotonic()
+        self.compiled = compiling_seconds()
         self.work = "the work"
         self.work_started = 0.0
 
     def elapsed(self) -> float:
-        """Seconds since the budget was opened."""
+        """Seconds since the budget was opened, less those spent compiling kernels meanwhile."""
         import time
 
-        return time.monotonic() - self.started
+        return time.monotonic() - self.started - (compiling_seconds() - self.compiled)
 
     def left(self) -> float:
         """Seconds left: the budget less the estimates spent or the time gone, whichever is more."""
@@ -485,6 +490,15 @@ class Budget:
             f"more than the {format_seconds(self.seconds)} {self.owner}",
             conclusive=taken >= 0.9 * self.seconds,  # it had (nearly) the whole budget: it will not fit
         )
+
+
+def compiling_seconds() -> float:
+    """Seconds this process has spent compiling kernels (:func:`keypeg.kernels.compiling_seconds`; none
+    before the kernels are loaded, and loading them here would cost more than it tells)."""
+    import sys
+
+    compiled = sys.modules.get("keypeg.kernels")
+    return 0.0 if compiled is None else float(compiled.compiling_seconds())
 
 
 def suspects_cost(rules: Rules, guesses: int, sets: int) -> Estimate:
@@ -537,3 +551,11 @@ def compile_notice(kernels: Iterable[str] = EVERYDAY_KERNELS) -> str | None:
         return None
     seconds = compiled.compile_seconds(cold)
     return f"compiling keypeg's kernels once (about {seconds} s); later runs start at once"
+
+
+def load_kernels(kernels: Iterable[str] = (*EVERYDAY_KERNELS, TREES)) -> None:
+    """Load ``kernels`` (public names) from numba's cache, or compile them on a first run, with tiny calls
+    (:func:`keypeg.kernels.warm_up`): ``keypeg serve`` does it in each worker before its first request."""
+    from keypeg import kernels as compiled
+
+    compiled.warm_up(compiled.Kernel(name) for name in kernels)

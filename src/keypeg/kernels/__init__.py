@@ -26,10 +26,11 @@ import numpy.typing as npt
 from keypeg import limits
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, TooLargeError
-from keypeg.kernels import _fit, _score, _select, _symmetry, _tree
+from keypeg.kernels import _clock, _fit, _score, _select, _symmetry, _tree
 from keypeg.kernels._cache import EVERYDAY as EVERYDAY_KERNELS
 from keypeg.kernels._cache import Kernel, compile_seconds
 from keypeg.kernels._cache import cold as cold_kernels
+from keypeg.kernels._clock import compiling_seconds
 from keypeg.kernels._jit import load_cache_cheaply
 from keypeg.kernels._prewarm import compile_tree_kernel
 from keypeg.kernels._space import code_keys, encode, enumerate_codes
@@ -53,6 +54,8 @@ __all__ = [
     "EVERYDAY_KERNELS",
     "cold_kernels",
     "compile_seconds",
+    "compiling_seconds",
+    "warm_up",
     "feedback_ordinal",
     "ordinal_feedback",
     "FitCount",
@@ -63,6 +66,7 @@ Index = npt.NDArray[np.intp]
 Words = npt.NDArray[np.uint64]
 
 load_cache_cheaply()  # before the first call of a kernel
+_clock.listen()  # compile time is counted apart: no time budget counts it
 
 
 def feedback_ordinal(feedback: Feedback, pegs: int) -> int:
@@ -583,3 +587,29 @@ def _game_arrays(
     codes = enumerate_codes(pegs, colors, repeats)
     position, count = encode(codes, colors, repeats)
     return codes, position, count, code_keys(codes, colors)
+
+
+def warm_up(kernels: Iterable[Kernel] = EVERYDAY_KERNELS) -> None:
+    """Load ``kernels`` from numba's cache, or compile them on a first run, by calling them on a tiny game
+    with the types the engine passes (a feedback table and bit encodings alike): a server does this
+    before it answers. A kernel compiled later (a parallel twin) is counted by :func:`compiling_seconds`."""
+    wanted = set(kernels)
+    space = CodeSpace.of(Rules(2, 3))
+    every, bits = space.all, space.encoded()
+    if Kernel.SCORING in wanted:
+        space.partition(every, every)
+        space.scorer.partition(bits, bits)
+        space.scorer.feedbacks(bits.take(0), bits)
+        space.consistent([(0, 0)])
+    if Kernel.SELECTION in wanted:
+        for cost in ("largest-part", "sum-n-log-n"):
+            space.partition_costs(every, every, cost)
+            space.scorer.partition_costs(bits, bits, cost)
+        space.first_perfect_split(every, every)
+        space.two_step_parts(every, every, every)
+    if Kernel.SYMMETRY in wanted:
+        space.extreme_mask(every, [0], every, np.array([[0, 1], [1, 0]], dtype=np.int64))
+    if Kernel.TREES in wanted:
+        compile_tree_kernel()
+        perms = np.array([[0, 1]], dtype=np.int64)
+        space.grow(TreeRule("largest-part", False, False, True, 0, perms), (), every, depth=8, max_depth=8)

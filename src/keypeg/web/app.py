@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
@@ -173,6 +174,18 @@ def _serve_docs(app: FastAPI) -> None:
         )
 
 
+@asynccontextmanager
+async def _kernels_loaded(app: FastAPI) -> AsyncIterator[None]:
+    """Load the kernels (compile them on a first run) before the first request is answered: no visitor
+    waits for them, and no analysis is cut short by them."""
+    from keypeg.analysis.cost import load_kernels
+
+    load_kernels()
+    yield
+
+
 def app_from_environment() -> FastAPI:
     """The app as ``keypeg serve`` starts it in each worker: the store from ``$KEYPEG_DB``."""
-    return create_app(os.environ.get("KEYPEG_DB"), https=os.environ.get("KEYPEG_HTTPS") == "1")
+    app = create_app(os.environ.get("KEYPEG_DB"), https=os.environ.get("KEYPEG_HTTPS") == "1")
+    app.router.lifespan_context = _kernels_loaded  # the kernels loaded before the first request
+    return app
