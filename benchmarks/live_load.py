@@ -112,14 +112,17 @@ class Follower:
                 if answer.status_code != 200:
                     self.error = f"GET events: {answer.status_code}"
                     return
+                kind = ""  # the event's name: a state, or a keep-alive ("alive")
                 async for line in answer.aiter_lines():
-                    if line.startswith("data: "):
+                    if line.startswith("event: "):
+                        kind = line[7:]
+                    elif line.startswith("data: ") and kind == "state":
                         now = time.perf_counter()
                         self.last = json.loads(line[6:])
                         self.arrivals.append((now, progress(self.last)))
                         self._arrived.set()
                         self._arrived = asyncio.Event()
-                    elif line.startswith(":"):
+                    elif line.startswith(":") or line.startswith("data: "):
                         self.comments += 1
         except httpx.HTTPError as error:
             self.error = f"GET events: {type(error).__name__}: {error}"

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import keypeg_serve, unavailable
+from conftest import free_port, keypeg_serve, unavailable
 from keypeg import Rules, score
 from keypeg.errors import IllegalMoveError
 from keypeg.knowledge import Knowledge
@@ -102,7 +102,7 @@ class Player:
         self.client = client
         self.headers = {"X-CSRF-Token": client.get("/api/session").json()["csrf"]}
         if name is not None:
-            made = client.post("/api/players", json={"name": name, "password": "pw"}, headers=self.headers)
+            made = client.post("/api/players", json={"name": name, "password": "long enough pw"}, headers=self.headers)
             self.headers = {"X-CSRF-Token": made.json()["csrf"]}
 
     def post(self, path: str, body: object = None) -> httpx.Response:
@@ -198,9 +198,12 @@ class Stream:
     def run(self, client: httpx.Client, match: str) -> None:
         try:
             with client.stream("GET", f"/api/live/{match}/events", timeout=httpx.Timeout(30, read=30)) as answer:
+                kind = ""  # the event's name: a state, or a keep-alive ("alive")
                 for line in answer.iter_lines():
                     self.raw.append(line)
-                    if line.startswith("data: "):
+                    if line.startswith("event: "):
+                        kind = line[7:]
+                    elif line.startswith("data: ") and kind == "state":
                         self.states.append(json.loads(line[6:]))
                     if self.stop.is_set():
                         return
@@ -344,7 +347,75 @@ def test_following_a_match_while_the_store_is_down_is_503_not_404(url: str, monk
     ann = Player(TestClient(app, base_url="https://keypeg.test"), "ann")
     match = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2}).json()["id"]
     assert ann.client.get("/api/live/nosuchmatch/events").status_code == 404
+    eve = Player(TestClient(app, base_url="https://keypeg.test"))  # a spectator, with a guest's cookie
+    nobody = TestClient(app, base_url="https://keypeg.test")  # a spectator with no cookie
     monkeypatch.setattr(LiveMatches, "get", _down)
     for path in (f"/api/live/{match}/events", "/api/live/nosuchmatch/events", f"/api/live/{match}"):
-        failed = ann.client.get(path)
-        assert failed.status_code == 503 and unavailable(failed.json()["error"]), path
+        for client in (ann.client, eve.client, nobody):
+            failed = client.get(path)
+            assert failed.status_code == 503 and unavailable(failed.json()["error"]), path
+
+
+class Failing:
+    """``LiveMatches.get`` that fails (the store down) the next ``left`` times it is called, then works."""
+
+    def __init__(self, real: object) -> None:
+        self.real, self.left, self.lock = real, 0, threading.Lock()
+
+    def get(self) -> object:
+        """The method to put in ``LiveMatches.get``'s place."""
+
+        def get(matches: object, public_id: str) -> object:
+            with self.lock:
+                down = self.left > 0
+                self.left -= down
+            if down:
+                _down()
+            return self.real(matches, public_id)  # type: ignore[operator]
+
+        return get
+
+
+def test_a_stream_survives_a_store_down_for_a_moment(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An open stream whose reads find the store down sends keep-alives, reads again and, once the store is
+    back, delivers the next change (it ended at the first store error before); a store down for good ends
+    it (the page's script reconnects)."""
+    import uvicorn
+
+    from keypeg.store.live import LiveMatches
+    from keypeg.web import live as web_live
+
+    monkeypatch.setattr(web_live, "KEEPALIVE", 0.2)
+    monkeypatch.setattr(web_live, "STORE_BACKOFF", 0.05)
+    failing = Failing(LiveMatches.get)
+    monkeypatch.setattr(LiveMatches, "get", failing.get())
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(url), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline and thread.is_alive():
+            time.sleep(0.01)
+        base = f"http://127.0.0.1:{port}"
+        ann, bob = (Player(httpx.Client(base_url=base, timeout=30)) for _ in range(2))
+        made = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2}).json()
+        match = made["id"]
+        joined = bob.post(f"/api/live/{match}/join", {"token": made["token"]}).json()
+        stream = Stream(bob.client, match)
+        stream.wait_for(joined)
+        failing.left = web_live.STORE_RETRIES  # as many reads in a row as a stream takes
+        deadline = time.monotonic() + 30
+        while failing.left > 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert failing.left <= 0, "the stream stopped reading the match"
+        assert "event: alive" in stream.raw  # keep-alives meanwhile (the page's script watches for them)
+        set_code = ann.post(f"/api/live/{match}/secret", {"code": "EDA"}).json()
+        assert stream.wait_for(set_code, timeout=10)["turn"] == joined["seats"][1] and stream.thread.is_alive()
+        failing.left = 10**9  # down for good: the stream ends, soon
+        stream.thread.join(timeout=30)
+        assert not stream.thread.is_alive()
+        failing.left = 0
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)

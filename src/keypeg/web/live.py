@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated, Any
@@ -33,9 +34,16 @@ __all__ = ["api", "pages", "bus_of"]
 
 api = APIRouter(prefix="/api/live", responses=ERRORS)
 pages = APIRouter(include_in_schema=False)
+log = logging.getLogger("keypeg.web")
 
 KEEPALIVE = 5.0
 """Seconds between a stream's checks when nothing happens: presence, forfeits, a keep-alive line."""
+STORE_RETRIES = 6
+"""Reads of a match a stream tries in a row while the store is down before it ends (the page's script
+then reconnects, with a backoff of its own)."""
+STORE_BACKOFF = 0.5
+"""Seconds before a stream reads the match again after the store failed, doubled at each failure in a row
+(at most :data:`KEEPALIVE`): 0.5, 1, 2, 4, 5, 5 s, about 17 s in all; a keep-alive line meanwhile."""
 
 
 def bus_of(request: Request) -> LiveBus:
@@ -133,7 +141,10 @@ def api_resign(request: Request, match_id: str, session: Annotated[WebSession, D
 @api.get("/{match_id}/events", response_class=StreamingResponse)
 async def api_events(request: Request, match_id: str) -> StreamingResponse:
     """Follow the match live (server-sent events): an ``event: state`` with the match as you may see it
-    (the same as ``GET /api/live/{id}``) at once and after every change."""
+    (the same as ``GET /api/live/{id}``) at once and after every change, an ``event: alive`` every
+    :data:`KEEPALIVE` seconds when nothing changes. While the store is down it
+    sends keep-alives and reads the match again a few times with a backoff (:data:`STORE_RETRIES`) before it
+    ends."""
     session = await run_in_threadpool(current, request)  # the database is read in a thread, never in the loop
     viewer = session.player if session is not None else None
     store, bus = store_of(request), bus_of(request)
@@ -146,24 +157,33 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
         last = -1
         noted = time.monotonic()  # when the viewer was last noted present (a write: not at every change)
         changed = event
+        failures = 0  # reads in a row that found the store down
         while True:
             if state is None:
                 changed = bus.event(store_id)
                 present = time.monotonic() - noted >= KEEPALIVE
                 try:
                     state = await run_in_threadpool(live.snapshot, store, bus, match_id, viewer, present=present)
+                    failures = 0
                 except (NotFoundError, ConflictError):  # gone, or moved on meanwhile: the next check reads it
                     state = None
-                if present:
+                except UnavailableError as error:  # the store is down: read again soon, a few times, then end
+                    failures += 1
+                    if failures > STORE_RETRIES:
+                        log.warning("a stream of match %s ends: the store stays down (%s)", match_id, error)
+                        return
+                    state = None
+                if present and failures == 0:
                     noted = time.monotonic()
             if state is not None and state["version"] != last:
                 last = state["version"]
                 yield f"event: state\ndata: {json.dumps(state)}\n\n"
-            else:
-                yield ": still here\n\n"
+            else:  # an event, not a comment: the page's script sees it, and reconnects a stream gone silent
+                yield "event: alive\ndata: still here\n\n"
             state = None
+            wait = min(KEEPALIVE, STORE_BACKOFF * 2 ** (failures - 1)) if failures else KEEPALIVE
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), KEEPALIVE)
+                await asyncio.wait_for(changed.wait(), wait)
             if await request.is_disconnected():
                 return
 

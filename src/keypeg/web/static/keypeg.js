@@ -106,37 +106,82 @@ function setUpKeeper(root) {
 }
 
 // A live match: follow its events; when it changes, show the page again (what was typed is kept).
+// The server sends a state or an "alive" event every 5 s; a stream that ended (a restart, a store down
+// for a while: the browser gives up on an answer that is not 200) or stayed silent longer than two
+// keep-alives is opened again, after 1, 2, 4 ... at most 30 s, and its first state catches the page up.
+const KEEPALIVE_MS = 5000;
 let following = null;
 function follow(root) {
   const marker = root.querySelector("[data-live-events]");
   if (!marker) return;
   const address = marker.getAttribute("data-live-events");
   if (following && following.address === address) return;
-  if (following) following.source.close();
-  const source = new EventSource(address);
-  following = { address, source };
-  source.addEventListener("state", async (event) => {
-    const shown = document.querySelector("[data-live-events]");
-    const state = JSON.parse(event.data);
-    if (shown && String(state.version) === shown.getAttribute("data-version")) return;
-    const answer = await fetch(window.location.href, { credentials: "same-origin" });
-    const fresh = new DOMParser().parseFromString(await answer.text(), "text/html");
-    const main = fresh.querySelector("main");
-    if (!main) return;
-    // Fetches overtake each other: a page older than the one shown (a late answer) is left unshown.
-    const now = document.querySelector("[data-live-events]");
-    const got = main.querySelector("[data-live-events]");
-    if (now && got && Number(got.getAttribute("data-version")) < Number(now.getAttribute("data-version"))) return;
-    const typed = document.querySelector("input[data-code]");
-    const kept = typed ? typed.value : "";
-    document.querySelector("main").replaceWith(main);
-    const input = main.querySelector("input[data-code]");
-    if (input && kept) input.value = kept;
-    setUp(main);
-    const said = main.querySelector("[data-announce]");
-    if (said) announce(said.getAttribute("data-announce"));
-    if (input) input.focus();
-  });
+  if (following) following.stop();
+  following = stream(address);
+}
+
+function stream(address) {
+  const run = { address, source: null, heard: 0, delay: 1000, again: null, stopped: false };
+  const reopen = () => {
+    if (run.source) run.source.close();
+    run.source = null;
+    if (run.stopped || run.again) return;
+    run.again = window.setTimeout(() => { run.again = null; open(); }, run.delay);
+    run.delay = Math.min(run.delay * 2, 30000);
+  };
+  const heard = () => { run.heard = Date.now(); run.delay = 1000; };
+  const open = () => {
+    const source = new EventSource(address);
+    run.source = source;
+    run.heard = Date.now();
+    source.addEventListener("state", (event) => { heard(); showState(event); });
+    source.addEventListener("alive", heard);
+    source.addEventListener("error", () => { if (source.readyState === EventSource.CLOSED) reopen(); });
+  };
+  const watchdog = window.setInterval(() => {
+    if (run.source && Date.now() - run.heard > 2 * KEEPALIVE_MS + 1000) reopen();
+  }, 1000);
+  run.reopen = reopen;
+  run.stop = () => {
+    run.stopped = true;
+    window.clearInterval(watchdog);
+    if (run.again) window.clearTimeout(run.again);
+    if (run.source) run.source.close();
+  };
+  open();
+  return run;
+}
+
+async function showState(event) {
+  const shown = document.querySelector("[data-live-events]");
+  const state = JSON.parse(event.data);
+  if (shown && String(state.version) === shown.getAttribute("data-version")) return;
+  let answer, html;
+  try {
+    answer = await fetch(window.location.href, { credentials: "same-origin" });
+    html = await answer.text();
+  } catch (error) {
+    answer = null;
+  }
+  // The page could not be had (the store down again): the stream is opened again later, and its first
+  // state brings the page then.
+  if (!answer || !answer.ok) { if (following) following.reopen(); return; }
+  const fresh = new DOMParser().parseFromString(html, "text/html");
+  const main = fresh.querySelector("main");
+  if (!main) return;
+  // Fetches overtake each other: a page older than the one shown (a late answer) is left unshown.
+  const now = document.querySelector("[data-live-events]");
+  const got = main.querySelector("[data-live-events]");
+  if (now && got && Number(got.getAttribute("data-version")) < Number(now.getAttribute("data-version"))) return;
+  const typed = document.querySelector("input[data-code]");
+  const kept = typed ? typed.value : "";
+  document.querySelector("main").replaceWith(main);
+  const input = main.querySelector("input[data-code]");
+  if (input && kept) input.value = kept;
+  setUp(main);
+  const said = main.querySelector("[data-announce]");
+  if (said) announce(said.getAttribute("data-announce"));
+  if (input) input.focus();
 }
 
 function setUp(root) {
