@@ -119,6 +119,7 @@ def test_the_web_refuses_a_move_after_the_day_and_shows_the_attempt_lost(
     assert again.status_code == 400 and "is over" in again.json()["error"]  # closed by now: still refused
     shown = browser.get(f"/api/games/{game}").json()
     assert shown["status"] == "lost" and len(shown["history"]) == 1
+    assert "ended before the code was broken" in browser.get(f"/play/{game}").text  # not "You resigned."
     state = browser.get("/api/daily?variant=classic&day=2026-11-23").json()
     assert state["played"] and state["streak"] == 0 and "X/12" in state["grid"]
     assert [(r["player"], r["solved"]) for r in state["board"]] == [("ann", False)]

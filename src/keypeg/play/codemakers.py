@@ -124,10 +124,12 @@ class DailyCodemaker(_SecretHolder):
 
     kind: ClassVar[str] = "daily"
 
-    def __init__(self, secret: Code, day: str) -> None:
+    def __init__(self, secret: Code, day: str, *, cut_off: bool = False) -> None:
         super().__init__(secret)
         self.day = day
         """The UTC day of the puzzle, ``YYYY-MM-DD``."""
+        self.cut_off = cut_off
+        """Whether the attempt was closed, not broken, by the end of its day."""
 
     def answer(self, guess: Code) -> Feedback:
         """Score ``guess``, on the puzzle's day only (:class:`~keypeg.play.daily.DayOverError` after it:
@@ -142,7 +144,7 @@ class DailyCodemaker(_SecretHolder):
         return True
 
     def public_state(self) -> dict[str, Any]:
-        return {"kind": self.kind, "day": self.day}
+        return {"kind": self.kind, "day": self.day, **({"cut_off": True} if self.cut_off else {})}
 
 
 class AdversarialCodemaker:
@@ -206,5 +208,5 @@ def codemaker_from_state(
     if kind == "fixed":
         return FixedCodemaker(secret)
     if kind == "daily":
-        return DailyCodemaker(secret, str(state.get("day", ""))[:10])
+        return DailyCodemaker(secret, str(state.get("day", ""))[:10], cut_off=state.get("cut_off") is True)
     return RandomCodemaker(secret, seeded=bool(state.get("seeded", True)))

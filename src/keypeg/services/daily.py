@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from keypeg.errors import RefusedError
 from keypeg.play import daily
+from keypeg.play.codemakers import DailyCodemaker
 from keypeg.play.sessions import BreakSession, Session
 from keypeg.services.stores import GameRecord, Store
 from keypeg.store import PlayedAlreadyError
@@ -117,9 +118,10 @@ def start_on_web(store: Store, player: str, variant: Variant, public_id: str) ->
 def close_ended(game: Session, keeper: GameKeeper) -> bool:
     """Close ``game``, an attempt at a daily puzzle whose day has ended unfinished, as not broken (resigned)
     and keep it so; whether it was closed (nothing is done to another game)."""
-    day = daily.attempt_day(game)
-    if day is None or game.is_over or not daily.over(day):
+    maker = getattr(game, "codemaker", None)
+    if not isinstance(maker, DailyCodemaker) or game.is_over or not daily.over(maker.day):
         return False
+    maker.cut_off = True  # the page says why it ended
     game.resign()
     keeper.sync(game)
     return True

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from keypeg.code import Code, Feedback
 from keypeg.errors import ConflictError, IllegalMoveError, NotFoundError, RefusedError, TooLargeError
 from keypeg.limits import WEB_MATCH_GAMES, WEB_THINK_LIMIT
-from keypeg.play.codemakers import RandomCodemaker
+from keypeg.play.codemakers import DailyCodemaker, RandomCodemaker
 from keypeg.play.daily import attempt_day, check_open
 from keypeg.play.sessions import BreakSession, Session, SolveSession
 from keypeg.rules import Rules
@@ -258,6 +258,8 @@ class GameView:
     """Whether undo, hints, explain and the coach are offered (a practice game)."""
     can_undo: bool
     resigned: bool
+    cut_off: bool = False
+    """A daily attempt closed, not broken, by the end of its day (resigned for it)."""
 
 
 def view(game: Session) -> GameView:
@@ -281,4 +283,5 @@ def view(game: Session) -> GameView:
         helps=isinstance(game, BreakSession) and game.helps and not game.is_over,
         can_undo=Action.UNDO in game.actions(),
         resigned=game.resigned,
+        cut_off=isinstance(maker := getattr(game, "codemaker", None), DailyCodemaker) and maker.cut_off,
     )
