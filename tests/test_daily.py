@@ -180,9 +180,9 @@ def test_the_web_plays_the_same_puzzle_for_registered_players(url: str) -> None:
     guest = browser.post("/api/daily", json={"variant": "classic"}, headers=csrf)
     assert guest.status_code == 401 and "log in" in guest.json()["error"]
     csrf = {
-        "X-CSRF-Token": browser.post("/api/players", json={"name": "ann", "password": "pw"}, headers=csrf).json()[
-            "csrf"
-        ]
+        "X-CSRF-Token": browser.post(
+            "/api/players", json={"name": "ann", "password": "long enough pw"}, headers=csrf
+        ).json()["csrf"]
     }
     started = browser.post("/api/daily", json={"variant": "classic"}, headers=csrf)
     assert started.status_code == 201 and not started.json()["rated"]

@@ -125,7 +125,7 @@ def test_a_name_trick_cannot_reach_a_protected_account(tmp_path: Path, name: str
     played = invoke(["play", "--secret", "RGBY", "--player", name], url, stdin="RGBY\n", KEYPEG_PASSWORD="wrong")
     assert played.exit_code == 2 and played.stderr.count("\n") == 1
     assert "wrong password" in played.stderr or "name" in played.stderr
-    changed = invoke(["player", name, "--password"], url, KEYPEG_NEW_PASSWORD="mine")
+    changed = invoke(["player", name, "--password"], url, KEYPEG_NEW_PASSWORD="mine, all mine")
     assert changed.exit_code == 2
     after = sqlite3.connect(tmp_path / "k.sqlite3").execute("SELECT id, name, password_hash FROM players").fetchall()
     assert after == before and Store(url).games.history() == []
@@ -134,16 +134,51 @@ def test_a_name_trick_cannot_reach_a_protected_account(tmp_path: Path, name: str
 
 def test_changing_a_password_needs_the_old_one(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
-    assert invoke(["player", "ann", "--password"], url, KEYPEG_NEW_PASSWORD="one").exit_code == 0
-    refused = invoke(["player", "ann", "--password"], url, KEYPEG_NEW_PASSWORD="two", KEYPEG_PASSWORD="bad")
+    assert invoke(["player", "ann", "--password"], url, KEYPEG_NEW_PASSWORD="first one").exit_code == 0
+    refused = invoke(["player", "ann", "--password"], url, KEYPEG_NEW_PASSWORD="second one", KEYPEG_PASSWORD="bad")
     assert refused.exit_code == 2 and "wrong password" in refused.stderr
-    piped = invoke(["player", "ANN", "--password", "--password-stdin"], url, stdin="one\ntwo\n")
+    piped = invoke(["player", "ANN", "--password", "--password-stdin"], url, stdin="first one\nsecond one\n")
     assert piped.exit_code == 0, piped.stderr
     store = Store(url)
-    assert store.players.check_password("ann", "two") and not store.players.check_password("ann", "one")
-    played = invoke(["play", "--secret", "RGBY", "--player", "Ann", "--password-stdin"], url, stdin="two\nRGBY\n")
+    assert store.players.check_password("ann", "second one") and not store.players.check_password("ann", "first one")
+    played = invoke(
+        ["play", "--secret", "RGBY", "--player", "Ann", "--password-stdin"], url, stdin="second one\nRGBY\n"
+    )
     assert played.exit_code == 0 and played.stdout.splitlines() == ["4 0"]
     assert [g.player for g in store.games.history()] == ["ann"]  # the name first given
+
+
+def test_the_command_line_takes_the_same_password_rule(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    for weak, why in (("short", "8 characters"), ("Qwerty123", "most common")):
+        refused = invoke(["player", "ann", "--password"], url, KEYPEG_NEW_PASSWORD=weak)
+        assert refused.exit_code == 2 and why in refused.stderr and weak not in refused.stderr
+        assert refused.stderr.count("\n") == 1
+    assert not Store(url).players.has_password("ann")
+
+
+def test_serve_believes_forwarded_addresses_only_from_the_proxies_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from keypeg.web.app import app_from_environment
+
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    started: list[dict[str, object]] = []
+    monkeypatch.setattr("uvicorn.run", lambda *args, **kwargs: started.append(kwargs))
+    for name in ("KEYPEG_HTTPS", "KEYPEG_TRUST_PROXY"):
+        monkeypatch.setenv(name, "")  # serve sets them for its workers: put back after the test
+    port = ["--port", "8765"]
+    assert invoke(["serve", *port], url).exit_code == 0
+    assert started[-1]["proxy_headers"] is False and os.environ["KEYPEG_TRUST_PROXY"] == ""
+    assert app_from_environment().state.trusted_proxies == ()
+    assert invoke(["serve", *port, "--trust-proxy", "10.0.0.1", "--trust-proxy", "fd00::/8"], url).exit_code == 0
+    assert started[-1]["proxy_headers"] is True and started[-1]["forwarded_allow_ips"] == ["10.0.0.1", "fd00::/8"]
+    monkeypatch.setenv("KEYPEG_DB", url)
+    assert [str(network) for network in app_from_environment().state.trusted_proxies] == ["10.0.0.1/32", "fd00::/8"]
+    bad = invoke(["serve", *port, "--trust-proxy", "the proxy"], url)
+    assert bad.exit_code == 2 and "--trust-proxy" in bad.stderr and len(started) == 2
 
 
 def test_the_password_is_never_an_argument() -> None:

@@ -3,6 +3,7 @@ with no web request and no command line, saying what went wrong by kind."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -25,25 +26,89 @@ def store(tmp_path: Path) -> Store:
 def test_a_name_is_registered_once_and_never_as_a_guest(store: Store) -> None:
     assert accounts.register(store, "Ann", "secret-1") == "Ann"
     with pytest.raises(accounts.NameTakenError, match="taken") as taken:
-        accounts.register(store, "ANN", "other")
+        accounts.register(store, "ANN", "another secret")
     assert isinstance(taken.value, ConflictError) and status_of(taken.value) == 409
     with pytest.raises(InvalidNameError, match="kept for guests"):
         accounts.register(store, "guest-abc", "pw")
 
 
-def test_a_login_is_checked_and_throttled_per_name(store: Store) -> None:
-    accounts.register(store, "ann", "right")
-    assert accounts.log_in(store, "ANN", "right", "10.0.0.1") == "ann"
+def test_a_login_is_checked_and_slowed_down_per_name_and_address_never_locking_the_name(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    accounts.register(store, "ann", "right one")
+    assert accounts.log_in(store, "ANN", "right one", "10.0.0.1") == "ann"
     for name in ("ann", "nobody", "x" * 200):  # a wrong password, an unknown name, a name that cannot be
         with pytest.raises(WrongPasswordError, match="wrong name or password") as wrong:
             accounts.log_in(store, name, "wrong", "10.0.0.1")
         assert isinstance(wrong.value, ForbiddenError)
-    for _ in range(accounts.LOGIN_LIMIT_PER_NAME - 1):
+    for _ in range(accounts.LOGIN_FREE_PER_NAME_AND_ADDRESS - 1):
         with pytest.raises(WrongPasswordError):
-            accounts.log_in(store, "ann", "wrong", "10.0.0.2")
+            accounts.log_in(store, "ann", "wrong", "10.0.0.1")
     with pytest.raises(accounts.ThrottledError, match="too many failed logins") as throttled:
-        accounts.log_in(store, "ann", "right", "10.0.0.3")  # even the right password, once over the limit
+        accounts.log_in(store, "ann", "right one", "10.0.0.1")  # even the right password, from that address
     assert isinstance(throttled.value, RefusedError) and status_of(throttled.value) == 429
+    assert throttled.value.retry_after == accounts.LOGIN_DELAY_START.total_seconds()
+    # the owner, from an address with no failures, logs in while the other one keeps trying
+    assert accounts.log_in(store, "ann", "right one", "10.0.0.9") == "ann"
+    for _ in range(30):
+        with pytest.raises(accounts.ThrottledError):
+            accounts.log_in(store, "ann", "wrong", "10.0.0.1")
+    assert accounts.log_in(store, "ann", "right one", "10.0.0.9") == "ann"
+    # the delay doubles with each failure past the free ones, and a refused attempt does not count
+    later = datetime.now(UTC) + timedelta(seconds=3)
+    monkeypatch.setattr(accounts, "datetime", Clock(later))
+    with pytest.raises(WrongPasswordError):
+        accounts.log_in(store, "ann", "wrong", "10.0.0.1")  # 2 s have passed: one more try
+    with pytest.raises(accounts.ThrottledError) as again:
+        accounts.log_in(store, "ann", "right one", "10.0.0.1")
+    assert again.value.retry_after == 2 * accounts.LOGIN_DELAY_START.total_seconds()
+
+
+class Clock:
+    """``datetime`` whose ``now`` is ``at``."""
+
+    def __init__(self, at: datetime) -> None:
+        self.at = at
+
+    def now(self, tz: object = None) -> datetime:
+        return self.at
+
+
+def test_failures_from_one_address_on_many_names_slow_that_address_down(store: Store) -> None:
+    accounts.register(store, "ann", "right one")
+    for number in range(accounts.LOGIN_FREE_PER_ADDRESS):
+        with pytest.raises(WrongPasswordError):
+            accounts.log_in(store, f"name{number}", "wrong", "10.0.0.5")
+    with pytest.raises(accounts.ThrottledError):
+        accounts.log_in(store, "ann", "right one", "10.0.0.5")
+    assert accounts.log_in(store, "ann", "right one", "10.0.0.6") == "ann"
+
+
+def test_registrations_are_capped_per_address(store: Store) -> None:
+    for number in range(accounts.REGISTRATION_LIMIT_PER_ADDRESS):
+        accounts.register(store, f"player{number}", "long enough pw", "10.0.0.7")
+    with pytest.raises(accounts.ThrottledError, match="too many registrations") as throttled:
+        accounts.register(store, "one-more", "long enough pw", "10.0.0.7")
+    assert status_of(throttled.value) == 429 and throttled.value.retry_after > 0
+    assert accounts.register(store, "one-more", "long enough pw", "10.0.0.8") == "one-more"
+    assert accounts.register(store, "from-the-cli", "long enough pw") == "from-the-cli"  # no address: no cap
+
+
+@pytest.mark.parametrize("password", ["", "short", "1234567", "password", "PassWord1", "QWERTY123", "iloveyou"])
+def test_one_password_rule_refuses_short_and_common_passwords_without_saying_them(store: Store, password: str) -> None:
+    for attempt in (
+        lambda: accounts.register(store, "ann", password),
+        lambda: accounts.change_password(store, "bob", password),
+    ):
+        with pytest.raises(accounts.WeakPasswordError) as weak:
+            attempt()
+        assert isinstance(weak.value, ValueError) and status_of(weak.value) == 400
+        assert str(weak.value) in (  # one fixed line: the password is never shown
+            "choose a password of at least 8 characters",
+            "that password is one of the most common ones: choose another",
+        )
+    assert store.players.registered("ann") is None and not accounts.has_password(store, "bob")
+    accounts.check_password_rule("correct horse battery")  # a long, uncommon one passes
 
 
 def test_a_guest_who_logs_in_keeps_their_games_and_a_player_does_not_give_theirs(store: Store) -> None:
@@ -51,7 +116,7 @@ def test_a_guest_who_logs_in_keeps_their_games_and_a_player_does_not_give_theirs
     from keypeg.play.sessions import BreakSession
     from keypeg.services.recording import GameKeeper
 
-    accounts.register(store, "ann", "pw")
+    accounts.register(store, "ann", "long enough pw")
     for owner in ("guest-1234", "bob"):
         GameKeeper.start(store, owner, BreakSession(CLASSIC.rules, FixedCodemaker(CLASSIC.rules.parse("RGBY"))))
     accounts.welcome(store, "guest-1234", "ann")
@@ -66,15 +131,15 @@ def test_the_terminal_claims_a_name_with_its_password(store: Store) -> None:
 
     def ask() -> str:
         asked.append("asked")
-        return "pw"
+        return "long enough pw"
 
     assert accounts.claim_player(store, "cid", ask) == "cid" and not asked  # no password: none asked for
-    assert accounts.change_password(store, "Ann", "pw") == "Ann"
+    assert accounts.change_password(store, "Ann", "long enough pw") == "Ann"
     assert accounts.claim_player(store, "ANN", ask) == "Ann" and asked == ["asked"]
     with pytest.raises(WrongPasswordError, match="wrong password for 'Ann'"):
         accounts.claim_player(store, "ann", lambda: "nope")
     with pytest.raises(WrongPasswordError):
-        accounts.change_password(store, "ann", "new", old="nope")
+        accounts.change_password(store, "ann", "a new password", old="nope")
     assert accounts.has_password(store, "ann") and not accounts.has_password(store, "cid")
     assert accounts.ensure_player(store, "dee") == "dee" and records.registered(store, "DEE") == "dee"
 
@@ -91,7 +156,7 @@ def test_a_web_session_is_found_by_its_token_and_a_new_one_forgets_the_old(store
     assert web_sessions.player_for(store, web_sessions.find(store, token) or guest) == made  # made once
     bound = web_sessions.bind(store, guest, "guest-99")
     assert bound.person is None and web_sessions.find(store, token) == bound  # a guest's player: no person
-    accounts.register(store, "ann", "pw")
+    accounts.register(store, "ann", "long enough pw")
     fresh_token, fresh = web_sessions.open_new(store, "ann", old=bound)
     assert fresh.person == "ann" and fresh_token != token and fresh.token_hash == web_sessions.token_hash(fresh_token)
     assert web_sessions.find(store, token) is None and web_sessions.find(store, fresh_token) == fresh

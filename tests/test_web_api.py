@@ -245,9 +245,9 @@ def test_register_log_in_and_out_with_a_new_session_each_time(url: str) -> None:
     csrf = {"X-CSRF-Token": made.json()["csrf"]}
     game = browser.post("/api/games", json={}, headers=csrf).json()
     assert Store(url).games.record(Store(url).games.by_public_id(game["id"])).player == "Zoë"
-    twin = browser.post("/api/players", json={"name": "ZOË", "password": "x"}, headers=csrf)
+    twin = browser.post("/api/players", json={"name": "ZOË", "password": "long enough pw"}, headers=csrf)
     assert twin.status_code == 409
-    guest = browser.post("/api/players", json={"name": "guest-abc", "password": "x"}, headers=csrf)
+    guest = browser.post("/api/players", json={"name": "guest-abc", "password": "long enough pw"}, headers=csrf)
     assert guest.status_code == 400
     out = browser.post("/api/logout", headers=csrf).json()
     assert out["player"] is None and browser.get(f"/api/games/{game['id']}").status_code == 404
@@ -257,17 +257,17 @@ def test_register_log_in_and_out_with_a_new_session_each_time(url: str) -> None:
     assert browser.get(f"/api/games/{game['id']}").status_code == 200
 
 
-def test_failed_logins_are_limited_per_name(url: str) -> None:
-    from keypeg.services.accounts import LOGIN_LIMIT_PER_NAME
+def test_failed_logins_are_limited_per_name_and_address(url: str) -> None:
+    from keypeg.services.accounts import LOGIN_FREE_PER_NAME_AND_ADDRESS
 
     Store(url).players.set_password("ann", "right")
     browser, csrf = client(url)
-    for _ in range(LOGIN_LIMIT_PER_NAME):
+    for _ in range(LOGIN_FREE_PER_NAME_AND_ADDRESS):
         wrong = browser.post("/api/login", json={"name": "ann", "password": "wrong"}, headers=csrf)
         assert wrong.status_code == 401 and wrong.json() == {"error": "wrong name or password"}
-    other, other_csrf = client(url)  # another browser, but the same name: still limited
+    other, other_csrf = client(url)  # another browser, but the same name and address: still limited
     limited = other.post("/api/login", json={"name": "ANN", "password": "right"}, headers=other_csrf)
-    assert limited.status_code == 429
+    assert limited.status_code == 429 and "Retry-After" in limited.headers
     unknown = other.post("/api/login", json={"name": "nobody", "password": "x"}, headers=other_csrf)
     assert unknown.status_code == 401 and unknown.json() == {"error": "wrong name or password"}  # same answer
 
@@ -287,9 +287,9 @@ def test_history_and_the_top_10_follow_the_rated_rule(url: str, monkeypatch: pyt
     play_rated()  # a guest is never ranked: anyone can be a new guest at will
     assert browser.get("/api/top", params={"variant": "classic"}).json()["top"] == []
     csrf = {
-        "X-CSRF-Token": browser.post("/api/players", json={"name": "ann", "password": "pw"}, headers=csrf).json()[
-            "csrf"
-        ]
+        "X-CSRF-Token": browser.post(
+            "/api/players", json={"name": "ann", "password": "long enough pw"}, headers=csrf
+        ).json()["csrf"]
     }
     assert len(browser.get("/api/history").json()) == MIN_RANKED_GAMES  # the guest's games came along
     with Store(url).engine.begin() as connection:  # start ann's record afresh for the rest of the test

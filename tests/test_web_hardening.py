@@ -18,7 +18,7 @@ from keypeg import Rules
 from keypeg.limits import WEB_BODY_LIMIT
 from keypeg.play import sessions as play_sessions
 from keypeg.play.sessions import SolveSession, session_from_state
-from keypeg.services.accounts import LOGIN_LIMIT_PER_NAME
+from keypeg.services.accounts import LOGIN_FREE_PER_NAME_AND_ADDRESS, REGISTRATION_LIMIT_PER_ADDRESS
 from keypeg.store import Store
 from keypeg.web import create_app
 
@@ -65,20 +65,58 @@ def test_login_attempts_sent_at_once_are_limited(url: str) -> None:
         thread.start()
     for thread in threads:
         thread.join()
-    assert answers.count(401) <= LOGIN_LIMIT_PER_NAME and answers.count(429) >= 12 - LOGIN_LIMIT_PER_NAME
+    assert answers.count(401) <= LOGIN_FREE_PER_NAME_AND_ADDRESS
+    assert answers.count(429) >= 12 - LOGIN_FREE_PER_NAME_AND_ADDRESS
+    browser, csrf = client(url)  # from the address that failed: wait, says Retry-After
+    refused = browser.post("/api/login", json={"name": "victim", "password": "right one"}, headers=csrf)
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    owner = TestClient(app, base_url=SITE, client=("192.0.2.7", 50000))  # the owner elsewhere: not locked out
+    csrf = {"X-CSRF-Token": owner.get("/api/session").json()["csrf"]}
+    assert owner.post("/api/login", json={"name": "victim", "password": "right one"}, headers=csrf).status_code == 200
+
+
+def test_forwarded_addresses_are_believed_only_from_the_proxies_named(url: str) -> None:
+    def failures_until_throttled(app: object, forwarded: str, peer: str = "127.0.0.1") -> int:
+        browser = TestClient(app, base_url=SITE, client=(peer, 50000))  # type: ignore[arg-type]
+        csrf = {"X-CSRF-Token": browser.get("/api/session").json()["csrf"], "X-Forwarded-For": forwarded}
+        for count in range(LOGIN_FREE_PER_NAME_AND_ADDRESS + 1):
+            if browser.post("/api/login", json={"name": "ann", "password": "wrong"}, headers=csrf).status_code == 429:
+                return count
+        return count + 1
+
+    Store(url).players.set_password("ann", "right one")
+    untrusting = create_app(url)  # by default no proxy: a client cannot choose the address it is counted as
+    assert failures_until_throttled(untrusting, "198.51.100.1") == LOGIN_FREE_PER_NAME_AND_ADDRESS
+    assert failures_until_throttled(untrusting, "198.51.100.2") == 0  # the same peer: still slowed down
+    proxied = create_app(url, trust_proxies=("127.0.0.0/8",))  # behind a proxy: each client its own count
+    assert failures_until_throttled(proxied, "198.51.100.3, 127.0.0.2") == LOGIN_FREE_PER_NAME_AND_ADDRESS
+    assert failures_until_throttled(proxied, "198.51.100.4") == LOGIN_FREE_PER_NAME_AND_ADDRESS
+    assert failures_until_throttled(proxied, "198.51.100.4") == 0
+    stranger = "203.0.113.9"  # not a proxy named: its own address is counted, whatever it forwards
+    assert failures_until_throttled(proxied, "198.51.100.5", peer=stranger) == LOGIN_FREE_PER_NAME_AND_ADDRESS
+    assert failures_until_throttled(proxied, "198.51.100.6", peer=stranger) == 0
+
+
+def test_registrations_are_capped_per_address_with_retry_after(url: str) -> None:
     browser, csrf = client(url)
-    assert browser.post("/api/login", json={"name": "victim", "password": "right one"}, headers=csrf).status_code == 429
+    for number in range(REGISTRATION_LIMIT_PER_ADDRESS):
+        made = browser.post("/api/players", json={"name": f"p{number}", "password": "long enough pw"}, headers=csrf)
+        assert made.status_code == 201
+        csrf = {"X-CSRF-Token": made.json()["csrf"]}
+    refused = browser.post("/api/players", json={"name": "one more", "password": "long enough pw"}, headers=csrf)
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) > 0
+    assert "too many registrations" in refused.json()["error"]
 
 
 def test_a_right_password_does_not_count_as_a_failure(url: str) -> None:
     browser, csrf = client(url)
     csrf = {
-        "X-CSRF-Token": browser.post("/api/players", json={"name": "ann", "password": "pw"}, headers=csrf).json()[
-            "csrf"
-        ]
+        "X-CSRF-Token": browser.post(
+            "/api/players", json={"name": "ann", "password": "long enough pw"}, headers=csrf
+        ).json()["csrf"]
     }
-    for _ in range(LOGIN_LIMIT_PER_NAME + 3):
-        answer = browser.post("/api/login", json={"name": "ann", "password": "pw"}, headers=csrf)
+    for _ in range(LOGIN_FREE_PER_NAME_AND_ADDRESS + 3):
+        answer = browser.post("/api/login", json={"name": "ann", "password": "long enough pw"}, headers=csrf)
         assert answer.status_code == 200
         csrf = {"X-CSRF-Token": answer.json()["csrf"]}
 
@@ -160,7 +198,7 @@ def test_a_guest_who_registers_keeps_their_games(url: str) -> None:
     browser, csrf = client(url)
     game = browser.post("/api/games", json={"variant": "classic"}, headers=csrf).json()
     browser.post(f"/api/games/{game['id']}/guesses", json={"code": "RRGG"}, headers=csrf)
-    made = browser.post("/api/players", json={"name": "newcomer", "password": "pw"}, headers=csrf)
+    made = browser.post("/api/players", json={"name": "newcomer", "password": "long enough pw"}, headers=csrf)
     assert made.status_code == 201
     assert browser.get(f"/api/games/{game['id']}").status_code == 200
     (record,) = Store(url).games.history("newcomer", limit=None)

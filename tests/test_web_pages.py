@@ -286,6 +286,8 @@ def test_register_log_out_and_in_through_the_forms(url: str) -> None:
     client, csrf = browser(url)
     short = client.post("/players/register", data={"csrf": csrf, "name": "ann", "password": "short"})
     assert short.status_code == 400 and "8 characters" in error_of(short.text)
+    common = client.post("/players/register", data={"csrf": csrf, "name": "ann", "password": "Password123"})
+    assert common.status_code == 400 and "most common" in error_of(common.text)  # the API's rule, the same
     made = client.post("/players/register", data={"csrf": csrf, "name": "ann", "password": "correct horse"})
     assert "Signed in as <strong>ann</strong>" in made.text
     assert client.post("/players/logout", data={"csrf": csrf}).status_code == 403  # a new session, a new token

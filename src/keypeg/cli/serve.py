@@ -20,9 +20,18 @@ from keypeg.text import visible
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True, help="Worker processes.")
 @click.option("--https", is_flag=True, help="Served over https (behind a proxy): session cookies are Secure.")
+@click.option(
+    "--trust-proxy",
+    "trust_proxy",
+    multiple=True,
+    metavar="ADDRESS",
+    help="A proxy (address or network) whose X-Forwarded-For is believed; repeatable. Default: none.",
+)
 @db_option
-def serve(host: str, port: int, workers: int, https: bool, db: str | None) -> None:
-    """Serve the web app (pages, and the JSON API documented at /docs) on the store the command line uses."""
+def serve(host: str, port: int, workers: int, https: bool, trust_proxy: tuple[str, ...], db: str | None) -> None:
+    """Serve the web app (pages, and the JSON API documented at /docs) on the store the command line uses.
+    Failed logins and registrations are counted per client address: behind a reverse proxy, name it with
+    --trust-proxy, or every client shares the proxy's address."""
     try:
         import uvicorn
     except ImportError:
@@ -30,15 +39,20 @@ def serve(host: str, port: int, workers: int, https: bool, db: str | None) -> No
     from keypeg.services.stores import open_store
 
     _check_address(host, port)
+    _check_proxies(trust_proxy)
     open_store(db)  # a bad database is one clear line now, not one per worker
     if db is not None:
         os.environ["KEYPEG_DB"] = db
     os.environ["KEYPEG_HTTPS"] = "1" if https else "0"
+    os.environ["KEYPEG_TRUST_PROXY"] = ",".join(trust_proxy)
     options: dict[str, Any] = {
         "factory": True,
         "host": host,
         "port": port,
-        "proxy_headers": https,
+        "proxy_headers": bool(
+            trust_proxy
+        ),  # X-Forwarded-* only from the proxies named (uvicorn's default: any local one)
+        "forwarded_allow_ips": list(trust_proxy),
         "server_header": False,
         "timeout_graceful_shutdown": 3,  # live streams stay open: Ctrl-C closes them after 3 s
     }
@@ -53,7 +67,7 @@ def serve(host: str, port: int, workers: int, https: bool, db: str | None) -> No
 
 
 APP = "keypeg.web.app:app_from_environment"
-"""The app each worker makes (from ``$KEYPEG_DB`` and ``$KEYPEG_HTTPS``)."""
+"""The app each worker makes (from ``$KEYPEG_DB``, ``$KEYPEG_HTTPS`` and ``$KEYPEG_TRUST_PROXY``)."""
 
 
 def serve_workers(app: str, workers: int, options: dict[str, Any]) -> None:
@@ -72,6 +86,19 @@ def serve_workers(app: str, workers: int, options: dict[str, Any]) -> None:
 
 class ServeError(UnavailableError):
     """The server could not listen or stopped with an error (a failure at run time)."""
+
+
+def _check_proxies(proxies: tuple[str, ...]) -> None:
+    """Refuse a ``--trust-proxy`` that is neither an address nor a network (bad input: exit 2)."""
+    import ipaddress
+
+    for proxy in proxies:
+        try:
+            ipaddress.ip_network(proxy.strip(), strict=False)
+        except ValueError:
+            raise click.BadParameter(
+                f"{visible(proxy)!r} is not an address or a network", param_hint="--trust-proxy"
+            ) from None
 
 
 def _check_address(host: str, port: int) -> None:

@@ -1,28 +1,40 @@
-"""Accounts' use cases: register a player, log in (failed attempts limited per name and per address,
-counted in the store so that the limit holds across workers and processes), welcome a guest who becomes
-a player (their games are theirs), claim a name in the terminal, create a player, set a password.
+"""Accounts' use cases: register a player (one password rule for every face, and a cap on registrations per
+address), log in (failed attempts slowed down per name and address and per address, never a lock of the
+name: counted in the store so that the limits hold across workers and processes), welcome a guest who
+becomes a player (their games are theirs), claim a name in the terminal, create a player, set a password.
 
-A wrong password is :class:`WrongPasswordError` (forbidden), too many failed logins
+A wrong password is :class:`WrongPasswordError` (forbidden), too many failed logins or registrations
 :class:`ThrottledError` (refused, and to be tried again later), a name taken :class:`NameTakenError`
-(a conflict); each face says them its own way.
+(a conflict), a password the rule refuses :class:`WeakPasswordError` (bad input); each face says them its
+own way.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from functools import cache
+from importlib.resources import files
 
-from keypeg.errors import ConflictError, RefusedError
+from keypeg.errors import ConflictError, KeypegError, RefusedError
 from keypeg.services.stores import GUEST_PREFIX, InvalidNameError, Store, WrongPasswordError, name_key, player_name
 
 __all__ = [
-    "LOGIN_LIMIT_PER_ADDRESS",
-    "LOGIN_LIMIT_PER_NAME",
+    "LOGIN_DELAY_CAP",
+    "LOGIN_DELAY_START",
+    "LOGIN_FREE_PER_ADDRESS",
+    "LOGIN_FREE_PER_NAME_AND_ADDRESS",
     "LOGIN_WINDOW",
+    "PASSWORD_MIN_LENGTH",
+    "REGISTRATION_LIMIT_PER_ADDRESS",
+    "REGISTRATION_WINDOW",
     "NameTakenError",
     "ThrottledError",
+    "WeakPasswordError",
     "WrongPasswordError",
     "change_password",
+    "check_password_rule",
     "claim_player",
     "ensure_player",
     "has_password",
@@ -33,14 +45,35 @@ __all__ = [
 ]
 
 LOGIN_WINDOW = timedelta(minutes=15)
-LOGIN_LIMIT_PER_NAME = 5
-"""Failed logins on one name within :data:`LOGIN_WINDOW` before further attempts are refused."""
-LOGIN_LIMIT_PER_ADDRESS = 20
-"""Failed logins from one address within :data:`LOGIN_WINDOW` before further attempts are refused."""
+"""How long a failed login is remembered."""
+LOGIN_FREE_PER_NAME_AND_ADDRESS = 5
+"""Failed logins on one name from one address within :data:`LOGIN_WINDOW` before that address must wait
+between attempts on that name (other addresses, the owner's, are not slowed down)."""
+LOGIN_FREE_PER_ADDRESS = 20
+"""Failed logins from one address (on any names) within :data:`LOGIN_WINDOW` before it must wait between
+attempts."""
+LOGIN_DELAY_START = timedelta(seconds=2)
+"""The wait after the first failure past a free allowance; it doubles with each further failure..."""
+LOGIN_DELAY_CAP = timedelta(minutes=15)
+"""... up to this."""
+REGISTRATION_WINDOW = timedelta(hours=1)
+REGISTRATION_LIMIT_PER_ADDRESS = 10
+"""Registrations tried from one address within :data:`REGISTRATION_WINDOW` before further ones are refused."""
+PASSWORD_MIN_LENGTH = 8
+"""The shortest password a player may choose (the most common passwords are refused too)."""
 
 
 class ThrottledError(RefusedError):
-    """Too many failed logins on a name or from an address lately: wait, then try again."""
+    """Too many failed logins (or registrations) from an address lately: wait ``retry_after`` seconds, then
+    try again."""
+
+    def __init__(self, message: str, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class WeakPasswordError(KeypegError, ValueError):
+    """A password the rule refuses: too short, or one of the most common passwords."""
 
 
 class NameTakenError(ConflictError):
@@ -52,12 +85,56 @@ def is_guest(player: str | None) -> bool:
     return player is not None and player.startswith(GUEST_PREFIX)
 
 
-def register(store: Store, name: str, password: str) -> str:
-    """Register a new player with a password; the name as registered. A guest's name is bad input
-    (:class:`InvalidNameError`), a name taken a conflict (:class:`NameTakenError`)."""
+@cache
+def _common_passwords() -> frozenset[str]:
+    """The most common passwords (``common_passwords.txt``, shipped with the package), lower-cased."""
+    text = files("keypeg.services").joinpath("common_passwords.txt").read_text(encoding="utf-8")
+    return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
+
+
+def check_password_rule(password: str) -> None:
+    """The one password rule, for the API, the forms and the command line: at least
+    :data:`PASSWORD_MIN_LENGTH` characters, and not one of the most common passwords (whatever the case).
+    A password refused is :class:`WeakPasswordError`, whose message never shows the password."""
+    if len(password) < PASSWORD_MIN_LENGTH:
+        raise WeakPasswordError(f"choose a password of at least {PASSWORD_MIN_LENGTH} characters")
+    if password.lower() in _common_passwords() or password.strip().lower() in _common_passwords():
+        raise WeakPasswordError("that password is one of the most common ones: choose another")
+
+
+def _waiting(store: Store, key: str, free: int, now: datetime) -> int:
+    """Seconds an attempt counted on ``key`` must still wait: none within ``free`` failures in
+    :data:`LOGIN_WINDOW`; past them, the previous failure must be older than a delay that starts at
+    :data:`LOGIN_DELAY_START` and doubles with each further failure, up to :data:`LOGIN_DELAY_CAP`. The
+    attempt being made is already counted (so the previous one is the second within the delay)."""
+    failed = store.web_sessions.failures([key], now - LOGIN_WINDOW)
+    if failed <= free:
+        return 0
+    delay = min(LOGIN_DELAY_START * 2 ** min(failed - free - 1, 30), LOGIN_DELAY_CAP)
+    return math.ceil(delay.total_seconds()) if store.web_sessions.failures([key], now - delay) >= 2 else 0
+
+
+def register(store: Store, name: str, password: str, address: str | None = None) -> str:
+    """Register a new player with a password; the name as registered. A guest's name or a password the
+    rule refuses (:func:`check_password_rule`) is bad input, a name taken a conflict
+    (:class:`NameTakenError`). From ``address`` (the client's, on the web), at most
+    :data:`REGISTRATION_LIMIT_PER_ADDRESS` tries in :data:`REGISTRATION_WINDOW` (:class:`ThrottledError`)."""
+    if address is not None:
+        where = f"registration:{address}"
+        tried = store.web_sessions.record_failure([where])
+        if (
+            store.web_sessions.failures([where], datetime.now(UTC) - REGISTRATION_WINDOW)
+            > REGISTRATION_LIMIT_PER_ADDRESS
+        ):
+            store.web_sessions.forget_failures(tried)  # a refused try does not count: waiting is enough
+            raise ThrottledError(
+                "too many registrations from this address: try again later",
+                math.ceil(REGISTRATION_WINDOW.total_seconds()),
+            )
     name = player_name(name)
     if name_key(name).startswith(GUEST_PREFIX):
         raise InvalidNameError(f"names starting with {GUEST_PREFIX!r} are kept for guests")
+    check_password_rule(password)
     if store.players.registered(name) is not None:
         raise NameTakenError("that name is taken (names that look alike are one name)")
     store.players.set_password(name, password)
@@ -67,20 +144,25 @@ def register(store: Store, name: str, password: str) -> str:
 def log_in(store: Store, name: str, password: str, address: str) -> str:
     """The player ``name`` as registered, if ``password`` is theirs; a name that is not a player's, one
     without a password, or a wrong password are all :class:`WrongPasswordError` (the same answer, so that
-    nobody learns who is registered). Each attempt is counted as failed before the password is checked
-    (attempts sent at once all count) and forgotten once it proves right: past the limits on the name or
-    on ``address`` (the client's), :class:`ThrottledError` before any password is checked."""
+    nobody learns who is registered). Each attempt is counted as failed, on the name from ``address`` (the
+    client's) and on ``address``, before the password is checked (attempts sent at once all count), and
+    forgotten once it proves right. Past the free failures on either, the address must wait between
+    attempts (:class:`ThrottledError`, before any password is checked, and not counted): a delay that
+    doubles with each failure. The name itself is never locked: from an address that has not failed lately,
+    its owner logs in."""
     try:
-        key = f"name:{name_key(name)}"
+        key = f"name+address:{name_key(name)}|{address}"
     except InvalidNameError:
         raise WrongPasswordError("wrong name or password") from None
     where = f"address:{address}"
-    since = datetime.now(UTC) - LOGIN_WINDOW
+    now = datetime.now(UTC)
     attempt = store.web_sessions.record_failure([key, where])
-    if store.web_sessions.failures([key], since) > LOGIN_LIMIT_PER_NAME or (
-        store.web_sessions.failures([where], since) > LOGIN_LIMIT_PER_ADDRESS
-    ):
-        raise ThrottledError("too many failed logins: wait a few minutes")
+    wait = max(
+        _waiting(store, key, LOGIN_FREE_PER_NAME_AND_ADDRESS, now), _waiting(store, where, LOGIN_FREE_PER_ADDRESS, now)
+    )
+    if wait:
+        store.web_sessions.forget_failures(attempt)  # a refused attempt does not count: waiting is enough
+        raise ThrottledError(f"too many failed logins: wait {wait} seconds, then try again", wait)
     known = store.players.registered(name)
     if known is None or not store.players.has_password(known) or not store.players.check_password(known, password):
         raise WrongPasswordError("wrong name or password")
@@ -117,6 +199,8 @@ def has_password(store: Store, name: str) -> bool:
 
 def change_password(store: Store, name: str, password: str, *, old: str | None = None) -> str:
     """Set ``name``'s password (the player is created when there is none), ``old`` being the current one
-    when there is one (:class:`WrongPasswordError` when it is not); the name as registered."""
+    when there is one (:class:`WrongPasswordError` when it is not); the name as registered. The new password
+    must pass :func:`check_password_rule`."""
+    check_password_rule(password)
     store.players.set_password(name, password, old=old)
     return store.players.registered(name) or name

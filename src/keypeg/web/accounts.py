@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+from collections.abc import Iterable
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Request, Response
@@ -21,6 +23,8 @@ __all__ = [
     "check_login",
     "welcome",
     "login_status",
+    "client_address",
+    "trusted_proxies",
 ]
 
 router = APIRouter(prefix="/api", responses=ERRORS)
@@ -31,9 +35,49 @@ class Credentials(RequestBody):
     password: str = Field(min_length=1, max_length=1000)
 
 
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def trusted_proxies(addresses: Iterable[str]) -> tuple[Network, ...]:
+    """The proxies named with ``keypeg serve --trust-proxy`` (addresses, or networks such as
+    ``10.0.0.0/8``); a :class:`ValueError` for one that is neither."""
+    return tuple(ipaddress.ip_network(address.strip(), strict=False) for address in addresses if address.strip())
+
+
+def _address(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    try:
+        return ipaddress.ip_address(text.strip())
+    except ValueError:
+        return None
+
+
+def client_address(request: Request) -> str:
+    """The client's address: the peer's, unless the peer is one of the proxies the app trusts
+    (``app.state.trusted_proxies``): then the last address in ``X-Forwarded-For`` that is not a trusted
+    proxy (the one the trusted chain received the request from). A forwarded address from anyone else
+    is ignored, so that nobody can choose the address their failed logins are counted against."""
+    peer = request.client.host if request.client else "unknown"
+    trusted: tuple[Network, ...] = getattr(request.app.state, "trusted_proxies", ())
+
+    def is_trusted(address: ipaddress.IPv4Address | ipaddress.IPv6Address | None) -> bool:
+        return address is not None and any(address in network for network in trusted)
+
+    if not trusted or not is_trusted(_address(peer)):
+        return peer
+    hops = [hop for header in request.headers.getlist("x-forwarded-for") for hop in header.split(",")]
+    for hop in reversed(hops):
+        address = _address(hop)
+        if address is None:  # a hop that is no address: nothing before it can be trusted
+            return peer
+        if not is_trusted(address):
+            return str(address)
+    return str(_address(hops[0])) if hops else peer
+
+
 def register_player(request: Request, name: str, password: str) -> str:
-    """Register a new player with a password; the name as registered (409 when it is taken)."""
-    return accounts.register(store_of(request), name, password)
+    """Register a new player with a password; the name as registered (409 when it is taken, 400 for a
+    password the rule refuses, 429 after too many registrations from the client's address)."""
+    return accounts.register(store_of(request), name, password, client_address(request))
 
 
 def login_status(error: KeypegError) -> int:
@@ -46,9 +90,8 @@ def login_status(error: KeypegError) -> int:
 
 def check_login(request: Request, name: str, password: str) -> str:
     """The player ``name`` if ``password`` is theirs (401 otherwise; 429 after too many failures)."""
-    address = request.client.host if request.client else "unknown"
     try:
-        return accounts.log_in(store_of(request), name, password, address)
+        return accounts.log_in(store_of(request), name, password, client_address(request))
     except WrongPasswordError as error:
         raise HTTPException(login_status(error), str(error)) from None
 

@@ -19,7 +19,7 @@ from keypeg.errors import (
 from keypeg.limits import WEB_BODY_LIMIT
 from keypeg.services.stores import open_store
 from keypeg.text import visible
-from keypeg.web.errors import status_of
+from keypeg.web.errors import retry_after, status_of
 
 __all__ = ["create_app", "app_from_environment", "SECURITY_HEADERS"]
 
@@ -68,8 +68,9 @@ def _is_page(request: Request) -> bool:
     return not (path.startswith(("/api/", "/docs", "/openapi.json", "/static/")) or path == "/api")
 
 
-def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
-    """The app, serving the store at ``url`` (the CLI's default when ``None``)."""
+def create_app(url: str | None = None, *, https: bool = False, trust_proxies: tuple[str, ...] = ()) -> FastAPI:
+    """The app, serving the store at ``url`` (the CLI's default when ``None``); ``X-Forwarded-For`` is
+    believed only from the proxies ``trust_proxies`` names (addresses or networks)."""
     from fastapi.staticfiles import StaticFiles
 
     from keypeg.web import (
@@ -95,6 +96,7 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
     app.openapi_version = "3.0.3"  # what the Swagger UI of swagger-ui-bundle renders
     app.state.store = open_store(url)
     app.state.https = https
+    app.state.trusted_proxies = accounts.trusted_proxies(trust_proxies)
     _serve_docs(app)
     app.include_router(api.router)
     app.include_router(accounts.router)
@@ -149,7 +151,7 @@ def create_app(url: str | None = None, *, https: bool = False) -> FastAPI:
         if status == 503:  # the server's trouble: its log has the details (a database's name, a path)
             logging.getLogger("keypeg.web").warning("unavailable on %s %s: %s", request.method, request.url.path, error)
             return _error(503, UNAVAILABLE, request=request)
-        return _error(status, str(error), request=request)
+        return _error(status, str(error), retry_after(error), request)
 
     return app
 
@@ -185,7 +187,12 @@ async def _kernels_loaded(app: FastAPI) -> AsyncIterator[None]:
 
 
 def app_from_environment() -> FastAPI:
-    """The app as ``keypeg serve`` starts it in each worker: the store from ``$KEYPEG_DB``."""
-    app = create_app(os.environ.get("KEYPEG_DB"), https=os.environ.get("KEYPEG_HTTPS") == "1")
+    """The app as ``keypeg serve`` starts it in each worker: the store from ``$KEYPEG_DB``, ``--https``
+    from ``$KEYPEG_HTTPS``, the trusted proxies from ``$KEYPEG_TRUST_PROXY`` (comma-separated)."""
+    app = create_app(
+        os.environ.get("KEYPEG_DB"),
+        https=os.environ.get("KEYPEG_HTTPS") == "1",
+        trust_proxies=tuple(os.environ.get("KEYPEG_TRUST_PROXY", "").split(",")),
+    )
     app.router.lifespan_context = _kernels_loaded  # the kernels loaded before the first request
     return app

@@ -11,11 +11,11 @@ from fastapi.responses import HTMLResponse, Response
 from keypeg.errors import KeypegError
 from keypeg.limits import TOP_RULE
 from keypeg.services import live, records
-from keypeg.services.accounts import NameTakenError, ThrottledError
+from keypeg.services.accounts import ThrottledError
 from keypeg.services.daily import streaks as daily_streaks
 from keypeg.variants import game_label
 from keypeg.web.accounts import check_login, login_status, register_player, welcome
-from keypeg.web.errors import status_of
+from keypeg.web.errors import retry_after, status_of
 from keypeg.web.pages import Csrf, RulesForm, form_query, form_session, page, redirect
 from keypeg.web.sessions import current, new_session, store_of
 
@@ -92,6 +92,13 @@ def players(request: Request) -> Response:
     return _players_page(request)
 
 
+def _refused(request: Request, error: KeypegError, name: str, status: int) -> Response:
+    """The players' page again, saying why the form was refused (with ``Retry-After`` on a 429)."""
+    response = _players_page(request, status=status, error=str(error), name=name)
+    response.headers.update(retry_after(error) or {})
+    return response
+
+
 @router.post("/players/login", response_class=HTMLResponse)
 def login(request: Request, csrf: Csrf, name: Name, password: Password) -> Response:
     session = form_session(request, csrf)
@@ -100,7 +107,7 @@ def login(request: Request, csrf: Csrf, name: Name, password: Password) -> Respo
     except HTTPException as refused:  # a wrong name or password: 401
         return _players_page(request, status=refused.status_code, error=str(refused.detail), name=name)
     except ThrottledError as refused:
-        return _players_page(request, status=login_status(refused), error=str(refused), name=name)
+        return _refused(request, refused, name, login_status(refused))
     welcome(request, session, player)
     response = redirect("/players")
     new_session(request, response, player)
@@ -111,13 +118,11 @@ def login(request: Request, csrf: Csrf, name: Name, password: Password) -> Respo
 def register(request: Request, csrf: Csrf, name: Name, password: Password) -> Response:
     session = form_session(request, csrf)
     try:
-        if len(password) < 8:
-            raise KeypegError("choose a password of at least 8 characters")
-        player = register_player(request, name, password)
-    except NameTakenError as taken:
-        return _players_page(request, status=status_of(taken), error=str(taken), name=name)
+        player = register_player(request, name, password)  # the password rule is the services' (400)
     except KeypegError as error:
-        return _players_page(request, status=400, error=str(error), name=name)
+        if status_of(error) == 503:  # the store is down: the app's one line
+            raise
+        return _refused(request, error, name, status_of(error))
     welcome(request, session, player)
     response = redirect("/players")
     new_session(request, response, player)

@@ -64,7 +64,8 @@ def check_origin(request: Request) -> None:
     """Refuse (403) a state-changing request from a foreign origin."""
     origin = request.headers.get("origin")
     if origin is not None and origin != "null":
-        ours = f"{request.url.scheme}://{request.url.netloc}"
+        scheme = "https" if request.app.state.https else request.url.scheme  # --https: behind a TLS proxy
+        ours = f"{scheme}://{request.url.netloc}"
         parts = urlsplit(origin)
         if f"{parts.scheme}://{parts.netloc}" != ours:
             raise HTTPException(403, "requests from another site are refused")
