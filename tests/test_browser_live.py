@@ -2,10 +2,11 @@
 against a real ``keypeg serve``): two people play a whole match from two browsers while a third watches,
 every move reaching the other pages by the live updates alone (the test never reloads them), no code
 ever shown to its codebreaker or a spectator while its game is played, one of them on a phone's width;
-a player who closes the page comes back to the same game; a late answer never takes a page back; a
+a player who closes the page comes back to the same game; a page whose stream was refused or fell silent
+follows the match again by itself; a late answer never takes a page back; a
 registered player plays the daily puzzle and gets the grid to share and the day's board. No console
 error and no Content-Security-Policy violation anywhere, every control named; every page is saved as a
-PNG under ``test-artifacts/browser/`` (``live-*``, ``reconnect-*``, ``late-*``, ``daily-*``).
+PNG under ``test-artifacts/browser/`` (``live-*``, ``reconnect-*``, ``outage-*``, ``late-*``, ``daily-*``).
 
 Skipped, saying why, without chromium (``/usr/bin/chromium``) or the ``playwright`` package.
 """
@@ -445,6 +446,70 @@ def test_a_late_answer_never_takes_a_page_back(browser: Browser, server: Server)
         assert board(max_).count() == 2  # still the newer page: two guesses
         assert max_.page.locator("[data-live-events]").get_attribute("data-version") == shown
         max_.page.unroute(match_url)
+        max_.shot("after")
+        max_.clean()
+        noor.clean()
+    finally:
+        m_context.close()
+        n_context.close()
+
+
+class Outage:
+    """The match's event stream on one tab, as a store outage makes it: answered 503 ("down"), never
+    answered ("silent", a connection gone quiet), or served ("up"); the requests the tab made."""
+
+    def __init__(self, visit: Visit, match_url: str) -> None:
+        self.mode, self.asked = "up", 0
+        self.held: list[Any] = []
+        visit.allowed.add(503)
+        visit.page.route(f"{match_url.replace('/live/', '/api/live/')}/events", self.answer)
+
+    def answer(self, route: Any) -> None:
+        self.asked += 1
+        if self.mode == "down":
+            route.fulfill(status=503, content_type="application/json", body='{"error": "down"}')
+        elif self.mode == "silent":
+            self.held.append(route)  # never answered: the stream says nothing
+        else:
+            route.continue_()
+
+    def wait_asked(self, visit: Visit, count: int) -> None:
+        for _ in range(1500):  # up to 30 s
+            if self.asked >= count:
+                return
+            visit.page.wait_for_timeout(20)
+        raise AssertionError(f"the page asked for its stream {self.asked} times, not {count}")
+
+
+def test_a_page_follows_the_match_again_after_an_outage(browser: Browser, server: Server) -> None:
+    """A stream refused (503) is opened again with a backoff, a stream gone silent for longer than two
+    keep-alives too; either way the page shows the move made meanwhile, without a reload."""
+    rules, code = RULES, "DDA"
+    m_context, max_ = open_tab(browser, server.base, "outage-max", viewport=DESKTOP)
+    n_context, noor = open_tab(browser, server.base, "outage-noor", viewport=DESKTOP)
+    try:
+        match_url, invite, _ = create_match(max_, nickname="Max")
+        join_match(noor, invite, "Max (guest)", "Noor")
+        expect(max_.page.locator("main")).to_contain_text("Your turn.", timeout=LIVE)
+        refused = Outage(noor, match_url)
+        refused.mode = "down"
+        noor.goto(match_url, "down")  # the page loads; its stream is refused
+        mark(noor)
+        enter_guess(max_, code, "type", button="Set the code")
+        refused.wait_asked(noor, 2)  # refused, and asked again
+        refused.mode = "up"
+        expect(noor.page.locator("main")).to_contain_text("Your turn.", timeout=20_000)
+        unmoved(noor)
+        quiet = Outage(max_, match_url)
+        quiet.mode = "silent"
+        max_.goto(match_url, "silent")  # the page loads; its stream never says a word
+        mark(max_)
+        quiet.wait_asked(max_, 1)
+        quiet.mode = "up"
+        history: list[tuple[str, Feedback]] = []
+        guess_once(noor, rules, history, 1, "type")
+        expect(board(max_)).to_have_count(1, timeout=20_000)  # the watchdog opened the stream again
+        unmoved(max_)
         max_.shot("after")
         max_.clean()
         noor.clean()
