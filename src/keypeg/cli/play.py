@@ -256,8 +256,8 @@ def _break_turns(terminal: Terminal, opened: OpenGame, coach: bool) -> bool:
         terminal.show(f"[bold]{rules.describe()}[/]: break {maker}. {_play_help(session)}")
         if session.rated:
             terminal.show(
-                "[bold]A rated game:[/] it counts on the top 10 from now on (resigned or unfinished, as a loss) "
-                "and offers no undo or hints; 'keypeg play --practice' offers them."
+                "[bold]A rated game:[/] it counts on the top 10 from your first guess (resigned or unfinished, "
+                "as a loss) and offers no undo or hints; 'keypeg play --practice' offers them."
             )
         if session.history:
             terminal.show(board(rules, session.history, "your board"))
