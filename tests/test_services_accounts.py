@@ -183,3 +183,42 @@ def test_the_daily_view_of_a_player_and_of_nobody(store: Store, monkeypatch: pyt
     assert daily.streaks(store, "ann") == {"classic": 1} and daily.streaks(store, "bob") == {}
     with pytest.raises(Exception, match="YYYY-MM-DD"):
         daily.daily_view(store, CLASSIC, "23/11/2026")
+
+
+FULL_WIDTH_PASSWORD = "".join(chr(0xFF00 + ord(c) - 0x20) for c in "PASSWORD")
+"""PASSWORD in full-width letters, which NFKC reads as PASSWORD."""
+
+
+@pytest.mark.parametrize(
+    "password",
+    [" " * 8, "\u00a0" * 8, "aaaaaaaa", "abababab", "1234567\x00", "password\u200b", FULL_WIDTH_PASSWORD, "pass word"],
+)
+def test_the_password_rule_reads_what_shows(store: Store, password: str) -> None:
+    """Spaces, invisible characters, full-width letters and a repeated letter do not make a password."""
+    with pytest.raises(accounts.WeakPasswordError) as weak:
+        accounts.register(store, "ann", password)
+    assert password.strip() not in str(weak.value) or not password.strip()
+
+
+def test_one_ipv6_network_is_one_address_for_the_limits(store: Store) -> None:
+    assert accounts.address_group("2001:db8:1:2::1") == accounts.address_group("2001:db8:1:2:ffff::9")
+    assert accounts.address_group("2001:db8:1:3::1") != accounts.address_group("2001:db8:1:2::1")
+    assert accounts.address_group("::ffff:10.0.0.7") == "10.0.0.7" == accounts.address_group("10.0.0.7")
+    for number in range(accounts.REGISTRATION_LIMIT_PER_ADDRESS):
+        accounts.register(store, f"player{number}", "long enough pw", f"2001:db8:1:2::{number + 1:x}")
+    with pytest.raises(accounts.ThrottledError):  # a new address of the same /64 is the same home
+        accounts.register(store, "one-more", "long enough pw", "2001:db8:1:2::ff")
+    accounts.register(store, "owner", "long enough pw")
+    for number in range(accounts.LOGIN_FREE_PER_NAME_AND_ADDRESS):  # each from another address of one /64
+        with pytest.raises(WrongPasswordError):
+            accounts.log_in(store, "owner", "wrong guess!", f"2001:db8:9:9::{number + 1:x}")
+    with pytest.raises(accounts.ThrottledError):  # the guesser's whole /64 waits ...
+        accounts.log_in(store, "owner", "another guess", "2001:db8:9:9::abcd")
+    assert accounts.log_in(store, "owner", "long enough pw", "2001:db8:7:7::1") == "owner"  # ... not the owner
+
+
+def test_a_refused_registration_does_not_count_toward_the_cap(store: Store) -> None:
+    for _ in range(accounts.REGISTRATION_LIMIT_PER_ADDRESS + 5):  # mistyped passwords, names taken
+        with pytest.raises((accounts.WeakPasswordError, accounts.NameTakenError)):
+            accounts.register(store, "ann", "short", "10.0.0.9")
+    assert accounts.register(store, "ann", "long enough pw", "10.0.0.9") == "ann"

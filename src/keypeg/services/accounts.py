@@ -11,7 +11,9 @@ own way.
 
 from __future__ import annotations
 
+import ipaddress
 import math
+import unicodedata
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import cache
@@ -26,6 +28,7 @@ __all__ = [
     "LOGIN_FREE_PER_ADDRESS",
     "LOGIN_FREE_PER_NAME_AND_ADDRESS",
     "LOGIN_WINDOW",
+    "PASSWORD_MIN_DISTINCT",
     "PASSWORD_MIN_LENGTH",
     "REGISTRATION_LIMIT_PER_ADDRESS",
     "REGISTRATION_WINDOW",
@@ -33,6 +36,7 @@ __all__ = [
     "ThrottledError",
     "WeakPasswordError",
     "WrongPasswordError",
+    "address_group",
     "change_password",
     "check_password_rule",
     "claim_player",
@@ -58,9 +62,13 @@ LOGIN_DELAY_CAP = timedelta(minutes=15)
 """... up to this."""
 REGISTRATION_WINDOW = timedelta(hours=1)
 REGISTRATION_LIMIT_PER_ADDRESS = 10
-"""Registrations tried from one address within :data:`REGISTRATION_WINDOW` before further ones are refused."""
+"""Players registered from one address within :data:`REGISTRATION_WINDOW` before further ones are refused
+(a registration refused for its name or password does not count)."""
 PASSWORD_MIN_LENGTH = 8
-"""The shortest password a player may choose (the most common passwords are refused too)."""
+"""The shortest password a player may choose, in characters that show (the most common passwords are
+refused too)."""
+PASSWORD_MIN_DISTINCT = 4
+"""The fewest different characters in a password (``aaaaaaaa`` is no password)."""
 
 
 class ThrottledError(RefusedError):
@@ -92,14 +100,40 @@ def _common_passwords() -> frozenset[str]:
     return frozenset(line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#"))
 
 
+def _shown(password: str) -> str:
+    """The characters of ``password`` that show, as the rule reads them: NFKC (a full-width letter is the
+    letter), without spaces, control and format characters (a zero-width space is nothing), case-folded."""
+    normal = unicodedata.normalize("NFKC", password)
+    return "".join(c for c in normal if not c.isspace() and unicodedata.category(c) not in ("Cc", "Cf")).casefold()
+
+
 def check_password_rule(password: str) -> None:
     """The one password rule, for the API, the forms and the command line: at least
-    :data:`PASSWORD_MIN_LENGTH` characters, and not one of the most common passwords (whatever the case).
-    A password refused is :class:`WeakPasswordError`, whose message never shows the password."""
-    if len(password) < PASSWORD_MIN_LENGTH:
+    :data:`PASSWORD_MIN_LENGTH` characters that show, :data:`PASSWORD_MIN_DISTINCT` of them different, and
+    not one of the most common passwords (whatever the case, width or invisible characters). A password
+    refused is :class:`WeakPasswordError`, whose message never shows the password."""
+    shown = _shown(password)
+    if len(shown) < PASSWORD_MIN_LENGTH:
         raise WeakPasswordError(f"choose a password of at least {PASSWORD_MIN_LENGTH} characters")
-    if password.lower() in _common_passwords() or password.strip().lower() in _common_passwords():
+    if len(set(shown)) < PASSWORD_MIN_DISTINCT:
+        raise WeakPasswordError(f"choose a password of at least {PASSWORD_MIN_DISTINCT} different characters")
+    if shown in _common_passwords():
         raise WeakPasswordError("that password is one of the most common ones: choose another")
+
+
+def address_group(address: str) -> str:
+    """The group of client addresses one person may hold, as the limits count them: an IPv4 address (an
+    IPv4-mapped IPv6 one read as IPv4), or an IPv6 address's /64 network (any home connection hands out a
+    /64, so counting single IPv6 addresses would limit nothing); anything else as it is."""
+    try:
+        parsed = ipaddress.ip_address(address.strip())
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, 64), strict=False))
+    return str(parsed)
 
 
 def _waiting(store: Store, key: str, free: int, now: datetime) -> int:
@@ -119,14 +153,10 @@ def register(store: Store, name: str, password: str, address: str | None = None)
     rule refuses (:func:`check_password_rule`) is bad input, a name taken a conflict
     (:class:`NameTakenError`). From ``address`` (the client's, on the web), at most
     :data:`REGISTRATION_LIMIT_PER_ADDRESS` tries in :data:`REGISTRATION_WINDOW` (:class:`ThrottledError`)."""
-    if address is not None:
-        where = f"registration:{address}"
-        tried = store.web_sessions.record_failure([where])
-        if (
-            store.web_sessions.failures([where], datetime.now(UTC) - REGISTRATION_WINDOW)
-            > REGISTRATION_LIMIT_PER_ADDRESS
-        ):
-            store.web_sessions.forget_failures(tried)  # a refused try does not count: waiting is enough
+    where = f"registration:{address_group(address)}" if address is not None else None
+    if where is not None:
+        made = store.web_sessions.failures([where], datetime.now(UTC) - REGISTRATION_WINDOW)
+        if made >= REGISTRATION_LIMIT_PER_ADDRESS:
             raise ThrottledError(
                 "too many registrations from this address: try again later",
                 math.ceil(REGISTRATION_WINDOW.total_seconds()),
@@ -138,6 +168,8 @@ def register(store: Store, name: str, password: str, address: str | None = None)
     if store.players.registered(name) is not None:
         raise NameTakenError("that name is taken (names that look alike are one name)")
     store.players.set_password(name, password)
+    if where is not None:
+        store.web_sessions.record_failure([where])  # only a player made counts toward the cap
     return store.players.registered(name) or name
 
 
@@ -150,11 +182,12 @@ def log_in(store: Store, name: str, password: str, address: str) -> str:
     attempts (:class:`ThrottledError`, before any password is checked, and not counted): a delay that
     doubles with each failure. The name itself is never locked: from an address that has not failed lately,
     its owner logs in."""
+    group = address_group(address)
     try:
-        key = f"name+address:{name_key(name)}|{address}"
+        key = f"name+address:{name_key(name)}|{group}"
     except InvalidNameError:
         raise WrongPasswordError("wrong name or password") from None
-    where = f"address:{address}"
+    where = f"address:{group}"
     now = datetime.now(UTC)
     attempt = store.web_sessions.record_failure([key, where])
     wait = max(
