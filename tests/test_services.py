@@ -227,3 +227,17 @@ def test_a_guests_games_are_practice_once_adopted_and_never_reach_the_top(store:
     kept = store.games.history(player, limit=None)
     assert len(kept) == 6 and not any(g.rated for g in kept)  # kept in the history, as practice
     assert store.records.top(MINI, minimum=1) == []
+
+
+def test_a_guests_game_adopted_at_login_is_shown_as_it_counts(tmp_path: Path) -> None:
+    browser = TestClient(create_app(f"sqlite:///{tmp_path / 'web.sqlite3'}"), base_url="https://keypeg.test")
+    csrf = {"X-CSRF-Token": browser.get("/api/session").json()["csrf"]}
+    game = browser.post("/api/games", json={"variant": "classic"}, headers=csrf).json()
+    assert game["rated"]  # the session's rule: no help, a secret nobody knew
+    browser.post(f"/api/games/{game['id']}/guesses", json={"code": "RRGG"}, headers=csrf)
+    made = browser.post("/api/players", json={"name": "Lucky", "password": "correct horse battery"}, headers=csrf)
+    csrf = {"X-CSRF-Token": made.json()["csrf"]}
+    shown = browser.get(f"/api/games/{game['id']}").json()
+    assert shown["rated"] is False and shown["status"] == "playing"  # kept as practice: it never counts
+    page = browser.get(f"/play/{game['id']}").text
+    assert ">not rated<" in page and ">rated<" not in page

@@ -103,6 +103,9 @@ class OpenGame:
     """The store's id of the match the game belongs to, if any."""
     daily: str | None = None
     """The daily puzzle the game is (``2026-11-23 classic``), if it is one."""
+    counts: bool | None = None
+    """Whether the store ranks the game (``None``: as the session says): a guest's game, adopted into an
+    account as practice, is played on without help but never counts."""
 
 
 def start(
@@ -143,7 +146,7 @@ def load(store: Store, player: str | None, public_id: str) -> OpenGame:
         raise NotFoundError("no such game")
     saved = store.games.saved(game_id)
     game, keeper = continue_game(store, game_id, player, match_id=saved.match_id, over_ok=True, saved=saved)
-    return OpenGame(game, keeper, public_id, saved.match_id, saved.record.daily)
+    return OpenGame(game, keeper, public_id, saved.match_id, saved.record.daily, saved.record.rated)
 
 
 def resume(store: Store, game_id: int, player: str, kind: str) -> OpenGame:
@@ -262,8 +265,8 @@ class GameView:
     """A daily attempt closed, not broken, by the end of its day (resigned for it)."""
 
 
-def view(game: Session) -> GameView:
-    """What the player of ``game`` may see of it now."""
+def view(game: Session, *, counts: bool | None = None) -> GameView:
+    """What the player of ``game`` may see of it now (rated only if the store ``counts`` it, when said)."""
     from keypeg.play.sessions import Action
 
     outcome = game.outcome()
@@ -274,7 +277,7 @@ def view(game: Session) -> GameView:
     return GameView(
         rules=game.rules,
         role="maker" if isinstance(game, SolveSession) else "breaker",
-        rated=game.rated,
+        rated=game.rated and counts is not False,
         status=status,
         rows_left=game.rows_left,
         history=tuple((str(g), f) for g, f in game.history),

@@ -14,7 +14,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from keypeg.code import Feedback
 from keypeg.limits import WEB_MATCH_GAMES
-from keypeg.play.sessions import Session
 from keypeg.rules import Rules
 from keypeg.services import games, matches
 from keypeg.strategies import Choice
@@ -166,8 +165,8 @@ def get_session(request: Request, response: Response) -> SessionOut:
     return SessionOut(player=session.person, csrf=session.csrf)
 
 
-def _out(public_id: str, game: Session, feedback: Feedback | None = None) -> GameOut:
-    view = games.view(game)
+def _out(public_id: str, opened: games.OpenGame, feedback: Feedback | None = None) -> GameOut:
+    view = games.view(opened.game, counts=opened.counts)
     return GameOut(
         id=public_id,
         rules=view.rules.as_dict(),
@@ -194,12 +193,12 @@ def create_game(request: Request, body: NewGame, session: Annotated[WebSession, 
     rules, player = body.rules(), player_for(request, session)
     opened = games.start_new(store_of(request), player, rules, body.role, level=body.level, practice=body.practice)
     assert opened.public_id is not None
-    return _out(opened.public_id, opened.game)
+    return _out(opened.public_id, opened)
 
 
 def game_out(request: Request, session: WebSession, public_id: str) -> GameOut:
     """The game's board as the API shows it (404 unless it is the session's player's)."""
-    return _out(public_id, load_game(request, session, public_id).game)
+    return _out(public_id, load_game(request, session, public_id))
 
 
 @router.get("/games/{game_id}", response_model=GameOut, response_model_exclude_none=True)
@@ -215,7 +214,7 @@ def guess(
     """Guess the computer's code: the score, and the secret once the game is over."""
     opened = load_game(request, session, game_id)
     feedback = games.guess(opened, body.code, row=body.row)
-    return _out(game_id, opened.game, feedback)
+    return _out(game_id, opened, feedback)
 
 
 @router.post("/games/{game_id}/scores", response_model=GameOut, response_model_exclude_none=True)
@@ -226,7 +225,7 @@ def score(
     mistake)."""
     opened = load_game(request, session, game_id)
     games.score(opened, Feedback(body.black, body.white), row=body.row)
-    return _out(game_id, opened.game)
+    return _out(game_id, opened)
 
 
 @router.post("/games/{game_id}/undo", response_model=GameOut, response_model_exclude_none=True)
@@ -234,7 +233,7 @@ def undo(request: Request, game_id: GameId, session: Annotated[WebSession, Depen
     """Take back your last guess (a practice game) or your last score of the computer's guess."""
     opened = load_game(request, session, game_id)
     games.undo(opened)
-    return _out(game_id, opened.game)
+    return _out(game_id, opened)
 
 
 @router.post("/games/{game_id}/resign", response_model=GameOut, response_model_exclude_none=True)
@@ -242,7 +241,7 @@ def resign(request: Request, game_id: GameId, session: Annotated[WebSession, Dep
     """Give the game up (a rated game counts as lost); the secret is shown."""
     opened = load_game(request, session, game_id)
     games.resign(opened)
-    return _out(game_id, opened.game)
+    return _out(game_id, opened)
 
 
 class FiguresOut(BaseModel):

@@ -75,7 +75,7 @@ def _board(
 ) -> Response:
     """The game's page."""
     game = loaded.game
-    view = games.view(game)
+    view = games.view(game, counts=loaded.counts)
     reasoning = None
     if isinstance(game, SolveSession) and not game.is_over:
         reasoning = game.choice()
