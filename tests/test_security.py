@@ -177,8 +177,13 @@ def test_serve_believes_forwarded_addresses_only_from_the_proxies_named(
     assert started[-1]["proxy_headers"] is True and started[-1]["forwarded_allow_ips"] == ["10.0.0.1", "fd00::/8"]
     monkeypatch.setenv("KEYPEG_DB", url)
     assert [str(network) for network in app_from_environment().state.trusted_proxies] == ["10.0.0.1/32", "fd00::/8"]
+    loose = ["--trust-proxy", " 10.0.0.1/8", "--trust-proxy", "fd00::1/128"]  # one form for the app and uvicorn
+    assert invoke(["serve", *port, *loose], url).exit_code == 0
+    assert (
+        started[-1]["forwarded_allow_ips"] == ["10.0.0.0/8", "fd00::1"] == os.environ["KEYPEG_TRUST_PROXY"].split(",")
+    )
     bad = invoke(["serve", *port, "--trust-proxy", "the proxy"], url)
-    assert bad.exit_code == 2 and "--trust-proxy" in bad.stderr and len(started) == 2
+    assert bad.exit_code == 2 and "--trust-proxy" in bad.stderr and len(started) == 3
 
 
 def test_the_password_is_never_an_argument() -> None:

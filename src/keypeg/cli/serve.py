@@ -39,7 +39,7 @@ def serve(host: str, port: int, workers: int, https: bool, trust_proxy: tuple[st
     from keypeg.services.stores import open_store
 
     _check_address(host, port)
-    _check_proxies(trust_proxy)
+    trust_proxy = _proxies(trust_proxy)
     open_store(db)  # a bad database is one clear line now, not one per worker
     if db is not None:
         os.environ["KEYPEG_DB"] = db
@@ -88,17 +88,23 @@ class ServeError(UnavailableError):
     """The server could not listen or stopped with an error (a failure at run time)."""
 
 
-def _check_proxies(proxies: tuple[str, ...]) -> None:
-    """Refuse a ``--trust-proxy`` that is neither an address nor a network (bad input: exit 2)."""
+def _proxies(proxies: tuple[str, ...]) -> tuple[str, ...]:
+    """The ``--trust-proxy`` values in the one form the app and uvicorn both read (``10.0.0.1/8`` is
+    ``10.0.0.0/8``, a single address has no ``/32``); one that is neither an address nor a network is
+    refused (bad input: exit 2)."""
     import ipaddress
 
+    found = []
     for proxy in proxies:
         try:
-            ipaddress.ip_network(proxy.strip(), strict=False)
+            network = ipaddress.ip_network(proxy.strip(), strict=False)
         except ValueError:
             raise click.BadParameter(
                 f"{visible(proxy)!r} is not an address or a network", param_hint="--trust-proxy"
             ) from None
+        single = network.num_addresses == 1
+        found.append(str(network.network_address) if single else str(network))
+    return tuple(found)
 
 
 def _check_address(host: str, port: int) -> None:
