@@ -129,13 +129,16 @@ function stream(address) {
     run.again = window.setTimeout(() => { run.again = null; open(); }, run.delay);
     run.delay = Math.min(run.delay * 2, 30000);
   };
-  const heard = () => { run.heard = Date.now(); run.delay = 1000; };
+  // Heard from: the watchdog waits again. The backoff starts afresh only once the stream has served
+  // (a keep-alive, or a state whose page could be had): a page that keeps failing keeps backing off.
+  const heard = () => { run.heard = Date.now(); };
+  const served = () => { run.delay = 1000; };
   const open = () => {
     const source = new EventSource(address);
     run.source = source;
     run.heard = Date.now();
-    source.addEventListener("state", (event) => { heard(); showState(event); });
-    source.addEventListener("alive", heard);
+    source.addEventListener("state", async (event) => { heard(); if (await showState(event)) served(); });
+    source.addEventListener("alive", () => { heard(); served(); });
     source.addEventListener("error", () => { if (source.readyState === EventSource.CLOSED) reopen(); });
   };
   const watchdog = window.setInterval(() => {
@@ -152,10 +155,11 @@ function stream(address) {
   return run;
 }
 
+// Show the page of the state an event stream sent; false when the page could not be had.
 async function showState(event) {
   const shown = document.querySelector("[data-live-events]");
   const state = JSON.parse(event.data);
-  if (shown && String(state.version) === shown.getAttribute("data-version")) return;
+  if (shown && String(state.version) === shown.getAttribute("data-version")) return true;
   let answer, html;
   try {
     answer = await fetch(window.location.href, { credentials: "same-origin" });
@@ -165,14 +169,14 @@ async function showState(event) {
   }
   // The page could not be had (the store down again): the stream is opened again later, and its first
   // state brings the page then.
-  if (!answer || !answer.ok) { if (following) following.reopen(); return; }
+  if (!answer || !answer.ok) { if (following) following.reopen(); return false; }
   const fresh = new DOMParser().parseFromString(html, "text/html");
   const main = fresh.querySelector("main");
-  if (!main) return;
+  if (!main) return true;
   // Fetches overtake each other: a page older than the one shown (a late answer) is left unshown.
   const now = document.querySelector("[data-live-events]");
   const got = main.querySelector("[data-live-events]");
-  if (now && got && Number(got.getAttribute("data-version")) < Number(now.getAttribute("data-version"))) return;
+  if (now && got && Number(got.getAttribute("data-version")) < Number(now.getAttribute("data-version"))) return true;
   const typed = document.querySelector("input[data-code]");
   const kept = typed ? typed.value : "";
   document.querySelector("main").replaceWith(main);
@@ -182,6 +186,7 @@ async function showState(event) {
   const said = main.querySelector("[data-announce]");
   if (said) announce(said.getAttribute("data-announce"));
   if (input) input.focus();
+  return true;
 }
 
 function setUp(root) {
