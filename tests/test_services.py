@@ -241,3 +241,13 @@ def test_a_guests_game_adopted_at_login_is_shown_as_it_counts(tmp_path: Path) ->
     assert shown["rated"] is False and shown["status"] == "playing"  # kept as practice: it never counts
     page = browser.get(f"/play/{game['id']}").text
     assert ">not rated<" in page and ">rated<" not in page
+
+
+def test_a_day_before_any_puzzle_is_refused_not_a_crash(tmp_path: Path) -> None:
+    browser = TestClient(create_app(f"sqlite:///{tmp_path / 'web.sqlite3'}"), base_url="https://keypeg.test")
+    csrf = {"X-CSRF-Token": browser.get("/api/session").json()["csrf"]}
+    made = browser.post("/api/players", json={"name": "Early", "password": "correct horse battery"}, headers=csrf)
+    assert made.status_code == 201
+    for day in ("0001-01-01", "1999-12-31"):
+        refused = browser.get("/api/daily", params={"day": day})
+        assert refused.status_code == 400 and "no daily puzzle before" in refused.json()["error"], day

@@ -53,12 +53,19 @@ def today() -> str:
     return datetime.now(UTC).date().isoformat()
 
 
+FIRST_DAY = date(2000, 1, 1)
+"""No daily puzzle is older (a day before it is refused: counting a streak back from year 1 overflowed)."""
+
+
 def check_day(text: str) -> str:
-    """A day written ``YYYY-MM-DD`` (a usage error otherwise)."""
+    """A day written ``YYYY-MM-DD``, from :data:`FIRST_DAY` (a usage error otherwise)."""
     try:
-        return date.fromisoformat(text.strip()).isoformat()
+        day = date.fromisoformat(text.strip())
     except ValueError:
         raise KeypegError(f"a day is written YYYY-MM-DD, not {text.strip()[:20]!r}") from None
+    if day < FIRST_DAY:
+        raise KeypegError(f"there is no daily puzzle before {FIRST_DAY.isoformat()}")
+    return day.isoformat()
 
 
 class DayOverError(RefusedError):
