@@ -14,7 +14,8 @@ Skipped, saying why, without chromium (``/usr/bin/chromium``) or the ``playwrigh
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 
@@ -39,7 +40,7 @@ from keypeg.variants import find_variant
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from playwright.sync_api import Browser, Locator
+    from playwright.sync_api import Browser, BrowserContext, Locator
 
 pytestmark = MARKS
 
@@ -337,15 +338,34 @@ def test_a_whole_match_between_two_people_with_a_third_watching(browser: Browser
             context.close()
 
 
-def test_a_player_who_closes_the_page_comes_back_to_the_same_game(browser: Browser, server: Server) -> None:
-    rules, code = RULES, "DDA"  # four guesses
-    m_context, max_ = open_tab(browser, server.base, "reconnect-max", viewport=DESKTOP)
-    n_context, noor = open_tab(browser, server.base, "reconnect-noor", viewport=DESKTOP)
-    again: Visit | None = None
+class Seated(NamedTuple):
+    """Max's and Noor's tabs (each a desktop browser of its own), seated at one match, Max to set the code."""
+
+    max_: Visit
+    noor: Visit
+    match_url: str
+    noor_context: BrowserContext
+    """Noor's browser, to open the match again in."""
+
+
+@contextmanager
+def seated(browser: Browser, server: Server, name: str) -> Iterator[Seated]:
+    """Max makes a match in one tab and Noor, a guest in another, joins it; both browsers closed after."""
+    m_context, max_ = open_tab(browser, server.base, f"{name}-max", viewport=DESKTOP)
+    n_context, noor = open_tab(browser, server.base, f"{name}-noor", viewport=DESKTOP)
     try:
         match_url, invite, _ = create_match(max_, nickname="Max")
         join_match(noor, invite, "Max (guest)", "Noor")
         expect(max_.page.locator("main")).to_contain_text("Your turn.", timeout=LIVE)
+        yield Seated(max_, noor, match_url, n_context)
+    finally:
+        m_context.close()
+        n_context.close()
+
+
+def test_a_player_who_closes_the_page_comes_back_to_the_same_game(browser: Browser, server: Server) -> None:
+    rules, code = RULES, "DDA"  # four guesses
+    with seated(browser, server, "reconnect") as (max_, noor, match_url, n_context):
         mark(max_)
         enter_guess(max_, code, "type", button="Set the code")
         expect(noor.page.locator("main")).to_contain_text("Your turn.", timeout=LIVE)
@@ -380,9 +400,6 @@ def test_a_player_who_closes_the_page_comes_back_to_the_same_game(browser: Brows
         max_.shot("game2")
         max_.clean()
         again.clean()
-    finally:
-        m_context.close()
-        n_context.close()
 
 
 PARSED_VERSIONS = """() => {
@@ -403,12 +420,7 @@ def test_a_late_answer_never_takes_a_page_back(browser: Browser, server: Server)
     """Two moves in quick succession: the page a follower fetched after the first may arrive after the one
     it fetched after the second; the older must not replace the newer."""
     rules, code = RULES, "DDA"  # four guesses
-    m_context, max_ = open_tab(browser, server.base, "late-max", viewport=DESKTOP)
-    n_context, noor = open_tab(browser, server.base, "late-noor", viewport=DESKTOP)
-    try:
-        match_url, invite, _ = create_match(max_, nickname="Max")
-        join_match(noor, invite, "Max (guest)", "Noor")
-        expect(max_.page.locator("main")).to_contain_text("Your turn.", timeout=LIVE)
+    with seated(browser, server, "late") as (max_, noor, match_url, _):
         enter_guess(max_, code, "type", button="Set the code")
         expect(noor.page.locator("main")).to_contain_text("Your turn.", timeout=LIVE)
         held: list[tuple[Any, Any]] = []
@@ -449,9 +461,6 @@ def test_a_late_answer_never_takes_a_page_back(browser: Browser, server: Server)
         max_.shot("after")
         max_.clean()
         noor.clean()
-    finally:
-        m_context.close()
-        n_context.close()
 
 
 class Outage:
@@ -485,12 +494,7 @@ def test_a_page_follows_the_match_again_after_an_outage(browser: Browser, server
     """A stream refused (503) is opened again with a backoff, a stream gone silent for longer than two
     keep-alives too; either way the page shows the move made meanwhile, without a reload."""
     rules, code = RULES, "DDA"
-    m_context, max_ = open_tab(browser, server.base, "outage-max", viewport=DESKTOP)
-    n_context, noor = open_tab(browser, server.base, "outage-noor", viewport=DESKTOP)
-    try:
-        match_url, invite, _ = create_match(max_, nickname="Max")
-        join_match(noor, invite, "Max (guest)", "Noor")
-        expect(max_.page.locator("main")).to_contain_text("Your turn.", timeout=LIVE)
+    with seated(browser, server, "outage") as (max_, noor, match_url, _):
         refused = Outage(noor, match_url)
         refused.mode = "down"
         noor.goto(match_url, "down")  # the page loads; its stream is refused
@@ -513,9 +517,6 @@ def test_a_page_follows_the_match_again_after_an_outage(browser: Browser, server
         max_.shot("after")
         max_.clean()
         noor.clean()
-    finally:
-        m_context.close()
-        n_context.close()
 
 
 def test_the_daily_puzzle_in_the_browser(browser: Browser, server: Server) -> None:
