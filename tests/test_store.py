@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
@@ -284,6 +285,17 @@ def test_games_matches_and_live_matches_are_compared_and_swapped_by_version(tmp_
     assert store.live.touch(live, 1, bump=True) == 2 and store.live.get("l1").state == '{"a": 1}'
 
 
+def _insert_an_old_game(connection: Any) -> None:
+    """Game 1 of player 1, classic, one guess scored, as an earlier schema kept it (no state, no version)."""
+    connection.exec_driver_sql(
+        "INSERT INTO games (id, player_id, variant, pegs, colors, repeats, blanks, rows, role, guesses, started_at)"
+        " VALUES (1, 1, '4x6', 4, 6, 1, 0, 12, 'breaker', 1, '2026-01-01')"
+    )
+    connection.exec_driver_sql(
+        "INSERT INTO guesses (game_id, number, guess, black, white, made_at) VALUES (1, 1, 'AABB', 1, 0, '2026-01-01')"
+    )
+
+
 def test_games_gain_a_version_on_upgrade(tmp_path: Path) -> None:
     """A database at schema 0007 (games compared by guess count) gains the games' version, 0 for every
     game kept, and its games go on from there."""
@@ -302,14 +314,7 @@ def test_games_gain_a_version_on_upgrade(tmp_path: Path) -> None:
         connection.exec_driver_sql(
             "INSERT INTO players (id, name, key, created_at) VALUES (1, 'ann', 'ann', '2026-01-01')"
         )
-        connection.exec_driver_sql(
-            "INSERT INTO games (id, player_id, variant, pegs, colors, repeats, blanks, rows, role, guesses, started_at)"
-            " VALUES (1, 1, '4x6', 4, 6, 1, 0, 12, 'breaker', 1, '2026-01-01')"
-        )
-        connection.exec_driver_sql(
-            "INSERT INTO guesses (game_id, number, guess, black, white, made_at)"
-            " VALUES (1, 1, 'AABB', 1, 0, '2026-01-01')"
-        )
+        _insert_an_old_game(connection)
     store = Store(url)
     assert store.games.saved(1).version == 0
     assert store.games.update(1, keep=1, moves=[("ABCD", Feedback(4, 0))], outcome="solved", expect=0) == 1
@@ -469,14 +474,7 @@ def test_an_old_database_is_upgraded(tmp_path: Path) -> None:
             connection.exec_driver_sql(
                 "INSERT INTO players (id, name, created_at) VALUES (?, ?, '2026-01-01')", (number, name)
             )
-        connection.exec_driver_sql(
-            "INSERT INTO games (id, player_id, variant, pegs, colors, repeats, blanks, rows, role, guesses, started_at)"
-            " VALUES (1, 1, '4x6', 4, 6, 1, 0, 12, 'breaker', 1, '2026-01-01')"
-        )
-        connection.exec_driver_sql(
-            "INSERT INTO guesses (game_id, number, guess, black, white, made_at)"
-            " VALUES (1, 1, 'AABB', 1, 0, '2026-01-01')"
-        )
+        _insert_an_old_game(connection)
     store = Store(url)
     old = store.games.record(1)
     assert [m.guess for m in old.moves] == ["AABB"] and not old.rated and store.games.saved(1).state is None
