@@ -99,13 +99,17 @@ def begin_game(
     return opened
 
 
+def _nothing_to_count(match: MatchSession) -> ConflictError:
+    return ConflictError("the match is over" if match.is_over else "no game to count")
+
+
 def count_game(match: MatchSession, game: games.OpenGame | None = None) -> None:
     """Count the match's game just played (``game``, when the match holds it only by id); a game still
     being played is a conflict: it must be finished (or resigned) first."""
     if game is not None:
         match.resume(game.game, game.keeper.game_id)
     if match.current is None:
-        raise ConflictError("the match is over" if match.is_over else "no game to count")
+        raise _nothing_to_count(match)
     if not match.current.is_over:
         raise ConflictError("finish this game first (or resign it)")
     match.finish()
@@ -116,7 +120,7 @@ def next_game(store: Store, player: str, opened: OpenMatch) -> None:
     others get a conflict)."""
     match = opened.match
     if match.current_id is None:
-        raise ConflictError("the match is over" if match.is_over else "no game to count")
+        raise _nothing_to_count(match)
     game, keeper = continue_game(store, match.current_id, player, match_id=opened.match_id, over_ok=True)
     count_game(match, games.OpenGame(game, keeper))
     _save(store, opened)

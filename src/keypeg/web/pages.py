@@ -18,7 +18,7 @@ from fastapi import Form, HTTPException, Query, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from keypeg.code import Feedback
-from keypeg.errors import KeypegError
+from keypeg.errors import KeypegError, UnavailableError
 from keypeg.rules import Rules
 from keypeg.text import visible
 from keypeg.variants import VARIANTS, rules_from_options
@@ -124,9 +124,12 @@ def page(request: Request, template: str, *, status: int = 200, **context: Any) 
 
 
 def error_page(request: Request, status: int, message: str) -> HTMLResponse:
-    """A page saying what went wrong (no session is made for it, and none is looked for when the store
-    is what went wrong)."""
-    session = current(request) if status != 503 else None
+    """A page saying what went wrong (no session is made for it; when the store cannot say whose session
+    it is, the page is shown to nobody in particular rather than failing in turn)."""
+    try:
+        session = current(request)
+    except UnavailableError:
+        session = None
     heading = {403: "Refused", 404: "Not found", 409: "Conflict", 429: "Too many attempts"}.get(status, "Sorry")
     html = TEMPLATES.get_template("error.html").render(
         request=request,
