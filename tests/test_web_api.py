@@ -4,6 +4,7 @@ JSON, and the secret never in a response before the game ends."""
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -318,6 +319,10 @@ def test_the_docs_page_needs_no_other_site(url: str) -> None:
     assert page.status_code == 200 and "/docs-assets/swagger-ui-bundle.js" in page.text
     assert "http://" not in page.text and "https://" not in page.text  # nothing from a CDN
     assert browser.get("/docs-assets/swagger-ui-bundle.js").status_code == 200
+    policy = page.headers["content-security-policy"]
+    assert "default-src 'self'" in policy and "script-src" not in policy  # scripts: this site's files only
+    scripts = re.findall(r"<script([^>]*)>(.*?)</script>", page.text, re.S)
+    assert scripts and all('src="/' in attributes and not body.strip() for attributes, body in scripts)
 
 
 def test_a_guests_first_move_can_be_a_match(url: str) -> None:

@@ -32,6 +32,13 @@ SECURITY_HEADERS = {
 }
 
 
+DOCS_POLICY = (
+    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+)
+"""The policy of ``/docs``: still no script but this site's files; Swagger UI sets style attributes and
+draws its icons from ``data:`` images."""
+
 HSTS = "max-age=31536000"
 """Behind ``keypeg serve --https`` every answer asks browsers to use HTTPS only for this site, for a year
 (no ``includeSubDomains``: the site's neighbours are not keypeg's to decide)."""
@@ -124,9 +131,10 @@ def create_app(url: str | None = None, *, https: bool = False, trust_proxies: tu
         except Exception:  # the last resort: never a stack trace to the client (the server's log has it)
             logging.getLogger("keypeg.web").exception("internal error on %s %s", request.method, request.url.path)
             response = _error(500, "internal error; please report it", request=request)
+        if request.url.path == "/docs":
+            response.headers.setdefault("Content-Security-Policy", DOCS_POLICY)
         for name, value in SECURITY_HEADERS.items():
-            if not (name == "Content-Security-Policy" and request.url.path == "/docs"):  # Swagger UI's inline start
-                response.headers.setdefault(name, value)
+            response.headers.setdefault(name, value)
         if https:
             response.headers.setdefault("Strict-Transport-Security", HSTS)
         return response
@@ -157,23 +165,20 @@ def create_app(url: str | None = None, *, https: bool = False, trust_proxies: tu
 
 
 def _serve_docs(app: FastAPI) -> None:
-    """The API's documentation at ``/docs``: Swagger UI from the ``swagger-ui-bundle`` package (no CDN)."""
-    from fastapi.openapi.docs import get_swagger_ui_html
+    """The API's documentation at ``/docs``: Swagger UI from the ``swagger-ui-bundle`` package (no CDN),
+    started by ``static/api-docs.js`` (no inline script: the page keeps a CSP)."""
     from fastapi.responses import HTMLResponse
     from fastapi.staticfiles import StaticFiles
     from swagger_ui_bundle import swagger_ui_path
 
+    from keypeg.web.pages import TEMPLATES
+
     app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
+    html = TEMPLATES.get_template("api_docs.html").render()
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:
-        return get_swagger_ui_html(
-            openapi_url="/openapi.json",
-            title="keypeg API",
-            swagger_js_url="/docs-assets/swagger-ui-bundle.js",
-            swagger_css_url="/docs-assets/swagger-ui.css",
-            swagger_favicon_url="/docs-assets/favicon-32x32.png",
-        )
+        return HTMLResponse(html)
 
 
 @asynccontextmanager
