@@ -550,6 +550,8 @@ def test_loading_the_kernels_is_a_few_tiny_calls() -> None:
     from keypeg.analysis import cost
 
     cost.load_kernels()  # every kernel the web uses, on a game of 9 codes: no error, nothing to return
+    assert cost.cold_kernels(cost.WEB_KERNELS) == ()  # each one compiled (or loaded): none left for a visitor
+    assert cost.OPTIMAL_SEARCH in cost.WEB_KERNELS  # the Strategies page searches small games' optimum
     cost.load_kernels(cost.EVERYDAY_KERNELS)
 
 

@@ -56,6 +56,7 @@ __all__ = [
     "OPTIMAL_SEARCH",
     "TREES",
     "EVERYDAY_KERNELS",
+    "WEB_KERNELS",
 ]
 
 LOOKAHEAD = frozenset({"worst-case", "expected-size", "entropy", "most-parts"})
@@ -553,9 +554,19 @@ def compile_notice(kernels: Iterable[str] = EVERYDAY_KERNELS) -> str | None:
     return f"compiling keypeg's kernels once (about {seconds} s); later runs start at once"
 
 
-def load_kernels(kernels: Iterable[str] = (*EVERYDAY_KERNELS, TREES)) -> None:
+WEB_KERNELS = (*EVERYDAY_KERNELS, TREES, OPTIMAL_SEARCH)
+"""Every kernel the web's pages can run (the Strategies page searches the optimum of small games)."""
+
+
+def load_kernels(kernels: Iterable[str] = WEB_KERNELS) -> None:
     """Load ``kernels`` (public names) from numba's cache, or compile them on a first run, with tiny calls
-    (:func:`keypeg.kernels.warm_up`): ``keypeg serve`` does it in each worker before its first request."""
+    (:func:`keypeg.kernels.warm_up`; the optimal search solves a game of 9 codes): ``keypeg serve`` does it
+    in each worker before its first request."""
     from keypeg import kernels as compiled
 
-    compiled.warm_up(compiled.Kernel(name) for name in kernels)
+    names = set(kernels)
+    compiled.warm_up(compiled.Kernel(name) for name in names - {OPTIMAL_SEARCH})
+    if OPTIMAL_SEARCH in names:
+        from keypeg.strategies.optimal import optimal_solver
+
+        optimal_solver(Rules(2, 3)).solve()
