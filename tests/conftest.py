@@ -93,7 +93,7 @@ class Serving:
 
 
 @contextmanager
-def keypeg_serve(db: str, folder: Path | None = None, *, workers: int = 1, wait: float = 90.0) -> Iterator[Serving]:
+def keypeg_serve(db: str, folder: Path | None = None, *, workers: int = 1, wait: float = 240.0) -> Iterator[Serving]:
     """``python -m keypeg serve --db DB --workers N`` on a free loopback port, in ``folder`` (a new
     temporary one if not given) with its output in ``serve.log`` there: the one server launcher of the
     tests. Yielded once ``GET /api/session`` answers 200 (a test fails with the log if the server stops
