@@ -42,6 +42,8 @@ import httpx
 from report import report
 from sqlalchemy import select
 from web_load import (
+    BACKOFF,
+    STALLS,
     Cpu,
     Player,
     Tally,
@@ -49,6 +51,8 @@ from web_load import (
     connections_opened,
     cpu_note,
     database,
+    error_kind,
+    error_kinds,
     ms,
     paced,
     percentile,
@@ -100,34 +104,58 @@ class Follower:
         self.arrivals: list[tuple[float, Progress]] = []
         self.last: dict[str, Any] = {}
         self.comments = 0
+        self.reconnects = 0
         self.error = ""
         self._arrived = asyncio.Event()
         self.task = asyncio.create_task(self.run(match))
 
     async def run(self, match: str) -> None:
+        """Follow the stream until the match is over: one that fails, ends early or answers 5xx or 429 is
+        opened again after a pause (doubling from 0.05 s to 2 s), for up to the player's patience."""
+        tally, pause, since = self.player.tally, BACKOFF[0], time.perf_counter()
         try:
-            timeout = httpx.Timeout(60, read=60)
-            async with self.player.client.stream("GET", f"/api/live/{match}/events", timeout=timeout) as answer:
-                self.player.tally.statuses[answer.status_code] += 1
-                if answer.status_code != 200:
-                    self.error = f"GET events: {answer.status_code}"
+            while True:
+                try:
+                    await self.follow(match)
+                except httpx.HTTPError as error:
+                    tally.errors[f"stream {error_kind(error)}"] += 1
+                    self.error = f"GET events: {type(error).__name__}: {error}"
+                if self.last.get("over") or (self.error and self.error.endswith(" 404")):
                     return
-                kind = ""  # the event's name: a state, or a keep-alive ("alive")
-                async for line in answer.aiter_lines():
-                    if line.startswith("event: "):
-                        kind = line[7:]
-                    elif line.startswith("data: ") and kind == "state":
-                        now = time.perf_counter()
-                        self.last = json.loads(line[6:])
-                        self.arrivals.append((now, progress(self.last)))
-                        self._arrived.set()
-                        self._arrived = asyncio.Event()
-                    elif line.startswith(":") or line.startswith("data: "):
-                        self.comments += 1
-        except httpx.HTTPError as error:
-            self.error = f"GET events: {type(error).__name__}: {error}"
+                if self.arrivals and self.arrivals[-1][0] > since:  # it served: the pause starts afresh
+                    pause, since = BACKOFF[0], time.perf_counter()
+                if time.perf_counter() - since > self.player.patience:
+                    return
+                self.reconnects += 1
+                tally.retries += 1
+                await asyncio.sleep(pause)
+                pause = min(2 * pause, BACKOFF[1])
         finally:
             self._arrived.set()
+
+    async def follow(self, match: str) -> None:
+        """Read the stream once, from its opening to its end."""
+        timeout = httpx.Timeout(60, read=60)
+        async with self.player.client.stream("GET", f"/api/live/{match}/events", timeout=timeout) as answer:
+            self.player.tally.statuses[answer.status_code] += 1
+            if answer.status_code != 200:
+                self.error = f"GET events: {answer.status_code}"
+                if answer.status_code >= 500 or answer.status_code == 429:
+                    self.player.tally.errors[f"stream {answer.status_code}"] += 1
+                return
+            self.error = ""
+            kind = ""  # the event's name: a state, or a keep-alive ("alive")
+            async for line in answer.aiter_lines():
+                if line.startswith("event: "):
+                    kind = line[7:]
+                elif line.startswith("data: ") and kind == "state":
+                    now = time.perf_counter()
+                    self.last = json.loads(line[6:])
+                    self.arrivals.append((now, progress(self.last)))
+                    self._arrived.set()
+                    self._arrived = asyncio.Event()
+                elif line.startswith(":") or line.startswith("data: "):
+                    self.comments += 1
 
     async def reached(self, target: Progress, since: float) -> float | None:
         """When the stream delivered the first state at least as far on as ``target`` (sent no earlier
@@ -190,15 +218,32 @@ class LiveTally(Tally):
 
 
 async def move(
-    mover: Player, other: Follower, kind: str, screen: str, path: str, body: dict[str, Any]
+    mover: Player,
+    other: Follower,
+    kind: str,
+    screen: str,
+    match: str,
+    path: str,
+    body: dict[str, Any],
+    before: Progress,
 ) -> dict[str, Any] | None:
-    """Send a move and wait until the other player's stream shows it: the mover's answer (``None`` if
-    refused). Both latencies are counted."""
+    """Send a move and wait until the other player's stream shows it: the state it made (``None`` if it
+    was refused). A move that got no answer or a refusal is checked by reading the match back: if it landed,
+    that read acknowledges it; else it is sent again (at most :data:`STALLS` times). Both latencies counted."""
     sent = time.perf_counter()
-    answer = await mover.request(kind, "POST", path, body)
-    if answer.status_code != 200:
+    before = progress(other.last) if other.last else (0, 0, 0)
+    state: dict[str, Any] | None = None
+    for _ in range(STALLS):
+        answer = await mover.request(kind, "POST", path, body)
+        if answer is not None and answer.status_code == 200:
+            state = answer.json()
+            break
+        read = await mover.request(None, "GET", f"/api/live/{match}")
+        if read is not None and read.status_code == 200 and progress(read.json()) > before:
+            state = read.json()
+            break
+    if state is None:
         return None
-    state: dict[str, Any] = answer.json()
     mover.tally.moves += 1  # type: ignore[attr-defined]
     shown = await other.reached(progress(state), sent)
     if shown is None:
@@ -214,7 +259,7 @@ async def play_match(
     """A match between ``first`` (who creates it) and ``second`` (who joins it), both following its stream."""
     tally: LiveTally = first.tally  # type: ignore[assignment]
     made = await first.request(CREATE if timed else None, "POST", "/api/live", {"variant": variant, "games": games})
-    if made.status_code != 201:
+    if made is None or made.status_code != 201:
         return None
     public_id, token = made.json()["id"], made.json()["token"]
     played = Played(public_id)
@@ -223,7 +268,7 @@ async def play_match(
     tally.streams.append(followers[first])
     try:
         joined = await second.request(JOIN if timed else None, "POST", f"/api/live/{public_id}/join", {"token": token})
-        if joined.status_code != 200:
+        if joined is None or joined.status_code != 200:
             return None
         followers[second] = Follower(second, public_id)
         tally.streams.append(followers[second])
@@ -236,7 +281,14 @@ async def play_match(
             await players[maker].pause()
             path = f"/api/live/{public_id}/secret"
             state = await move(
-                players[maker], followers[players[breaker]], SECRET, SCREEN_SECRET, path, {"code": secret}
+                players[maker],
+                followers[players[breaker]],
+                SECRET,
+                SCREEN_SECRET,
+                public_id,
+                path,
+                {"code": secret},
+                (len(played.games), 0, 0),
             )
             if state is None:
                 return played
@@ -249,7 +301,16 @@ async def play_match(
                 await players[breaker].pause()
                 body = {"code": str(code), "row": len(moves) + 1}
                 path = f"/api/live/{public_id}/guesses"
-                state = await move(players[breaker], followers[players[maker]], GUESS, SCREEN_GUESS, path, body)
+                state = await move(
+                    players[breaker],
+                    followers[players[maker]],
+                    GUESS,
+                    SCREEN_GUESS,
+                    public_id,
+                    path,
+                    body,
+                    (len(played.games) - 1, 1, len(moves)),
+                )
                 if state is None:
                     return played
                 current = state["current"]
@@ -279,8 +340,8 @@ async def matches(
     async def one(number: int) -> None:
         first, second = (Player(base, tally, think, seed * 1_000_003 + 2 * number + k) for k in range(2))
         try:
-            await asyncio.gather(first.start(kind=None), second.start(kind=None))
-            await play_match(first, second, rules, variant, games, random.Random(f"{seed} {number}"))
+            if all(await asyncio.gather(first.start(kind=None), second.start(kind=None))):
+                await play_match(first, second, rules, variant, games, random.Random(f"{seed} {number}"))
         finally:
             await first.close()
             await second.close()
@@ -342,8 +403,8 @@ def check(url: str, rules: Rules, played: list[Played]) -> Checked:
             wrong.append("not over")
         if [(s, m) for s, m, _ in kept] != [(s, m) for s, m, _ in seen] or any(o is None for *_, o in kept):
             wrong.append(f"stored {kept}; played {seen}")
-        if live.scores() != points:
-            wrong.append(f"points stored {live.scores()}; counted here {points}")
+        if live.points() != points:
+            wrong.append(f"points stored {live.points()}; counted here {points}")
         if finals != [points, points]:
             wrong.append(f"the streams last showed the points {finals}; counted here {points}")
         if [g.codemaker for g in live.match.match.played] != [m for m, _, _ in match.games]:  # type: ignore[union-attr]
@@ -463,6 +524,9 @@ def summary(
         f"guesses) and the points counted here, which each player's stream showed last: "
         f"{'**all right**' if ok else '**wrong**'}. Moves that never reached the other side's stream: "
         f"**{len(lost)}**; streams broken: {len(broken)}; answers 5xx: **{errors}**; refused (4xx): {refused}.",
+        f"- Faults met: tries that failed, by kind: {error_kinds(tally.errors + warm.errors)}; tried again: "
+        f"{tally.retries + warm.retries:,} of {tally.requests + warm.requests:,} tries (streams opened again "
+        f"included: {sum(f.reconnects for f in tally.streams + warm.streams):,}).",
         f"- Goal: a move on the other player's screen in p99 <= {SCREEN_GOAL * 1000:.0f} ms with 100 matches at "
         f"once: p99 {ms(screen_p99)} ms with {options.matches}: {met(screen_p99 <= SCREEN_GOAL)}.",
     ]

@@ -42,6 +42,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 from report import report
@@ -288,40 +289,113 @@ def connections_opened(url: str) -> Iterator[list[int]]:
 
 # -- the players ------------------------------------------------------------------------------------
 
+PATIENCE = 60.0
+"""Seconds a request is tried again (after a connection error, a 5xx or a 429) before it is given up."""
+BACKOFF = (0.05, 2.0)
+"""The first pause before a request is tried again, doubled at each try up to the second."""
+STALLS = 4
+"""Read-backs in a row that show a refused guess did not land before a player gives the game up."""
+
+
+def error_kind(error: httpx.HTTPError) -> str:
+    """How the tally names an exchange that got no answer: ``refused`` (nothing listening), ``reset``
+    (the connection dropped), ``timeout``, or the error's class."""
+    if isinstance(error, httpx.TimeoutException):
+        return "timeout"
+    if isinstance(error, httpx.ConnectError):
+        return "refused"
+    if isinstance(error, httpx.ReadError | httpx.WriteError | httpx.RemoteProtocolError):
+        return "reset"
+    return type(error).__name__
+
+
+def retry_after(response: httpx.Response | None, pause: float) -> float:
+    """How long to wait before trying again: a 429's ``Retry-After`` (seconds), else ``pause``."""
+    if response is not None and response.status_code == 429:
+        with suppress(ValueError):
+            return max(pause, float(response.headers.get("Retry-After", "")))
+    return pause
+
 
 @dataclass
 class Tally:
-    """Every request's latency by kind, the answers' statuses, and the games as the client saw them."""
+    """Every request's latency by kind, the answers' statuses, the failures met, and the ledger: the
+    moves of every game as the server acknowledged them."""
 
     latency: defaultdict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     statuses: Counter[int] = field(default_factory=Counter)
+    errors: Counter[str] = field(default_factory=Counter)
+    """Tries that failed, by kind: ``refused``, ``reset``, ``timeout`` (no answer), or the status (5xx, 429)."""
+    requests: int = 0
+    """Tries sent, retries included."""
+    retries: int = 0
     failures: list[str] = field(default_factory=list)
     games: dict[str, Moves] = field(default_factory=dict)
-    """Public id -> the moves the responses gave."""
+    """The ledger: public id -> the moves a 2xx answer acknowledged (a move's own, or a read-back's)."""
+    acknowledged: dict[str, list[float]] = field(default_factory=dict)
+    """Public id -> when each of its ledger's moves was acknowledged (``time.perf_counter``)."""
+    touched: dict[str, float] = field(default_factory=dict)
+    """Public id -> when the client last sent a move for it."""
+    finished: set[str] = field(default_factory=set)
+    """The games the client saw end."""
     outcomes: Counter[str] = field(default_factory=Counter)
+
+    def acknowledge(self, public_id: str, moves: Moves) -> None:
+        """Add moves a 2xx answer showed to a game's ledger."""
+        now = time.perf_counter()
+        self.games.setdefault(public_id, []).extend(moves)
+        self.acknowledged.setdefault(public_id, []).extend(now for _ in moves)
 
 
 class Player:
-    """A browser: its own connection, cookie jar and CSRF token."""
+    """A browser: its own connection, cookie jar and CSRF token. It rides out faults: a request that
+    gets no answer, a 5xx or a 429 is tried again (see :meth:`request`), and a move refused or unanswered
+    is checked by reading the game back."""
 
-    def __init__(self, base: str, tally: Tally, think: float = 0.0, seed: int = 0) -> None:
+    def __init__(self, base: str, tally: Tally, think: float = 0.0, seed: int = 0, patience: float = PATIENCE) -> None:
         self.client = httpx.AsyncClient(base_url=base, timeout=60)
         self.tally = tally
         self.think = think
+        self.patience = patience
         self.rng = random.Random(seed)
+        self.jitter = random.Random(seed)
         self.csrf = ""
 
-    async def request(self, kind: str | None, method: str, path: str, body: object = None) -> httpx.Response:
-        """Send a request (timed as ``kind``, unless ``None``); every status is counted."""
-        headers = {"X-CSRF-Token": self.csrf} if method == "POST" else {}
-        started = time.perf_counter()
-        response = await self.client.request(method, path, json=body, headers=headers)
-        elapsed = time.perf_counter() - started
-        self.tally.statuses[response.status_code] += 1
-        if kind is not None:
-            self.tally.latency[kind].append(elapsed)
-        if response.status_code >= 400:
-            self.tally.failures.append(f"{method} {path}: {response.status_code} {response.text[:200]}")
+    async def request(
+        self, kind: str | None, method: str, path: str, body: object = None, *, retry: bool = True
+    ) -> httpx.Response | None:
+        """Send a request (timed as ``kind`` unless ``None``, from the first try to the answer kept); every
+        status and every failure is counted. A try that gets no answer, a 5xx or a 429 is tried again after
+        a pause (doubling from 0.05 s to 2 s, or the 429's ``Retry-After``) for up to ``patience`` seconds,
+        unless ``retry`` is false. The last answer, or ``None`` if none came."""
+        started, pause = time.perf_counter(), BACKOFF[0]
+        while True:
+            headers = {"X-CSRF-Token": self.csrf} if method == "POST" else {}
+            self.tally.requests += 1
+            response: httpx.Response | None = None
+            try:
+                response = await self.client.request(method, path, json=body, headers=headers)
+            except httpx.HTTPError as error:
+                self.tally.errors[error_kind(error)] += 1
+                failure = f"{method} {path}: no answer ({error_kind(error)})"
+            else:
+                self.tally.statuses[response.status_code] += 1
+                if response.status_code < 500 and response.status_code != 429:
+                    break
+                self.tally.errors[str(response.status_code)] += 1
+                failure = f"{method} {path}: {response.status_code} {response.text[:200]}"
+            wait = retry_after(response, pause) * self.jitter.uniform(0.5, 1.0)
+            if not retry or time.perf_counter() + wait - started > self.patience:
+                self.tally.failures.append(failure)
+                break
+            self.tally.retries += 1
+            await asyncio.sleep(wait)
+            pause = min(2 * pause, BACKOFF[1])
+        if response is not None:
+            if kind is not None:
+                self.tally.latency[kind].append(time.perf_counter() - started)
+            if 400 <= response.status_code < 500 and response.status_code != 429:
+                self.tally.failures.append(f"{method} {path}: {response.status_code} {response.text[:200]}")
         return response
 
     async def pause(self) -> None:
@@ -329,33 +403,65 @@ class Player:
         if self.think > 0:
             await asyncio.sleep(self.rng.uniform(0, 2 * self.think))
 
-    async def start(self, kind: str | None = SESSION) -> None:
+    async def start(self, kind: str | None = SESSION) -> bool:
+        """Open the session and keep its CSRF token: whether it could."""
         answer = await self.request(kind, "GET", "/api/session")
-        answer.raise_for_status()
+        if answer is None or answer.status_code != 200:
+            return False
         self.csrf = answer.json()["csrf"]
+        return True
+
+    async def read_back(self, public_id: str) -> dict[str, Any] | None:
+        """The game as the server shows it now: the moves it shows beyond the ledger's are acknowledged
+        (the answer to a move lost on the way); ``None`` if it cannot be read, or does not show the ledger's
+        moves (said in the failures, the check counts them lost)."""
+        answer = await self.request(None, "GET", f"/api/games/{public_id}")
+        if answer is None or answer.status_code != 200:
+            return None
+        game: dict[str, Any] = answer.json()
+        shown = [(m["guess"], m["black"], m["white"]) for m in game["history"]]
+        ledger = self.tally.games[public_id]
+        if shown[: len(ledger)] != ledger:
+            self.tally.failures.append(f"game {public_id}: the server shows {shown}; acknowledged {ledger}")
+            return None
+        self.tally.acknowledge(public_id, shown[len(ledger) :])
+        return game
 
     async def break_classic(self, *, timed: bool = True) -> None:
-        """One game of classic as codebreaker, every guess a random code that fits every score so far."""
+        """One game of classic as codebreaker, every guess a random code that fits every score so far (a
+        guess names its row, so one tried again is never applied twice)."""
         await self.pause()
         made = await self.request(CREATE if timed else None, "POST", "/api/games", {"variant": "classic"})
-        if made.status_code != 201:
+        if made is None or made.status_code != 201:
             return
         game = made.json()
-        moves: Moves = []
-        self.tally.games[game["id"]] = moves
-        knowledge = Knowledge(CLASSIC)
+        public_id = game["id"]
+        self.tally.acknowledge(public_id, [])
+        moves = self.tally.games[public_id]
+        knowledge, stalls = Knowledge(CLASSIC), 0
         while game["status"] == "playing":
             fitting = knowledge.candidates
             code = knowledge.space.code(int(fitting[self.rng.randrange(len(fitting))]))
             await self.pause()
-            path = f"/api/games/{game['id']}/guesses"
-            answer = await self.request(GUESS if timed else None, "POST", path, {"code": str(code)})
-            if answer.status_code != 200:
+            path, body = f"/api/games/{public_id}/guesses", {"code": str(code), "row": len(moves) + 1}
+            self.tally.touched[public_id] = time.perf_counter()
+            answer = await self.request(GUESS if timed else None, "POST", path, body)
+            if answer is not None and answer.status_code == 200:
+                game = answer.json()
+                self.tally.acknowledge(public_id, [(str(code), game["black"], game["white"])])
+                knowledge = knowledge.add(code, Feedback(game["black"], game["white"]))
+                continue
+            known = len(moves)
+            read = await self.read_back(public_id)
+            stalls = 0 if len(moves) > known else stalls + 1
+            if read is None or stalls >= STALLS:
+                self.tally.outcomes["given up"] += 1
                 return
-            game = answer.json()
-            moves.append((str(code), game["black"], game["white"]))
-            knowledge = knowledge.add(code, Feedback(game["black"], game["white"]))
+            game = read
+            for guess, black, white in moves[known:]:
+                knowledge = knowledge.add(CLASSIC.parse(guess), Feedback(black, white))
         self.tally.outcomes[game["status"]] += 1
+        self.tally.finished.add(public_id)
 
     async def break_my_codes(self, games: int, seed: int, *, timed: bool = True) -> None:
         """Games of super where the computer, at level 3, breaks secrets picked (and scored) here."""
@@ -363,20 +469,21 @@ class Player:
             secret = random_code(SUPER, random.Random(seed + number))
             body = {"variant": "super", "role": "maker", "level": 3}
             made = await self.request(MAKER_CREATE if timed else None, "POST", "/api/games", body)
-            if made.status_code != 201:
+            if made is None or made.status_code != 201:
                 continue
             game = made.json()
-            moves: Moves = []
-            self.tally.games[game["id"]] = moves
+            self.tally.acknowledge(game["id"], [])
             while game["status"] == "playing":
                 guess = SUPER.parse(game["guess"])
                 feedback = score(secret, guess)
-                given = {"black": feedback.black, "white": feedback.white}
+                given = {"black": feedback.black, "white": feedback.white, "row": len(self.tally.games[game["id"]]) + 1}
                 answer = await self.request(MAKER_SCORE, "POST", f"/api/games/{game['id']}/scores", given)
-                if answer.status_code != 200:
+                if answer is None or answer.status_code != 200:
                     break
                 game = answer.json()
-                moves.append((str(guess), feedback.black, feedback.white))
+                self.tally.acknowledge(game["id"], [(str(guess), feedback.black, feedback.white)])
+            else:
+                self.tally.finished.add(game["id"])
             self.tally.outcomes[f"maker {game['status']}"] += 1
 
     async def close(self) -> None:
@@ -387,8 +494,8 @@ async def as_players(base: str, count: int, tally: Tally, play: Callable[[Player
     """``count`` players at once, each with its own session and connection, each playing ``play``."""
     players = [Player(base, tally, seed=n) for n in range(count)]
     try:
-        await asyncio.gather(*(p.start(kind=None) for p in players))
-        await asyncio.gather(*(play(p, n) for n, p in enumerate(players)))
+        started = await asyncio.gather(*(p.start(kind=None) for p in players))
+        await asyncio.gather(*(play(p, n) for n, p in enumerate(players) if started[n]))
     finally:
         for player in players:
             await player.close()
@@ -407,7 +514,8 @@ async def load(base: str, players: int, games: int, think: float, tally: Tally, 
     async def one(number: int) -> None:
         player = Player(base, tally, think, seed * 1_000_003 + number)
         try:
-            await player.start()
+            if not await player.start():
+                return
             for _ in range(games):
                 await player.break_classic()
         finally:
@@ -422,8 +530,8 @@ async def computer_moves(base: str, games: int, tally: Tally) -> None:
     """The computer's moves on super at level 3, one request at a time."""
     player = Player(base, tally)
     try:
-        await player.start(kind=None)
-        await player.break_my_codes(games, 0)
+        if await player.start(kind=None):
+            await player.break_my_codes(games, 0)
     finally:
         await player.close()
 
@@ -434,52 +542,84 @@ async def computer_moves(base: str, games: int, tally: Tally) -> None:
 @dataclass
 class Checked:
     created: int
+    """Games in the ledger (their creation acknowledged)."""
     found: int
     finished: int
+    """Of the games the client saw end, those finished in the database too."""
     matching: int
+    """Games stored with exactly the ledger's moves."""
     moves: int
+    """Acknowledged moves."""
     stored_games: int
     problems: list[str]
+    lost: dict[str, int] = field(default_factory=dict)
+    """Public id -> how many of its acknowledged moves the database does not have (from the first wrong one)."""
+    half_written: list[str] = field(default_factory=list)
+    """Public ids of the games stored half-written (any game, the ledger's or not)."""
+    unknown: int = 0
+    """Games stored that the client never heard of (a create whose answer was lost)."""
 
 
-def check(url: str, games: dict[str, Moves]) -> Checked:
-    """Every game the client created, read back from the database itself: there, finished, and with
-    exactly the moves the responses gave, in order."""
+def half_written(pegs: int, outcome: str | None, guesses: int, moves: list[tuple[int, int]]) -> str:
+    """What is half-written in a stored game ('' if nothing): its count of guesses against its rows, the
+    rows' numbers (1, 2, ...), a winning guess that is not the last or not marked solved, and a game marked
+    solved whose last guess does not win. ``moves``: each guess's number and black pegs, in order."""
+    wrong = []
+    if guesses != len(moves):
+        wrong.append(f"{guesses} guesses counted, {len(moves)} stored")
+    if [number for number, _ in moves] != list(range(1, len(moves) + 1)):
+        wrong.append(f"guesses numbered {[number for number, _ in moves]}")
+    wins = [k for k, (_, black) in enumerate(moves) if black == pegs]
+    if wins and (wins != [len(moves) - 1] or outcome != "solved"):
+        wrong.append(f"a winning guess at {wins[0] + 1} of {len(moves)}, outcome {outcome}")
+    if outcome == "solved" and not wins:
+        wrong.append("solved without a winning guess")
+    return "; ".join(wrong)
+
+
+def check(url: str, ledger: dict[str, Moves], finished: set[str]) -> Checked:
+    """The ``ledger`` (see :attr:`Tally.games`) against the database itself, read directly: every game the
+    client created is there, its stored moves start with every move acknowledged (none lost), those the
+    client saw end (``finished``) are finished, and no game at all is half-written (see :func:`half_written`)."""
     store = Store(url)
-    stored: dict[str, tuple[str | None, int, Moves]] = {}
+    stored: dict[str, tuple[str | None, int, int, list[tuple[int, str, int, int]]]] = {}
     with store.engine.connect() as connection:
-        rows = connection.execute(select(GameRow.public_id, GameRow.outcome, GameRow.guesses))
-        for public_id, outcome, guesses in rows:
-            stored[public_id] = (outcome, guesses, [])
+        rows = connection.execute(select(GameRow.public_id, GameRow.outcome, GameRow.guesses, GameRow.pegs))
+        for public_id, outcome, guesses, pegs in rows:
+            stored[str(public_id)] = (outcome, guesses, pegs, [])
         moves = connection.execute(
             select(GameRow.public_id, GuessRow.number, GuessRow.guess, GuessRow.black, GuessRow.white)
             .join(GuessRow, GuessRow.game_id == GameRow.id)
             .order_by(GameRow.id, GuessRow.number)
         )
-        problems = []
         for public_id, number, guess, black, white in moves:
-            listed = stored[public_id][2]
-            if number != len(listed) + 1:
-                problems.append(f"game {public_id}: move {number} stored after move {len(listed)}")
-            listed.append((guess, black, white))
+            stored[str(public_id)][3].append((number, guess, black, white))
         total = connection.execute(select(func.count(GameRow.id))).scalar_one()
     store.engine.dispose()
-    found = finished = matching = count = 0
-    for public_id, seen in games.items():
+    checked = Checked(len(ledger), 0, 0, 0, sum(map(len, ledger.values())), total, [])
+    for public_id, (outcome, guesses, pegs, rows_) in stored.items():
+        if wrong := half_written(pegs, outcome, guesses, [(number, black) for number, _, black, _ in rows_]):
+            checked.half_written.append(public_id)
+            checked.problems.append(f"game {public_id}: half-written: {wrong}")
+    checked.unknown = sum(1 for public_id in stored if public_id not in ledger)
+    for public_id, seen in ledger.items():
         if public_id not in stored:
-            problems.append(f"game {public_id}: not in the database")
+            checked.problems.append(f"game {public_id}: not in the database")
+            checked.lost[public_id] = len(seen)
             continue
-        found += 1
-        outcome, guesses, kept = stored[public_id]
-        finished += outcome is not None
-        count += len(kept)
-        if outcome is None:
-            problems.append(f"game {public_id}: not finished")
-        if kept == seen and guesses == len(seen):
-            matching += 1
-        else:
-            problems.append(f"game {public_id}: stored {kept} ({guesses} guesses); the client saw {seen}")
-    return Checked(len(games), found, finished, matching, count, total, problems)
+        checked.found += 1
+        outcome, _, _, rows_ = stored[public_id]
+        kept = [(guess, black, white) for _, guess, black, white in rows_]
+        same = next((k for k, (a, b) in enumerate(zip(kept, seen, strict=False)) if a != b), min(len(kept), len(seen)))
+        if same < len(seen):
+            checked.lost[public_id] = len(seen) - same
+            checked.problems.append(f"game {public_id}: stored {kept}; acknowledged {seen}")
+        checked.matching += kept == seen
+        if public_id in finished:
+            checked.finished += outcome is not None
+            if outcome is None:
+                checked.problems.append(f"game {public_id}: not finished in the database; the client saw it end")
+    return checked
 
 
 # -- the figures ------------------------------------------------------------------------------------
@@ -493,6 +633,23 @@ def percentile(values: list[float], q: float) -> float:
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:,.1f}"
+
+
+def error_kinds(errors: Counter[str]) -> str:
+    """Failed tries by kind, for a table or a note: ``503 12, reset 3`` (``none`` without any)."""
+    return ", ".join(f"{kind} {n:,}" for kind, n in sorted(errors.items())) or "none"
+
+
+def faults_note(tallies: list[Tally], checked: Checked) -> str:
+    """The faults the clients met and rode out, and what the check found of them, for the report."""
+    errors = sum((t.errors for t in tallies), Counter[str]())
+    retries, tries = sum(t.retries for t in tallies), sum(t.requests for t in tallies)
+    return (
+        f"- Faults met: tries that failed, by kind: {error_kinds(errors)}; tried again: {retries:,} of "
+        f"{tries:,} tries. Acknowledged moves lost: **{sum(checked.lost.values()):,}**; games half-written: "
+        f"**{len(checked.half_written):,}**; games stored that the client never heard of (an answer lost): "
+        f"{checked.unknown:,}."
+    )
 
 
 def interrupted(_signal: int, _frame: object) -> None:
@@ -572,7 +729,7 @@ def main() -> None:
                 asyncio.run(computer_moves(base, options.maker_games, tally))
         except KeyboardInterrupt:
             raise SystemExit("stopped; so is the server") from None
-        checked = check(served.url, {**warm.games, **tally.games})
+        checked = check(served.url, {**warm.games, **tally.games}, warm.finished | tally.finished)
         if served.fresh and checked.stored_games != checked.created:
             checked.problems.append(f"{checked.stored_games} games in the database, {checked.created} created")
     summary(options, workers, served.label, tally, warm, seconds, cpu, opened, checked)
@@ -627,6 +784,7 @@ def summary(
         f"- Checked in the database: {checked.found:,} of the {checked.created:,} games created are there, "
         f"{checked.finished:,} finished, {checked.matching:,} with exactly the moves the client saw "
         f"({checked.moves:,} moves): {checks}. Answers 5xx: **{errors}**; refused (4xx): {refused}.",
+        faults_note([tally, warm], checked),
         f"- Little's law: players / throughput - mean pause = {options.players} / {requests / seconds:,.0f} - "
         f"{options.think:g} = {options.players * seconds / requests - options.think:.3f} s, a request's mean latency "
         "and the client's own time before the next"
