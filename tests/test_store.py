@@ -484,3 +484,22 @@ def test_an_old_database_is_upgraded(tmp_path: Path) -> None:
     )  # the first of the twins keeps the name
     game = record(store, "ann", [("ABCD", Feedback(4, 0))])
     assert store.games.record(game).outcome == "solved" and store.games.record(game).player == "Ann"
+
+
+def test_a_postgresql_connection_gone_bad_is_discarded() -> None:
+    """A PostgreSQL session left in a bad state (here: read-only for good, as after a read-only spell)
+    fails one request, then is discarded: the next write gets a fresh connection, without a new Store."""
+    from keypeg.store import StoreUnavailableError
+
+    url = os.environ.get("KEYPEG_TEST_POSTGRES")
+    if not url:
+        pytest.skip("no PostgreSQL server here: set KEYPEG_TEST_POSTGRES to a URL (.ci/postgres starts one)")
+    store = Store(url)
+    store.engine.dispose()
+    with store.engine.connect() as connection:  # the pool's one connection, read-only from now on
+        connection.exec_driver_sql("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+        connection.commit()
+    with pytest.raises(StoreUnavailableError):
+        store.games.start("ann", Rules(4, 6), role="breaker", secret="ABCD")
+    game = store.games.start("ann", Rules(4, 6), role="breaker", secret="ABCD")
+    assert store.games.record(game).player == "ann"
