@@ -7,7 +7,17 @@ from datetime import datetime
 from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
-__all__ = ["Base", "PlayerRow", "GameRow", "GuessRow", "MatchRow", "ServerKeyRow", "WebSessionRow", "LoginFailureRow"]
+__all__ = [
+    "Base",
+    "PlayerRow",
+    "GameRow",
+    "GameKeyRow",
+    "GuessRow",
+    "MatchRow",
+    "ServerKeyRow",
+    "WebSessionRow",
+    "LoginFailureRow",
+]
 
 
 class Base(DeclarativeBase):
@@ -148,3 +158,17 @@ class LoginFailureRow(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     key: Mapped[str] = mapped_column(String(200), index=True)
     at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class GameKeyRow(Base):
+    """A game's idempotency key: the key a client sent with the request that started the game, per player,
+    with a digest of that request; kept 24 hours, so that the request retried finds its game."""
+
+    __tablename__ = "game_keys"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    key: Mapped[str] = mapped_column(String(100), primary_key=True)
+    request: Mapped[str] = mapped_column(String(64))
+    """The SHA-256 of what was asked (rules, role, level, practice): the key sent with another request is refused."""
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
