@@ -94,7 +94,20 @@ def test_registrations_are_capped_per_address(store: Store) -> None:
     assert accounts.register(store, "from-the-cli", "long enough pw") == "from-the-cli"  # no address: no cap
 
 
-@pytest.mark.parametrize("password", ["", "short", "1234567", "password", "PassWord1", "QWERTY123", "iloveyou"])
+@pytest.mark.parametrize(
+    "password",
+    [
+        "",
+        "short",
+        "1234567",
+        "password",
+        "PassWord1",
+        "QWERTY123",
+        "iloveyou",
+        "\u0440\u0430ssw\u043erd",
+        "\u0456l\u043eveyou",
+    ],
+)
 def test_one_password_rule_refuses_short_and_common_passwords_without_saying_them(store: Store, password: str) -> None:
     for attempt in (
         lambda: accounts.register(store, "ann", password),

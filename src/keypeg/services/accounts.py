@@ -21,6 +21,7 @@ from importlib.resources import files
 
 from keypeg.errors import ConflictError, KeypegError, RefusedError
 from keypeg.services.stores import GUEST_PREFIX, InvalidNameError, Store, WrongPasswordError, name_key, player_name
+from keypeg.text import plain_look_alikes
 
 __all__ = [
     "LOGIN_DELAY_CAP",
@@ -102,15 +103,18 @@ def _common_passwords() -> frozenset[str]:
 
 def _shown(password: str) -> str:
     """The characters of ``password`` that show, as the rule reads them: NFKC (a full-width letter is the
-    letter), without spaces, control and format characters (a zero-width space is nothing), case-folded."""
+    letter), without spaces, control and format characters (a zero-width space is nothing), with look-alikes
+    of Latin letters and digits written as those (a Cyrillic a is an a), case-folded."""
     normal = unicodedata.normalize("NFKC", password)
-    return "".join(c for c in normal if not c.isspace() and unicodedata.category(c) not in ("Cc", "Cf")).casefold()
+    shows = "".join(c for c in normal if not c.isspace() and unicodedata.category(c) not in ("Cc", "Cf"))
+    return plain_look_alikes(shows).casefold()
 
 
 def check_password_rule(password: str) -> None:
     """The one password rule, for the API, the forms and the command line: at least
     :data:`PASSWORD_MIN_LENGTH` characters that show, :data:`PASSWORD_MIN_DISTINCT` of them different, and
-    not one of the most common passwords (whatever the case, width or invisible characters). A password
+    not one of the most common passwords (whatever the case, width, look-alike letters or invisible
+    characters). A password
     refused is :class:`WeakPasswordError`, whose message never shows the password."""
     shown = _shown(password)
     if len(shown) < PASSWORD_MIN_LENGTH:

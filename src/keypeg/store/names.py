@@ -19,11 +19,10 @@ keypeg.store.names.InvalidNameError: a player's name cannot start or end with a 
 
 from __future__ import annotations
 
-import functools
 import unicodedata
 
 from keypeg.errors import KeypegError
-from keypeg.text import is_hidden, visible
+from keypeg.text import is_hidden, plain_look_alikes, visible
 
 __all__ = ["player_name", "name_key", "InvalidNameError", "NAME_LENGTH", "GUEST_PREFIX"]
 
@@ -60,19 +59,4 @@ def player_name(raw: str) -> str:
 def name_key(name: str) -> str:
     """What two names are compared by: the NFKC form of the case-folded, normalised name, with
     look-alikes of ASCII letters and digits written as those."""
-    plain = "".join(_look_alike(c) for c in player_name(name))
-    return unicodedata.normalize("NFKC", plain.casefold())
-
-
-@functools.cache
-def _look_alike(char: str) -> str:
-    """The ASCII letter or digit ``char`` looks like (itself when none, or when it is ASCII)."""
-    if char.isascii():
-        return char
-    from confusable_homoglyphs import confusables
-
-    for found in confusables.is_confusable(char, greedy=True) or ():
-        for glyph in found["homoglyphs"]:
-            if glyph["c"].isascii() and glyph["c"].isalnum():
-                return str(glyph["c"])
-    return char
+    return unicodedata.normalize("NFKC", plain_look_alikes(player_name(name)).casefold())
