@@ -79,6 +79,11 @@ WEB_BODY_LIMIT = 64 * 1024
 LIVE_ABSENCE_LIMIT = 90
 """Seconds a player of a live match may be away (no page of the match open) on their turn before they
 forfeit the game."""
+LIVE_MOVE_SECONDS = (30, 86_400)
+"""The time control of a live match, in seconds per move: from 30 seconds (quick play) to a day
+(correspondence play). Whoever must act and runs out of it forfeits the game, connected or not."""
+LIVE_MOVE_DEFAULT = 120
+"""The time control of a live match when its creator chooses none (seconds per move)."""
 OPTIMAL_ON_DEMAND = 700
 """Level 4 solves the optimum on the spot for code spaces up to this size (well under a second)."""
 COACH_EXACT_LIMIT = 1500

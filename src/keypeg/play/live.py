@@ -4,19 +4,26 @@ store and tells viewers of every change).
 
 The player who creates the match takes the first seat and makes the first code; the second seat is
 taken once, by whoever holds the invitation. Roles alternate each game. The codemaker sets the secret;
-the codebreaker guesses and the secret scores each guess (nobody can score wrongly). A player whose
-turn it is and who has been away longer than :data:`~keypeg.limits.LIVE_ABSENCE_LIMIT` forfeits the
-game: a codebreaker's game counts as the code holding through every row, a codemaker's as broken at
-once (no points). A viewer sees a game's secret only if they made it, or once the game is over.
+the codebreaker guesses and the secret scores each guess (nobody can score wrongly).
 
+The match has a clock, per move: whoever must act (the codemaker to set a code, the codebreaker to guess)
+has the match's time control (``move_seconds``, from :data:`~keypeg.limits.LIVE_MOVE_SECONDS`) from the
+moment their turn began: the previous move, or, for the first turn, the moment the second player sat
+down (a creator waiting for a friend has no clock). Running out forfeits the game, connected or not: a
+codebreaker's game counts as the code holding through every row, a codemaker's as broken at once (no
+points). Each move takes the time it is made at (``now``): the play layer reads no clock. A viewer sees
+a game's secret only if they made it, or once the game is over.
+
+>>> from datetime import UTC, datetime, timedelta
 >>> from keypeg.rules import Rules
->>> live = LiveMatch.new(Rules(2, 3), games=2, first="ann")
->>> live.join("bob")
->>> live.turn(), live.roles()
-('ann', ('ann', 'bob'))
+>>> start = datetime(2026, 1, 1, tzinfo=UTC)
+>>> live = LiveMatch.new(Rules(2, 3), games=2, first="ann", move_seconds=60)
+>>> live.join("bob", now=start)
+>>> live.turn(), live.roles(), live.deadline() == start + timedelta(seconds=60)
+('ann', ('ann', 'bob'), True)
 >>> game = live.set_secret("ann", "AB")
->>> live.started(1)  # the game's id in the store
->>> live.turn(), [str(live.guess("bob", game, c)) for c in ("BA", "AB")]
+>>> live.started(1, now=start)  # the game's id in the store
+>>> live.turn(), [str(live.guess("bob", game, c, now=start)) for c in ("BA", "AB")]
 ('bob', ['0,2', '2,0'])
 >>> live.points(), live.roles()
 ({'ann': 2, 'bob': 0}, ('bob', 'ann'))
@@ -29,16 +36,38 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import GameOverError, IllegalMoveError, KeypegError
+from keypeg.errors import GameOverError, IllegalMoveError, KeypegError, RefusedError
 from keypeg.game import Match
-from keypeg.limits import LIVE_ABSENCE_LIMIT
+from keypeg.limits import LIVE_MOVE_DEFAULT, LIVE_MOVE_SECONDS
 from keypeg.play.matches import MatchSession
 from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
 
-__all__ = ["LIVE_VERSION", "LiveMatch", "Note", "Standing", "standing"]
+__all__ = ["LIVE_VERSION", "LiveMatch", "Note", "Standing", "check_move_seconds", "per_move", "standing"]
 
 LIVE_VERSION = 1
+
+
+def check_move_seconds(seconds: int) -> int:
+    """``seconds`` as a time control (:class:`RefusedError` outside :data:`~keypeg.limits.LIVE_MOVE_SECONDS`):
+    the one check of the web's form, its API and any other face."""
+    low, high = LIVE_MOVE_SECONDS
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or not low <= seconds <= high:
+        raise RefusedError(f"a move's time is from {low} to {high:,} seconds (a day), not {seconds!r}")
+    return seconds
+
+
+def per_move(seconds: int) -> str:
+    """A time control as people say it: ``30 s``, ``2 min``, ``1 hour``, ``1 day``, ``90 s``.
+
+    >>> [per_move(s) for s in (30, 60, 90, 120, 3600, 5400, 86400)]
+    ['30 s', '1 min', '90 s', '2 min', '1 hour', '90 min', '1 day']
+    """
+    for size, unit in ((86400, "day"), (3600, "hour")):
+        if seconds % size == 0:
+            count = seconds // size
+            return f"{count} {unit}{'' if count == 1 else 's'}"
+    return f"{seconds // 60} min" if seconds % 60 == 0 else f"{seconds} s"
 
 
 @dataclass(frozen=True)
@@ -62,13 +91,26 @@ class LiveMatch:
     nicknames: dict[str, str] = field(default_factory=dict)
     """Names that guests chose to be shown by (``guest-...`` players have no name of their own)."""
     last_id: int | None = None
-    """The store's id of the game that ended last (shown until the next one begins)."""
+    """The store's id of the game that ended last, if its code was set (``None`` for a game given away
+    before: it has no code to show)."""
+    move_seconds: int = LIVE_MOVE_DEFAULT
+    """The time control: seconds per move."""
+    turn_began: datetime | None = None
+    """When the turn of whoever must act began (``None`` until both players sit)."""
 
     @classmethod
-    def new(cls, rules: Rules, games: int, first: str, nickname: str | None = None) -> LiveMatch:
-        """A match waiting for its second player (a guest may give a ``nickname`` to be shown by)."""
+    def new(
+        cls,
+        rules: Rules,
+        games: int,
+        first: str,
+        nickname: str | None = None,
+        move_seconds: int = LIVE_MOVE_DEFAULT,
+    ) -> LiveMatch:
+        """A match waiting for its second player (a guest may give a ``nickname`` to be shown by), of
+        ``move_seconds`` a move."""
         Match(("first", "second"), games=games)  # the number of games checked now: even, at least 2
-        live = cls(rules, games, first)
+        live = cls(rules, games, first, move_seconds=check_move_seconds(move_seconds))
         if nickname:
             live.nicknames[first] = nickname
         return live
@@ -89,8 +131,8 @@ class LiveMatch:
         """0 or 1 for a player in the match, ``None`` for a spectator."""
         return self.seats.index(player) if player in self.seats else None
 
-    def join(self, player: str, nickname: str | None = None) -> None:
-        """Take the second seat (a guest may give a ``nickname``)."""
+    def join(self, player: str, nickname: str | None = None, *, now: datetime) -> None:
+        """Take the second seat (a guest may give a ``nickname``) at ``now``: the clock starts."""
         if self.second is not None:
             raise IllegalMoveError("both seats are taken")
         if player == self.first:
@@ -99,6 +141,7 @@ class LiveMatch:
         if nickname:
             self.nicknames[player] = nickname
         self.match = MatchSession(self.rules, Match((self.first, player), games=self.games))
+        self.turn_began = now
 
     @property
     def is_over(self) -> bool:
@@ -116,6 +159,31 @@ class LiveMatch:
             return None
         assert self.match is not None
         return roles[0] if self.match.current_id is None else roles[1]
+
+    # -- the clock --------------------------------------------------------------------------------------
+
+    def deadline(self) -> datetime | None:
+        """When whoever must act runs out of time (``None`` when nobody must act)."""
+        if self.turn() is None or self.turn_began is None:
+            return None
+        return self.turn_began + timedelta(seconds=self.move_seconds)
+
+    def late(self, now: datetime) -> str | None:
+        """The player who must act and has run out of time at ``now``, if any."""
+        deadline = self.deadline()
+        return self.turn() if deadline is not None and now >= deadline else None
+
+    def start_clock(self, now: datetime) -> bool:
+        """Start the clock at ``now`` of a match kept before clocks, whose turn has no start; whether it did."""
+        if self.turn() is None or self.turn_began is not None:
+            return False
+        self.turn_began = now
+        return True
+
+    def time_out(self, player: str, game: BreakSession | None, now: datetime) -> None:
+        """``player`` ran out of time on their turn: they lose the game being played."""
+        why = f"{self.shown(player)} ran out of time ({per_move(self.move_seconds)} a move) and forfeited"
+        self._give_up(player, game, why, now)
 
     # -- moves --------------------------------------------------------------------------------------------
 
@@ -139,42 +207,32 @@ class LiveMatch:
         assert isinstance(session, BreakSession)
         return session
 
-    def started(self, game_id: int) -> None:
-        """The game just set is kept in the store under ``game_id``."""
+    def started(self, game_id: int, *, now: datetime) -> None:
+        """The game just set is kept in the store under ``game_id``, at ``now``: the codebreaker's turn."""
         assert self.match is not None
         self.match.current_id = game_id
+        self.turn_began = now
 
-    def guess(self, player: str, game: BreakSession, code: Code | str) -> Feedback:
-        """The codebreaker guesses in ``game`` (the match's current game, loaded); the score. When the game
-        ends, it is counted."""
+    def guess(self, player: str, game: BreakSession, code: Code | str, *, now: datetime) -> Feedback:
+        """The codebreaker guesses in ``game`` (the match's current game, loaded) at ``now``; the score.
+        When the game ends, it is counted."""
         roles = self.roles()
         if roles is None or self.match is None or self.match.current_id is None:
             raise IllegalMoveError("there is no game to guess in now")
         if player != roles[1]:
             raise IllegalMoveError("it is not your turn to guess")
         feedback = game.guess(code)
+        self.turn_began = now
         if game.is_over:
-            self.count_ended(game)
+            self.count_ended(game, now)
         return feedback
 
-    def resign(self, player: str, game: BreakSession | None) -> None:
-        """A player gives up the game being played (as codebreaker: the code held; as codemaker before
-        setting it: no points)."""
-        self._give_up(player, game, f"{self.shown(player)} gave up")
+    def resign(self, player: str, game: BreakSession | None, now: datetime) -> None:
+        """A player gives up the game being played at ``now`` (as codebreaker: the code held; as codemaker
+        before setting it: no points)."""
+        self._give_up(player, game, f"{self.shown(player)} gave up", now)
 
-    def absent(self, now: datetime, seen: tuple[datetime | None, ...]) -> str | None:
-        """The player who must act but has been away too long (by the times each seat was last seen)."""
-        player = self.turn()
-        if player is None:
-            return None
-        last = seen[self.seats.index(player)] if self.seats.index(player) < len(seen) else None
-        return player if last is None or now - last > timedelta(seconds=LIVE_ABSENCE_LIMIT) else None
-
-    def forfeit(self, player: str, game: BreakSession | None) -> None:
-        """``player`` was away too long on their turn: they lose the game being played."""
-        self._give_up(player, game, f"{self.shown(player)} was away more than {LIVE_ABSENCE_LIMIT} s and forfeited")
-
-    def _give_up(self, player: str, game: BreakSession | None, why: str) -> None:
+    def _give_up(self, player: str, game: BreakSession | None, why: str, now: datetime) -> None:
         roles = self.roles()
         if roles is None or self.match is None:
             raise IllegalMoveError("there is no game to give up now")
@@ -185,18 +243,21 @@ class LiveMatch:
             if player != roles[0]:
                 raise IllegalMoveError("the code is not set yet: wait for it")
             self.match.match.record_game(0, broken=True)
+            self.last_id = None  # the game that ended has no code: none of another game's is shown for it
+            self.turn_began = now
         else:
             if game is None or player != roles[1]:
                 raise IllegalMoveError("only the codebreaker can give up a game being played")
             game.resign()
-            self.count_ended(game)
+            self.count_ended(game, now)
         self.notes.append(Note(number, why))
 
-    def count_ended(self, game: BreakSession) -> None:
-        """Count ``game``, the match's current game, which has just ended: its points go to the match, which
-        moves on to its next game (or ends). A game found ended but not yet counted (a write cut short) is
-        counted so when it is next loaded."""
+    def count_ended(self, game: BreakSession, now: datetime) -> None:
+        """Count ``game``, the match's current game, which has just ended at ``now``: its points go to the
+        match, which moves on to its next game (or ends), whose codemaker's turn begins. A game found ended
+        but not yet counted (a write cut short) is counted so when it is next loaded."""
         assert self.match is not None
+        self.turn_began = now
         self.last_id = self.match.current_id
         self.match.resume(game, self.match.current_id)
         self.match.finish()
@@ -206,9 +267,10 @@ class LiveMatch:
     def points(self) -> dict[str, int]:
         return self.match.points() if self.match is not None else dict.fromkeys(self.seats, 0)
 
-    def view(self, viewer: str | None, game: BreakSession | None) -> dict[str, Any]:
-        """What ``viewer`` (a player, or ``None``/anyone else: a spectator) may see now; ``game`` is the
-        current game, loaded. The secret only for its codemaker while it is played."""
+    def view(self, viewer: str | None, game: BreakSession | None, now: datetime) -> dict[str, Any]:
+        """What ``viewer`` (a player, or ``None``/anyone else: a spectator) may see at ``now``; ``game`` is
+        the current game, loaded. The secret only for its codemaker while it is played; the clock as the
+        deadline of the move awaited and the seconds left on it."""
         roles = self.roles()
         played = self.match.match.played if self.match is not None else []
         current: dict[str, Any] | None = None
@@ -220,6 +282,7 @@ class LiveMatch:
             }
             if viewer == roles[0]:
                 current["secret"] = str(game.codemaker.reveal())
+        deadline = self.deadline()
         return {
             "rules": self.rules.as_dict(),
             "games": self.games,
@@ -239,6 +302,10 @@ class LiveMatch:
             "names": {p: self.shown(p) for p in self.seats},
             "over": self.is_over,
             "winner": self.match.winner() if self.match is not None else None,
+            "move_seconds": self.move_seconds,
+            "per_move": per_move(self.move_seconds),
+            "deadline": deadline.isoformat() if deadline is not None else None,
+            "seconds_left": round(max(0.0, (deadline - now).total_seconds()), 1) if deadline is not None else None,
         }
 
     # -- saving -----------------------------------------------------------------------------------------
@@ -255,16 +322,23 @@ class LiveMatch:
             "notes": [[n.game, n.text] for n in self.notes],
             "nicknames": self.nicknames,
             "last": self.last_id,
+            "clock": {
+                "move": self.move_seconds,
+                "began": self.turn_began.isoformat() if self.turn_began is not None else None,
+            },
         }
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> LiveMatch:
-        """A match from :meth:`to_state`; a damaged state raises :class:`KeypegError`."""
+        """A match from :meth:`to_state` (one kept before clocks gets the default time control, and its
+        clock starts at :meth:`start_clock`); a damaged state raises :class:`KeypegError`."""
         try:
             if state.get("live") != LIVE_VERSION:
                 raise KeypegError("not a live match")
             rules = Rules.from_dict(state["rules"])
             kept = state.get("match")
+            clock = state.get("clock") or {}
+            began = clock.get("began")
             return cls(
                 rules,
                 int(state["games"]),
@@ -274,6 +348,8 @@ class LiveMatch:
                 [Note(int(g), str(t)) for g, t in state.get("notes", [])],
                 {str(k): str(v) for k, v in state.get("nicknames", {}).items()},
                 int(state["last"]) if state.get("last") is not None else None,
+                int(clock.get("move", LIVE_MOVE_DEFAULT)),
+                datetime.fromisoformat(began) if began is not None else None,
             )
         except KeypegError:
             raise

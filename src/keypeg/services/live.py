@@ -1,12 +1,14 @@
 """Matches between two people, played live, for every face: create one, join it with the invitation, set a
-code, guess, resign, forfeit by absence, and what each viewer may see of it.
+code, guess, resign, forfeit by running out of time, and what each viewer may see of it.
 
 The rules are the play layer's (:mod:`keypeg.play.live`). Each use case loads the match from the store,
 checks who may do what, acts, and saves it by compare-and-swap on its version (a
 :class:`~keypeg.errors.ConflictError` if another request moved it on meanwhile; a store that is down is
 an :class:`~keypeg.errors.UnavailableError`), then tells the :class:`~keypeg.services.live_bus.LiveBus`,
 which wakes everyone following the match. A player is a plain name (the face says whose request it is);
-``None`` is someone with no player yet, who may watch.
+``None`` is someone with no player yet, who may watch. The clock is read here (the play layer takes the
+time of each move), and checked at every load of the match: whoever must act and has run out of time
+forfeits the game then, before any move or view.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from keypeg.errors import ConflictError, ForbiddenError, KeypegError, NotFoundError
-from keypeg.limits import LIVE_ABSENCE_LIMIT
+from keypeg.limits import LIVE_MOVE_DEFAULT
 from keypeg.play.live import LiveMatch, Standing, standing
 from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
@@ -35,7 +37,6 @@ if TYPE_CHECKING:
 __all__ = [
     "OpenLive",
     "create",
-    "forfeit_absent",
     "guess",
     "invite_token",
     "join",
@@ -54,7 +55,7 @@ __all__ = [
 @dataclass
 class OpenLive:
     """A live match loaded for a use case: the play layer's match, its game being played, and the store's
-    id and version it was read at, with when each seat was last seen."""
+    id and version it was read at."""
 
     public_id: str
     id: int
@@ -62,7 +63,6 @@ class OpenLive:
     live: LiveMatch
     game: BreakSession | None
     keeper: GameKeeper | None
-    seen: tuple[datetime | None, ...]
 
 
 def invite_token(store: Store, public_id: str) -> str:
@@ -81,7 +81,8 @@ def store_id(store: Store, public_id: str) -> int:
 
 def load(store: Store, bus: LiveBus, public_id: str) -> OpenLive:
     """The match (:class:`NotFoundError` if there is none), its current game loaded; a game that ended
-    without being counted (a write cut short) is counted now."""
+    without being counted (a write cut short) is counted now, a match kept before clocks has its clock
+    started, and whoever must act and has run out of time forfeits the game."""
     try:
         record = store.live.get(public_id)
     except NotFoundError:
@@ -95,11 +96,28 @@ def load(store: Store, bus: LiveBus, public_id: str) -> OpenLive:
         session, keeper = continue_game(store, live.match.current_id, match_id=record.id, over_ok=True)
         assert isinstance(session, BreakSession)
         game = session
-    opened = OpenLive(public_id, record.id, record.version, live, game, keeper, record.seen)
-    if game is not None and game.is_over and live.turn() is not None:
-        live.count_ended(game)
-        save(store, bus, opened)
+    opened = OpenLive(public_id, record.id, record.version, live, game, keeper)
+    now = datetime.now(UTC)
+    try:
+        if game is not None and game.is_over and live.turn() is not None:
+            live.count_ended(game, now)
+            save(store, bus, opened)
+        elif live.start_clock(now):
+            save(store, bus, opened)
+        late = live.late(now)
+        if late is not None:
+            _time_out(store, bus, opened, late, now)
+    except ConflictError:  # another request moved the match on first (its own check, or a move): read it again
+        return load(store, bus, public_id)
     return opened
+
+
+def _time_out(store: Store, bus: LiveBus, opened: OpenLive, player: str, now: datetime) -> None:
+    """``player`` ran out of time: they forfeit the game, whose end is written with the match's."""
+    opened.live.time_out(player, opened.game, now)
+    if opened.game is not None and opened.keeper is not None:
+        _record(opened)
+    save(store, bus, opened)
 
 
 def save(store: Store, bus: LiveBus, opened: OpenLive, *, opponent: str | None = None) -> None:
@@ -136,25 +154,22 @@ def _nickname(player: str, nickname: str | None) -> str | None:
     return player_name(nickname)
 
 
-def forfeit_absent(store: Store, bus: LiveBus, opened: OpenLive) -> None:
-    """Whoever must act and has been away too long forfeits the game (any viewer's request checks)."""
-    gone = opened.live.absent(datetime.now(UTC), opened.seen)
-    if gone is None:
-        return
-    opened.live.forfeit(gone, opened.game)
-    if opened.game is not None and opened.keeper is not None:
-        _record(opened)
-    save(store, bus, opened)
-
-
 # -- the moves ---------------------------------------------------------------------------------------
 
 
-def create(store: Store, player: str, rules: Rules, games_count: int, nickname: str | None = None) -> str:
-    """A new match of ``player`` (a guest may give a ``nickname`` to be shown by), waiting for a second
-    player; its public id."""
+def create(
+    store: Store,
+    player: str,
+    rules: Rules,
+    games_count: int,
+    nickname: str | None = None,
+    move_seconds: int = LIVE_MOVE_DEFAULT,
+) -> str:
+    """A new match of ``player`` (a guest may give a ``nickname`` to be shown by), of ``move_seconds`` a
+    move (refused outside :data:`~keypeg.limits.LIVE_MOVE_SECONDS`), waiting for a second player; its
+    public id."""
     games.check_match_games(games_count)
-    live = LiveMatch.new(rules, games_count, player, _nickname(player, nickname))
+    live = LiveMatch.new(rules, games_count, player, _nickname(player, nickname), move_seconds)
     public_id = games.new_id()
     store.live.start(player, json.dumps(live.to_state()), public_id)
     return public_id
@@ -169,21 +184,42 @@ def join(store: Store, bus: LiveBus, public_id: str, player: str, token: str, ni
     nick = _nickname(player, nickname)
     if opened.live.seat_of(player) is not None:
         return
-    opened.live.join(player, nick)
+    opened.live.join(player, nick, now=datetime.now(UTC))
     save(store, bus, opened, opponent=player)
 
 
 def set_code(store: Store, bus: LiveBus, public_id: str, player: str | None, code: str) -> None:
-    """As codemaker, ``player`` sets the code of the next game, which starts."""
+    """As codemaker, ``player`` sets the code of the next game, which starts: its record and the match's
+    new state are written in one transaction (a request that lost a race to it leaves no game behind)."""
     opened = load(store, bus, public_id)
     maker = _seated(opened, player)
-    game = opened.live.set_secret(maker, code)
-    roles = opened.live.roles()
+    live = opened.live
+    game = live.set_secret(maker, code)
+    roles = live.roles()
     assert roles is not None
-    started = games.start(store, roles[1], game, match_id=opened.id, maker=maker)
-    assert started.keeper.game_id is not None
-    opened.live.started(started.keeper.game_id)
-    save(store, bus, opened)
+    now = datetime.now(UTC)
+
+    def match_state(game_id: int) -> str:
+        live.started(game_id, now=now)
+        return json.dumps(live.to_state())
+
+    state, secret = game.to_state()
+    try:
+        _, opened.version = store.live.start_game(
+            opened.id,
+            opened.version,
+            match_state,
+            roles[1],
+            game.rules,
+            role=game.role,
+            secret=str(secret),
+            state=json.dumps(state),
+            maker=maker,
+            rated=game.rated,
+        )
+    except ConflictError:
+        raise ConflictError("the match was moved on meanwhile: reload it") from None
+    bus.changed(opened.id)
 
 
 def guess(
@@ -197,21 +233,45 @@ def guess(
         raise ConflictError("the code of this game is not set yet")
     games.check_row(len(opened.game.history), row)
     over_before = opened.live.is_over or opened.game.is_over
-    opened.live.guess(breaker, opened.game, code)
+    now = datetime.now(UTC)
+    opened.live.guess(breaker, opened.game, code, now=now)
     _record(opened)
     if opened.game.is_over and not over_before:  # the game is counted: the match moves on
         if _save_counted(store, bus, opened):
             return view(store, opened, breaker)
         return snapshot(store, bus, public_id, breaker)  # another request counted it first: read it again
-    opened.version = store.live.touch(opened.id, 0 if breaker == opened.live.first else 1, bump=True)
-    bus.changed(opened.id)
+    _restart_clock(store, bus, opened, now)
     return view(store, opened, breaker)
+
+
+def _restart_clock(store: Store, bus: LiveBus, opened: OpenLive, now: datetime) -> None:
+    """After a guess that did not end its game (written already): the codebreaker's next guess is timed
+    from ``now``. If another request moved the match on meanwhile, it is read again and, still in the same
+    game with an older turn, the clock restarted there."""
+    game_id = opened.live.match.current_id if opened.live.match is not None else None
+    for _ in range(3):
+        try:
+            save(store, bus, opened)
+            return
+        except ConflictError:
+            again = load(store, bus, opened.public_id)
+            began = again.live.turn_began
+            same = again.live.match is not None and again.live.match.current_id == game_id
+            opened.version, opened.live, opened.game, opened.keeper = (
+                again.version,
+                again.live,
+                again.game,
+                again.keeper,
+            )
+            if not same or again.game is None or again.game.is_over or (began is not None and began >= now):
+                return
+            again.live.turn_began = now
 
 
 def resign(store: Store, bus: LiveBus, public_id: str, player: str | None) -> None:
     """``player`` gives up the game being played."""
     opened = load(store, bus, public_id)
-    opened.live.resign(_seated(opened, player), opened.game)
+    opened.live.resign(_seated(opened, player), opened.game, datetime.now(UTC))
     if opened.game is not None and opened.game.is_over:
         _record(opened)
         _save_counted(store, bus, opened)
@@ -240,45 +300,41 @@ def _save_counted(store: Store, bus: LiveBus, opened: OpenLive) -> bool:
 # -- what each viewer sees -----------------------------------------------------------------------------
 
 
-def snapshot(store: Store, bus: LiveBus, public_id: str, viewer: str | None, *, present: bool = True) -> dict[str, Any]:
-    """What ``viewer`` may see of the match now, with its version; a seated viewer is noted present, and a
-    player away too long on their turn forfeits."""
-    opened = load(store, bus, public_id)
-    seat = opened.live.seat_of(viewer)
-    if present and seat is not None:
-        store.live.touch(opened.id, seat)
-        opened.seen = tuple(datetime.now(UTC) if k == seat else t for k, t in enumerate(opened.seen))
-    if opened.live.second is not None:
-        forfeit_absent(store, bus, opened)
-    return view(store, opened, viewer)
+def snapshot(store: Store, bus: LiveBus, public_id: str, viewer: str | None) -> dict[str, Any]:
+    """What ``viewer`` may see of the match now, with its version (a player out of time forfeits first)."""
+    return view(store, load(store, bus, public_id), viewer)
 
 
 def view(store: Store, opened: OpenLive, viewer: str | None) -> dict[str, Any]:
     """What ``viewer`` may see of the match as loaded (and moved), with its version: a player sees the code
     they set; nobody else sees a code before its game ends."""
-    shown = opened.live.view(viewer, opened.game)
-    last = _last_game(store, opened)
-    shown.update(id=opened.public_id, version=opened.version, absence_limit=LIVE_ABSENCE_LIMIT, last=last)
+    shown = opened.live.view(viewer, opened.game, datetime.now(UTC))
+    shown.update(id=opened.public_id, version=opened.version, last=_last_game(store, opened))
     return shown
 
 
 def _last_game(store: Store, opened: OpenLive) -> dict[str, Any] | None:
-    """The game that ended last, shown (with its code: it is over) until the next game's code is set."""
+    """The game that ended last, shown until the next game's code is set: with its code and guesses (it
+    is over), or with no code (``None``) when it was given away before its code was set."""
     live = opened.live
-    if live.last_id is None or live.match is None or live.match.current_id is not None:
-        return None
-    record = store.games.record(live.last_id)
-    if record.outcome is None:
+    if live.match is None or live.match.current_id is not None or not live.match.match.played:
         return None
     played = live.match.match.played[-1]
-    return {
+    shown: dict[str, Any] = {
         "number": len(live.match.match.played),
         "codemaker": played.codemaker,
         "codebreaker": played.codebreaker,
-        "code": record.secret,
+        "code": None,
         "broken": played.broken,
-        "history": [{"guess": m.guess, "black": m.feedback.black, "white": m.feedback.white} for m in record.moves],
+        "history": [],
     }
+    if live.last_id is None:
+        return shown
+    record = store.games.record(live.last_id)
+    if record.outcome is None:
+        return None
+    moves = [{"guess": m.guess, "black": m.feedback.black, "white": m.feedback.white} for m in record.moves]
+    return shown | {"code": record.secret, "history": moves}
 
 
 # -- a player's matches --------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ import json
 
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import joinedload
+from sqlalchemy.orm import Session, joinedload
 
 from keypeg.code import Feedback
 from keypeg.rules import Rules
@@ -18,7 +18,7 @@ from keypeg.store.plumbing import Repository, find_player, game_records, now, pl
 from keypeg.store.values import GameRecord, SavedGame
 from keypeg.text import visible
 
-__all__ = ["Games"]
+__all__ = ["Games", "add_game"]
 
 
 class Games(Repository):
@@ -52,32 +52,21 @@ class Games(Repository):
                     taken = select(GameRow.id).where(GameRow.player_id == owner.id, GameRow.daily == daily)
                     if session.scalar(taken) is not None:
                         raise PlayedAlreadyError(f"{owner.name} has played the puzzle of {daily} already")
-                maker_id = player_row(session, maker, create=True).id if maker is not None else None
-                row = GameRow(
-                    player=owner,
-                    maker_id=maker_id,
-                    variant=rules.slug,
-                    rules=json.dumps(rules.as_dict()),
-                    pegs=rules.pegs,
-                    colors=rules.colors,
-                    repeats=rules.repeats,
-                    blanks=rules.blanks,
-                    rows=rules.rows,
-                    role=role,
-                    level=level,
-                    secret=secret,
-                    guesses=0,
-                    started_at=now(),
-                    match_id=match_id,
-                    state=state,
-                    rated=rated,
-                    public_id=public_id,
-                    daily=daily,
-                    version=0,
-                )
-                session.add(row)
                 try:
-                    session.flush()
+                    row = add_game(
+                        session,
+                        owner,
+                        rules,
+                        role=role,
+                        level=level,
+                        secret=secret,
+                        match_id=match_id,
+                        state=state,
+                        rated=rated,
+                        public_id=public_id,
+                        daily=daily,
+                        maker=maker,
+                    )
                 except IntegrityError:  # the same attempt started at the same moment elsewhere
                     raise PlayedAlreadyError(f"{owner.name} has played the puzzle of {daily} already") from None
                 return row.id
@@ -240,3 +229,49 @@ class Games(Repository):
                 return int(moved.rowcount)  # type: ignore[attr-defined]
 
         return self._guarded(work)
+
+
+def add_game(
+    session: Session,
+    owner: PlayerRow,
+    rules: Rules,
+    *,
+    role: str,
+    level: int | None = None,
+    secret: str | None = None,
+    match_id: int | None = None,
+    state: str | None = None,
+    rated: bool = False,
+    public_id: str | None = None,
+    daily: str | None = None,
+    maker: str | None = None,
+) -> GameRow:
+    """A game's row as it starts (at version 0), added in ``session`` and flushed (its id is known): what
+    :meth:`Games.start` records, in a transaction another write may share (a live match's new game is
+    written with the match's new state)."""
+    maker_id = player_row(session, maker, create=True).id if maker is not None else None
+    row = GameRow(
+        player=owner,
+        maker_id=maker_id,
+        variant=rules.slug,
+        rules=json.dumps(rules.as_dict()),
+        pegs=rules.pegs,
+        colors=rules.colors,
+        repeats=rules.repeats,
+        blanks=rules.blanks,
+        rows=rules.rows,
+        role=role,
+        level=level,
+        secret=secret,
+        guesses=0,
+        started_at=now(),
+        match_id=match_id,
+        state=state,
+        rated=rated,
+        public_id=public_id,
+        daily=daily,
+        version=0,
+    )
+    session.add(row)
+    session.flush()
+    return row

@@ -13,7 +13,9 @@ from typing import Any
 from sqlalchemy import bindparam, or_, select, text, update
 from sqlalchemy.orm import aliased
 
+from keypeg.rules import Rules
 from keypeg.store.errors import MovedOnError, UnknownRecordError
+from keypeg.store.games import add_game
 from keypeg.store.models import MatchRow, PlayerRow
 from keypeg.store.plumbing import Repository, find_player, now, player_row
 from keypeg.store.values import LiveRecord, aware
@@ -73,6 +75,49 @@ class LiveMatches(Repository):
                 if moved.rowcount != 1:  # type: ignore[attr-defined]
                     raise MovedOnError("the match was moved on elsewhere meanwhile")
                 return expect + 1
+
+        return self._guarded(work)
+
+    def start_game(
+        self,
+        match_id: int,
+        expect: int,
+        match_state: Callable[[int], str],
+        player: str,
+        rules: Rules,
+        *,
+        role: str,
+        secret: str,
+        state: str,
+        maker: str,
+        rated: bool = False,
+    ) -> tuple[int, int]:
+        """Start a game of a match, ``player`` to break ``maker``'s ``secret`` (its row as
+        :meth:`Games.start <keypeg.store.games.Games.start>` records one), and store the match's new state,
+        ``match_state(game_id)``, if the match is still at version ``expect``: one transaction, so a request
+        that lost the race (:class:`MovedOnError`) leaves no game behind. The game's id and the match's new
+        version."""
+
+        def work() -> tuple[int, int]:
+            with self._session() as session:
+                owner = player_row(session, player, create=True)
+                game_id = add_game(
+                    session,
+                    owner,
+                    rules,
+                    role=role,
+                    secret=secret,
+                    match_id=match_id,
+                    state=state,
+                    rated=rated,
+                    maker=maker,
+                ).id
+                where = (MatchRow.id == match_id, MatchRow.version == expect)
+                values = {"state": match_state(game_id), "version": expect + 1}
+                moved = session.execute(update(MatchRow).where(*where).values(**values))
+                if moved.rowcount != 1:  # type: ignore[attr-defined]
+                    raise MovedOnError("the match was moved on elsewhere meanwhile")
+                return game_id, expect + 1
 
         return self._guarded(work)
 

@@ -21,10 +21,12 @@ from pydantic import Field
 
 from keypeg.code import Feedback
 from keypeg.errors import ConflictError, KeypegError, NotFoundError, UnavailableError
-from keypeg.limits import WEB_MATCH_GAMES
+from keypeg.limits import LIVE_MOVE_DEFAULT, LIVE_MOVE_SECONDS, WEB_MATCH_GAMES
+from keypeg.play.live import per_move
 from keypeg.rules import Rules
 from keypeg.services import live
 from keypeg.services.live_bus import LiveBus
+from keypeg.text import visible
 from keypeg.web.api import ERRORS, RequestBody, RulesIn, changing
 from keypeg.web.errors import status_of
 from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_form, whole_number
@@ -37,7 +39,8 @@ pages = APIRouter(include_in_schema=False)
 log = logging.getLogger("keypeg.web")
 
 KEEPALIVE = 5.0
-"""Seconds between a stream's checks when nothing happens: presence, forfeits, a keep-alive line."""
+"""Seconds between a stream's checks when nothing happens: the clock, a keep-alive line (a check is also
+made as the move awaited runs out of time, so the pages move on at once)."""
 STORE_RETRIES = 6
 """Reads of a match a stream tries in a row while the store is down before it ends (the page's script
 then reconnects, with a backoff of its own)."""
@@ -64,8 +67,18 @@ def _viewer(request: Request) -> str | None:
 # -- the JSON API ------------------------------------------------------------------------------------
 
 
+MOVE_CHOICES = (30, 60, 120, 300, 3600, 86_400)
+"""The time controls the page's form offers (seconds per move); the API takes any in
+:data:`~keypeg.limits.LIVE_MOVE_SECONDS`."""
+
+
 class NewLive(RulesIn):
     games: int = Field(2, ge=2, le=WEB_MATCH_GAMES, multiple_of=2, description="An even number of games.")
+    move_seconds: int = Field(
+        LIVE_MOVE_DEFAULT,
+        description=f"Seconds per move, from {LIVE_MOVE_SECONDS[0]} to {LIVE_MOVE_SECONDS[1]:,} (a day): whoever "
+        "must act and runs out of it forfeits the game.",
+    )
     nickname: str | None = Field(None, max_length=64, description="A guest's name to be shown by.")
 
 
@@ -88,7 +101,7 @@ def api_create(request: Request, body: NewLive, session: Annotated[WebSession, D
     to ``/join``) and the links to share."""
     rules = body.rules()
     player = player_for(request, session)
-    public_id = live.create(store_of(request), player, rules, body.games, body.nickname)
+    public_id = live.create(store_of(request), player, rules, body.games, body.nickname, body.move_seconds)
     return _links(request, public_id) | live.snapshot(store_of(request), bus_of(request), public_id, player)
 
 
@@ -141,7 +154,8 @@ def api_resign(request: Request, match_id: str, session: Annotated[WebSession, D
 @api.get("/{match_id}/events", response_class=StreamingResponse)
 async def api_events(request: Request, match_id: str) -> StreamingResponse:
     """Follow the match live (server-sent events): an ``event: state`` with the match as you may see it
-    (the same as ``GET /api/live/{id}``) at once and after every change, an ``event: alive`` every
+    (the same as ``GET /api/live/{id}``) at once and after every change (a move, or a forfeit when the
+    move awaited runs out of time: ``deadline`` and ``seconds_left`` say when), an ``event: alive`` every
     :data:`KEEPALIVE` seconds when nothing changes. While the store is down it
     sends keep-alives and reads the match again a few times with a backoff (:data:`STORE_RETRIES`) before it
     ends."""
@@ -155,15 +169,14 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
     async def stream() -> AsyncIterator[str]:
         state: dict[str, Any] | None = first
         last = -1
-        noted = time.monotonic()  # when the viewer was last noted present (a write: not at every change)
         changed = event
         failures = 0  # reads in a row that found the store down
+        due: float | None = None  # when the move awaited runs out of time (the clock is checked then)
         while True:
             if state is None:
                 changed = bus.event(store_id)
-                present = time.monotonic() - noted >= KEEPALIVE
                 try:
-                    state = await run_in_threadpool(live.snapshot, store, bus, match_id, viewer, present=present)
+                    state = await run_in_threadpool(live.snapshot, store, bus, match_id, viewer)
                     failures = 0
                 except (NotFoundError, ConflictError):  # gone, or moved on meanwhile: the next check reads it
                     state = None
@@ -173,8 +186,9 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
                         log.warning("a stream of match %s ends: the store stays down (%s)", match_id, error)
                         return
                     state = None
-                if present and failures == 0:
-                    noted = time.monotonic()
+            if state is not None:
+                left = state["seconds_left"]
+                due = time.monotonic() + left if left is not None else None
             if state is not None and state["version"] != last:
                 last = state["version"]
                 yield f"event: state\ndata: {json.dumps(state)}\n\n"
@@ -182,6 +196,8 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
                 yield "event: alive\ndata: still here\n\n"
             state = None
             wait = min(KEEPALIVE, STORE_BACKOFF * 2 ** (failures - 1)) if failures else KEEPALIVE
+            if due is not None:  # a little after the deadline: the read then times the move out
+                wait = min(wait, max(0.0, due - time.monotonic()) + 0.1)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(changed.wait(), wait)
             if await request.is_disconnected():
@@ -204,7 +220,20 @@ def live_form(request: Request) -> Response:
     """Start a match against a friend."""
     viewer = _viewer(request)
     mine = live.matches_of(store_of(request), viewer, limit=20) if viewer is not None else []
-    return page(request, "live_new.html", active="Friends", chosen=RulesForm(), mine=mine)
+    return page(request, "live_new.html", active="Friends", chosen=RulesForm(), mine=mine, **_clock_choices())
+
+
+def _clock_choices(chosen: int = LIVE_MOVE_DEFAULT) -> dict[str, Any]:
+    """The time controls the form offers, as labelled, and the one chosen."""
+    return {"move_choices": [(s, per_move(s)) for s in MOVE_CHOICES], "move_chosen": chosen}
+
+
+def _seconds(text: str) -> int:
+    """The form's seconds per move, a whole number (its range is checked with the match's other rules)."""
+    text = text.strip()
+    if not text.isascii() or not text.isdigit() or len(text) > 9:
+        raise KeypegError(f"the time per move must be a whole number of seconds, not {visible(text, 20)!r}")
+    return int(text)
 
 
 @pages.post("/live", response_class=HTMLResponse)
@@ -214,11 +243,12 @@ def live_create(
     fields: Annotated[RulesForm, Depends(rules_form)],
     games: Annotated[str, Form(max_length=3)] = "2",
     nickname: Annotated[str, Form(max_length=64)] = "",
+    move_seconds: Annotated[str, Form(max_length=20)] = str(LIVE_MOVE_DEFAULT),
 ) -> Response:
     session = form_session(request, csrf)
     try:
-        rules, count = fields.rules(), whole_number(games, "games")
-        public_id = live.create(store_of(request), player_for(request, session), rules, count, nickname)
+        rules, count, seconds = fields.rules(), whole_number(games, "games"), _seconds(move_seconds)
+        public_id = live.create(store_of(request), player_for(request, session), rules, count, nickname, seconds)
     except KeypegError as error:
         return page(
             request,
@@ -228,6 +258,7 @@ def live_create(
             chosen=fields,
             mine=[],
             error=str(error),
+            **_clock_choices(),
         )
     return redirect(f"/live/{public_id}")
 
@@ -262,7 +293,7 @@ def live_page(request: Request, public_id: str) -> Response:
 
 @pages.get("/live/{public_id}/join", response_class=HTMLResponse)
 def live_join_form(request: Request, public_id: str, token: str = "") -> Response:
-    view = live.snapshot(store_of(request), bus_of(request), public_id, None, present=False)
+    view = live.snapshot(store_of(request), bus_of(request), public_id, None)
     return page(request, "live_join.html", active="Friends", id=public_id, view=view, token=token[:64])
 
 

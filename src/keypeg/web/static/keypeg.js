@@ -1,7 +1,8 @@
 // keypeg's pages work as plain HTML forms; this script only makes them quicker:
 // - forms marked data-live are sent in the background and the page's <main> is replaced by the answer's;
 // - a guess can be built by clicking pegs (or typing), and a peg taken back before it is sent;
-// - when you let this browser keep your code (it never leaves the browser), your score is filled in.
+// - when you let this browser keep your code (it never leaves the browser), your score is filled in;
+// - a live match's clock counts down, and you can ask to be notified when it is your turn.
 "use strict";
 
 function announce(text) {
@@ -179,7 +180,11 @@ async function showState(event) {
   if (now && got && Number(got.getAttribute("data-version")) < Number(now.getAttribute("data-version"))) return true;
   const typed = document.querySelector("input[data-code]");
   const kept = typed ? typed.value : "";
+  const mine = (marker) => Boolean(marker && marker.hasAttribute("data-your-turn"));
+  const turnCame = !mine(now) && mine(got);
   document.querySelector("main").replaceWith(main);
+  document.title = fresh.title;
+  if (turnCame) tellTurn(fresh.title);
   const input = main.querySelector("input[data-code]");
   if (input && kept) input.value = kept;
   setUp(main);
@@ -187,6 +192,49 @@ async function showState(event) {
   if (said) announce(said.getAttribute("data-announce"));
   if (input) input.focus();
   return true;
+}
+
+// A live match's clock: the time left for the move awaited, counted down from the seconds the server
+// sent with the page. The server is the judge: when the time runs out, its stream brings the page that
+// says who forfeited.
+let ticking = null;
+function setUpClock(root) {
+  if (ticking) window.clearInterval(ticking);
+  ticking = null;
+  const shown = root.querySelector("[data-seconds-left]");
+  if (!shown) return;
+  const end = performance.now() + Number(shown.getAttribute("data-seconds-left")) * 1000;
+  const two = (n) => String(n).padStart(2, "0");
+  const draw = () => {
+    const left = Math.max(0, Math.ceil((end - performance.now()) / 1000));
+    const hours = Math.floor(left / 3600), minutes = Math.floor(left / 60) % 60, seconds = left % 60;
+    shown.textContent = hours ? `${hours}:${two(minutes)}:${two(seconds)}` : `${minutes}:${two(seconds)}`;
+    if (!left && ticking) { window.clearInterval(ticking); ticking = null; }
+  };
+  draw();
+  ticking = window.setInterval(draw, 250);
+}
+
+// Told that it is your turn: the tab's title says so, and, once you asked for it (the button, then the
+// browser's permission), a notification while you look elsewhere. Nothing is asked without the click.
+const NOTIFY_KEY = "keypeg-notify";
+function setUpNotify(root) {
+  const button = root.querySelector("button[data-notify]");
+  if (!button || !("Notification" in window) || Notification.permission === "denied") return;
+  if (Notification.permission === "granted" && window.localStorage.getItem(NOTIFY_KEY)) return;
+  button.hidden = false;
+  button.addEventListener("click", async () => {
+    if (await Notification.requestPermission() !== "granted") { button.hidden = true; return; }
+    window.localStorage.setItem(NOTIFY_KEY, "yes");
+    button.hidden = true;
+    announce("You will be notified when it is your turn.");
+  });
+}
+
+function tellTurn(title) {
+  if (!("Notification" in window) || Notification.permission !== "granted") return;
+  if (!window.localStorage.getItem(NOTIFY_KEY) || !document.hidden) return;
+  new Notification(title, { body: "It is your turn in your keypeg match.", tag: "keypeg-turn" });
 }
 
 function setUp(root) {
@@ -203,6 +251,8 @@ function setUp(root) {
   });
   setUpComposer(root);
   setUpKeeper(root);
+  setUpClock(root);
+  setUpNotify(root);
   follow(root);
 }
 
