@@ -38,7 +38,7 @@ import sys
 import tempfile
 import time
 from collections import Counter, defaultdict
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -87,13 +87,15 @@ def free_port() -> int:
 
 
 @contextmanager
-def server(url: str, workers: int, log: Path) -> Iterator[tuple[str, int]]:
-    """``keypeg serve`` (this checkout's) on a free loopback port: its base URL once it answers, and its
-    pid. Stopped (SIGINT: uvicorn's clean shutdown; killed if it lingers) however the block ends."""
+def server(url: str, workers: int, log: Path, prefix: Sequence[str] = ()) -> Iterator[tuple[str, int]]:
+    """``keypeg serve`` (this checkout's) on a free loopback port, run through the command ``prefix`` if
+    given: its base URL once it answers, and its pid. Stopped (SIGINT: uvicorn's clean shutdown; killed if
+    it lingers) however the block ends."""
     port = free_port()
     paths = [str(Path(keypeg.__file__).parents[1]), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
-    command = [sys.executable, "-m", "keypeg", "serve", "--workers", str(workers), "--port", str(port), "--db", url]
+    command = [*prefix, sys.executable, "-m", "keypeg", "serve", "--workers", str(workers), "--port", str(port)]
+    command += ["--db", url]
     with log.open("wb") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
@@ -216,7 +218,7 @@ def fresh_database(server_url: str) -> Iterator[tuple[str, bool]]:
     ``True``; or, when none can be created there, ``server_url`` itself and ``False``."""
     base = make_url(server_url)
     name = f"keypeg_load_{secrets.token_hex(4)}"
-    admin = create_engine(base, isolation_level="AUTOCOMMIT")
+    admin = create_engine(base, isolation_level="AUTOCOMMIT", pool_pre_ping=True)  # the server may restart
     try:
         with admin.connect() as connection:
             connection.execute(text(f'CREATE DATABASE "{name}"'))
