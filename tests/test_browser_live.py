@@ -3,10 +3,11 @@ against a real ``keypeg serve``): two people play a whole match from two browser
 every move reaching the other pages by the live updates alone (the test never reloads them), no code
 ever shown to its codebreaker or a spectator while its game is played, one of them on a phone's width;
 a player who closes the page comes back to the same game; a page whose stream was refused or fell silent
-follows the match again by itself; a late answer never takes a page back; a
-registered player plays the daily puzzle and gets the grid to share and the day's board. No console
-error and no Content-Security-Policy violation anywhere, every control named; every page is saved as a
-PNG under ``test-artifacts/browser/`` (``live-*``, ``reconnect-*``, ``outage-*``, ``late-*``, ``daily-*``).
+follows the match again by itself; a late answer never takes a page back; the clock counts down in the
+page and the tab's title says whose turn it is; a registered player plays the daily puzzle and gets the
+grid to share and the day's board. No console error and no Content-Security-Policy violation anywhere,
+every control named; every page is saved as a PNG under ``test-artifacts/browser/`` (``live-*``,
+``reconnect-*``, ``outage-*``, ``late-*``, ``clock-*``, ``daily-*``).
 
 Skipped, saying why, without chromium (``/usr/bin/chromium``) or the ``playwright`` package.
 """
@@ -400,6 +401,29 @@ def test_a_player_who_closes_the_page_comes_back_to_the_same_game(browser: Brows
         max_.shot("game2")
         max_.clean()
         again.clean()
+
+
+def test_the_clock_counts_down_and_the_title_says_whose_turn_it_is(browser: Browser, server: Server) -> None:
+    """Each page counts the move's time down by itself (the server sent the seconds left once), and the
+    tab's title says "(Your turn)" to the one who must act, moving to the other by the live updates."""
+    with seated(browser, server, "clock") as (max_, noor, _, _):
+        expect(max_.page).to_have_title("(Your turn) Live match · keypeg")
+        expect(noor.page).to_have_title("Live match · keypeg")
+        for tab in (max_, noor):
+            timer = tab.page.get_by_role("timer")
+            expect(timer).to_have_text(re.compile(r"^[12]:\d\d$"))  # 2 min a move, by default
+            shown = timer.inner_text()
+            expect(timer).not_to_have_text(shown)  # it ticks: a second later it says less
+        if max_.page.evaluate("'Notification' in window"):  # asks nothing until it is clicked
+            expect(max_.page.get_by_role("button", name="Notify me when it is my turn")).to_be_visible()
+        max_.shot("title")
+        enter_guess(max_, "DDA", "type", button="Set the code")
+        expect(noor.page).to_have_title("(Your turn) Live match · keypeg", timeout=LIVE)  # never reloaded
+        expect(max_.page).to_have_title("Live match · keypeg")
+        expect(noor.page.get_by_role("timer")).to_have_text(re.compile(r"^[12]:\d\d$"), timeout=LIVE)
+        noor.shot("turn")
+        max_.clean()
+        noor.clean()
 
 
 PARSED_VERSIONS = """() => {
