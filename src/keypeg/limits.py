@@ -205,3 +205,28 @@ WEB_SCORED_CHARS = 4000
 """Characters of scored guesses the web's Analyse page reads at most."""
 WEB_LISTED = 50
 """Fitting codes the web's Analyse page lists (the count is given whatever it is)."""
+
+# -- fair shares of a web server's worker (counted in memory per worker: keypeg.services.fair_share) ----
+
+WEB_STREAMS_PER_SESSION = 10
+"""Event streams one session may hold open at once on a worker (a live page opens one, a few tabs a few)."""
+WEB_STREAMS_PER_ADDRESS = 100
+"""Event streams one address (an IPv6 /64) may hold open at once on a worker: a household or a classroom
+behind one address, each page with its stream."""
+WEB_STREAM_RETRY = 10
+"""Seconds a client refused a stream is asked to wait (``Retry-After``)."""
+WEB_MOVES_PER_SESSION = (100, 10.0)
+"""Moves (guesses, scores, undos, live codes and guesses) one session may make on a worker: a burst of
+this many, then this many a second (a fast player makes about 2 a second)."""
+WEB_MOVES_PER_ADDRESS = (500, 50.0)
+"""Moves one address may make on a worker: a burst of this many, then this many a second."""
+WEB_ANALYSES_PER_SESSION = (120, 0.5)
+"""Analyses worked out (not read from the cache) one session may ask a worker for: a burst of this many,
+then this many a second (one every 2 s)."""
+WEB_ANALYSES_PER_ADDRESS = (360, 1.5)
+"""Analyses worked out one address may ask a worker for: a burst of this many, then this many a second."""
+WEB_ANALYSES_AT_ONCE = 1
+"""Analyses a worker works out at once; one more is refused at once (429, "busy"), never queued, so that
+light requests (a page, a guess) stay fast meanwhile. An answer from the cache is never counted."""
+WEB_BUSY_RETRY = 2
+"""Seconds a client refused an analysis because the worker is busy is asked to wait (``Retry-After``)."""

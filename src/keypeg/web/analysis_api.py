@@ -3,7 +3,9 @@
 
 Analysis changes nothing, so these need no session and no CSRF token. The web has no ``--force``:
 work estimated above :data:`keypeg.limits.WEB_BUDGET` is refused (400), or, for one strategy among
-several, left out with the reason. The Analyse and Strategies pages (:mod:`keypeg.web.analysis_pages`)
+several, left out with the reason. An analysis worked out (not read from the cache) passes the worker's
+gate first (:func:`keypeg.web.fair_share.analysis`): 429 when its asker asked for too many lately, or when
+the worker is busy with another. The Analyse and Strategies pages (:mod:`keypeg.web.analysis_pages`)
 call the same functions.
 """
 
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, Field
 
 from keypeg.analysis.advice import Advice, read_scored
@@ -24,6 +26,7 @@ from keypeg.services import advice
 from keypeg.services.games import EXPLAIN_TOP
 from keypeg.text import plural
 from keypeg.web.api import ERRORS, FiguresOut, RulesIn, figures, rules_query
+from keypeg.web.fair_share import analysis
 
 __all__ = ["router", "web_budget", "scored_lines", "analyse", "strategies", "OWNER"]
 
@@ -50,18 +53,21 @@ def scored_lines(text: str) -> list[str]:
     return lines
 
 
-def analyse(rules: Rules, text: str) -> Advice:
+def analyse(request: Request, rules: Rules, text: str) -> Advice:
     """The codes that fit the scored guesses in ``text`` (one a line) and each advised strategy's best
-    guesses, within a request's budget (:class:`KeypegError` for a bad line or work the budget refuses)."""
+    guesses, within a request's budget (:class:`KeypegError` for a bad line or work the budget refuses,
+    :class:`~keypeg.services.accounts.ThrottledError` when the gate does)."""
     history = read_scored(rules, scored_lines(text))
-    return advice.analyse(rules, history, top=EXPLAIN_TOP, check=web_budget(), listed=WEB_LISTED)
+    with analysis(request) as gate:
+        return advice.analyse(rules, history, top=EXPLAIN_TOP, check=gate.guard(web_budget()), listed=WEB_LISTED)
 
 
-def strategies(rules: Rules) -> Comparison:
+def strategies(request: Request, rules: Rules) -> Comparison:
     """Every codebreaker's whole tree on ``rules`` (kept results, else worked out within a request's
-    budget); refused (:class:`TooCostlyError`) when no strategy fits the budget."""
+    budget and after the gate); refused (:class:`TooCostlyError`) when no strategy fits the budget."""
     budget = web_budget()
-    comparison = compare(rules, EVERY, check=budget, watch=budget.watch)
+    with analysis(request) as gate:  # taken only if a tree is to be built: a cached answer never waits
+        comparison = compare(rules, EVERY, check=gate.guard(budget), watch=budget.watch)
     if not comparison.summaries:
         raise TooCostlyError(comparison.left_out[0][1] if comparison.left_out else "no strategy to compare")
     return comparison
@@ -142,15 +148,16 @@ def advice_out(advice: Advice) -> AnalyseOut:
 
 
 @router.post("/analyse", response_model=AnalyseOut)
-def analyse_api(body: AnalyseIn) -> AnalyseOut:
+def analyse_api(request: Request, body: AnalyseIn) -> AnalyseOut:
     """The codes that fit the scored guesses (counted, the first 50 listed), and when none does, the
     score most likely wrong; and the best next guesses of the worst-case (Knuth), expected-size (Irving),
     entropy (Neuwirth), most-parts (Kooi) and simple strategies, with their figures.
 
     Nothing is changed: no session or CSRF token is needed. Rules whose analysis would take more than a
-    request may spend are refused (400); a strategy too costly for them is left out with the reason."""
+    request may spend are refused (400); a strategy too costly for them is left out with the reason. Too
+    many analyses from one client lately, or a server busy with others, is 429 with ``Retry-After``."""
     rules = body.rules()
-    return advice_out(analyse(rules, "\n".join(body.scored)))
+    return advice_out(analyse(request, rules, "\n".join(body.scored)))
 
 
 class StrategyOut(BaseModel):
@@ -186,13 +193,12 @@ def comparison_out(comparison: Comparison) -> StrategiesOut:
 
 
 @router.get("/strategies", response_model=StrategiesOut)
-def strategies_api(
-    rules: Annotated[Rules, Depends(rules_query)],
-) -> StrategiesOut:
+def strategies_api(request: Request, rules: Annotated[Rules, Depends(rules_query)]) -> StrategiesOut:
     """Every codebreaker played against every secret of a rule set, side by side: total guesses, average,
     worst case, and the secrets solved in each round (as ``keypeg analyze --compare --json``).
 
     Results are kept, so a second request is answered at once. A strategy too costly for the rules
     (two-step, optimal or genetic on bigger games) is left out with the reason; rules too big for any
-    are refused (400)."""
-    return comparison_out(strategies(rules))
+    are refused (400). Too many trees to build from one client lately, or a server busy building others,
+    is 429 with ``Retry-After``; kept results are always answered."""
+    return comparison_out(strategies(request, rules))

@@ -1,6 +1,7 @@
 """The Analyse and Strategies pages: GET forms (a result can be bookmarked) over the same functions as
 the analysis API (:mod:`keypeg.web.analysis_api`). A refusal (bad rules, a bad line, work beyond a
-request's budget) is the page again with the reason, status 400."""
+request's budget) is the page again with the reason, status 400; too many analyses from one client, or a
+worker busy with another, is the error page (429, with ``Retry-After``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from keypeg.analysis.compare import Comparison, Summary
 from keypeg.errors import KeypegError
 from keypeg.limits import WEB_BUDGET, WEB_LISTED, WEB_SCORED_LINES
 from keypeg.rules import Rules
+from keypeg.services.accounts import ThrottledError
 from keypeg.strategies import REGISTRY, find_strategy
 from keypeg.web.analysis_api import analyse, strategies
 from keypeg.web.pages import RulesForm, form_query, page
@@ -56,7 +58,9 @@ def analyse_page(
     error = ""
     try:
         rules = fields.rules()
-        advice = analyse(rules, scored)
+        advice = analyse(request, rules, scored)
+    except ThrottledError:
+        raise
     except KeypegError as refused:
         error = str(refused)
     return page(
@@ -153,7 +157,9 @@ def strategies_page(request: Request, fields: Annotated[RulesForm, Depends(form_
     error = ""
     try:
         rules = fields.rules()
-        comparison = strategies(rules)
+        comparison = strategies(request, rules)
+    except ThrottledError:
+        raise
     except KeypegError as refused:
         error = str(refused)
     rounds = range(1, max(s.stats.max for s in comparison.summaries) + 1) if comparison else range(0)

@@ -7,7 +7,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI, Request, Response
+from fastapi import Depends, FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -17,6 +17,7 @@ from keypeg.errors import (
     KeypegError,
 )
 from keypeg.limits import WEB_BODY_LIMIT
+from keypeg.services.fair_share import FairShare
 from keypeg.services.stores import open_store
 from keypeg.text import visible
 from keypeg.web.errors import retry_after, status_of
@@ -75,9 +76,12 @@ def _is_page(request: Request) -> bool:
     return not (path.startswith(("/api/", "/docs", "/openapi.json", "/static/")) or path == "/api")
 
 
-def create_app(url: str | None = None, *, https: bool = False, trust_proxies: tuple[str, ...] = ()) -> FastAPI:
+def create_app(
+    url: str | None = None, *, https: bool = False, trust_proxies: tuple[str, ...] = (), share: FairShare | None = None
+) -> FastAPI:
     """The app, serving the store at ``url`` (the CLI's default when ``None``); ``X-Forwarded-For`` is
-    believed only from the proxies ``trust_proxies`` names (addresses or networks)."""
+    believed only from the proxies ``trust_proxies`` names (addresses or networks); ``share`` counts the
+    fair shares of the server (a new :class:`~keypeg.services.fair_share.FairShare` by default)."""
     from fastapi.staticfiles import StaticFiles
 
     from keypeg.web import (
@@ -86,6 +90,7 @@ def create_app(url: str | None = None, *, https: bool = False, trust_proxies: tu
         analysis_pages,
         api,
         daily,
+        fair_share,
         live,
         pages,
         play_pages,
@@ -99,11 +104,13 @@ def create_app(url: str | None = None, *, https: bool = False, trust_proxies: tu
         version="1",
         docs_url=None,  # served below from the swagger-ui-bundle package, not from a CDN
         redoc_url=None,
+        dependencies=[Depends(fair_share.admit)],  # moves and event streams counted (keypeg.web.fair_share)
     )
     app.openapi_version = "3.0.3"  # what the Swagger UI of swagger-ui-bundle renders
     app.state.store = open_store(url)
     app.state.https = https
     app.state.trusted_proxies = accounts.trusted_proxies(trust_proxies)
+    app.state.fair_share = share if share is not None else FairShare()
     _serve_docs(app)
     app.include_router(api.router)
     app.include_router(accounts.router)

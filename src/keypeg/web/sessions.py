@@ -1,6 +1,7 @@
-"""Browser sessions: a random token in an HttpOnly, SameSite cookie (the store keeps only its hash),
-a CSRF token per session, and the checks every state-changing request passes. The sessions themselves
-are :mod:`keypeg.services.web_sessions`'s; here are the cookie and the checks."""
+"""Browser sessions: a token in an HttpOnly, SameSite cookie (the store keeps only its hash), a CSRF token
+per session, and the checks every state-changing request passes. A first visit gets a pending session,
+which writes nothing until it is needed (a game): looking at public pages keeps no row. The sessions
+themselves are :mod:`keypeg.services.web_sessions`'s; here are the cookie and the checks."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from fastapi import HTTPException, Request, Response
 
 from keypeg.services import web_sessions
 from keypeg.services.stores import GUEST_PREFIX, Store
-from keypeg.services.web_sessions import WebSession, find, open_new
+from keypeg.services.web_sessions import WebSession, find, open_new, open_pending
 
 __all__ = [
     "player_for",
@@ -46,18 +47,27 @@ def current(request: Request) -> WebSession | None:
 
 
 def open_session(request: Request, response: Response) -> WebSession:
-    """The request's session, or a new one whose cookie is set on ``response``."""
+    """The request's session, or a new pending one (kept by the store only once needed) whose cookie is set
+    on ``response``."""
     found = current(request)
-    return found if found is not None else new_session(request, response)
+    if found is not None:
+        return found
+    token, session = open_pending(store_of(request))
+    _set_cookie(request, response, token)
+    return session
 
 
 def new_session(request: Request, response: Response, player: str | None = None) -> WebSession:
     """A fresh session (of ``player``, or a guest's), its cookie set on ``response``; the request's old
     session, if any, is forgotten (a new token at every login: no session fixation)."""
     token, session = open_new(store_of(request), player, old=current(request))
+    _set_cookie(request, response, token)
+    return session
+
+
+def _set_cookie(request: Request, response: Response, token: str) -> None:
     secure = bool(request.app.state.https)
     response.set_cookie(COOKIE, token, httponly=True, samesite="lax", secure=secure, path="/")
-    return session
 
 
 def check_origin(request: Request) -> None:

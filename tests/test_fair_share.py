@@ -1,0 +1,333 @@
+"""Fair shares of the server (issue 28): limits per session and per address on open event streams, moves
+and analyses worked out (429 with Retry-After), one analysis at a time per worker, and no session row
+for a visitor who only looks."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import socket
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import uvicorn
+from fastapi.testclient import TestClient
+
+from conftest import free_port
+from keypeg.limits import (
+    WEB_ANALYSES_PER_SESSION,
+    WEB_MOVES_PER_ADDRESS,
+    WEB_MOVES_PER_SESSION,
+    WEB_STREAMS_PER_ADDRESS,
+    WEB_STREAMS_PER_SESSION,
+)
+from keypeg.services.fair_share import FairShare
+from keypeg.web import create_app
+
+SITE = "https://keypeg.test"
+TINY = {"pegs": 2, "colors": 3}
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'web.sqlite3'}"
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Kept analyses go to a folder of the test's own."""
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path / "cache"))
+
+
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def sessions_kept(url: str) -> int:
+    with sqlite3.connect(url.removeprefix("sqlite:///")) as db:
+        return int(db.execute("SELECT count(*) FROM web_sessions").fetchone()[0])
+
+
+def token_of(html: str) -> str:
+    found = re.search(r'name="csrf" value="([^"]+)"', html)
+    assert found is not None, "a page without a form token"
+    return found.group(1)
+
+
+def session_client(app: object, **kwargs: object) -> tuple[TestClient, dict[str, str]]:
+    """A browser of the API with a session: its CSRF header."""
+    client = TestClient(app, base_url=SITE, **kwargs)  # type: ignore[arg-type]
+    return client, {"X-CSRF-Token": client.get("/api/session").json()["csrf"]}
+
+
+MOVED = [
+    "/api/games/x/guesses",
+    "/api/games/x/scores",
+    "/api/games/x/undo",
+    "/play/x/guess",
+    "/play/x/score",
+    "/play/x/undo",
+    "/api/live/x/secret",
+    "/api/live/x/guesses",
+    "/live/x/secret",
+    "/live/x/guess",
+]
+
+
+def test_every_move_and_stream_is_counted_and_nothing_else(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    share = FairShare()
+    counted: list[str] = []
+    monkeypatch.setattr(share, "move", lambda who: counted.append("move"))
+    monkeypatch.setattr(share, "stream", lambda who: (counted.append("stream"), contextlib.nullcontext())[1])
+    browser = TestClient(create_app(url, share=share), base_url=SITE)
+    for path in MOVED:  # the dependency runs only on a route: each is one
+        browser.post(path)
+    browser.get("/api/live/x/events")
+    assert counted == ["move"] * len(MOVED) + ["stream"]
+    for path in ["/api/games/x/resign", "/api/games", "/play", "/api/live", "/api/live/x/join", "/live/x/resign"]:
+        browser.post(path)
+    browser.get("/api/games/x")
+    assert len(counted) == len(MOVED) + 1
+
+
+# -- no session row for a visitor who only looks ---------------------------------------------------
+
+
+PUBLIC = ["/", "/strategies?variant=3x4", "/analyse", "/players", "/top", "/daily", "/live", "/match", "/api/session"]
+
+
+def test_cookieless_views_keep_no_session_and_the_first_form_still_works(url: str) -> None:
+    app = create_app(url)
+    TestClient(app, base_url=SITE).get("/api/session")  # the store made, and its key
+    before = sessions_kept(url)
+    for _ in range(3):
+        for path in PUBLIC:
+            assert TestClient(app, base_url=SITE).get(path).status_code == 200, path
+    assert sessions_kept(url) == before  # a visitor who only looks writes nothing
+
+    visitor = TestClient(app, base_url=SITE)
+    home = visitor.get("/")
+    refused = visitor.post("/play", data={"csrf": "not-the-token", "variant": "classic"}, follow_redirects=False)
+    assert refused.status_code == 403 and sessions_kept(url) == before  # CSRF checked: nothing kept
+    started = visitor.post("/play", data={"csrf": token_of(home.text), "variant": "classic"}, follow_redirects=False)
+    assert started.status_code == 303 and started.headers["location"].startswith("/play/")
+    assert visitor.get(started.headers["location"]).status_code == 200  # the game is the visitor's
+    assert sessions_kept(url) == before + 1  # kept once needed, with the token its pages carry
+    again = visitor.post("/play", data={"csrf": token_of(home.text), "variant": "classic"}, follow_redirects=False)
+    assert again.status_code == 303 and sessions_kept(url) == before + 1
+
+
+def test_a_pending_session_is_signed_and_its_csrf_token_checked(url: str) -> None:
+    app = create_app(url)
+    browser = TestClient(app, base_url=SITE)
+    csrf = browser.get("/api/session").json()["csrf"]
+    assert browser.post("/api/games", json={}).status_code == 403  # no CSRF header
+    assert browser.post("/api/games", json={}, headers={"X-CSRF-Token": csrf + "x"}).status_code == 403
+    made = browser.post("/api/games", json={"practice": True}, headers={"X-CSRF-Token": csrf})
+    assert made.status_code == 201
+    cookie = browser.cookies["keypeg_session"]
+    made_when, mark, signature = cookie.split(".")
+    forged = TestClient(app, base_url=SITE, cookies={"keypeg_session": f"{made_when}.{mark}x.{signature}"})
+    assert forged.post("/api/games", json={}, headers={"X-CSRF-Token": csrf}).status_code == 401  # names nothing
+    assert "set-cookie" in forged.get("/api/session").headers  # a new session, not the forged one
+
+
+# -- moves -----------------------------------------------------------------------------------------------
+
+
+def test_a_burst_of_moves_past_the_limit_is_refused_and_a_players_pace_is_not(url: str) -> None:
+    clock = Clock()
+    app = create_app(url, share=FairShare(clock=clock))
+    fast, headers = session_client(app)
+    burst, _ = WEB_MOVES_PER_SESSION
+    answers = [fast.post("/api/games/nosuchgame/guesses", json={"code": "RRGG"}, headers=headers) for _ in range(burst)]
+    assert {a.status_code for a in answers} == {404}  # each counted, none refused
+    refused = fast.post("/api/games/nosuchgame/undo", headers=headers)
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
+    assert refused.json()["error"].startswith("too many moves")
+    form = fast.post("/play/nosuchgame/guess", data={"csrf": token_of(fast.get("/").text), "code": "RRGG"})
+    assert form.status_code == 429 and "text/html" in form.headers["content-type"] and "Retry-After" in form.headers
+    clock.now += 1  # ten moves a second come back
+    assert fast.post("/api/games/nosuchgame/undo", headers=headers).status_code == 404
+
+    steady, steady_headers = session_client(app)  # the same address, another session: a player's pace
+    game = steady.post("/api/games", json={"practice": True, "rows": 100}, headers=steady_headers).json()
+    for n in range(3 * burst):
+        clock.now += 0.5  # two moves a second, a fast human's pace
+        move = "guesses" if n % 2 == 0 else "undo"
+        body = {"code": "RRGG"} if move == "guesses" else None
+        assert steady.post(f"/api/games/{game['id']}/{move}", json=body, headers=steady_headers).status_code == 200
+
+
+def test_moves_are_limited_per_address_whatever_the_cookies(url: str) -> None:
+    app = create_app(url, share=FairShare(clock=Clock()), trust_proxies=("127.0.0.1",))  # behind a proxy
+    proxy = TestClient(app, base_url=SITE, client=("127.0.0.1", 50000))
+    burst, _ = WEB_MOVES_PER_ADDRESS
+
+    def move(address: str) -> int:
+        proxy.cookies.clear()  # no session: only the address counts
+        return proxy.post("/api/games/x/guesses", json={}, headers={"X-Forwarded-For": address}).status_code
+
+    assert 429 not in {move("198.51.100.7") for _ in range(burst)}
+    refused = proxy.post("/api/games/x/guesses", json={}, headers={"X-Forwarded-For": "198.51.100.7"})
+    assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
+    assert 429 not in {move(f"2001:db8:1:2::{n:x}") for n in range(burst)}  # one home's IPv6 addresses...
+    assert move("2001:db8:1:2:ffff::1") == 429  # ... are one /64, counted as one
+    assert move("203.0.113.9") == 401  # another address is not limited (no session: 401)
+
+
+# -- analyses ----------------------------------------------------------------------------------------
+
+
+def test_analyses_worked_out_past_the_limit_are_refused_but_cached_answers_are_not(url: str) -> None:
+    app = create_app(url, share=FairShare(clock=Clock()))
+    browser, _ = session_client(app)
+    burst, _ = WEB_ANALYSES_PER_SESSION
+    assert browser.get("/api/strategies", params=TINY).json()["results"][0]["cached"] is False  # one worked out
+    for _ in range(burst - 1):
+        assert browser.post("/api/analyse", json={**TINY, "scored": ["AB 0 1"]}).status_code == 200
+    refused = browser.post("/api/analyse", json={**TINY, "scored": ["AB 0 1"]})
+    assert refused.status_code == 429 and refused.headers["Retry-After"] == "2"
+    assert refused.json()["error"].startswith("too many analyses")
+    page = browser.get("/analyse", params={**TINY, "scored": "AB 0 1"})
+    assert page.status_code == 429 and "text/html" in page.headers["content-type"]
+    assert browser.get("/strategies", params={"pegs": 2, "colors": 4}).status_code == 429  # a tree to build
+    cached = browser.get("/api/strategies", params=TINY)
+    assert cached.status_code == 200 and all(s["cached"] for s in cached.json()["results"])
+    assert browser.get("/strategies", params=TINY).status_code == 200
+    assert browser.post("/api/analyse", json={**TINY, "scored": ["AB 9 9"]}).status_code == 400  # bad input as ever
+
+
+def test_a_worker_analyses_one_request_at_once_and_answers_the_next_at_once(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from keypeg.analysis import tree
+
+    app = create_app(url)
+    assert TestClient(app).get("/api/strategies", params=TINY).status_code == 200  # kept for later
+    entered, release = threading.Event(), threading.Event()
+    build = tree.build_tree
+
+    def held(*args: object, **kwargs: object) -> object:
+        entered.set()
+        assert release.wait(60)
+        return build(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tree, "build_tree", held)
+    answers: list[httpx.Response] = []
+    first = threading.Thread(
+        target=lambda: answers.append(TestClient(app).get("/api/strategies", params={"pegs": 2, "colors": 4}))
+    )
+    first.start()
+    try:
+        assert entered.wait(60), "the first analysis never started"
+        other = TestClient(app)
+        busy = other.post("/api/analyse", json={**TINY, "scored": ["AB 0 1"]})
+        assert busy.status_code == 429 and busy.headers["Retry-After"] == "2" and "busy" in busy.json()["error"]
+        assert other.get("/strategies", params={"pegs": 3, "colors": 2}).status_code == 429
+        assert other.get("/api/strategies", params=TINY).status_code == 200  # a cached answer never waits
+        assert other.get("/api/session").status_code == 200
+    finally:
+        release.set()
+        first.join(60)
+    assert [a.status_code for a in answers] == [200]
+    assert TestClient(app).post("/api/analyse", json={**TINY, "scored": ["AB 0 1"]}).status_code == 200  # free again
+
+
+# -- event streams ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def server(url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, int]]:
+    """The app behind a proxy it trusts (the loopback), served by uvicorn in a thread; a stream notices a
+    client gone within a second. The address and the port."""
+    from keypeg.web import live as web_live
+
+    monkeypatch.setattr(web_live, "KEEPALIVE", 1.0)
+    port = free_port()
+    config = uvicorn.Config(
+        create_app(url, trust_proxies=("127.0.0.1",)), host="127.0.0.1", port=port, log_level="warning"
+    )
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not running.started and thread.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert running.started, "the server did not start"
+    try:
+        yield f"http://127.0.0.1:{port}", port
+    finally:
+        running.should_exit = True
+        thread.join(30)
+
+
+def open_stream(port: int, match: str, address: str, cookie: str | None = None) -> tuple[socket.socket, str]:
+    """An event stream of ``match`` asked for by a client at ``address`` (forwarded by the proxy): the
+    connection, and the answer's status line and headers."""
+    conn = socket.create_connection(("127.0.0.1", port), timeout=30)
+    lines = [f"GET /api/live/{match}/events HTTP/1.1", "Host: keypeg.test", f"X-Forwarded-For: {address}"]
+    lines += [f"Cookie: keypeg_session={cookie}"] if cookie else []
+    conn.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = conn.recv(4096)
+        assert chunk, "the server closed the connection"
+        head += chunk
+    return conn, head.split(b"\r\n\r\n")[0].decode()
+
+
+def test_event_streams_are_limited_per_address_and_per_session(server: tuple[str, int]) -> None:
+    base, port = server
+    ann = httpx.Client(base_url=base, timeout=30)
+    csrf = {"X-CSRF-Token": ann.get("/api/session").json()["csrf"]}
+    match = ann.post("/api/live", json={"pegs": 3, "colors": 5, "games": 2}, headers=csrf).json()["id"]
+    held: list[socket.socket] = []
+    try:
+        for _ in range(WEB_STREAMS_PER_ADDRESS):
+            conn, head = open_stream(port, match, "198.51.100.7")
+            held.append(conn)
+            assert head.startswith("HTTP/1.1 200"), head
+        conn, head = open_stream(port, match, "198.51.100.7")
+        conn.close()
+        assert head.startswith("HTTP/1.1 429") and "retry-after:" in head.lower(), head
+        conn, head = open_stream(port, match, "203.0.113.9")  # another address still gets its stream
+        held.append(conn)
+        assert head.startswith("HTTP/1.1 200"), head
+
+        held.pop(0).close()  # one page closed: its place is free again once the server notices
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            conn, head = open_stream(port, match, "198.51.100.7")
+            held.append(conn)
+            if head.startswith("HTTP/1.1 200"):
+                break
+            held.pop().close()
+        assert head.startswith("HTTP/1.1 200"), head
+
+        cookie = ann.cookies["keypeg_session"]
+        for _ in range(WEB_STREAMS_PER_SESSION):
+            conn, head = open_stream(port, match, "192.0.2.1", cookie)
+            held.append(conn)
+            assert head.startswith("HTTP/1.1 200"), head
+        conn, head = open_stream(port, match, "192.0.2.2", cookie)  # the same session from elsewhere
+        conn.close()
+        assert head.startswith("HTTP/1.1 429"), head
+        conn, head = open_stream(port, match, "192.0.2.1")  # the same address, another visitor
+        held.append(conn)
+        assert head.startswith("HTTP/1.1 200"), head
+    finally:
+        for conn in held:
+            conn.close()
+        ann.close()
