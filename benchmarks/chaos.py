@@ -376,6 +376,8 @@ class Window:
     statuses: Counter[int]
     recovery: float | None = None
     """Seconds from the cause gone to ``GET /api/session`` 200 (``None``: not within the limit)."""
+    gone: float = 0.0
+    """When the cause went (``time.perf_counter``)."""
     note: str = ""
 
 
@@ -430,12 +432,14 @@ async def chaos(run: Run, faults: list[str]) -> None:
     stop = asyncio.Event()
     load = asyncio.create_task(keep_playing(run, stop))
     try:
-        run.begin("none (the baseline)").recovery = 0.0
+        baseline = run.begin("none (the baseline)")
+        baseline.recovery, baseline.gone = 0.0, baseline.began
         await asyncio.sleep(run.options.baseline)
         for fault in faults:
             window = run.begin(FAULTS[fault])
             print(f"{window.name} ...", flush=True)
             window.note = await INJECT[fault](run)
+            window.gone = time.perf_counter()
             window.recovery = await answers(run.base)
             print(f"... {window.note}; answering again after {window.recovery} s", flush=True)
             await asyncio.sleep(run.options.settle)
@@ -532,6 +536,7 @@ def summary(
     for public_id in checked.half_written:
         half[window_of(tally.touched.get(public_id, windows[0].began))] += 1
     rows = []
+    acknowledged = sorted(t for times in tally.acknowledged.values() for t in times)
     after = [(tally.requests, tally.errors, tally.statuses)] if windows else []
     marks = [(w.requests, w.errors, w.statuses) for w in windows[1:]] + after
     for k, (window, (requests, errors, statuses)) in enumerate(zip(windows, marks, strict=True)):
@@ -540,9 +545,10 @@ def summary(
         if refused:
             failed["other 4xx"] = refused
         recovery = "never" if window.recovery is None else f"{window.recovery:.2f}"
-        rows.append(
-            [window.name, recovery, f"{requests - window.requests:,}", error_kinds(failed), str(lost[k]), str(half[k])]
-        )
+        moved = min((t for t in acknowledged if t > window.gone), default=None)
+        again = "-" if k == 0 else "never" if moved is None else f"{moved - window.gone:.2f}"
+        tries = f"{requests - window.requests:,}"
+        rows.append([window.name, recovery, again, tries, error_kinds(failed), str(lost[k]), str(half[k])])
     unrecovered = [w.name for w in windows if w.recovery is None]
     ok = not checked.problems and not unrecovered
     cores = os.cpu_count() or 1
@@ -557,9 +563,11 @@ def summary(
         f"a 5xx or a 429 (backoff 0.05 s doubling to 2 s, for up to {PATIENCE:.0f} s), sends each guess with "
         "its row (never applied twice), and reads its game back when a guess went unanswered; its ledger "
         "holds every move a 2xx answer acknowledged. **Recovery**: from the fault's cause gone (at once for a "
-        "killed worker) until a client without a cookie gets `GET /api/session` 200; **tries**: requests "
+        "killed worker) until a client without a cookie gets `GET /api/session` 200; **moves again**: until "
+        "the players' first move acknowledged after it (their backoff included); **tries**: requests "
         "sent in the window, retries included; failures by kind: `refused` (nothing listening), `reset` "
-        "(the connection dropped), `timeout`, or the status.",
+        "(the connection dropped), `timeout`, or the status; **moves lost**: acknowledged moves the database "
+        "does not have, by when they were acknowledged; **half-written**: games stored half-written.",
         "",
         *[f"- {w.name}: {w.note}." for w in windows[1:]],
         *[f"- {note}." for note in skipped],
@@ -581,7 +589,7 @@ def summary(
     )
     command += " --postgres" if options.postgres else (" --db URL" if options.db else "")
     title = f"The web app through faults, under load: {'PostgreSQL' if served.postgres else 'SQLite'}"
-    columns = ["fault", "recovery s", "tries", "failures by kind", "acknowledged moves lost", "games half-written"]
+    columns = ["fault", "recovery s", "moves again s", "tries", "failures by kind", "moves lost", "half-written"]
     report("web", title, command, notes, columns, rows, save=not options.no_save, section=True)
     for problem in (checked.problems + tally.failures)[:20]:
         print(f"problem: {problem}")

@@ -9,6 +9,11 @@ from the start to the end. A match is ``--games`` games of ``--variant``; in eac
 random code and the codebreaker guesses, each guess a random code that fits every score so far (worked
 out client-side with keypeg's own engine); ``--think`` pauses before each move as a person would.
 
+The clients ride out faults: a request that gets no answer, a 5xx or a 429 is tried again with a
+backoff (``web_load.Player``), a move whose answer was lost is checked by reading the match back (a
+guess names its row, so one sent again is never applied twice), and a stream that fails or ends before
+the match does is opened again; the report counts the failures by kind and the tries made again.
+
 After every move, the mover waits until the OTHER player's stream delivers a state that includes it (as
 far on: the same games played, then at least as many guesses in the game being played) before the match
 goes on. Its **move-to-screen** latency runs from sending the move's request to reading that state off
@@ -116,7 +121,8 @@ class Follower:
         try:
             while True:
                 try:
-                    await self.follow(match)
+                    if await self.follow(match) and not self.last.get("over"):
+                        tally.errors["stream ended"] += 1
                 except httpx.HTTPError as error:
                     tally.errors[f"stream {error_kind(error)}"] += 1
                     self.error = f"GET events: {type(error).__name__}: {error}"
@@ -133,8 +139,8 @@ class Follower:
         finally:
             self._arrived.set()
 
-    async def follow(self, match: str) -> None:
-        """Read the stream once, from its opening to its end."""
+    async def follow(self, match: str) -> bool:
+        """Read the stream once, from its opening to its end: whether it was served (200)."""
         timeout = httpx.Timeout(60, read=60)
         async with self.player.client.stream("GET", f"/api/live/{match}/events", timeout=timeout) as answer:
             self.player.tally.statuses[answer.status_code] += 1
@@ -142,7 +148,7 @@ class Follower:
                 self.error = f"GET events: {answer.status_code}"
                 if answer.status_code >= 500 or answer.status_code == 429:
                     self.player.tally.errors[f"stream {answer.status_code}"] += 1
-                return
+                return False
             self.error = ""
             kind = ""  # the event's name: a state, or a keep-alive ("alive")
             async for line in answer.aiter_lines():
@@ -156,6 +162,7 @@ class Follower:
                     self._arrived = asyncio.Event()
                 elif line.startswith(":") or line.startswith("data: "):
                     self.comments += 1
+        return True
 
     async def reached(self, target: Progress, since: float) -> float | None:
         """When the stream delivered the first state at least as far on as ``target`` (sent no earlier

@@ -15,6 +15,12 @@ dropped at the end; ``--sqlite``: a SQLite file and one worker. Once it answers:
 4. every game created is read back from the database itself: there, finished, with exactly the
    guesses and scores the client saw; and no answer may be a 5xx.
 
+The players ride out faults (``benchmarks/chaos.py`` injects them): a request that gets no answer, a 5xx
+or a 429 is tried again with a backoff, a guess names its row (one sent again is never applied twice),
+and a guess that went unanswered is checked by reading the game back. Each keeps a ledger of the moves
+a 2xx answer acknowledged; the check finds none of them lost and no game half-written, and the report
+counts the failures by kind and the tries made again.
+
 Prints the latency of each kind of request (p50, p99, max), the throughput, where the CPU went and
 the goals, and saves them to benchmarks/results/web.md. The server is stopped at the end (and on
 Ctrl-C). Exit 1 when a check fails.
