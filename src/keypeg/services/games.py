@@ -7,18 +7,21 @@ A game is kept in the store as it is played when a store is given (the web alway
 
 from __future__ import annotations
 
+import hashlib
+import json
 import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import ConflictError, IllegalMoveError, NotFoundError, RefusedError, TooLargeError
+from keypeg.errors import ConflictError, IllegalMoveError, KeypegError, NotFoundError, RefusedError, TooLargeError
 from keypeg.limits import WEB_MATCH_GAMES, WEB_THINK_LIMIT
 from keypeg.play.codemakers import DailyCodemaker, RandomCodemaker
 from keypeg.play.daily import attempt_day, check_open
 from keypeg.play.sessions import BreakSession, Session, SolveSession
 from keypeg.rules import Rules
 from keypeg.services.recording import GameKeeper, continue_game
+from keypeg.store.game_keys import KeyTakenError
 
 if TYPE_CHECKING:
     from keypeg.play.coach import Review
@@ -27,10 +30,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXPLAIN_TOP",
+    "KEY_LENGTH",
+    "BadKeyError",
     "GameView",
+    "KeyReusedError",
     "OpenGame",
     "RowPlayedError",
     "breaking",
+    "check_key",
     "check_match_games",
     "check_row",
     "check_thinkable",
@@ -106,6 +113,8 @@ class OpenGame:
     counts: bool | None = None
     """Whether the store ranks the game (``None``: as the session says): a guest's game, adopted into an
     account as practice, is played on without help but never counts."""
+    replayed: bool = False
+    """Whether the game was started earlier by the same request (its idempotency key): nothing new started."""
 
 
 def start(
@@ -117,21 +126,78 @@ def start(
     public: bool = False,
     daily: str | None = None,
     maker: str | None = None,
+    key: tuple[str, str] | None = None,
 ) -> OpenGame:
     """Record a new game of ``player`` (unrecorded without a ``store``); with ``public`` it gets an
-    unguessable public id, as the web shows games."""
+    unguessable public id, as the web shows games, and with ``key`` (an idempotency key and the digest of
+    the request) the key is recorded with it."""
     if store is None:
         return OpenGame(game, GameKeeper(None))
     public_id = new_id() if public else None
-    keeper = GameKeeper.start(store, player, game, match_id=match_id, public_id=public_id, daily=daily, maker=maker)
+    keeper = GameKeeper.start(
+        store, player, game, match_id=match_id, public_id=public_id, daily=daily, maker=maker, key=key
+    )
     return OpenGame(game, keeper, public_id, match_id, daily)
 
 
+class BadKeyError(KeypegError, ValueError):
+    """An idempotency key that is empty, too long, or not printable ASCII."""
+
+
+class KeyReusedError(ConflictError):
+    """An idempotency key sent again with another request than the one that started its game."""
+
+
+KEY_LENGTH = 100
+"""The longest idempotency key taken (characters)."""
+
+
+def check_key(key: str) -> None:
+    """Refuse (:class:`BadKeyError`) an idempotency key other than 1 to :data:`KEY_LENGTH` printable
+    ASCII characters (never echoed)."""
+    if not 0 < len(key) <= KEY_LENGTH or not all(" " <= c <= "~" for c in key):
+        raise BadKeyError(f"an idempotency key is 1 to {KEY_LENGTH} printable ASCII characters")
+
+
 def start_new(
-    store: Store, player: str, rules: Rules, role: str, *, level: int = 3, practice: bool = False
+    store: Store,
+    player: str,
+    rules: Rules,
+    role: str,
+    *,
+    level: int = 3,
+    practice: bool = False,
+    key: str | None = None,
 ) -> OpenGame:
     """A game of ``player`` as the web starts one (:func:`new_session`), recorded under an unguessable
-    public id."""
+    public id. With an idempotency ``key`` (:func:`check_key`), the game ``player`` started with that key
+    in the last 24 hours is loaded instead, as it is now (``replayed``), and nothing is started: a request
+    retried because its answer was lost makes one game; the key sent with another request (other rules,
+    role, level or practice) is refused (:class:`KeyReusedError`). Keys are the player's: nobody else's
+    key finds their game."""
+    if key is not None:
+        check_key(key)
+        asked = json.dumps({"rules": rules.as_dict(), "role": role, "level": level, "practice": practice})
+        request = hashlib.sha256(asked.encode()).hexdigest()
+        found = store.games.keyed(player, key)
+        if found is None:
+            try:
+                return start(
+                    store,
+                    player,
+                    new_session(rules, role, level=level, practice=practice),
+                    public=True,
+                    key=(key, request),
+                )
+            except KeyTakenError:  # the same request sent twice at once: the other one started the game
+                found = store.games.keyed(player, key)
+                if found is None:
+                    raise
+        if found.request != request:
+            raise KeyReusedError("this idempotency key started a game of other settings: a new game needs a new key")
+        opened = load(store, player, found.public_id)
+        opened.replayed = True
+        return opened
     return start(store, player, new_session(rules, role, level=level, practice=practice), public=True)
 
 

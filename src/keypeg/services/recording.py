@@ -90,10 +90,12 @@ class GameKeeper:
         public_id: str | None = None,
         daily: str | None = None,
         maker: str | None = None,
+        key: tuple[str, str] | None = None,
     ) -> GameKeeper:
         """Record a new game of ``player`` as it starts (the store's errors propagate); ``public_id`` is
         the unguessable id a web front end shows for it, ``daily`` the puzzle it is, ``maker`` the person
-        who set its code (a game between two people)."""
+        who set its code (a game between two people); ``key``, an idempotency key and the digest of the
+        request, is recorded with the game, in its transaction."""
         state, secret = session.to_state()
         level = getattr(session, "level", None)
         game_id = store.games.start(
@@ -108,6 +110,7 @@ class GameKeeper:
             public_id=public_id,
             daily=daily,
             maker=maker,
+            key=key,
         )
         keeper = cls(store, game_id)
         keeper.sync(session)

@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, joinedload
 from keypeg.code import Feedback
 from keypeg.rules import Rules
 from keypeg.store.errors import MovedOnError, PlayedAlreadyError, UnknownRecordError
+from keypeg.store.game_keys import KeyedGame, find_keyed, remember_key
 from keypeg.store.models import GameRow, GuessRow, PlayerRow
 from keypeg.store.names import GUEST_PREFIX
 from keypeg.store.plumbing import Repository, find_player, game_records, now, player_row
@@ -38,12 +39,16 @@ class Games(Repository):
         public_id: str | None = None,
         daily: str | None = None,
         maker: str | None = None,
+        key: tuple[str, str] | None = None,
     ) -> int:
         """Record a game as it starts (at version 0); returns its id. Codes are kept in the rules' own
         symbols. ``secret`` is kept on the private side: no query shows it before the game ends
         (:meth:`saved` gives it to the play layer). A ``rated`` game counts on the leaderboard from now
         on, as a loss until it is won. A game of the ``daily`` puzzle (``YYYY-MM-DD preset``) is refused
-        (:class:`PlayedAlreadyError`) when the player has played that puzzle."""
+        (:class:`PlayedAlreadyError`) when the player has played that puzzle. With ``key`` (an idempotency
+        key and the digest of the request) the key is recorded with the game, in its transaction
+        (:class:`~keypeg.store.game_keys.KeyTakenError` when the player's key is taken: :meth:`keyed`
+        finds its game)."""
 
         def work() -> int:
             with self._session() as session:
@@ -69,7 +74,18 @@ class Games(Repository):
                     )
                 except IntegrityError:  # the same attempt started at the same moment elsewhere
                     raise PlayedAlreadyError(f"{owner.name} has played the puzzle of {daily} already") from None
+                if key is not None:
+                    remember_key(session, owner.id, *key, row.id)
                 return row.id
+
+        return self._guarded(work)
+
+    def keyed(self, player: str, key: str) -> KeyedGame | None:
+        """The game ``player`` started with idempotency key ``key`` within the last 24 hours, if any."""
+
+        def work() -> KeyedGame | None:
+            with self._session() as session:
+                return find_keyed(session, player, key)
 
         return self._guarded(work)
 

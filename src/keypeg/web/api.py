@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request, Response
+from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from keypeg.code import Feedback
@@ -94,6 +94,12 @@ def rules_query(
 ) -> Rules:
     """The rule set a GET request's query names: a preset, and any of its fields changed."""
     return rules_from_options(variant, pegs, colors, repeats, blanks, rows)
+
+
+IDEMPOTENCY = (
+    "A new random key for each game you mean to start (1 to 100 printable ASCII characters; a UUID will do): "
+    "the request retried with it within 24 hours answers the game it started. Keys are your player's own."
+)
 
 
 class NewGame(RulesIn):
@@ -188,11 +194,25 @@ def load_game(request: Request, session: WebSession, public_id: str) -> games.Op
 
 
 @router.post("/games", status_code=201, response_model=GameOut, response_model_exclude_none=True)
-def create_game(request: Request, body: NewGame, session: Annotated[WebSession, Depends(changing)]) -> GameOut:
-    """Start a game: you break the computer's code (a rated game unless ``practice``), or it breaks yours."""
+def create_game(
+    request: Request,
+    response: Response,
+    body: NewGame,
+    session: Annotated[WebSession, Depends(changing)],
+    key: Annotated[str | None, Header(alias="Idempotency-Key", description=IDEMPOTENCY)] = None,
+) -> GameOut:
+    """Start a game: you break the computer's code (a rated game unless ``practice``), or it breaks yours.
+
+    Send an ``Idempotency-Key`` to retry safely: the same key again within 24 hours answers 201 with the
+    game it started, as it is now (the same body unless it was played on since), with the header
+    ``Idempotent-Replayed: true``, and starts nothing; the key with another body is a 409."""
     rules, player = body.rules(), player_for(request, session)
-    opened = games.start_new(store_of(request), player, rules, body.role, level=body.level, practice=body.practice)
+    opened = games.start_new(
+        store_of(request), player, rules, body.role, level=body.level, practice=body.practice, key=key
+    )
     assert opened.public_id is not None
+    if opened.replayed:
+        response.headers["Idempotent-Replayed"] = "true"
     return _out(opened.public_id, opened)
 
 

@@ -36,7 +36,9 @@ def home(request: Request) -> Response:
     if session is not None and session.player is not None:
         recent = records.history(store_of(request), session.player, limit=20)
         playing = [g for g in recent if g.outcome is None and g.public_id is not None]
-    return page(request, "home.html", active="Play", chosen=RulesForm(), levels=LEVELS, playing=playing)
+    return page(
+        request, "home.html", active="Play", chosen=RulesForm(), levels=LEVELS, playing=playing, key=games.new_id()
+    )
 
 
 @router.post("/play", response_class=HTMLResponse)
@@ -47,12 +49,21 @@ def start(
     role: Annotated[Literal["breaker", "maker"], Form()] = "breaker",
     level: Annotated[str, Form(max_length=3)] = "3",
     practice: Annotated[str, Form(max_length=8)] = "",
+    key: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
+    """Start the game the form asks for; the form's idempotency ``key`` (drawn as the page was shown)
+    makes a form sent twice (pressed twice, sent again after a lost answer) start one game."""
     session = form_session(request, csrf)
     try:
         rules, strength = fields.rules(), whole_number(level, "level")
         opened = games.start_new(
-            store_of(request), player_for(request, session), rules, role, level=strength, practice=practice == "yes"
+            store_of(request),
+            player_for(request, session),
+            rules,
+            role,
+            level=strength,
+            practice=practice == "yes",
+            key=key or None,
         )
     except KeypegError as error:
         if isinstance(error, UnavailableError):
@@ -65,6 +76,7 @@ def start(
             chosen=fields,
             levels=LEVELS,
             playing=[],
+            key=games.new_id(),
             error=str(error),
         )
     return redirect(f"/play/{opened.public_id}")
