@@ -173,6 +173,7 @@ def test_the_clock_starts_when_the_second_player_sits(url: str) -> None:
     assert made["deadline"] is None and made["seconds_left"] is None and made["move_seconds"] == 300
     assert "Time left for this move" not in ann.client.get(f"/live/{made['id']}").text
     bob = Player(TestClient(app, base_url="https://keypeg.test"), "bob")
+    assert "with 5 min a move" in bob.client.get(made["invite"]).text  # told before sitting down
     joined = bob.post(f"/api/live/{made['id']}/join", {"token": made["token"]}).json()  # type: ignore[attr-defined]
     deadline = datetime.fromisoformat(joined["deadline"])
     assert timedelta(seconds=295) < deadline - datetime.now(UTC) <= timedelta(seconds=300)
