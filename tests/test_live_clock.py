@@ -1,5 +1,6 @@
 """The clock of a live match and the holes it closes (issue 28): a player who keeps the page open and never
-moves forfeits when their time runs out; a creator waiting for a friend never does, and the clock starts
+moves forfeits when their time runs out (and a watcher's stream shows it without a request); a creator
+waiting for a friend never does, and the clock starts
 when the second player sits; the time control's limits are the same on the API and the form; a match kept
 before clocks still loads; the "last game" panel shows the game that just ended, even one given away
 before its code was set; and two racing "set code" requests leave one game, not an orphan."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -181,6 +183,44 @@ def test_the_clock_starts_when_the_second_player_sits(url: str) -> None:
     assert re.search(r'data-seconds-left="(29\d|300)(\.\d)?">[45]:\d\d</strong>', page) and "5 min a move" in page
     assert "<title>(Your turn) Live match · keypeg</title>" in page
     assert "<title>Live match · keypeg</title>" in bob.client.get(f"/live/{made['id']}").text
+
+
+def test_a_watchers_stream_moves_on_when_the_time_runs_out_without_any_request(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The stream reads the match again as the move awaited runs out (not only at its keep-alives): a
+    spectator's page shows the forfeit though nobody sends a request."""
+    import httpx
+    import uvicorn
+
+    from conftest import free_port
+    from keypeg.web import live as web_live
+    from test_live import Stream
+
+    monkeypatch.setattr(web_live, "KEEPALIVE", 60.0)  # no keep-alive check within the test
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(create_app(url), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline and thread.is_alive():
+            time.sleep(0.01)
+        _, _, match = two_players(url)
+        rewind(url, match, LIVE_MOVE_DEFAULT - 1.5)  # ann, to set the code, has 1.5 s left
+        eve = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+        stream = Stream(eve, match)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and not any(s["notes"] for s in list(stream.states)):
+            time.sleep(0.01)
+        forfeited = [s for s in stream.states if s["notes"]]
+        assert forfeited, f"the stream never moved on: {stream.states[-1:]}"
+        assert "ann ran out of time" in forfeited[0]["notes"][-1]["text"]  # type: ignore[index]
+        assert forfeited[0]["turn"] == "bob"  # game 2: bob's code to set, his clock running
+        stream.stop.set()
+    finally:
+        server.should_exit = True
+        thread.join(10)
 
 
 def form_csrf(client: TestClient, path: str) -> str:
