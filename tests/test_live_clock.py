@@ -1,9 +1,9 @@
 """The clock of a live match and the holes it closes (issue 28): a player who keeps the page open and never
 moves forfeits when their time runs out (and a watcher's stream shows it without a request); a creator
-waiting for a friend never does, and the clock starts
-when the second player sits; the time control's limits are the same on the API and the form; a match kept
-before clocks still loads; the "last game" panel shows the game that just ended, even one given away
-before its code was set; and two racing "set code" requests leave one game, not an orphan."""
+waiting for a friend never does, and the clock starts when the second player sits; the time control's
+limits are the same on the API and the form; a match kept before clocks still loads; the "last game"
+panel shows the game that just ended, even one given away before its code was set; and two racing
+"set code" requests leave one game, not an orphan."""
 
 from __future__ import annotations
 
