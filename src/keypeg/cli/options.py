@@ -73,7 +73,8 @@ scoring_option = click.option(
 force_option = click.option(
     "--force",
     is_flag=True,
-    help="Run even when the work is estimated to need more than half the free memory or more than a few minutes.",
+    help="Run even when the work is estimated to need more than half the free memory or more than a few minutes, "
+    "or when it replaces what is there (a backup's file, the records a restore goes into).",
 )
 
 

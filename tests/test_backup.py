@@ -1,0 +1,285 @@
+"""``keypeg backup`` and ``keypeg restore``: a backup taken while games are being played restores every
+game acknowledged before it began (SQLite, and PostgreSQL when ``$KEYPEG_TEST_POSTGRES`` names a server);
+a backup is private and never written over unasked; a restore refuses junk and a database that holds
+records, and fails whole; a backup of an older schema is brought up to date."""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sqlite3
+import stat
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from keypeg import Feedback, find_variant
+from keypeg.cli import cli
+from keypeg.services import games
+from keypeg.store import GameRecord, Store
+
+CLASSIC = find_variant("classic").rules
+SECRET = "RGBY"
+
+
+def sqlite_url(folder: Path, name: str) -> str:
+    return f"sqlite:///{folder / name}"
+
+
+@pytest.fixture
+def postgres() -> Iterator[Callable[[], str]]:
+    """The URL of a new database on the PostgreSQL server of ``$KEYPEG_TEST_POSTGRES``, dropped afterwards."""
+    url = os.environ.get("KEYPEG_TEST_POSTGRES")
+    if not url:
+        pytest.skip("no PostgreSQL server here: set KEYPEG_TEST_POSTGRES to a URL (.ci/postgres starts one)")
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    made: list[str] = []
+
+    def new() -> str:
+        name = f"keypeg_backup_{secrets.token_hex(4)}"
+        with admin.connect() as connection:
+            connection.execute(text(f'CREATE DATABASE "{name}"'))
+        made.append(name)
+        return make_url(url).set(database=name).render_as_string(hide_password=False)
+
+    try:
+        yield new
+    finally:
+        with admin.connect() as connection:
+            for name in made:
+                connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def keypeg(*args: str) -> tuple[int, str]:
+    """``keypeg ARGS`` in this process: its exit code and output (stdout and stderr)."""
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.output
+
+
+def play_one(store: Store, player: str, number: int) -> int:
+    """A rated game of ``player`` played to the end in three writes (started, a guess, the winning guess)."""
+    game = store.games.start(player, CLASSIC, role="breaker", secret=SECRET, rated=True, public_id=games.new_id())
+    store.games.update(game, keep=0, moves=[("RRGG", Feedback(1, 1))], expect=0)
+    last = [("GGBB", Feedback(1, 1))] if number % 2 else []
+    store.games.update(game, keep=1, moves=[*last, (SECRET, Feedback(4, 0))], outcome="solved", expect=1)
+    return game
+
+
+class Load(threading.Thread):
+    """Players registering and playing games, one after another, until told to stop (at most ``limit``
+    games): :attr:`finished` lists the games whose last write was acknowledged, in order."""
+
+    def __init__(self, url: str, limit: int = 5000) -> None:
+        super().__init__(daemon=True)
+        self.store, self.limit = Store(url), limit
+        self.finished: list[int] = []
+        self.players: list[str] = []
+        self.enough, self.stop = threading.Event(), threading.Event()
+        self.failure: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            for number in range(self.limit):
+                if self.stop.is_set():
+                    return
+                player = f"p{number // 4}"
+                if number % 4 == 0:
+                    self.store.players.set_password(player, f"password {number}")
+                    self.players.append(player)
+                self.finished.append(play_one(self.store, player, number))
+                if len(self.finished) >= 20:
+                    self.enough.set()
+        except BaseException as error:  # the test says it
+            self.failure = error
+            self.enough.set()
+
+
+def comparable(record: GameRecord) -> tuple[object, ...]:
+    return (
+        record.id,
+        record.player,
+        record.rules,
+        record.secret,
+        record.outcome,
+        record.guesses,
+        record.rated,
+        record.public_id,
+        record.started_at,
+        record.ended_at,
+        [(m.number, m.guess, m.feedback) for m in record.moves],
+    )
+
+
+def backup_during_load(source: str, target: str, folder: Path) -> None:
+    load = Load(source)
+    load.start()
+    try:
+        assert load.enough.wait(120), "the load made no 20 games"
+        assert load.failure is None, load.failure
+        acknowledged, players = list(load.finished), list(load.players)  # before the backup begins
+        code, said = keypeg("backup", str(folder / "during.bak"), "--db", source)
+        assert code == 0, said
+        deadline = time.monotonic() + 60
+        while len(load.finished) <= len(acknowledged) + 1 and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling: the load goes on after the backup (it ran alongside)
+    finally:
+        load.stop.set()
+        load.join(60)
+    assert load.failure is None, load.failure
+    assert len(load.finished) > len(acknowledged)
+
+    code, said = keypeg("restore", str(folder / "during.bak"), "--db", target)
+    assert code == 0, said
+    kept, restored = Store(source), Store(target)
+    for game in acknowledged:
+        assert comparable(restored.games.record(game)) == comparable(kept.games.record(game))
+    done = set(acknowledged)
+    for player in players:
+        assert restored.players.check_password(player, f"password {int(player[1:]) * 4}")
+        if all(g.id in done for g in kept.games.history(player, limit=None)):  # the records of every game
+            assert restored.records.stats(player) == kept.records.stats(player)
+    held = restored.games.history(limit=None, with_moves=True)
+    for record in held:  # nothing half-written
+        assert record.guesses == len(record.moves) and record.outcome == "solved"
+    assert restored.games.start("newcomer", CLASSIC, role="breaker") == max(r.id for r in held) + 1  # ids go on
+
+
+def test_a_sqlite_backup_taken_while_games_are_played_restores_every_game_acknowledged_before_it(
+    tmp_path: Path,
+) -> None:
+    backup_during_load(sqlite_url(tmp_path, "live.sqlite3"), sqlite_url(tmp_path, "restored.sqlite3"), tmp_path)
+
+
+def test_a_postgresql_backup_taken_while_games_are_played_restores_every_game_acknowledged_before_it(
+    tmp_path: Path, postgres: Callable[[], str]
+) -> None:
+    backup_during_load(postgres(), postgres(), tmp_path)
+
+
+def test_a_backup_restores_into_the_other_kind_of_database(tmp_path: Path, postgres: Callable[[], str]) -> None:
+    source, middle, last = sqlite_url(tmp_path, "a.sqlite3"), postgres(), sqlite_url(tmp_path, "c.sqlite3")
+    game = play_one(Store(source), "ann", 1)
+    assert keypeg("backup", str(tmp_path / "a.bak"), "--db", source)[0] == 0
+    assert keypeg("restore", str(tmp_path / "a.bak"), "--db", middle)[0] == 0
+    assert keypeg("backup", str(tmp_path / "b.bak"), "--db", middle)[0] == 0
+    assert (tmp_path / "b.bak").read_bytes().startswith(b'{"format": "keypeg-backup"')
+    assert keypeg("restore", str(tmp_path / "b.bak"), "--db", last)[0] == 0
+    assert comparable(Store(last).games.record(game)) == comparable(Store(source).games.record(game))
+    assert Store(middle).games.start("bob", CLASSIC, role="breaker") == game + 1  # the ids go on
+
+
+def test_a_backup_is_private_and_replaces_a_file_only_when_forced(tmp_path: Path) -> None:
+    url, file = sqlite_url(tmp_path, "k.sqlite3"), tmp_path / "k.bak"
+    play_one(Store(url), "ann", 0)
+    file.write_text("keep me")
+    code, said = keypeg("backup", str(file), "--db", url)
+    assert (code, said) == (2, f"error: '{file}' exists: --force replaces it\n")
+    assert file.read_text() == "keep me"
+    code, said = keypeg("backup", str(file), "--force", "--db", url)
+    assert code == 0 and said.startswith("backed up 1 player, 1 game, 2 guesses, 0 matches (schema ")
+    assert stat.S_IMODE(file.stat().st_mode) == 0o600
+    with sqlite3.connect(f"{file.as_uri()}?mode=ro", uri=True) as copy:  # a SQLite database that opens alone
+        assert copy.execute("SELECT count(*) FROM guesses").fetchone() == (2,)
+    assert not [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # no temporary file left
+
+
+def test_a_restore_refuses_what_is_not_a_backup_and_leaves_the_database_alone(tmp_path: Path) -> None:
+    url = sqlite_url(tmp_path, "target.sqlite3")
+    other = sqlite3.connect(tmp_path / "other.sqlite3")
+    other.execute("CREATE TABLE notes (text TEXT)")
+    other.commit()
+    other.close()
+    files = {
+        "junk": b"\x00\x01 not a backup at all",
+        "empty": b"",
+        "json": b'{"format": "something else"}\n',
+        "other.sqlite3": (tmp_path / "other.sqlite3").read_bytes(),
+    }
+    for name, content in files.items():
+        (tmp_path / name).write_bytes(content)
+        code, said = keypeg("restore", str(tmp_path / name), "--db", url)
+        assert code == 2 and said.startswith(f"error: '{tmp_path / name}' is not a keypeg backup"), said
+        assert said.count("\n") == 1
+    code, said = keypeg("restore", str(tmp_path / "missing"), "--db", url)
+    assert code == 2 and "cannot read" in said
+    assert not (tmp_path / "target.sqlite3").exists()  # the database is not even opened
+
+
+def test_a_restore_refuses_a_database_that_holds_records_unless_forced(tmp_path: Path) -> None:
+    source, target = sqlite_url(tmp_path, "a.sqlite3"), sqlite_url(tmp_path, "b.sqlite3")
+    ann = play_one(Store(source), "ann", 0)
+    Store(target).players.set_password("zed", "password zed")
+    assert keypeg("backup", str(tmp_path / "a.bak"), "--db", source)[0] == 0
+    code, said = keypeg("restore", str(tmp_path / "a.bak"), "--db", target)
+    assert code == 2
+    assert (
+        said
+        == "error: the database holds records already (players): restore into an empty one, or --force replaces them\n"
+    )
+    assert Store(target).players.check_password("zed", "password zed")
+    assert keypeg("restore", str(tmp_path / "a.bak"), "--force", "--db", target)[0] == 0
+    assert Store(target).games.record(ann).player == "ann"
+    assert [g.player for g in Store(target).games.history(limit=None)] == ["ann"]
+    assert Store(target).players.registered("zed") is None
+
+
+def test_a_restore_that_fails_leaves_the_database_as_it_was(tmp_path: Path) -> None:
+    """A backup damaged after its first table, forced over a database with records: the records are all
+    still there, and nothing of the backup is."""
+    target = sqlite_url(tmp_path, "b.sqlite3")
+    zed = play_one(Store(target), "zed", 0)
+    damaged = tmp_path / "damaged.bak"
+    damaged.write_text(
+        '{"format": "keypeg-backup", "version": 1, "schema": "0009", '
+        '"tables": {"players": ["id", "name", "key", "created_at"], "games": ["id", "player_id"]}}\n'
+        '["players", [1, "ann", "ann", "2026-01-01T00:00:00+00:00"]]\n'
+        '["games", [1]]\n'
+    )
+    code, said = keypeg("restore", str(damaged), "--force", "--db", target)
+    assert (code, said) == (2, "error: a row of games in the backup does not match its columns\n")
+    assert [g.id for g in Store(target).games.history(limit=None)] == [zed]
+    assert Store(target).players.registered("ann") is None
+
+
+def test_a_backup_of_an_older_schema_is_brought_up_to_date(tmp_path: Path) -> None:
+    """A backup made by the keypeg of schema 0008 (no idempotency keys) restores, and its store takes keys."""
+    from alembic import command
+    from alembic.config import Config
+    from sqlalchemy import create_engine
+
+    from keypeg.store.database import MIGRATIONS
+
+    old = tmp_path / "old.bak"
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    with create_engine(f"sqlite:///{old}").begin() as connection:
+        config.attributes["connection"] = connection
+        command.upgrade(config, "0008")
+        connection.exec_driver_sql(
+            "INSERT INTO players (id, name, key, created_at) VALUES (1, 'ann', 'ann', '2026-01-01')"
+        )
+        connection.exec_driver_sql(
+            "INSERT INTO games (id, player_id, variant, pegs, colors, repeats, blanks, rows, role, guesses, started_at)"
+            " VALUES (1, 1, '4x6', 4, 6, 1, 0, 12, 'breaker', 1, '2026-01-01')"
+        )
+        connection.exec_driver_sql(
+            "INSERT INTO guesses (game_id, number, guess, black, white, made_at)"
+            " VALUES (1, 1, 'AABB', 1, 0, '2026-01-01')"
+        )
+    url = sqlite_url(tmp_path, "new.sqlite3")
+    code, said = keypeg("restore", str(old), "--db", url)
+    assert code == 0 and "(schema 0008)" in said, said
+    with sqlite3.connect(tmp_path / "new.sqlite3") as raw:  # the restore brought it up to date
+        assert raw.execute("SELECT version_num FROM alembic_version").fetchone()[0] == "0009"
+    store = Store(url)
+    assert [m.guess for m in store.games.record(1).moves] == ["AABB"]
+    opened = games.start_new(store, "ann", CLASSIC, "breaker", key="first")
+    assert games.start_new(store, "ann", CLASSIC, "breaker", key="first").public_id == opened.public_id
