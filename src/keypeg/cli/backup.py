@@ -37,7 +37,7 @@ def backup(file: Path, force: bool, db: str | None) -> None:
     server writes: a copy of a SQLite database, JSON lines of PostgreSQL's."""
     from keypeg.services.backups import back_up
 
-    if file.exists() and not force:
+    if file.is_file() and not force:
         raise RefusedError(f"{quoted(str(file))} exists: --force replaces it")
     told, stop = _told("backing up")
     try:
