@@ -14,10 +14,9 @@ characters nor flood the output. (Rich markup is escaped by the command line on 
 
 from __future__ import annotations
 
-import functools
 import unicodedata
 
-__all__ = ["visible", "quoted", "ECHO_LIMIT", "MESSAGE_LIMIT", "is_hidden", "plural", "plain_look_alikes"]
+__all__ = ["visible", "quoted", "ECHO_LIMIT", "MESSAGE_LIMIT", "is_hidden", "plural"]
 
 ECHO_LIMIT = 200
 """How many characters of a piece of input an echo or an error message quotes."""
@@ -92,27 +91,3 @@ def quoted(text: object, limit: int = ECHO_LIMIT) -> str:
     written = repr(cut) if isinstance(text, str) else cut
     shown = "".join(_escaped(c) if is_hidden(c) else c for c in written)
     return shown if cut is raw else f"{shown}… ({len(raw)} characters)"
-
-
-def plain_look_alikes(text: str) -> str:
-    """``text`` with every letter that looks like a plain Latin letter or digit (a Cyrillic or Greek
-    look-alike, from Unicode's confusables list) written as that letter or digit.
-
-    >>> plain_look_alikes("\u0440\u0430ssw\u043erd")  # Cyrillic r, a and o
-    'password'
-    """
-    return "".join(_look_alike(c) for c in text)
-
-
-@functools.cache
-def _look_alike(char: str) -> str:
-    """The ASCII letter or digit ``char`` looks like (itself when none, or when it is ASCII)."""
-    if char.isascii():
-        return char
-    from confusable_homoglyphs import confusables
-
-    for found in confusables.is_confusable(char, greedy=True) or ():
-        for glyph in found["homoglyphs"]:
-            if glyph["c"].isascii() and glyph["c"].isalnum():
-                return str(glyph["c"])
-    return char

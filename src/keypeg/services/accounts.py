@@ -21,7 +21,7 @@ from importlib.resources import files
 
 from keypeg.errors import ConflictError, KeypegError, RefusedError
 from keypeg.services.stores import GUEST_PREFIX, InvalidNameError, Store, WrongPasswordError, name_key, player_name
-from keypeg.text import plain_look_alikes
+from keypeg.store.names import plain_look_alikes
 
 __all__ = [
     "LOGIN_DELAY_CAP",

@@ -19,12 +19,13 @@ keypeg.store.names.InvalidNameError: a player's name cannot start or end with a 
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 
 from keypeg.errors import KeypegError
-from keypeg.text import is_hidden, plain_look_alikes, visible
+from keypeg.text import is_hidden, visible
 
-__all__ = ["player_name", "name_key", "InvalidNameError", "NAME_LENGTH", "GUEST_PREFIX"]
+__all__ = ["player_name", "name_key", "plain_look_alikes", "InvalidNameError", "NAME_LENGTH", "GUEST_PREFIX"]
 
 GUEST_PREFIX = "guest-"
 """Players made for the web's guests are named ``guest-`` and 12 hex digits; no person can register such
@@ -60,3 +61,27 @@ def name_key(name: str) -> str:
     """What two names are compared by: the NFKC form of the case-folded, normalised name, with
     look-alikes of ASCII letters and digits written as those."""
     return unicodedata.normalize("NFKC", plain_look_alikes(player_name(name)).casefold())
+
+
+def plain_look_alikes(text: str) -> str:
+    """``text`` with every letter that looks like a plain Latin letter or digit (a Cyrillic or Greek
+    look-alike, from Unicode's confusables list) written as that letter or digit.
+
+    >>> plain_look_alikes("\u0440\u0430ssw\u043erd")  # Cyrillic r, a and o
+    'password'
+    """
+    return "".join(_look_alike(c) for c in text)
+
+
+@functools.cache
+def _look_alike(char: str) -> str:
+    """The ASCII letter or digit ``char`` looks like (itself when none, or when it is ASCII)."""
+    if char.isascii():
+        return char
+    from confusable_homoglyphs import confusables
+
+    for found in confusables.is_confusable(char, greedy=True) or ():
+        for glyph in found["homoglyphs"]:
+            if glyph["c"].isascii() and glyph["c"].isalnum():
+                return str(glyph["c"])
+    return char
