@@ -154,6 +154,34 @@ def test_a_connected_player_who_never_moves_forfeits(url: str) -> None:
     assert "ran out of time" in page and "30 s a move" in page
 
 
+def test_each_guess_restarts_the_clock_even_when_the_match_moved_on_meanwhile(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from keypeg.store.live import LiveMatches
+
+    ann, bob, match = two_players(url)
+    assert ann.post(f"/api/live/{match}/secret", {"code": "EDA"}).status_code == 200  # type: ignore[attr-defined]
+    rewind(url, match, LIVE_MOVE_DEFAULT - 20)
+    assert float(bob.view(match)["seconds_left"]) <= 20  # type: ignore[arg-type]
+    guessed = bob.post(f"/api/live/{match}/guesses", {"code": "AAB", "row": 1}).json()  # type: ignore[attr-defined]
+    assert guessed["seconds_left"] > LIVE_MOVE_DEFAULT - 5 and ann.view(match)["seconds_left"] == pytest.approx(
+        guessed["seconds_left"], abs=5
+    )
+    rewind(url, match, LIVE_MOVE_DEFAULT - 20)
+    real, moved = LiveMatches.save, []
+
+    def save_once_moved_on(matches: LiveMatches, *args: object, **kwargs: object) -> int:
+        if not moved:  # another request wrote the match between the guess's read and its write
+            moved.append(True)
+            raise MovedOnError("the match was moved on elsewhere meanwhile")
+        return real(matches, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(LiveMatches, "save", save_once_moved_on)
+    guessed = bob.post(f"/api/live/{match}/guesses", {"code": "ABC", "row": 2}).json()  # type: ignore[attr-defined]
+    assert moved and len(guessed["current"]["history"]) == 2
+    assert float(ann.view(match)["seconds_left"]) > LIVE_MOVE_DEFAULT - 5  # type: ignore[arg-type]
+
+
 def test_the_creator_who_left_the_waiting_page_does_not_lose_when_the_friend_joins(url: str) -> None:
     app = create_app(url)
     ann = Player(TestClient(app, base_url="https://keypeg.test"), "ann")

@@ -240,32 +240,27 @@ def guess(
         if _save_counted(store, bus, opened):
             return view(store, opened, breaker)
         return snapshot(store, bus, public_id, breaker)  # another request counted it first: read it again
-    _restart_clock(store, bus, opened, now)
-    return view(store, opened, breaker)
+    return view(store, _restart_clock(store, bus, opened, now), breaker)
 
 
-def _restart_clock(store: Store, bus: LiveBus, opened: OpenLive, now: datetime) -> None:
-    """After a guess that did not end its game (written already): the codebreaker's next guess is timed
-    from ``now``. If another request moved the match on meanwhile, it is read again and, still in the same
-    game with an older turn, the clock restarted there."""
+def _restart_clock(store: Store, bus: LiveBus, opened: OpenLive, now: datetime) -> OpenLive:
+    """After a guess that did not end its game (written already), time the codebreaker's next guess from
+    ``now``; the match as saved. If another request moved it on meanwhile, it is read again and, still in
+    the same game with a turn begun before ``now``, its clock restarted there."""
     game_id = opened.live.match.current_id if opened.live.match is not None else None
     for _ in range(3):
         try:
             save(store, bus, opened)
-            return
+            return opened
         except ConflictError:
-            again = load(store, bus, opened.public_id)
-            began = again.live.turn_began
-            same = again.live.match is not None and again.live.match.current_id == game_id
-            opened.version, opened.live, opened.game, opened.keeper = (
-                again.version,
-                again.live,
-                again.game,
-                again.keeper,
-            )
-            if not same or again.game is None or again.game.is_over or (began is not None and began >= now):
-                return
-            again.live.turn_began = now
+            opened = load(store, bus, opened.public_id)
+            match, began = opened.live.match, opened.live.turn_began
+            if match is None or match.current_id != game_id or opened.game is None or opened.game.is_over:
+                return opened  # the game ended meanwhile (its codebreaker out of time)
+            if began is not None and began >= now:
+                return opened  # a later guess restarted it
+            opened.live.turn_began = now
+    return opened
 
 
 def resign(store: Store, bus: LiveBus, public_id: str, player: str | None) -> None:
