@@ -42,7 +42,9 @@ import argparse
 import asyncio
 import contextlib
 import errno
+import itertools
 import os
+import random
 import shutil
 import signal
 import subprocess
@@ -54,15 +56,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from live_load import Checked as LiveChecked
+from live_load import LiveTally, play_match
+from live_load import check as live_check
 from report import report
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import NullPool
 from web_load import (
+    CLASSIC,
     Checked,
     Cpu,
     Player,
-    Tally,
     check,
     error_kinds,
     free_port,
@@ -387,7 +392,8 @@ class Run:
     served: Served
     base: str
     server_pid: int
-    tally: Tally = field(default_factory=Tally)
+    tally: LiveTally = field(default_factory=LiveTally)
+    """Every player's, the classic games' and the live matches' alike."""
     windows: list[Window] = field(default_factory=list)
 
     def begin(self, name: str) -> Window:
@@ -427,10 +433,30 @@ async def keep_playing(run: Run, stop: asyncio.Event) -> None:
     await asyncio.gather(*(one(n) for n in range(run.options.players)))
 
 
+async def keep_matching(run: Run, stop: asyncio.Event) -> None:
+    """``--matches`` live matches at once, each between two new players following its stream, one after
+    another until ``stop`` is set (a match under way is played out)."""
+
+    async def pair(number: int) -> None:
+        for round_ in itertools.count():
+            if stop.is_set():
+                return
+            seed = run.options.seed * 1_000_003 + 2 * (number + 1_000 * round_)
+            first, second = (Player(run.base, run.tally, run.options.think, seed + k, PATIENCE) for k in range(2))
+            try:
+                if all(await asyncio.gather(first.start(kind=None), second.start(kind=None))):
+                    await play_match(first, second, CLASSIC, "classic", 2, random.Random(seed))
+            finally:
+                await first.close()
+                await second.close()
+
+    await asyncio.gather(*(pair(n) for n in range(run.options.matches)))
+
+
 async def chaos(run: Run, faults: list[str]) -> None:
     """The load, the baseline, then each fault, its recovery measured, and the load after it."""
     stop = asyncio.Event()
-    load = asyncio.create_task(keep_playing(run, stop))
+    load = asyncio.gather(keep_playing(run, stop), keep_matching(run, stop))
     try:
         baseline = run.begin("none (the baseline)")
         baseline.recovery, baseline.gone = 0.0, baseline.began
@@ -472,6 +498,7 @@ def faults_of(options: argparse.Namespace, served: Served) -> tuple[list[str], l
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--players", type=int, default=16, help="players at once (default 16)")
+    parser.add_argument("--matches", type=int, default=4, help="live matches at once, two players each (4)")
     parser.add_argument("--think", type=float, default=0.1, help="a player's mean pause before a request (0.1 s)")
     parser.add_argument("--hold", type=float, default=3.0, help="seconds a fault lasts (default 3)")
     parser.add_argument("--settle", type=float, default=5.0, help="seconds of load after each recovery (5)")
@@ -508,8 +535,9 @@ def main() -> None:
             except KeyboardInterrupt:
                 raise SystemExit("stopped; so is the server") from None
             checked = check(served.url, run.tally.games, run.tally.finished)
+            matches = live_check(served.url, CLASSIC, run.tally.matches)
             log = (folder / "serve.log").read_text(errors="replace")
-    summary(options, served, run, checked, skipped, seconds, cpu, load_before, log)
+    summary(options, served, run, checked, matches, skipped, seconds, cpu, load_before, log)
 
 
 def summary(
@@ -517,6 +545,7 @@ def summary(
     served: Served,
     run: Run,
     checked: Checked,
+    matches: LiveChecked,
     skipped: list[str],
     seconds: float,
     cpu: Cpu,
@@ -550,7 +579,7 @@ def summary(
         tries = f"{requests - window.requests:,}"
         rows.append([window.name, recovery, again, tries, error_kinds(failed), str(lost[k]), str(half[k])])
     unrecovered = [w.name for w in windows if w.recovery is None]
-    ok = not checked.problems and not unrecovered
+    ok = not checked.problems and not unrecovered and not matches.problems and not tally.lost
     cores = os.cpu_count() or 1
     on_disk = f" on a tmpfs of {DISK_MB['postgresql' if served.postgres else 'sqlite']} MB" if served.disk else ""
     notes = [
@@ -576,7 +605,13 @@ def summary(
         f"half-written (of all {checked.stored_games:,} stored): **{len(checked.half_written)}**; games the "
         f"client never heard of (a create whose answer was lost, left unfinished): {checked.unknown:,}; "
         f"games given up by a player: {tally.outcomes['given up']:,}; tries sent again: {tally.retries:,} of "
-        f"{tally.requests:,}: {'**all right**' if ok else '**wrong**'}.",
+        f"{tally.requests:,}.",
+        f"- Live matches, {options.matches} at once (2 games of classic each, both players following the match's "
+        f"stream, which a player opens again when it fails or ends early): {matches.right:,} of the "
+        f"{matches.matches:,} played are stored over, with exactly the codes, guesses and points the players saw "
+        f"({matches.moves:,} guesses); moves that never reached the other player's stream: **{len(tally.lost)}**; "
+        f"streams opened again: {sum(f.reconnects for f in tally.streams):,}: "
+        f"{'**all right**' if ok else '**wrong**'}.",
         f"- Competing load on the machine ({cores} cores): load average {load_before} before the run, "
         f"{machine_load()} at its end; over the {seconds:.0f} s, the server's processes used {cpu.server:.1f} s "
         f"of CPU, this client {cpu.client:.1f} s, other processes {cpu.others:.1f} s"
@@ -591,7 +626,7 @@ def summary(
     title = f"The web app through faults, under load: {'PostgreSQL' if served.postgres else 'SQLite'}"
     columns = ["fault", "recovery s", "moves again s", "tries", "failures by kind", "moves lost", "half-written"]
     report("web", title, command, notes, columns, rows, save=not options.no_save, section=True)
-    for problem in (checked.problems + tally.failures)[:20]:
+    for problem in (checked.problems + matches.problems + tally.lost + tally.failures)[:20]:
         print(f"problem: {problem}")
     if not ok:
         raise SystemExit(1)

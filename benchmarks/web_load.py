@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import math
 import os
 import random
@@ -95,13 +96,15 @@ def free_port() -> int:
 @contextmanager
 def server(url: str, workers: int, log: Path, prefix: Sequence[str] = ()) -> Iterator[tuple[str, int]]:
     """``keypeg serve`` (this checkout's) on a free loopback port, run through the command ``prefix`` if
-    given: its base URL once it answers, and its pid. Stopped (SIGINT: uvicorn's clean shutdown; killed if
+    given, believing the ``X-Forwarded-For`` of clients on the loopback (each player comes from an address
+    of its own, as people do: the server's limits per address are not all of them at once): its base URL
+    once it answers, and its pid. Stopped (SIGINT: uvicorn's clean shutdown; killed if
     it lingers) however the block ends."""
     port = free_port()
     paths = [str(Path(keypeg.__file__).parents[1]), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     command = [*prefix, sys.executable, "-m", "keypeg", "serve", "--workers", str(workers), "--port", str(port)]
-    command += ["--db", url]
+    command += ["--db", url, "--trust-proxy", "127.0.0.1"]  # each player's address: see Player
     with log.open("wb") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     base = f"http://127.0.0.1:{port}"
@@ -355,13 +358,24 @@ class Tally:
         self.acknowledged.setdefault(public_id, []).extend(now for _ in moves)
 
 
+ADDRESSES = itertools.count(1)
+"""Numbers the players' addresses (10.0.0.1, 10.0.0.2, ...)."""
+
+
+def next_address() -> str:
+    """A client address no player of this process has had yet."""
+    number = next(ADDRESSES)
+    return f"10.{number >> 16 & 255}.{number >> 8 & 255}.{number & 255}"
+
+
 class Player:
-    """A browser: its own connection, cookie jar and CSRF token. It rides out faults: a request that
+    """A browser: its own connection, cookie jar, CSRF token and address (sent as ``X-Forwarded-For``,
+    which the server started here believes from the loopback). It rides out faults: a request that
     gets no answer, a 5xx or a 429 is tried again (see :meth:`request`), and a move refused or unanswered
     is checked by reading the game back."""
 
     def __init__(self, base: str, tally: Tally, think: float = 0.0, seed: int = 0, patience: float = PATIENCE) -> None:
-        self.client = httpx.AsyncClient(base_url=base, timeout=60)
+        self.client = httpx.AsyncClient(base_url=base, timeout=60, headers={"X-Forwarded-For": next_address()})
         self.tally = tally
         self.think = think
         self.patience = patience
@@ -370,19 +384,26 @@ class Player:
         self.csrf = ""
 
     async def request(
-        self, kind: str | None, method: str, path: str, body: object = None, *, retry: bool = True
+        self,
+        kind: str | None,
+        method: str,
+        path: str,
+        body: object = None,
+        *,
+        retry: bool = True,
+        headers: dict[str, str] | None = None,
     ) -> httpx.Response | None:
         """Send a request (timed as ``kind`` unless ``None``, from the first try to the answer kept); every
         status and every failure is counted. A try that gets no answer, a 5xx or a 429 is tried again after
         a pause (doubling from 0.05 s to 2 s, or the 429's ``Retry-After``) for up to ``patience`` seconds,
         unless ``retry`` is false. The last answer, or ``None`` if none came."""
         started, pause = time.perf_counter(), BACKOFF[0]
+        sent = {**(headers or {}), **({"X-CSRF-Token": self.csrf} if method == "POST" else {})}
         while True:
-            headers = {"X-CSRF-Token": self.csrf} if method == "POST" else {}
             self.tally.requests += 1
             response: httpx.Response | None = None
             try:
-                response = await self.client.request(method, path, json=body, headers=headers)
+                response = await self.client.request(method, path, json=body, headers=sent)
             except httpx.HTTPError as error:
                 self.tally.errors[error_kind(error)] += 1
                 failure = f"{method} {path}: no answer ({error_kind(error)})"
@@ -437,9 +458,11 @@ class Player:
 
     async def break_classic(self, *, timed: bool = True) -> None:
         """One game of classic as codebreaker, every guess a random code that fits every score so far (a
-        guess names its row, so one tried again is never applied twice)."""
+        guess names its row, so one tried again is never applied twice, and the game's start an idempotency
+        key, so one tried again starts one game)."""
         await self.pause()
-        made = await self.request(CREATE if timed else None, "POST", "/api/games", {"variant": "classic"})
+        key = {"Idempotency-Key": secrets.token_urlsafe(16)}
+        made = await self.request(CREATE if timed else None, "POST", "/api/games", {"variant": "classic"}, headers=key)
         if made is None or made.status_code != 201:
             return
         game = made.json()
@@ -476,7 +499,8 @@ class Player:
         for number in range(games):
             secret = random_code(SUPER, random.Random(seed + number))
             body = {"variant": "super", "role": "maker", "level": 3}
-            made = await self.request(MAKER_CREATE if timed else None, "POST", "/api/games", body)
+            key = {"Idempotency-Key": secrets.token_urlsafe(16)}
+            made = await self.request(MAKER_CREATE if timed else None, "POST", "/api/games", body, headers=key)
             if made is None or made.status_code != 201:
                 continue
             game = made.json()
@@ -590,33 +614,37 @@ def check(url: str, ledger: dict[str, Moves], finished: set[str]) -> Checked:
     client created is there, its stored moves start with every move acknowledged (none lost), those the
     client saw end (``finished``) are finished, and no game at all is half-written (see :func:`half_written`)."""
     store = Store(url)
-    stored: dict[str, tuple[str | None, int, int, list[tuple[int, str, int, int]]]] = {}
+    stored: dict[int, tuple[str | None, str | None, int, int, list[tuple[int, str, int, int]]]] = {}
+    separate = set()  # the games of matches (live or against the computer): not this client's to know
     with store.engine.connect() as connection:
-        rows = connection.execute(select(GameRow.public_id, GameRow.outcome, GameRow.guesses, GameRow.pegs))
-        for public_id, outcome, guesses, pegs in rows:
-            stored[str(public_id)] = (outcome, guesses, pegs, [])
+        columns = GameRow.id, GameRow.public_id, GameRow.outcome, GameRow.guesses, GameRow.pegs, GameRow.match_id
+        for game_id, public_id, outcome, guesses, pegs, match_id in connection.execute(select(*columns)):
+            stored[game_id] = (public_id, outcome, guesses, pegs, [])
+            if match_id is not None:
+                separate.add(game_id)
         moves = connection.execute(
-            select(GameRow.public_id, GuessRow.number, GuessRow.guess, GuessRow.black, GuessRow.white)
-            .join(GuessRow, GuessRow.game_id == GameRow.id)
-            .order_by(GameRow.id, GuessRow.number)
+            select(GuessRow.game_id, GuessRow.number, GuessRow.guess, GuessRow.black, GuessRow.white).order_by(
+                GuessRow.game_id, GuessRow.number
+            )
         )
-        for public_id, number, guess, black, white in moves:
-            stored[str(public_id)][3].append((number, guess, black, white))
+        for game_id, number, guess, black, white in moves:
+            stored[game_id][4].append((number, guess, black, white))
         total = connection.execute(select(func.count(GameRow.id))).scalar_one()
     store.engine.dispose()
     checked = Checked(len(ledger), 0, 0, 0, sum(map(len, ledger.values())), total, [])
-    for public_id, (outcome, guesses, pegs, rows_) in stored.items():
+    for game_id, (public_id, outcome, guesses, pegs, rows_) in stored.items():
         if wrong := half_written(pegs, outcome, guesses, [(number, black) for number, _, black, _ in rows_]):
-            checked.half_written.append(public_id)
-            checked.problems.append(f"game {public_id}: half-written: {wrong}")
-    checked.unknown = sum(1 for public_id in stored if public_id not in ledger)
+            checked.half_written.append(public_id or f"#{game_id}")
+            checked.problems.append(f"game {public_id or f'#{game_id}'}: half-written: {wrong}")
+    by_public_id = {public_id: (outcome, rows_) for public_id, outcome, _, _, rows_ in stored.values() if public_id}
+    checked.unknown = sum(1 for k, (p, *_) in stored.items() if k not in separate and p not in ledger)
     for public_id, seen in ledger.items():
-        if public_id not in stored:
+        if public_id not in by_public_id:
             checked.problems.append(f"game {public_id}: not in the database")
             checked.lost[public_id] = len(seen)
             continue
         checked.found += 1
-        outcome, _, _, rows_ = stored[public_id]
+        outcome, rows_ = by_public_id[public_id]
         kept = [(guess, black, white) for _, guess, black, white in rows_]
         same = next((k for k, (a, b) in enumerate(zip(kept, seen, strict=False)) if a != b), min(len(kept), len(seen)))
         if same < len(seen):
