@@ -403,9 +403,28 @@ def test_a_player_who_closes_the_page_comes_back_to_the_same_game(browser: Brows
         again.clean()
 
 
+NOTIFICATIONS = """() => {
+  window.asked = 0;
+  window.told = [];
+  window.Notification = class {
+    static permission = "default";
+    static async requestPermission() {
+      window.asked += 1;
+      window.Notification.permission = "granted";
+      return "granted";
+    }
+    constructor(title) { window.told.push(title); }
+  };
+  Object.defineProperty(document, "hidden", { get: () => true });
+}"""
+"""The browser's notifications stood in for, the page taken as looked away from: how often permission
+was asked (``asked``), and the titles of the notifications shown (``told``)."""
+
+
 def test_the_clock_counts_down_and_the_title_says_whose_turn_it_is(browser: Browser, server: Server) -> None:
     """Each page counts the move's time down by itself (the server sent the seconds left once), and the
-    tab's title says "(Your turn)" to the one who must act, moving to the other by the live updates."""
+    tab's title says "(Your turn)" to the one who must act, moving to the other by the live updates; a
+    player who clicked "Notify me" is notified when their turn comes, and nobody is asked without it."""
     with seated(browser, server, "clock") as (max_, noor, _, _):
         expect(max_.page).to_have_title("(Your turn) Live match · keypeg")
         expect(noor.page).to_have_title("Live match · keypeg")
@@ -414,13 +433,17 @@ def test_the_clock_counts_down_and_the_title_says_whose_turn_it_is(browser: Brow
             expect(timer).to_have_text(re.compile(r"^[12]:\d\d$"))  # 2 min a move, by default
             shown = timer.inner_text()
             expect(timer).not_to_have_text(shown)  # it ticks: a second later it says less
-        if max_.page.evaluate("'Notification' in window"):  # asks nothing until it is clicked
-            expect(max_.page.get_by_role("button", name="Notify me when it is my turn")).to_be_visible()
+            expect(tab.page.get_by_role("button", name="Notify me when it is my turn")).to_be_visible()
+            tab.page.evaluate(NOTIFICATIONS)
         max_.shot("title")
+        noor.page.get_by_role("button", name="Notify me when it is my turn").click()
+        expect(noor.page.get_by_role("button", name="Notify me when it is my turn")).to_be_hidden()
         enter_guess(max_, "DDA", "type", button="Set the code")
         expect(noor.page).to_have_title("(Your turn) Live match · keypeg", timeout=LIVE)  # never reloaded
         expect(max_.page).to_have_title("Live match · keypeg")
         expect(noor.page.get_by_role("timer")).to_have_text(re.compile(r"^[12]:\d\d$"), timeout=LIVE)
+        assert noor.page.evaluate("[window.asked, window.told]") == [1, ["(Your turn) Live match · keypeg"]]
+        assert max_.page.evaluate("window.asked") == 0  # he never clicked: never asked
         noor.shot("turn")
         max_.clean()
         noor.clean()
