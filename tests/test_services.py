@@ -233,7 +233,7 @@ def test_a_guests_game_adopted_at_login_is_shown_as_it_counts(tmp_path: Path) ->
     browser = TestClient(create_app(f"sqlite:///{tmp_path / 'web.sqlite3'}"), base_url="https://keypeg.test")
     csrf = {"X-CSRF-Token": browser.get("/api/session").json()["csrf"]}
     game = browser.post("/api/games", json={"variant": "classic"}, headers=csrf).json()
-    assert game["rated"]  # the session's rule: no help, a secret nobody knew
+    assert game["rated"] is False  # a guest's game never counts, though it is played without help
     browser.post(f"/api/games/{game['id']}/guesses", json={"code": "RRGG"}, headers=csrf)
     made = browser.post("/api/players", json={"name": "Lucky", "password": "correct horse battery"}, headers=csrf)
     csrf = {"X-CSRF-Token": made.json()["csrf"]}

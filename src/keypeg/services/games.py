@@ -20,6 +20,7 @@ from keypeg.play.codemakers import DailyCodemaker, RandomCodemaker
 from keypeg.play.daily import attempt_day, check_open
 from keypeg.play.sessions import BreakSession, Session, SolveSession
 from keypeg.rules import Rules
+from keypeg.services.accounts import is_guest
 from keypeg.services.recording import GameKeeper, continue_game
 from keypeg.store.game_keys import KeyTakenError
 
@@ -111,8 +112,8 @@ class OpenGame:
     daily: str | None = None
     """The daily puzzle the game is (``2026-11-23 classic``), if it is one."""
     counts: bool | None = None
-    """Whether the store ranks the game (``None``: as the session says): a guest's game, adopted into an
-    account as practice, is played on without help but never counts."""
+    """Whether the store ranks the game (``None``: as the session says): a guest's game, and one adopted
+    into an account as practice, is played on without help but never counts."""
     replayed: bool = False
     """Whether the game was started earlier by the same request (its idempotency key): nothing new started."""
 
@@ -130,14 +131,16 @@ def start(
 ) -> OpenGame:
     """Record a new game of ``player`` (unrecorded without a ``store``); with ``public`` it gets an
     unguessable public id, as the web shows games, and with ``key`` (an idempotency key and the digest of
-    the request) the key is recorded with it."""
+    the request) the key is recorded with it. A guest's game is never rated (ranked means committed:
+    a guest can be new at will), though it is played without help as a rated game is."""
     if store is None:
         return OpenGame(game, GameKeeper(None))
     public_id = new_id() if public else None
+    counts = False if is_guest(player) else None
     keeper = GameKeeper.start(
-        store, player, game, match_id=match_id, public_id=public_id, daily=daily, maker=maker, key=key
+        store, player, game, match_id=match_id, public_id=public_id, daily=daily, maker=maker, rated=counts, key=key
     )
-    return OpenGame(game, keeper, public_id, match_id, daily)
+    return OpenGame(game, keeper, public_id, match_id, daily, counts)
 
 
 class BadKeyError(KeypegError, ValueError):

@@ -90,12 +90,14 @@ class GameKeeper:
         public_id: str | None = None,
         daily: str | None = None,
         maker: str | None = None,
+        rated: bool | None = None,
         key: tuple[str, str] | None = None,
     ) -> GameKeeper:
         """Record a new game of ``player`` as it starts (the store's errors propagate); ``public_id`` is
         the unguessable id a web front end shows for it, ``daily`` the puzzle it is, ``maker`` the person
-        who set its code (a game between two people); ``key``, an idempotency key and the digest of the
-        request, is recorded with the game, in its transaction."""
+        who set its code (a game between two people); ``rated=False`` keeps a game the session would rate
+        out of the rankings; ``key``, an idempotency key and the digest of the request, is recorded with
+        the game, in its transaction."""
         state, secret = session.to_state()
         level = getattr(session, "level", None)
         game_id = store.games.start(
@@ -106,7 +108,7 @@ class GameKeeper:
             secret=str(secret) if secret is not None else None,
             match_id=match_id,
             state=json.dumps(state),
-            rated=session.rated,
+            rated=session.rated and rated is not False,
             public_id=public_id,
             daily=daily,
             maker=maker,
