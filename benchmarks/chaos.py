@@ -56,8 +56,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from live_load import DELIVERY_TIMEOUT, LiveTally, play_match
 from live_load import Checked as LiveChecked
-from live_load import LiveTally, play_match
 from live_load import check as live_check
 from report import report
 from sqlalchemy import create_engine, text
@@ -562,6 +562,7 @@ def summary(
     for public_id, count in checked.lost.items():
         for moment in tally.acknowledged[public_id][-count:]:
             lost[window_of(moment)] += 1
+    unseen = Counter(window_of(moment) for moment in tally.lost_at)
     for public_id in checked.half_written:
         half[window_of(tally.touched.get(public_id, windows[0].began))] += 1
     rows = []
@@ -577,7 +578,9 @@ def summary(
         moved = min((t for t in acknowledged if t > window.gone), default=None)
         again = "-" if k == 0 else "never" if moved is None else f"{moved - window.gone:.2f}"
         tries = f"{requests - window.requests:,}"
-        rows.append([window.name, recovery, again, tries, error_kinds(failed), str(lost[k]), str(half[k])])
+        rows.append(
+            [window.name, recovery, again, tries, error_kinds(failed), str(lost[k]), str(half[k]), str(unseen[k])]
+        )
     unrecovered = [w.name for w in windows if w.recovery is None]
     ok = not checked.problems and not unrecovered and not matches.problems and not tally.lost
     cores = os.cpu_count() or 1
@@ -596,7 +599,9 @@ def summary(
         "the players' first move acknowledged after it (their backoff included); **tries**: requests "
         "sent in the window, retries included; failures by kind: `refused` (nothing listening), `reset` "
         "(the connection dropped), `timeout`, or the status; **moves lost**: acknowledged moves the database "
-        "does not have, by when they were acknowledged; **half-written**: games stored half-written.",
+        "does not have, by when they were acknowledged; **half-written**: games stored half-written; **live moves "
+        f"unseen**: live moves acknowledged that the other player's stream did not show within "
+        f"{DELIVERY_TIMEOUT:.0f} s, by when they were sent.",
         "",
         *[f"- {w.name}: {w.note}." for w in windows[1:]],
         *[f"- {note}." for note in skipped],
@@ -625,6 +630,7 @@ def summary(
     command += " --postgres" if options.postgres else (" --db URL" if options.db else "")
     title = f"The web app through faults, under load: {'PostgreSQL' if served.postgres else 'SQLite'}"
     columns = ["fault", "recovery s", "moves again s", "tries", "failures by kind", "moves lost", "half-written"]
+    columns.append("live moves unseen")
     report("web", title, command, notes, columns, rows, save=not options.no_save, section=True)
     for problem in (checked.problems + matches.problems + tally.lost + tally.failures)[:20]:
         print(f"problem: {problem}")

@@ -221,6 +221,8 @@ class LiveTally(Tally):
     matches: list[Played] = field(default_factory=list)
     moves: int = 0
     lost: list[str] = field(default_factory=list)
+    lost_at: list[float] = field(default_factory=list)
+    """When each move lost on the way to the other side's stream was sent (``time.perf_counter``)."""
     streams: list[Follower] = field(default_factory=list)
 
 
@@ -255,6 +257,7 @@ async def move(
     shown = await other.reached(progress(state), sent)
     if shown is None:
         mover.tally.lost.append(f"{path} {body}: never on the other side's stream ({other.why()})")  # type: ignore[attr-defined]
+        mover.tally.lost_at.append(sent)  # type: ignore[attr-defined]
     else:
         mover.tally.latency[screen].append(shown - sent)
     return state
