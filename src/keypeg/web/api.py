@@ -48,7 +48,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         (404, "No such game (or not yours)."),
         (409, "A score that contradicts the others, or a game played on meanwhile."),
         (422, "A request that does not fit the schema."),
-        (429, "Too many failed logins."),
+        (429, "Too many failed logins or registrations, or requests past a fair share: wait Retry-After seconds."),
     )
 }
 """The errors every endpoint may answer, all as ``{"error": ...}``."""
