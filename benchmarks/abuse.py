@@ -387,6 +387,7 @@ def summary(options: argparse.Namespace, label: str, quiet: Stretch, abused: Str
 
     junk_rate = abuser.junk_sent / abuser.junk_seconds if abuser.junk_seconds else 0.0
     cores = os.cpu_count() or 1
+    answered = sum(abuser.streams.values()) + sum(abuser.junk.values()) + sum(abused.tally.statuses.values())
     notes = [
         "",
         f"`keypeg serve --workers {options.workers}` on {label}, over loopback, client and server on the same "
@@ -414,6 +415,10 @@ def summary(options: argparse.Namespace, label: str, quiet: Stretch, abused: Str
             f"{max(0.0, cores * s.seconds - c.machine):.1f} s."
             for s, c in zip((quiet, abused), cpu, strict=True)
         ],
+        f"- Answers the server gave in the abused stretch, the abusive client's (streams refused or opened, junk "
+        f"moves answered) and the others': {answered:,}, **{cpu[1].server / max(answered, 1) * 1000:.2f} ms of "
+        f"the server's CPU each**; the server's processes had {cpu[1].server / max(abused.seconds, 1e-9):.2f} "
+        "of the machine's cores on average meanwhile.",
         f"- Goal: another player's `GET /api/session` in p99 <= {SESSION_GOAL * 1000:.0f} ms while abused: "
         f"p99 {ms(session_p99)} ms: {met(session_p99 <= SESSION_GOAL)}.",
         f"- Goal: a real guess in p99 <= {GUESS_GOAL * 1000:.0f} ms while abused: p99 {ms(guess_p99)} ms: "

@@ -623,6 +623,7 @@ def summary(
         f"{' (the database server among them)' if served.postgres else ''}, idle "
         f"{max(0.0, cores * seconds - cpu.machine):.1f} s.",
         f"- The server's log: {log.count('Traceback')} tracebacks, {log.count(' 500 ')} answers 500 logged.",
+        *[f"- Problem: {problem}" for problem in (checked.problems + matches.problems + tally.lost)[:5]],
     ]
     command = (
         f"python benchmarks/chaos.py --players {options.players} --think {options.think:g} --hold {options.hold:g}"
