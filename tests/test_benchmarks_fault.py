@@ -93,3 +93,13 @@ def test_the_load_client_rides_out_a_reset_and_its_ledger_matches_the_database(t
     assert checked.problems == []
     assert (checked.created, checked.found, checked.matching, checked.finished) == (6, 6, 6, 6)
     assert checked.stored_games == 6 and checked.unknown == 0  # the guess tried again was not applied twice
+
+
+def test_the_check_names_what_a_half_written_game_lacks() -> None:
+    assert web_load.half_written(4, "solved", 3, [(1, 0), (2, 1), (3, 4)]) == ""
+    assert web_load.half_written(4, None, 2, [(1, 0), (2, 1)]) == ""
+    assert "3 guesses counted, 2 stored" in web_load.half_written(4, None, 3, [(1, 0), (2, 1)])
+    assert "numbered [1, 3]" in web_load.half_written(4, None, 2, [(1, 0), (3, 1)])
+    assert "outcome None" in web_load.half_written(4, None, 2, [(1, 0), (2, 4)])  # won, not marked solved
+    assert "winning guess at 1 of 2" in web_load.half_written(4, "solved", 2, [(1, 4), (2, 0)])
+    assert "solved without a winning guess" in web_load.half_written(4, "solved", 1, [(1, 3)])
