@@ -279,8 +279,10 @@ async def stop_postgres(run: Run) -> str:
     cluster = run.served.postgres
     assert cluster is not None
     await asyncio.to_thread(cluster.ctl, "-w", "-m", "fast", "stop")
-    await asyncio.sleep(run.options.hold)
-    done = await asyncio.to_thread(cluster.ctl, "-w", "start")
+    try:
+        await asyncio.sleep(run.options.hold)
+    finally:  # however the run ends, the server is left running
+        done = await asyncio.to_thread(cluster.ctl, "-w", "start")
     return f"stopped for {run.options.hold:g} s" + ("" if done.returncode == 0 else f"; start failed: {done.stderr}")
 
 
@@ -304,9 +306,11 @@ async def disk_full(run: Run) -> str:
     stopped meanwhile: a full disk may stop it for good)."""
     disk = run.served.disk
     assert disk is not None
-    written = await asyncio.to_thread(fill, disk)
-    await asyncio.sleep(run.options.hold)
-    (disk / "filler").unlink()
+    try:
+        written = await asyncio.to_thread(fill, disk)
+        await asyncio.sleep(run.options.hold)
+    finally:
+        (disk / "filler").unlink(missing_ok=True)
     note = f"{written / 1e6:.1f} MB written, the disk full for {run.options.hold:g} s"
     cluster = run.served.postgres
     if cluster is not None and not await asyncio.to_thread(cluster.running):
@@ -351,9 +355,11 @@ async def read_only(run: Run) -> str:
     name = make_url(run.served.url).database
     ended = f"SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"
     await asyncio.to_thread(admin, run, f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
-    await asyncio.to_thread(admin, run, ended)
-    await asyncio.sleep(hold)
-    await asyncio.to_thread(admin, run, f'ALTER DATABASE "{name}" RESET default_transaction_read_only')
+    try:
+        await asyncio.to_thread(admin, run, ended)
+        await asyncio.sleep(hold)
+    finally:
+        await asyncio.to_thread(admin, run, f'ALTER DATABASE "{name}" RESET default_transaction_read_only')
     return f"the database read-only for {hold:g} s (its sessions ended at the start)"
 
 
