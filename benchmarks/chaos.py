@@ -386,6 +386,10 @@ class Window:
     errors: Counter[str]
     statuses: Counter[int]
     recovery: float | None = None
+    writes: float | None = None
+    """Seconds from the cause gone to a new client's practice game started, 201 (``None``: not within the limit)."""
+    probes: list[str] = field(default_factory=list)
+    """The games that measured it."""
     """Seconds from the cause gone to ``GET /api/session`` 200 (``None``: not within the limit)."""
     gone: float = 0.0
     """When the cause went (``time.perf_counter``)."""
@@ -408,18 +412,26 @@ class Run:
         return window
 
 
-async def answers(base: str) -> float | None:
-    """Seconds until a client without a cookie gets ``GET /api/session`` 200 (``None``: not within
-    :data:`RECOVERY_LIMIT`)."""
+async def answers(base: str, window: Window) -> None:
+    """Poll, as new clients without a cookie, until one gets ``GET /api/session`` 200 (the window's
+    ``recovery``) and then starts a practice game, 201 (its ``writes``, and the game in its ``probes``):
+    seconds from now, ``None`` if not within :data:`RECOVERY_LIMIT`."""
     started = time.perf_counter()
     async with httpx.AsyncClient(base_url=base, timeout=2) as client:
         while time.perf_counter() - started < RECOVERY_LIMIT:
+            client.cookies.clear()
             with contextlib.suppress(httpx.HTTPError):
-                if (await client.get("/api/session")).status_code == 200:
-                    return time.perf_counter() - started
-                client.cookies.clear()
+                session = await client.get("/api/session")
+                if session.status_code == 200:
+                    if window.recovery is None:
+                        window.recovery = time.perf_counter() - started
+                    body = {"variant": "classic", "practice": True}
+                    made = await client.post("/api/games", json=body, headers={"X-CSRF-Token": session.json()["csrf"]})
+                    if made.status_code == 201:
+                        window.writes = time.perf_counter() - started
+                        window.probes.append(made.json()["id"])
+                        return
             await asyncio.sleep(0.05)
-    return None
 
 
 async def keep_playing(run: Run, stop: asyncio.Event) -> None:
@@ -465,15 +477,17 @@ async def chaos(run: Run, faults: list[str]) -> None:
     load = asyncio.gather(keep_playing(run, stop), keep_matching(run, stop))
     try:
         baseline = run.begin("none (the baseline)")
-        baseline.recovery, baseline.gone = 0.0, baseline.began
+        baseline.recovery, baseline.writes, baseline.gone = 0.0, 0.0, baseline.began
         await asyncio.sleep(run.options.baseline)
         for fault in faults:
             window = run.begin(FAULTS[fault])
             print(f"{window.name} ...", flush=True)
             window.note = await INJECT[fault](run)
             window.gone = time.perf_counter()
-            window.recovery = await answers(run.base)
-            print(f"... {window.note}; answering again after {window.recovery} s", flush=True)
+            await answers(run.base, window)
+            print(
+                f"... {window.note}; answering again after {window.recovery} s, writing {window.writes} s", flush=True
+            )
             await asyncio.sleep(run.options.settle)
     finally:
         stop.set()
@@ -580,14 +594,25 @@ def summary(
         refused = sum(n for s, n in (statuses - window.statuses).items() if 400 <= s < 500 and s != 429)
         if refused:
             failed["other 4xx"] = refused
-        recovery = "never" if window.recovery is None else f"{window.recovery:.2f}"
+        recovery, writes = ("never" if t is None else f"{t:.2f}" for t in (window.recovery, window.writes))
         moved = min((t for t in acknowledged if t > window.gone), default=None)
         again = "-" if k == 0 else "never" if moved is None else f"{moved - window.gone:.2f}"
         tries = f"{requests - window.requests:,}"
         rows.append(
-            [window.name, recovery, again, tries, error_kinds(failed), str(lost[k]), str(half[k]), str(unseen[k])]
+            [
+                window.name,
+                recovery,
+                writes,
+                again,
+                tries,
+                error_kinds(failed),
+                str(lost[k]),
+                str(half[k]),
+                str(unseen[k]),
+            ]
         )
-    unrecovered = [w.name for w in windows if w.recovery is None]
+    unrecovered = [w.name for w in windows if w.writes is None]
+    probes = sum(len(w.probes) for w in windows)
     ok = not checked.problems and not unrecovered and not matches.problems and not tally.lost
     cores = os.cpu_count() or 1
     on_disk = f" on a tmpfs of {DISK_MB['postgresql' if served.postgres else 'sqlite']} MB" if served.disk else ""
@@ -601,7 +626,8 @@ def summary(
         f"a 5xx or a 429 (backoff 0.05 s doubling to 2 s, for up to {PATIENCE:.0f} s), sends each guess with "
         "its row (never applied twice), and reads its game back when a guess went unanswered; its ledger "
         "holds every move a 2xx answer acknowledged. **Recovery**: from the fault's cause gone (at once for a "
-        "killed worker) until a client without a cookie gets `GET /api/session` 200; **moves again**: until "
+        "killed worker) until a client without a cookie gets `GET /api/session` 200; **writes again**: until such "
+        "a client starts a practice game, 201 (a session and a game written); **moves again**: until "
         "the players' first move acknowledged after it (their backoff included); **tries**: requests "
         "sent in the window, retries included; failures by kind: `refused` (nothing listening), `reset` "
         "(the connection dropped), `timeout`, or the status; **moves lost**: acknowledged moves the database "
@@ -614,7 +640,7 @@ def summary(
         f"- Checked in the database: {checked.found:,} of the {checked.created:,} games acknowledged are there "
         f"with {checked.moves:,} acknowledged moves; moves lost: **{sum(checked.lost.values())}**; games "
         f"half-written (of all {checked.stored_games:,} stored): **{len(checked.half_written)}**; games the "
-        f"client never heard of (a create whose answer was lost, left unfinished): {checked.unknown:,}; "
+        f"client never heard of (a create whose answer was lost, left unfinished): {checked.unknown - probes:,}; "
         f"games given up by a player: {tally.outcomes['given up']:,}; tries sent again: {tally.retries:,} of "
         f"{tally.requests:,}.",
         f"- Live matches, {options.matches} at once (2 games of classic each, both players following the match's "
@@ -636,8 +662,8 @@ def summary(
     )
     command += " --postgres" if options.postgres else (" --db URL" if options.db else "")
     title = f"The web app through faults, under load: {'PostgreSQL' if served.postgres else 'SQLite'}"
-    columns = ["fault", "recovery s", "moves again s", "tries", "failures by kind", "moves lost", "half-written"]
-    columns.append("live moves unseen")
+    columns = ["fault", "recovery s", "writes again s", "moves again s", "tries", "failures by kind", "moves lost"]
+    columns += ["half-written", "live moves unseen"]
     report("web", title, command, notes, columns, rows, save=not options.no_save, section=True)
     for problem in (checked.problems + matches.problems + tally.lost + tally.failures)[:20]:
         print(f"problem: {problem}")
