@@ -123,7 +123,8 @@ def test_a_match_kept_before_clocks_loads_with_the_default_and_its_clock_starts_
     del old["clock"]
     loaded = LiveMatch.from_state(old)
     assert loaded.move_seconds == LIVE_MOVE_DEFAULT and loaded.turn_began is None and loaded.turn() == "ann"
-    assert loaded.start_clock(later(5)) and loaded.deadline() == later(5 + LIVE_MOVE_DEFAULT)
+    assert loaded.catch_up(None, later(5)) and loaded.deadline() == later(5 + LIVE_MOVE_DEFAULT)
+    assert not loaded.catch_up(None, later(6))  # started once
 
     ann, _, match = two_players(url)
     store = Store(url)
@@ -180,6 +181,33 @@ def test_each_guess_restarts_the_clock_even_when_the_match_moved_on_meanwhile(
     guessed = bob.post(f"/api/live/{match}/guesses", {"code": "ABC", "row": 2}).json()  # type: ignore[attr-defined]
     assert moved and len(guessed["current"]["history"]) == 2
     assert float(ann.view(match)["seconds_left"]) > LIVE_MOVE_DEFAULT - 5  # type: ignore[arg-type]
+
+
+def test_a_guess_stored_while_its_match_could_not_be_written_is_timed_and_told_at_the_next_read(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The game took the guess, then the store failed on the match's write (503): the next read of the
+    match (any viewer's, or a stream's keep-alive) restarts the clock and moves the match's version on, so
+    followers' pages, which fetch a page only for a new version, show the guess."""
+    from keypeg.store import StoreUnavailableError
+    from keypeg.store.live import LiveMatches
+
+    ann, bob, match = two_players(url)
+    assert ann.post(f"/api/live/{match}/secret", {"code": "EDA"}).status_code == 200  # type: ignore[attr-defined]
+    rewind(url, match, LIVE_MOVE_DEFAULT - 20)
+    before = ann.view(match)["version"]
+
+    def down(*_args: object, **_kwargs: object) -> int:
+        raise StoreUnavailableError("the database is down")
+
+    with monkeypatch.context() as outage:
+        outage.setattr(LiveMatches, "save", down)
+        refused = bob.post(f"/api/live/{match}/guesses", {"code": "AAB", "row": 1})
+        assert refused.status_code == 503  # type: ignore[attr-defined]
+    seen = ann.view(match)
+    assert len(seen["current"]["history"]) == 1  # type: ignore[index]
+    assert int(seen["version"]) > int(before)  # type: ignore[call-overload]
+    assert float(seen["seconds_left"]) > LIVE_MOVE_DEFAULT - 5  # type: ignore[arg-type]
 
 
 def test_the_creator_who_left_the_waiting_page_does_not_lose_when_the_friend_joins(url: str) -> None:

@@ -97,6 +97,9 @@ class LiveMatch:
     """The time control: seconds per move."""
     turn_began: datetime | None = None
     """When the turn of whoever must act began (``None`` until both players sit)."""
+    guesses_timed: int | None = 0
+    """The guesses of the game being played that the clock has timed (``None`` in a state kept before
+    clocks): a guess written to its game whose match's own write was cut short shows by a difference."""
 
     @classmethod
     def new(
@@ -173,11 +176,16 @@ class LiveMatch:
         deadline = self.deadline()
         return self.turn() if deadline is not None and now >= deadline else None
 
-    def start_clock(self, now: datetime) -> bool:
-        """Start the clock at ``now`` of a match kept before clocks, whose turn has no start; whether it did."""
-        if self.turn() is None or self.turn_began is not None:
+    def catch_up(self, game: BreakSession | None, now: datetime) -> bool:
+        """Start the turn's clock at ``now`` if a write was cut short: a match kept before clocks (its turn
+        has no start), or a guess written to ``game``, the current game loaded, without the match's own
+        write (its followers were not told either). Whether it did (the match is then to be saved)."""
+        if self.turn() is None or self.match is None:
             return False
-        self.turn_began = now
+        guesses = len(game.history) if game is not None and self.match.current_id is not None else 0
+        if self.turn_began is not None and guesses == self.guesses_timed:
+            return False
+        self.turn_began, self.guesses_timed = now, guesses
         return True
 
     def time_out(self, player: str, game: BreakSession | None, now: datetime) -> None:
@@ -211,7 +219,7 @@ class LiveMatch:
         """The game just set is kept in the store under ``game_id``, at ``now``: the codebreaker's turn."""
         assert self.match is not None
         self.match.current_id = game_id
-        self.turn_began = now
+        self.turn_began, self.guesses_timed = now, 0
 
     def guess(self, player: str, game: BreakSession, code: Code | str, *, now: datetime) -> Feedback:
         """The codebreaker guesses in ``game`` (the match's current game, loaded) at ``now``; the score.
@@ -222,7 +230,7 @@ class LiveMatch:
         if player != roles[1]:
             raise IllegalMoveError("it is not your turn to guess")
         feedback = game.guess(code)
-        self.turn_began = now
+        self.turn_began, self.guesses_timed = now, len(game.history)
         if game.is_over:
             self.count_ended(game, now)
         return feedback
@@ -244,7 +252,7 @@ class LiveMatch:
                 raise IllegalMoveError("the code is not set yet: wait for it")
             self.match.match.record_game(0, broken=True)
             self.last_id = None  # the game that ended has no code: none of another game's is shown for it
-            self.turn_began = now
+            self.turn_began, self.guesses_timed = now, 0
         else:
             if game is None or player != roles[1]:
                 raise IllegalMoveError("only the codebreaker can give up a game being played")
@@ -257,7 +265,7 @@ class LiveMatch:
         match, which moves on to its next game (or ends), whose codemaker's turn begins. A game found ended
         but not yet counted (a write cut short) is counted so when it is next loaded."""
         assert self.match is not None
-        self.turn_began = now
+        self.turn_began, self.guesses_timed = now, 0
         self.last_id = self.match.current_id
         self.match.resume(game, self.match.current_id)
         self.match.finish()
@@ -325,13 +333,14 @@ class LiveMatch:
             "clock": {
                 "move": self.move_seconds,
                 "began": self.turn_began.isoformat() if self.turn_began is not None else None,
+                "guesses": self.guesses_timed,
             },
         }
 
     @classmethod
     def from_state(cls, state: dict[str, Any]) -> LiveMatch:
         """A match from :meth:`to_state` (one kept before clocks gets the default time control, and its
-        clock starts at :meth:`start_clock`); a damaged state raises :class:`KeypegError`."""
+        clock starts at :meth:`catch_up`); a damaged state raises :class:`KeypegError`."""
         try:
             if state.get("live") != LIVE_VERSION:
                 raise KeypegError("not a live match")
@@ -350,6 +359,7 @@ class LiveMatch:
                 int(state["last"]) if state.get("last") is not None else None,
                 int(clock.get("move", LIVE_MOVE_DEFAULT)),
                 datetime.fromisoformat(began) if began is not None else None,
+                int(clock["guesses"]) if clock.get("guesses") is not None else None,
             )
         except KeypegError:
             raise

@@ -81,8 +81,9 @@ def store_id(store: Store, public_id: str) -> int:
 
 def load(store: Store, bus: LiveBus, public_id: str) -> OpenLive:
     """The match (:class:`NotFoundError` if there is none), its current game loaded; a game that ended
-    without being counted (a write cut short) is counted now, a match kept before clocks has its clock
-    started, and whoever must act and has run out of time forfeits the game."""
+    without being counted (a write cut short) is counted now, a guess written without the match's own
+    write and a match kept before clocks have the clock started, and whoever must act and has run out of
+    time forfeits the game."""
     try:
         record = store.live.get(public_id)
     except NotFoundError:
@@ -102,7 +103,7 @@ def load(store: Store, bus: LiveBus, public_id: str) -> OpenLive:
         if game is not None and game.is_over and live.turn() is not None:
             live.count_ended(game, now)
             save(store, bus, opened)
-        elif live.start_clock(now):
+        elif live.catch_up(game, now):
             save(store, bus, opened)
         late = live.late(now)
         if late is not None:
@@ -240,27 +241,18 @@ def guess(
         if _save_counted(store, bus, opened):
             return view(store, opened, breaker)
         return snapshot(store, bus, public_id, breaker)  # another request counted it first: read it again
-    return view(store, _restart_clock(store, bus, opened, now), breaker)
+    return view(store, _save_guess(store, bus, opened), breaker)
 
 
-def _restart_clock(store: Store, bus: LiveBus, opened: OpenLive, now: datetime) -> OpenLive:
-    """After a guess that did not end its game (written already), time the codebreaker's next guess from
-    ``now``; the match as saved. If another request moved it on meanwhile, it is read again and, still in
-    the same game with a turn begun before ``now``, its clock restarted there."""
-    game_id = opened.live.match.current_id if opened.live.match is not None else None
-    for _ in range(3):
-        try:
-            save(store, bus, opened)
-            return opened
-        except ConflictError:
-            opened = load(store, bus, opened.public_id)
-            match, began = opened.live.match, opened.live.turn_began
-            if match is None or match.current_id != game_id or opened.game is None or opened.game.is_over:
-                return opened  # the game ended meanwhile (its codebreaker out of time)
-            if began is not None and began >= now:
-                return opened  # a later guess restarted it
-            opened.live.turn_began = now
-    return opened
+def _save_guess(store: Store, bus: LiveBus, opened: OpenLive) -> OpenLive:
+    """Save the match after a guess that did not end its game (written already; the codebreaker's clock
+    restarted); the match as saved. If another request wrote the match meanwhile, it is read again, which
+    times the guess if that write did not (:meth:`LiveMatch.catch_up`)."""
+    try:
+        save(store, bus, opened)
+        return opened
+    except ConflictError:
+        return load(store, bus, opened.public_id)
 
 
 def resign(store: Store, bus: LiveBus, public_id: str, player: str | None) -> None:
