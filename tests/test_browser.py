@@ -165,9 +165,20 @@ def make_code(visit: Visit, rules: Rules, secret: str, *, wrong_once: bool = Fal
 # -- the tests ---------------------------------------------------------------------------------------
 
 
+def register(visit: Visit, name: str, password: str) -> None:
+    """Register ``name`` on the Players page (signed in as them from then on)."""
+    visit.goto("/players", "players")
+    form = visit.page.locator("form[action='/players/register']")
+    form.get_by_label("Name").fill(name)
+    form.get_by_label("Password").fill(password)
+    form.get_by_role("button", name="Register").click()
+    expect(visit.page.locator("header .who")).to_contain_text(f"Signed in as {name}")
+
+
 def test_a_rated_game_as_codebreaker(visit: Visit, server: Server) -> None:
     page = visit.page
     rules = RulesForm().rules()  # classic, as the form comes
+    register(visit, "Grace", "a long enough password")  # a guest's games are never rated
     public_id = start_game(visit)
     expect(page.locator(".badge")).to_have_text("rated")
     expect(page.locator("#rows-left")).to_have_text(rows_text(rules.rows))
@@ -280,13 +291,8 @@ def test_players_register_log_in_history_and_the_top_10(visit: Visit, server: Se
     page = visit.page
     name, password = "Ada", "a long enough password"
     visit.allowed.add(401)  # the wrong password
-    visit.goto("/players", "players")
-    register = page.locator("form[action='/players/register']")
-    register.get_by_label("Name").fill(name)
-    register.get_by_label("Password").fill(password)
-    register.get_by_role("button", name="Register").click()
+    register(visit, name, password)
     expect(page.locator("h1")).to_have_text(name)
-    expect(page.locator("header .who")).to_contain_text(f"Signed in as {name}")
     visit.shot("registered")
     page.get_by_role("button", name="Log out").click()
     expect(page.locator("header .who")).to_contain_text("Playing as a guest")

@@ -76,13 +76,17 @@ ARGUMENT_DEFAULTS: dict[str, list[str]] = {
     "name": ["ann"],
     "treefile": ["<TREE>"],
     "what": ["1"],  # replay: game 1 of the seeded database
+    "backup file": ["<NEW_FILE>"],  # a file the backup makes
+    "restore file": ["<BACKUP>"],  # a backup to read (of the seeded database: restored over itself)
 }
-"""A valid value for each required argument, by parameter name."""
+"""A valid value for each required argument, by parameter name (or command and name, where two commands
+mean different things by one name)."""
 
 SPECIAL_OPTIONS: dict[tuple[str, ...], tuple[list[str], str]] = {
     ("play",): ([*RULES, "--secret", "AB"], "AB\n"),
     ("solve",): (RULES, "2,0\n"),
     ("match",): (["--pegs", "1", "--colors", "2", "--seed", "1"], "A\nB\n1,0\n"),  # wins whatever the secrets
+    ("restore",): (["--force"], ""),  # the seeded database has records: a restore replaces them
     ("daily",): (["--board"], ""),  # the day's board (playing it is one attempt a day)
 }
 """Options and stdin of the commands that play a game: one won at once."""
@@ -104,7 +108,8 @@ def base_invocation(
         if param is bad_argument:
             args.append(bad)
         elif isinstance(param, click.Argument) and param.required:
-            args += ARGUMENT_DEFAULTS.get(param.name or "", ["<NO DEFAULT FOR THIS ARGUMENT>"])
+            named = ARGUMENT_DEFAULTS.get(f"{path[-1]} {param.name}", ARGUMENT_DEFAULTS.get(param.name or ""))
+            args += named or ["<NO DEFAULT FOR THIS ARGUMENT>"]
     if path in SPECIAL_OPTIONS:
         options, stdin = SPECIAL_OPTIONS[path]
         return [*args, *options], stdin
@@ -238,6 +243,8 @@ class World:
             "<BINARY>": lambda: _made(workdir / "binary.json", bytes(range(256)) * 64),
             "<NESTED>": lambda: _made(workdir / "nested.json", b"[" * 100_000 + b"]" * 100_000),
             "<TREE>": lambda: self.tree,
+            "<NEW_FILE>": lambda: workdir / "new-backup.keypeg",
+            "<BACKUP>": lambda: copy_database(self.template_db, workdir / "backup.keypeg"),
         }
         urls = {
             "<DB_READ_ONLY>": lambda: f"file:{self.template_db}?mode=ro&uri=true",
