@@ -217,7 +217,7 @@ def test_the_creator_who_left_the_waiting_page_does_not_lose_when_the_friend_joi
     made = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2}).json()  # type: ignore[attr-defined]
     with Store(url).engine.begin() as connection:  # made a day ago, and ann has not been back since
         day_ago = datetime.now(UTC) - timedelta(days=1)
-        connection.execute(update(MatchRow).values(started_at=day_ago, seen_first=day_ago))
+        connection.execute(update(MatchRow).values(started_at=day_ago))
     joined = bob.post(f"/api/live/{made['id']}/join", {"token": made["token"]}).json()  # type: ignore[attr-defined]
     assert joined["scores"] == {"ann": 0, "bob": 0} and joined["played"] == [] and joined["turn"] == "ann"
     assert LIVE_MOVE_DEFAULT - 5 < joined["seconds_left"] <= LIVE_MOVE_DEFAULT  # her clock starts now

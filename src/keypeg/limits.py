@@ -22,7 +22,6 @@ __all__ = [
     "LOOKAHEAD_LIMIT",
     "OPTIMAL_ON_DEMAND",
     "WEB_THINK_LIMIT",
-    "LIVE_ABSENCE_LIMIT",
     "WEB_BODY_LIMIT",
     "COACH_EXACT_LIMIT",
     "MEMORY_SHARE",
@@ -76,9 +75,6 @@ a move took at most 0.41 s on 2 cores (5 pegs of 10 colours, level 3), while on 
 codebreaker took up to 19 s a move (10 pegs of 7 colours), too long for a request on a shared server."""
 WEB_BODY_LIMIT = 64 * 1024
 """The largest request body the web app reads (bytes): every form and JSON request it takes is far smaller."""
-LIVE_ABSENCE_LIMIT = 90
-"""Seconds a player of a live match may be away (no page of the match open) on their turn before they
-forfeit the game."""
 LIVE_MOVE_SECONDS = (30, 86_400)
 """The time control of a live match, in seconds per move: from 30 seconds (quick play) to a day
 (correspondence play). Whoever must act and runs out of it forfeits the game, connected or not."""

@@ -1,4 +1,4 @@
-"""Matches between two people: their seats, state and version, when each seat was last seen, and the
+"""Matches between two people: their seats, state and version, and the
 notes (PostgreSQL's LISTEN/NOTIFY) that tell every process a match moved."""
 
 from __future__ import annotations
@@ -18,13 +18,13 @@ from keypeg.store.errors import MovedOnError, UnknownRecordError
 from keypeg.store.games import add_game
 from keypeg.store.models import MatchRow, PlayerRow
 from keypeg.store.plumbing import Repository, find_player, now, player_row
-from keypeg.store.values import LiveRecord, aware
+from keypeg.store.values import LiveRecord
 
 __all__ = ["LiveMatches"]
 
 
 class LiveMatches(Repository):
-    """Matches between two people, compared and swapped by version, and their presence."""
+    """Matches between two people, compared and swapped by version."""
 
     def start(self, player: str, state: str, public_id: str) -> int:
         """Record a match between two people, waiting for its second player (at version 0); returns its id."""
@@ -37,7 +37,6 @@ class LiveMatches(Repository):
                     public_id=public_id,
                     player_id=player_row(session, player, create=True).id,
                     version=0,
-                    seen_first=now(),
                 )
                 session.add(row)
                 session.flush()
@@ -53,9 +52,8 @@ class LiveMatches(Repository):
                 row = session.execute(_live_query(), {"public_id": public_id}).one_or_none()
                 if row is None:
                     raise UnknownRecordError("no such match")
-                match_id, first_name, second_name, version, state, *times = row
-                seen = tuple(aware(t) if t is not None else None for t in times)
-                return LiveRecord(match_id, first_name, second_name, version, state, seen)
+                match_id, first_name, second_name, version, state = row
+                return LiveRecord(match_id, first_name, second_name, version, state)
 
         return self._guarded(work)
 
@@ -69,7 +67,7 @@ class LiveMatches(Repository):
                 values: dict[str, Any] = {"state": state, "version": expect + 1}
                 where = [MatchRow.id == match_id, MatchRow.version == expect]
                 if opponent is not None:
-                    values.update(opponent_id=player_row(session, opponent, create=True).id, seen_second=now())
+                    values.update(opponent_id=player_row(session, opponent, create=True).id)
                     where.append(MatchRow.opponent_id.is_(None))
                 moved = session.execute(update(MatchRow).where(*where).values(**values))
                 if moved.rowcount != 1:  # type: ignore[attr-defined]
@@ -118,20 +116,6 @@ class LiveMatches(Repository):
                 if moved.rowcount != 1:  # type: ignore[attr-defined]
                     raise MovedOnError("the match was moved on elsewhere meanwhile")
                 return game_id, expect + 1
-
-        return self._guarded(work)
-
-    def touch(self, match_id: int, seat: int, *, bump: bool = False) -> int:
-        """Note that seat ``seat`` (0 or 1) of a match is here now; with ``bump``, mark the match changed
-        (a move in its game) for live viewers. The match's version, after."""
-
-        def work() -> int:
-            with self._session() as session:
-                values: dict[str, Any] = {"seen_first" if seat == 0 else "seen_second": now()}
-                if bump:
-                    values["version"] = MatchRow.version + 1
-                query = update(MatchRow).where(MatchRow.id == match_id).values(**values).returning(MatchRow.version)
-                return int(session.execute(query).scalar_one())
 
         return self._guarded(work)
 
@@ -199,7 +183,6 @@ def _live_query() -> Any:
     first, second = aliased(PlayerRow), aliased(PlayerRow)
     return (
         select(MatchRow.id, first.name, second.name, MatchRow.version, MatchRow.state)
-        .add_columns(MatchRow.seen_first, MatchRow.seen_second)
         .outerjoin(first, first.id == MatchRow.player_id)
         .outerjoin(second, second.id == MatchRow.opponent_id)
         .where(MatchRow.public_id == bindparam("public_id"))

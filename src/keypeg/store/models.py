@@ -125,9 +125,6 @@ class MatchRow(Base):
     """The second seat of a match between two people, once taken."""
     version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """Bumped at every write: a writer names the version it loaded, and live viewers compare it."""
-    seen_first: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
-    seen_second: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
-    """When each seat's player was last seen (connected): a player gone too long forfeits."""
 
 
 class ServerKeyRow(Base):

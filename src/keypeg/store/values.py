@@ -102,15 +102,13 @@ class GameRecord:
 
 @dataclass(frozen=True)
 class LiveRecord:
-    """A match between two people as stored: its seats, its version (bumped at every write) and state, and
-    when each seat was last seen."""
+    """A match between two people as stored: its seats, its version (bumped at every write) and state."""
 
     id: int
     first: str | None
     second: str | None
     version: int
     state: str
-    seen: tuple[datetime | None, ...]
 
 
 @dataclass(frozen=True)
