@@ -186,3 +186,21 @@ def unavailable(text: str) -> bool:
 
     leaked = ("sqlite", "postgres", "connection refused", "disk i/o", ".db", "database '")
     return UNAVAILABLE.split(",")[0] in text and not any(word in text.lower() for word in leaked)
+
+
+# -- a code kept from a page or a stream --------------------------------------------------------------
+
+import re  # noqa: E402
+
+NOISE = re.compile(r"[A-Za-z0-9_-]{16,}|\d{4}-\d\d-\d\dT[0-9:.+-]+")
+"""Long random runs (ids, tokens, CSRF values) and times (a move's deadline, to the microsecond): a code of
+three or four symbols turns up in one by chance now and then, so they are blanked out before looking."""
+
+
+def code_shown(rules: Rules, code: str, text: str) -> list[str]:
+    """The notations of ``code`` (as typed, in letters A.., in digits 1..) that ``text`` shows once its
+    noise (:data:`NOISE`) is blanked out: none, for a page or a stream that keeps the code."""
+    colors = rules.parse(code).colors
+    forms = [code, "".join(chr(65 + c) for c in colors), "".join(str(c + 1) for c in colors)]
+    plain = NOISE.sub("-", text)
+    return [form for form in forms if form in plain]

@@ -34,6 +34,7 @@ from browser_support import (
     read_score,
     serve,
 )
+from conftest import code_shown
 from keypeg import Feedback, Rules, score
 from keypeg.play.daily import KEY_NAME, daily_secret, today
 from keypeg.variants import find_variant
@@ -64,20 +65,8 @@ def browser() -> Iterator[Browser]:
 # -- helpers ------------------------------------------------------------------------------------------
 
 
-def secret_forms(rules: Rules, code: str) -> list[str]:
-    """A code in every notation a page could show it in: as typed, in letters A.., in digits 1.."""
-    colors = rules.parse(code).colors
-    return [code, "".join(chr(65 + c) for c in colors), "".join(str(c + 1) for c in colors)]
-
-
-RANDOM = re.compile(r"[A-Za-z0-9_-]{16,}")
-"""The page's long random runs (ids, tokens): a code of three or four symbols could turn up in one by
-chance, so they are blanked out before looking for the code."""
-
-
 def assert_no_code(visit: Visit, rules: Rules, code: str, when: str) -> None:
-    html = RANDOM.sub("-", visit.page.content())
-    found = [form for form in secret_forms(rules, code) if form in html]
+    found = code_shown(rules, code, visit.page.content())
     assert not found, f"{visit.name}'s page shows the code {code} (as {found}) {when}"
 
 
@@ -288,7 +277,7 @@ def test_a_whole_match_between_two_people_with_a_third_watching(browser: Browser
                 received = answers[tab.name].between(start[tab.name], end[tab.name])
                 assert tab is breaker or len(received) >= number, f"{tab.name} was not sent the moves: {received}"
                 for html in received:
-                    leaked = [form for form in secret_forms(rules, code) if form in RANDOM.sub("-", html)]
+                    leaked = code_shown(rules, code, html)
                     assert not leaked, f"{tab.name} was sent the code {code} (as {leaked}) during game {game}"
             for tab in everyone:  # the game counted everywhere: its row in the table, the new score
                 counted = played(tab).nth(game - 1).locator("td")
@@ -606,7 +595,7 @@ def test_the_daily_puzzle_in_the_browser(browser: Browser, server: Server) -> No
 
         secret = str(daily_secret(server.store().keys.server_key(KEY_NAME), day, classic))  # only now
         for number, html in enumerate(pages):
-            found = [form for form in secret_forms(rules, secret) if form in RANDOM.sub("-", html)]
+            found = code_shown(rules, secret, html)
             assert not found, f"the page showed the code {secret} (as {found}) after {number} guesses"
         if history[-1][1] != rules.win:
             enter_guess(tab, secret, "type")
