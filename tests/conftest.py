@@ -60,6 +60,7 @@ from collections.abc import Iterator  # noqa: E402
 from contextlib import contextmanager, suppress  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
 
 SOURCE = Path(__file__).resolve().parent.parent / "src"
 """The keypeg under test: every process a test starts imports this one, whatever folder it runs in."""
@@ -132,6 +133,29 @@ def keypeg_serve(db: str, folder: Path | None = None, *, workers: int = 1, wait:
             with suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait(timeout=20)
+
+
+@contextmanager
+def app_in_thread(app: Any) -> Iterator[str]:
+    """``app`` served by uvicorn in a thread of this process, on a free loopback port (a test may patch the
+    app's modules meanwhile): its base address once it accepts connections, stopped at the end."""
+    import threading
+
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 60
+        while not server.started and thread.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.01)  # polling, up to the deadline
+        assert server.started, "the server did not start"
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(30)
 
 
 # -- a solve game whose code was guessed and scored wrongly -------------------------------------------

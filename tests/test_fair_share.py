@@ -15,10 +15,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
-from conftest import free_port
+from conftest import app_in_thread
 from keypeg.limits import (
     WEB_ANALYSES_PER_SESSION,
     WEB_MOVES_PER_ADDRESS,
@@ -255,22 +254,8 @@ def server(url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, int
     from keypeg.web import live as web_live
 
     monkeypatch.setattr(web_live, "KEEPALIVE", 1.0)
-    port = free_port()
-    config = uvicorn.Config(
-        create_app(url, trust_proxies=("127.0.0.1",)), host="127.0.0.1", port=port, log_level="warning"
-    )
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not running.started and thread.is_alive() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert running.started, "the server did not start"
-    try:
-        yield f"http://127.0.0.1:{port}", port
-    finally:
-        running.should_exit = True
-        thread.join(30)
+    with app_in_thread(create_app(url, trust_proxies=("127.0.0.1",))) as base:
+        yield base, int(base.rsplit(":", 1)[1])
 
 
 def open_stream(port: int, match: str, address: str, cookie: str | None = None) -> tuple[socket.socket, str]:

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import code_shown, free_port, keypeg_serve, unavailable
+from conftest import app_in_thread, code_shown, keypeg_serve, unavailable
 from keypeg import Rules, score
 from keypeg.errors import IllegalMoveError
 from keypeg.knowledge import Knowledge
@@ -334,7 +334,6 @@ def test_a_stream_survives_a_store_down_for_a_moment(url: str, monkeypatch: pyte
     """An open stream whose reads find the store down sends keep-alives, reads again and, once the store is
     back, delivers the next change (it ended at the first store error before); a store down for good ends
     it (the page's script reconnects)."""
-    import uvicorn
 
     from keypeg.store.live import LiveMatches
     from keypeg.web import live as web_live
@@ -343,15 +342,7 @@ def test_a_stream_survives_a_store_down_for_a_moment(url: str, monkeypatch: pyte
     monkeypatch.setattr(web_live, "STORE_BACKOFF", 0.05)
     failing = Failing(LiveMatches.get)
     monkeypatch.setattr(LiveMatches, "get", failing.get())
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(url), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started and time.monotonic() < deadline and thread.is_alive():
-            time.sleep(0.01)
-        base = f"http://127.0.0.1:{port}"
+    with app_in_thread(create_app(url)) as base:
         ann, bob = (Player(httpx.Client(base_url=base, timeout=30)) for _ in range(2))
         made = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2}).json()
         match = made["id"]
@@ -370,6 +361,3 @@ def test_a_stream_survives_a_store_down_for_a_moment(url: str, monkeypatch: pyte
         stream.thread.join(timeout=30)
         assert not stream.thread.is_alive()
         failing.left = 0
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)

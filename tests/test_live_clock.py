@@ -18,7 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
-from conftest import code_shown
+from conftest import app_in_thread, code_shown
 from keypeg import Rules
 from keypeg.errors import ConflictError, RefusedError
 from keypeg.limits import LIVE_MOVE_DEFAULT, LIVE_MOVE_SECONDS
@@ -246,24 +246,15 @@ def test_a_watchers_stream_moves_on_when_the_time_runs_out_without_any_request(
     """The stream reads the match again as the move awaited runs out (not only at its keep-alives): a
     spectator's page shows the forfeit though nobody sends a request."""
     import httpx
-    import uvicorn
 
-    from conftest import free_port
     from keypeg.web import live as web_live
     from test_live import Stream
 
     monkeypatch.setattr(web_live, "KEEPALIVE", 60.0)  # no keep-alive check within the test
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(url), host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    try:
-        deadline = time.monotonic() + 30
-        while not server.started and time.monotonic() < deadline and thread.is_alive():
-            time.sleep(0.01)
+    with app_in_thread(create_app(url)) as base:
         _, _, match = two_players(url)
         rewind(url, match, LIVE_MOVE_DEFAULT - 1.5)  # ann, to set the code, has 1.5 s left
-        eve = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30)
+        eve = httpx.Client(base_url=base, timeout=30)
         stream = Stream(eve, match)
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline and not any(s["notes"] for s in list(stream.states)):
@@ -273,9 +264,6 @@ def test_a_watchers_stream_moves_on_when_the_time_runs_out_without_any_request(
         assert "ann ran out of time" in forfeited[0]["notes"][-1]["text"]  # type: ignore[index]
         assert forfeited[0]["turn"] == "bob"  # game 2: bob's code to set, his clock running
         stream.stop.set()
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def form_csrf(client: TestClient, path: str) -> str:
