@@ -3,6 +3,7 @@ with no web request and no command line, saying what went wrong by kind."""
 
 from __future__ import annotations
 
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -235,3 +236,25 @@ def test_a_refused_registration_does_not_count_toward_the_cap(store: Store) -> N
         with pytest.raises((accounts.WeakPasswordError, accounts.NameTakenError)):
             accounts.register(store, "ann", "short", "10.0.0.9")
     assert accounts.register(store, "ann", "long enough pw", "10.0.0.9") == "ann"
+
+
+def test_a_sessions_requests_racing_to_its_first_game_make_one_guest(store: Store) -> None:
+    """A new visitor's first requests, sent at once (a page's form and a retry, a bot's burst), each find
+    the session without a player: they all get the same guest, so an idempotency key finds its game."""
+    _, pending = web_sessions.open_pending(store)
+    start = threading.Barrier(6)
+    players: list[str] = []
+
+    def first_game() -> None:
+        start.wait()
+        players.append(web_sessions.player_for(store, pending))
+
+    racers = [threading.Thread(target=first_game) for _ in range(6)]
+    for racer in racers:
+        racer.start()
+    for racer in racers:
+        racer.join(60)
+    assert len(players) == 6 and len(set(players)) == 1
+    assert store.web_sessions.get(pending.token_hash) == (pending.csrf, players[0])
+    assert store.web_sessions.claim(pending.token_hash, "guest-000000000000") == players[0]  # claimed already
+    assert store.players.registered("guest-000000000000") is None

@@ -130,9 +130,9 @@ def bind(store: Store, session: WebSession, player: str | None) -> WebSession:
 
 def player_for(store: Store, session: WebSession) -> str:
     """``session``'s player; a guest gets a player of their own on their first game (kept with the
-    session, so that their games follow them when they register or log in)."""
+    session, so that their games follow them when they register or log in): one, whatever number of the
+    session's requests ask at once."""
     if session.player is not None:
         return session.player
-    guest = f"{GUEST_PREFIX}{secrets.token_hex(6)}"
-    bind(store, session, guest)
-    return guest
+    kept = keep(store, session)
+    return store.web_sessions.claim(kept.token_hash, f"{GUEST_PREFIX}{secrets.token_hex(6)}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 
 from keypeg.store.models import LoginFailureRow, PlayerRow, WebSessionRow
 from keypeg.store.plumbing import Repository, now, player_row
@@ -56,6 +56,33 @@ class WebSessions(Repository):
 
         self._guarded(work)
 
+    def claim(self, token_hash: str, guest: str) -> str:
+        """Make a kept web session with no player yet ``guest``'s; the session's player after (another
+        request's guest, when one claimed the session first: one session, one guest, however many requests
+        race to it)."""
+
+        def work() -> str:
+            try:
+                with self._session() as session:
+                    guest_id = player_row(session, guest, create=True).id
+                    claimed = session.execute(
+                        update(WebSessionRow)
+                        .where(WebSessionRow.token_hash == token_hash, WebSessionRow.player_id.is_(None))
+                        .values(player_id=guest_id)
+                    )
+                    if claimed.rowcount != 1:  # type: ignore[attr-defined]
+                        raise _Claimed  # undo the guest's player row: it will have no game
+                    return guest
+            except _Claimed:
+                with self._session() as session:
+                    return session.scalars(
+                        select(PlayerRow.name)
+                        .join(WebSessionRow, WebSessionRow.player_id == PlayerRow.id)
+                        .where(WebSessionRow.token_hash == token_hash)
+                    ).one()
+
+        return self._guarded(work)
+
     def drop(self, token_hash: str) -> None:
         """Forget a web session (its cookie then means nothing)."""
 
@@ -100,3 +127,7 @@ class WebSessions(Repository):
                 session.execute(delete(LoginFailureRow).where(LoginFailureRow.id.in_(ids)))
 
         self._guarded(work)
+
+
+class _Claimed(Exception):
+    """A session claimed by another request meanwhile (rolls the claim's transaction back)."""
