@@ -1,10 +1,11 @@
-"""Fair shares of the server (issue 28): limits per session and per address on open event streams, moves
-and analyses worked out (429 with Retry-After), one analysis at a time per worker, and no session row
-for a visitor who only looks."""
+"""Fair shares of the server (issue 28): limits per session and per address on open event streams, requests
+that change something and analyses worked out (429 with Retry-After), one analysis at a time per worker
+and the next ones waiting their turn, and no session row for a visitor who only looks."""
 
 from __future__ import annotations
 
 import contextlib
+import queue
 import re
 import socket
 import sqlite3
@@ -20,12 +21,14 @@ from fastapi.testclient import TestClient
 from conftest import app_in_thread
 from keypeg.limits import (
     WEB_ANALYSES_PER_SESSION,
-    WEB_MOVES_PER_ADDRESS,
-    WEB_MOVES_PER_SESSION,
+    WEB_BUSY_RETRY,
     WEB_STREAMS_PER_ADDRESS,
     WEB_STREAMS_PER_SESSION,
+    WEB_WRITES_PER_ADDRESS,
+    WEB_WRITES_PER_SESSION,
 )
-from keypeg.services.fair_share import FairShare
+from keypeg.services.accounts import ThrottledError
+from keypeg.services.fair_share import FairShare, Who
 from keypeg.web import create_app
 
 SITE = "https://keypeg.test"
@@ -70,34 +73,34 @@ def session_client(app: object, **kwargs: object) -> tuple[TestClient, dict[str,
     return client, {"X-CSRF-Token": client.get("/api/session").json()["csrf"]}
 
 
-MOVED = [
-    "/api/games/x/guesses",
-    "/api/games/x/scores",
-    "/api/games/x/undo",
-    "/play/x/guess",
-    "/play/x/score",
-    "/play/x/undo",
-    "/api/live/x/secret",
-    "/api/live/x/guesses",
-    "/live/x/secret",
-    "/live/x/guess",
-]
+def posts(app: object) -> list[str]:
+    """Every address the app takes a POST at, its parameters filled in with ``x``."""
+    found = []
+    for route in app.routes:  # type: ignore[attr-defined]
+        for inner in getattr(getattr(route, "original_router", None), "routes", [route]):
+            if "POST" in (getattr(inner, "methods", None) or ()):
+                found.append(re.sub(r"\{[^}]+\}", "x", inner.path))
+    return found
 
 
-def test_every_move_and_stream_is_counted_and_nothing_else(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_change_and_stream_is_counted_and_nothing_else(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
     share = FairShare()
     counted: list[str] = []
-    monkeypatch.setattr(share, "move", lambda who: counted.append("move"))
+    monkeypatch.setattr(share, "write", lambda who: counted.append("write"))
     monkeypatch.setattr(share, "stream", lambda who: (counted.append("stream"), contextlib.nullcontext())[1])
-    browser = TestClient(create_app(url, share=share), base_url=SITE)
-    for path in MOVED:  # the dependency runs only on a route: each is one
+    app = create_app(url, share=share)
+    browser = TestClient(app, base_url=SITE)
+    changes = [path for path in posts(app) if path != "/api/analyse"]
+    starts = ["/api/games", "/play", "/api/live", "/live", "/api/daily", "/daily", "/api/matches", "/match"]
+    assert set(starts) | {"/api/live/x/join", "/api/games/x/resign", "/api/login", "/players/register"} < set(changes)
+    for path in changes:  # the dependency runs only on a route: each is one
         browser.post(path)
     browser.get("/api/live/x/events")
-    assert counted == ["move"] * len(MOVED) + ["stream"]
-    for path in ["/api/games/x/resign", "/api/games", "/play", "/api/live", "/api/live/x/join", "/live/x/resign"]:
-        browser.post(path)
-    browser.get("/api/games/x")
-    assert len(counted) == len(MOVED) + 1
+    assert counted == ["write"] * len(changes) + ["stream"]
+    browser.post("/api/analyse", json={**TINY, "scored": ["AB 9 9"]})  # counted by its gate, if worked out
+    for path in ["/api/games/x", "/api/session", "/", "/play", "/live", "/api/strategies"]:
+        browser.get(path)
+    assert len(counted) == len(changes) + 1
 
 
 # -- no session row for a visitor who only looks ---------------------------------------------------
@@ -149,41 +152,69 @@ def test_a_burst_of_moves_past_the_limit_is_refused_and_a_players_pace_is_not(ur
     clock = Clock()
     app = create_app(url, share=FairShare(clock=clock))
     fast, headers = session_client(app)
-    burst, _ = WEB_MOVES_PER_SESSION
+    burst, _ = WEB_WRITES_PER_SESSION
     answers = [fast.post("/api/games/nosuchgame/guesses", json={"code": "RRGG"}, headers=headers) for _ in range(burst)]
     assert {a.status_code for a in answers} == {404}  # each counted, none refused
     refused = fast.post("/api/games/nosuchgame/undo", headers=headers)
     assert refused.status_code == 429 and refused.headers["Retry-After"] == "1"
-    assert refused.json()["error"].startswith("too many moves")
+    assert refused.json()["error"].startswith("too many changes")
     form = fast.post("/play/nosuchgame/guess", data={"csrf": token_of(fast.get("/").text), "code": "RRGG"})
     assert form.status_code == 429 and "text/html" in form.headers["content-type"] and "Retry-After" in form.headers
-    clock.now += 1  # ten moves a second come back
+    clock.now += 1  # ten a second come back
     assert fast.post("/api/games/nosuchgame/undo", headers=headers).status_code == 404
 
     steady, steady_headers = session_client(app)  # the same address, another session: a player's pace
     game = steady.post("/api/games", json={"practice": True, "rows": 100}, headers=steady_headers).json()
     for n in range(3 * burst):
         clock.now += 0.5  # two moves a second, a fast human's pace
+        if n % 10 == 9:  # and a new game now and then
+            answer = steady.post("/api/games", json={"practice": True, "rows": 100}, headers=steady_headers)
+            assert answer.status_code == 201
+            game = answer.json()
+            continue
         move = "guesses" if n % 2 == 0 else "undo"
         body = {"code": "RRGG"} if move == "guesses" else None
         assert steady.post(f"/api/games/{game['id']}/{move}", json=body, headers=steady_headers).status_code == 200
 
 
-def test_moves_are_limited_per_address_whatever_the_cookies(url: str) -> None:
+def test_a_burst_of_games_and_live_matches_started_is_refused(url: str) -> None:
+    clock = Clock()
+    app = create_app(url, share=FairShare(clock=clock))
+    starter, headers = session_client(app)
+    burst, _ = WEB_WRITES_PER_SESSION
+    for n in range(burst):
+        if n % 2:
+            assert starter.post("/api/games", json={"practice": True}, headers=headers).status_code == 201
+        else:
+            assert starter.post("/api/live", json={"games": 2}, headers=headers).status_code == 201
+    for path, body in [("/api/games", {"practice": True}), ("/api/live", {"games": 2}), ("/api/matches", {})]:
+        refused = starter.post(path, json=body, headers=headers)
+        assert refused.status_code == 429 and refused.headers["Retry-After"] == "1", path
+    page = starter.post("/play", data={"csrf": token_of(starter.get("/").text), "variant": "classic"})
+    assert page.status_code == 429 and "text/html" in page.headers["content-type"]
+    other, other_headers = session_client(app)  # another player at the same address starts as ever
+    assert other.post("/api/games", json={"practice": True}, headers=other_headers).status_code == 201
+    clock.now += 1
+    assert starter.post("/api/games", json={"practice": True}, headers=headers).status_code == 201
+
+
+def test_changes_are_limited_per_address_whatever_the_cookies(url: str) -> None:
     app = create_app(url, share=FairShare(clock=Clock()), trust_proxies=("127.0.0.1",))  # behind a proxy
     proxy = TestClient(app, base_url=SITE, client=("127.0.0.1", 50000))
-    burst, _ = WEB_MOVES_PER_ADDRESS
+    burst, _ = WEB_WRITES_PER_ADDRESS
+    paths = ["/api/games/x/guesses", "/api/games", "/api/live", "/api/live/x/join", "/play", "/api/login"]
 
-    def move(address: str) -> int:
+    def post(n: int, address: str) -> int:
         proxy.cookies.clear()  # no session: only the address counts
-        return proxy.post("/api/games/x/guesses", json={}, headers={"X-Forwarded-For": address}).status_code
+        path = paths[n % len(paths)]
+        return proxy.post(path, json={}, headers={"X-Forwarded-For": address}).status_code
 
-    assert 429 not in {move("198.51.100.7") for _ in range(burst)}
-    refused = proxy.post("/api/games/x/guesses", json={}, headers={"X-Forwarded-For": "198.51.100.7"})
+    assert 429 not in {post(n, "198.51.100.7") for n in range(burst)}
+    refused = proxy.post("/api/games", json={}, headers={"X-Forwarded-For": "198.51.100.7"})
     assert refused.status_code == 429 and int(refused.headers["Retry-After"]) >= 1
-    assert 429 not in {move(f"2001:db8:1:2::{n:x}") for n in range(burst)}  # one home's IPv6 addresses...
-    assert move("2001:db8:1:2:ffff::1") == 429  # ... are one /64, counted as one
-    assert move("203.0.113.9") == 401  # another address is not limited (no session: 401)
+    assert 429 not in {post(n, f"2001:db8:1:2::{n:x}") for n in range(burst)}  # one home's IPv6 addresses...
+    assert post(1, "2001:db8:1:2:ffff::1") == 429  # ... are one /64, counted as one
+    assert post(0, "203.0.113.9") == 401  # another address is not limited (no session: 401)
 
 
 # -- analyses ----------------------------------------------------------------------------------------
@@ -208,40 +239,98 @@ def test_analyses_worked_out_past_the_limit_are_refused_but_cached_answers_are_n
     assert browser.post("/api/analyse", json={**TINY, "scored": ["AB 9 9"]}).status_code == 400  # bad input as ever
 
 
-def test_a_worker_analyses_one_request_at_once_and_answers_the_next_at_once(
+def test_a_worker_analyses_one_request_at_once_and_the_next_wait_their_turn_fairly(
     url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from keypeg.analysis import tree
 
-    app = create_app(url)
+    share = FairShare(waiting=3)
+    app = create_app(url, share=share)
     assert TestClient(app).get("/api/strategies", params=TINY).status_code == 200  # kept for later
-    entered, release = threading.Event(), threading.Event()
+    entered: queue.Queue[tuple[int, int]] = queue.Queue()
+    release = {
+        (2, 4): threading.Event(),
+        (2, 5): threading.Event(),
+        (3, 2): threading.Event(),
+        (4, 2): threading.Event(),
+    }
     build = tree.build_tree
 
-    def held(*args: object, **kwargs: object) -> object:
-        entered.set()
-        assert release.wait(60)
-        return build(*args, **kwargs)  # type: ignore[arg-type]
+    def held(strategy: object, rules: object, *args: object, **kwargs: object) -> object:
+        size = (rules.pegs, rules.colors)  # type: ignore[attr-defined]
+        if not release[size].is_set():
+            entered.put(size)
+            assert release[size].wait(60)
+        return build(strategy, rules, *args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(tree, "build_tree", held)
-    answers: list[httpx.Response] = []
-    first = threading.Thread(
-        target=lambda: answers.append(TestClient(app).get("/api/strategies", params={"pegs": 2, "colors": 4}))
-    )
-    first.start()
+    answers: list[int] = []
+
+    def ask(address: str, pegs: int, colors: int) -> threading.Thread:
+        """A client at ``address`` asks in a thread for trees to build; the number waiting is awaited."""
+        client = TestClient(app, client=(address, 50000))
+        waiting = share.waiting()
+        asked = threading.Thread(
+            target=lambda: answers.append(
+                client.get("/api/strategies", params={"pegs": pegs, "colors": colors}).status_code
+            )
+        )
+        asked.start()
+        deadline = time.monotonic() + 60
+        while asked.is_alive() and share.waiting() == waiting and entered.empty() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return asked
+
+    def next_in() -> tuple[int, int]:
+        return entered.get(timeout=60)
+
+    a, b, d = "198.51.100.7", "203.0.113.9", "192.0.2.1"
+    asked = [ask(a, 2, 4)]
     try:
-        assert entered.wait(60), "the first analysis never started"
-        other = TestClient(app)
-        busy = other.post("/api/analyse", json={**TINY, "scored": ["AB 0 1"]})
-        assert busy.status_code == 429 and busy.headers["Retry-After"] == "2" and "busy" in busy.json()["error"]
-        assert other.get("/strategies", params={"pegs": 3, "colors": 2}).status_code == 429
-        assert other.get("/api/strategies", params=TINY).status_code == 200  # a cached answer never waits
-        assert other.get("/api/session").status_code == 200
+        assert next_in() == (2, 4)  # the busy client holds the place
+        asked.append(ask(a, 3, 2))  # and asks again at once: it waits
+        asked.append(ask(b, 2, 5))  # another client waits behind it
+        assert share.waiting() == 2
+        same_address = TestClient(app, client=(b, 50001))  # one waiting a client: refused at once, no waiting
+        busy = same_address.post("/api/analyse", json={**TINY, "scored": ["AB 0 1"]})
+        assert busy.status_code == 429 and busy.headers["Retry-After"] == str(WEB_BUSY_RETRY)
+        assert "busy" in busy.json()["error"]
+        asked.append(ask(d, 4, 2))
+        assert share.waiting() == 3
+        late = TestClient(app, client=("192.0.2.99", 50000))  # the line is full: refused at once
+        assert late.get("/strategies", params={"pegs": 3, "colors": 3}).status_code == 429
+        assert late.get("/api/strategies", params=TINY).status_code == 200  # a cached answer never waits
+        player, headers = session_client(app)  # light requests answer meanwhile
+        game = player.post("/api/games", json={"practice": True}, headers=headers)
+        assert game.status_code == 201
+        guess = player.post(f"/api/games/{game.json()['id']}/guesses", json={"code": "RRGG"}, headers=headers)
+        assert guess.status_code == 200 and player.get("/api/session").status_code == 200
+
+        release[(2, 4)].set()
+        assert next_in() == (2, 5)  # the other client first: never the same one twice in a row while others wait
+        release[(2, 5)].set()
+        assert next_in() == (3, 2)  # then in the order they came
+        release[(3, 2)].set()
+        assert next_in() == (4, 2)
     finally:
-        release.set()
-        first.join(60)
-    assert [a.status_code for a in answers] == [200]
+        for event in release.values():
+            event.set()
+        for thread in asked:
+            thread.join(60)
+    assert answers == [200] * 4 and share.waiting() == 0
     assert TestClient(app).post("/api/analyse", json={**TINY, "scored": ["AB 0 1"]}).status_code == 200  # free again
+
+
+def test_an_analysis_waits_a_bounded_time_then_is_refused_and_leaves_the_line() -> None:
+    share = FairShare(patience=0.05)
+    with share.analysis(Who(None, "198.51.100.7")) as holder:
+        holder()
+        with pytest.raises(ThrottledError, match="busy") as refused, share.analysis(Who(None, "203.0.113.9")) as gate:
+            gate()
+        assert refused.value.retry_after == WEB_BUSY_RETRY and share.waiting() == 0
+    with share.analysis(Who(None, "203.0.113.9")) as gate:  # the place is free again, at once
+        gate()
+        assert share.waiting() == 0
 
 
 # -- event streams ------------------------------------------------------------------------------------

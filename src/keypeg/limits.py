@@ -23,7 +23,20 @@ __all__ = [
     "OPTIMAL_ON_DEMAND",
     "WEB_THINK_LIMIT",
     "WEB_BODY_LIMIT",
+    "LIVE_MOVE_SECONDS",
+    "LIVE_MOVE_DEFAULT",
     "COACH_EXACT_LIMIT",
+    "WEB_STREAMS_PER_SESSION",
+    "WEB_STREAMS_PER_ADDRESS",
+    "WEB_STREAM_RETRY",
+    "WEB_WRITES_PER_SESSION",
+    "WEB_WRITES_PER_ADDRESS",
+    "WEB_ANALYSES_PER_SESSION",
+    "WEB_ANALYSES_PER_ADDRESS",
+    "WEB_ANALYSES_AT_ONCE",
+    "WEB_ANALYSES_WAITING",
+    "WEB_ANALYSIS_WAIT",
+    "WEB_BUSY_RETRY",
     "MEMORY_SHARE",
     "TIME_LIMIT",
     "MEMORY_LIMIT_ENV",
@@ -211,18 +224,27 @@ WEB_STREAMS_PER_ADDRESS = 100
 behind one address, each page with its stream."""
 WEB_STREAM_RETRY = 10
 """Seconds a client refused a stream is asked to wait (``Retry-After``)."""
-WEB_MOVES_PER_SESSION = (100, 10.0)
-"""Moves (guesses, scores, undos, live codes and guesses) one session may make on a worker: a burst of
-this many, then this many a second (a fast player makes about 2 a second)."""
-WEB_MOVES_PER_ADDRESS = (500, 50.0)
-"""Moves one address may make on a worker: a burst of this many, then this many a second."""
+WEB_WRITES_PER_SESSION = (100, 10.0)
+"""Requests that change something (every ``POST`` but an analysis, which changes nothing: moves, games,
+matches and live matches started, joins, resigns, logins, registrations) one session may make on a
+worker: a burst of this many, then this many a second (a fast player makes about 2 a second)."""
+WEB_WRITES_PER_ADDRESS = (500, 50.0)
+"""Requests that change something one address may make on a worker: a burst of this many, then this many
+a second."""
 WEB_ANALYSES_PER_SESSION = (120, 0.5)
 """Analyses worked out (not read from the cache) one session may ask a worker for: a burst of this many,
 then this many a second (one every 2 s)."""
 WEB_ANALYSES_PER_ADDRESS = (360, 1.5)
 """Analyses worked out one address may ask a worker for: a burst of this many, then this many a second."""
 WEB_ANALYSES_AT_ONCE = 1
-"""Analyses a worker works out at once; one more is refused at once (429, "busy"), never queued, so that
-light requests (a page, a guess) stay fast meanwhile. An answer from the cache is never counted."""
+"""Analyses a worker works out at once, so that light requests (a page, a guess) stay fast meanwhile; the
+next ones wait their turn (:data:`WEB_ANALYSES_WAITING`). An answer from the cache never waits."""
+WEB_ANALYSES_WAITING = 4
+"""Analyses that may wait for a worker's place, in the order they came, at most one a session and one an
+address; one more is refused at once (429, "busy"). Each holds a thread of the worker's pool (40) while it
+waits, so the rest stay free for light requests."""
+WEB_ANALYSIS_WAIT = 10.0
+"""Seconds an analysis waits for a place before it is refused (429, "busy"): twice what one may spend
+(:data:`WEB_BUDGET`), so the first in line always gets one."""
 WEB_BUSY_RETRY = 2
 """Seconds a client refused an analysis because the worker is busy is asked to wait (``Retry-After``)."""

@@ -1,6 +1,7 @@
 """Fair shares of a web server's worker: one client (a session, or an address) cannot hold every event
-stream, make moves faster than anyone plays, or keep the worker analysing; and a worker analyses
-:data:`~keypeg.limits.WEB_ANALYSES_AT_ONCE` request at once, so light requests stay fast meanwhile.
+stream, change things faster than anyone plays, or keep the worker analysing; and a worker analyses
+:data:`~keypeg.limits.WEB_ANALYSES_AT_ONCE` request at once, the next ones waiting their turn in the order
+they came, a few at most, so light requests stay fast meanwhile.
 
 Counted in memory, per worker (each worker of ``keypeg serve`` has its own counts: the limits hold per
 worker), and thread-safe. Rates are token buckets: a burst, then a steady pace; a request refused takes
@@ -15,7 +16,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import TracebackType
 from typing import TypeVar
 
@@ -23,12 +24,14 @@ from keypeg.limits import (
     WEB_ANALYSES_AT_ONCE,
     WEB_ANALYSES_PER_ADDRESS,
     WEB_ANALYSES_PER_SESSION,
+    WEB_ANALYSES_WAITING,
+    WEB_ANALYSIS_WAIT,
     WEB_BUSY_RETRY,
-    WEB_MOVES_PER_ADDRESS,
-    WEB_MOVES_PER_SESSION,
     WEB_STREAM_RETRY,
     WEB_STREAMS_PER_ADDRESS,
     WEB_STREAMS_PER_SESSION,
+    WEB_WRITES_PER_ADDRESS,
+    WEB_WRITES_PER_SESSION,
 )
 from keypeg.services.accounts import ThrottledError
 
@@ -53,6 +56,15 @@ class Who:
         """What is counted: ``("address", key)``, and ``("session", key)`` when there is a session."""
         found = [("address", f"address:{self.address}")]
         return found if self.session is None else [*found, ("session", f"session:{self.session}")]
+
+    def keys(self) -> set[str]:
+        """The keys counted (:meth:`counted`'s)."""
+        return {key for _, key in self.counted()}
+
+
+def _busy() -> ThrottledError:
+    """The refusal of an analysis that found no place in time, or no room in the line."""
+    return ThrottledError(f"the server is busy with other analyses: try again in {WEB_BUSY_RETRY} s", WEB_BUSY_RETRY)
 
 
 class Buckets:
@@ -80,36 +92,62 @@ class Buckets:
             self._sweep_at = max(SWEEP_AT, 2 * len(self._tokens))
 
 
-class FairShare:
-    """One worker's counts: open streams, moves and analyses per session and per address, and the
-    analyses running. The limits are :mod:`keypeg.limits`'s; ``clock`` (seconds) is for tests."""
+@dataclass(eq=False)
+class _Waiter:
+    """An analysis waiting for a place: its asker, and set once it is given one."""
 
-    def __init__(self, *, clock: Clock = time.monotonic, analyses_at_once: int = WEB_ANALYSES_AT_ONCE) -> None:
+    who: Who
+    given: threading.Event = field(default_factory=threading.Event)
+
+
+class FairShare:
+    """One worker's counts: open streams, writes and analyses per session and per address, and the
+    analyses running and waiting. The limits are :mod:`keypeg.limits`'s; ``clock`` (seconds) is for
+    tests, as are ``analyses_at_once``, ``waiting`` and ``patience`` (seconds an analysis waits)."""
+
+    def __init__(
+        self,
+        *,
+        clock: Clock = time.monotonic,
+        analyses_at_once: int = WEB_ANALYSES_AT_ONCE,
+        waiting: int = WEB_ANALYSES_WAITING,
+        patience: float = WEB_ANALYSIS_WAIT,
+    ) -> None:
         self._clock = clock
         self._lock = threading.Lock()
-        self._moves = (Buckets(*WEB_MOVES_PER_SESSION), Buckets(*WEB_MOVES_PER_ADDRESS))
+        self._writes = (Buckets(*WEB_WRITES_PER_SESSION), Buckets(*WEB_WRITES_PER_ADDRESS))
         self._analyses = (Buckets(*WEB_ANALYSES_PER_SESSION), Buckets(*WEB_ANALYSES_PER_ADDRESS))
         self._streams: dict[str, int] = {}
-        self._analysing = threading.BoundedSemaphore(analyses_at_once)
+        self._free = analyses_at_once
+        self._line: list[_Waiter] = []  # in the order they came
+        self._most_waiting, self._patience = waiting, patience
+
+    def _refusal(self, buckets: tuple[Buckets, Buckets], who: Who, what: str, now: float) -> ThrottledError | None:
+        """Why ``who`` may not have a token of ``buckets`` now (``None`` when its session and address have one)."""
+        by_kind = {"session": buckets[0], "address": buckets[1]}
+        wait = max(by_kind[kind].wait(key, now) for kind, key in who.counted())
+        if wait == 0:
+            return None
+        return ThrottledError(
+            f"too many {what} from here lately: wait {math.ceil(wait)} s, then try again", math.ceil(wait)
+        )
 
     def _take(self, buckets: tuple[Buckets, Buckets], who: Who, what: str) -> None:
-        """A token of ``who``'s session and of its address, or :class:`ThrottledError` (taking neither)."""
+        """A token of ``who``'s session and of its address, or :class:`ThrottledError` (taking neither);
+        called holding the lock."""
+        now = self._clock()
+        refused = self._refusal(buckets, who, what, now)
+        if refused is not None:
+            raise refused
         by_kind = {"session": buckets[0], "address": buckets[1]}
-        pairs = [(by_kind[kind], key) for kind, key in who.counted()]
-        with self._lock:
-            now = self._clock()
-            wait = max(bucket.wait(key, now) for bucket, key in pairs)
-            if wait > 0:
-                raise ThrottledError(
-                    f"too many {what} from here lately: wait {math.ceil(wait)} s, then try again", math.ceil(wait)
-                )
-            for bucket, key in pairs:
-                bucket.take(key, now)
+        for kind, key in who.counted():
+            by_kind[kind].take(key, now)
 
-    def move(self, who: Who) -> None:
-        """Count a move (:class:`ThrottledError` past :data:`~keypeg.limits.WEB_MOVES_PER_SESSION` or
-        :data:`~keypeg.limits.WEB_MOVES_PER_ADDRESS`)."""
-        self._take(self._moves, who, "moves")
+    def write(self, who: Who) -> None:
+        """Count a request that changes something (:class:`ThrottledError` past
+        :data:`~keypeg.limits.WEB_WRITES_PER_SESSION` or :data:`~keypeg.limits.WEB_WRITES_PER_ADDRESS`)."""
+        with self._lock:
+            self._take(self._writes, who, "changes")
 
     @contextmanager
     def stream(self, who: Who) -> Iterator[None]:
@@ -136,29 +174,69 @@ class FairShare:
         """The gate of an analysis ``who`` asks for: see :class:`Gate`."""
         return Gate(self, who)
 
-    def _start_analysis(self, who: Who) -> None:
-        """Take one of the worker's places for an analysis, and count it against ``who``
-        (:class:`ThrottledError`, taking neither, when no place is free or ``who`` asked too often)."""
-        if not self._analysing.acquire(blocking=False):
-            raise ThrottledError(
-                f"the server is busy with other analyses: try again in {WEB_BUSY_RETRY} s", WEB_BUSY_RETRY
-            )
-        try:
-            self._take(self._analyses, who, "analyses")
-        except ThrottledError:
-            self._analysing.release()
-            raise
+    def waiting(self) -> int:
+        """Analyses waiting for a place now."""
+        with self._lock:
+            return len(self._line)
 
-    def _end_analysis(self) -> None:
-        self._analysing.release()
+    def _start_analysis(self, who: Who) -> None:
+        """Take one of the worker's places for an analysis, waiting for it behind the analyses that came
+        first, and count it against ``who``. :class:`ThrottledError`, taking neither, when ``who`` asked
+        too often, when the line is full or ``who`` is in it already, or when no place came in time."""
+        with self._lock:
+            refused = self._refusal(self._analyses, who, "analyses", self._clock())
+            if refused is not None:
+                raise refused
+            waiter: _Waiter | None = None
+            if self._free:
+                self._free -= 1
+            elif len(self._line) >= self._most_waiting or any(who.keys() & w.who.keys() for w in self._line):
+                raise _busy()
+            else:
+                waiter = _Waiter(who)
+                self._line.append(waiter)
+        if waiter is not None:
+            self._wait_for_place(waiter)
+        with self._lock:
+            try:
+                self._take(self._analyses, who, "analyses")
+            except ThrottledError:
+                self._give_back(who)
+                raise
+
+    def _wait_for_place(self, waiter: _Waiter) -> None:
+        """Wait until ``waiter`` is given a place, ``patience`` seconds at most (then it leaves the line,
+        refused)."""
+        if waiter.given.wait(self._patience):
+            return
+        with self._lock:
+            if waiter.given.is_set():  # given one as the wait ended
+                return
+            self._line.remove(waiter)
+        raise _busy()
+
+    def _end_analysis(self, who: Who) -> None:
+        with self._lock:
+            self._give_back(who)
+
+    def _give_back(self, who: Who) -> None:
+        """Give ``who``'s place to the first waiting analysis of another client (of ``who``'s if none is
+        waiting), or free it; called holding the lock."""
+        if not self._line:
+            self._free += 1
+            return
+        waiter = next((w for w in self._line if not who.keys() & w.who.keys()), self._line[0])
+        self._line.remove(waiter)
+        waiter.given.set()
 
 
 class Gate:
     """An analysis's admission, asked for (call it) when work is about to start, so that an answer read from
     the cache never is: the first call counts the analysis against its asker
     (:data:`~keypeg.limits.WEB_ANALYSES_PER_SESSION`, :data:`~keypeg.limits.WEB_ANALYSES_PER_ADDRESS`) and
-    takes one of the worker's places (:data:`~keypeg.limits.WEB_ANALYSES_AT_ONCE`, refused at once when
-    none is free); a refusal is raised again at every later call and, when the work swallowed it (a
+    takes one of the worker's places (:data:`~keypeg.limits.WEB_ANALYSES_AT_ONCE`), waiting its turn when
+    none is free (:data:`~keypeg.limits.WEB_ANALYSES_WAITING`, :data:`~keypeg.limits.WEB_ANALYSIS_WAIT`); a
+    refusal is raised again at every later call and, when the work swallowed it (a
     strategy left out), at the end of the ``with`` block. The place is given back at the end of the block."""
 
     def __init__(self, share: FairShare, who: Who) -> None:
@@ -195,6 +273,6 @@ class Gate:
     ) -> None:
         if self._holding:
             self._holding = False
-            self._share._end_analysis()
+            self._share._end_analysis(self._who)
         if kind is None and self._refusal is not None:
             raise self._refusal

@@ -1,5 +1,5 @@
-"""Fair shares of the server, on the web: which requests are event streams and moves (by their method and
-path), whom a request is counted against (its session cookie, and its client's address as the
+"""Fair shares of the server, on the web: which requests are event streams and which change something (by
+their method and path), whom a request is counted against (its session cookie, and its client's address as the
 login throttle takes it), and the gate of an analysis. The counting is
 :mod:`keypeg.services.fair_share`'s; a refusal is 429 with ``Retry-After`` (:data:`keypeg.web.errors.STATUSES`).
 """
@@ -17,15 +17,16 @@ from keypeg.services.fair_share import FairShare, Gate, Who
 from keypeg.web.accounts import client_address
 from keypeg.web.sessions import COOKIE
 
-__all__ = ["MOVES", "STREAMS", "admit", "analysis", "share_of", "who"]
+__all__ = ["ANALYSES", "READS", "STREAMS", "admit", "analysis", "share_of", "who"]
 
 STREAMS = re.compile(r"/api/live/[^/]+/events")
 """The addresses (GET) that answer with an event stream, held open: counted while they are."""
-MOVES = re.compile(
-    r"/api/games/[^/]+/(guesses|scores|undo)|/play/[^/]+/(guess|score|undo)|/(api/)?live/[^/]+/(secret|guess|guesses)"
-)
-"""The addresses (POST) that make a move: the solo games' (the daily puzzle's are solo games) and the live
-matches', on the API and the pages."""
+READS = frozenset({"GET", "HEAD", "OPTIONS"})
+"""The methods that change nothing: every other request (every ``POST``: moves, games, matches and live
+matches started, joins, resigns, logins, registrations) is counted as a change, but an analysis's."""
+ANALYSES = frozenset({"/api/analyse"})
+"""The ``POST`` addresses that change nothing: an analysis, counted by its gate (:func:`analysis`) when it is
+worked out."""
 
 
 def share_of(request: Request) -> FairShare:
@@ -43,11 +44,11 @@ def who(request: Request) -> Who:
 
 
 async def admit(request: Request) -> AsyncIterator[None]:
-    """Every route's dependency: a move is counted (429 past the rate), an event stream held while it is
-    open (429 past the number open); anything else passes."""
+    """Every route's dependency: a request that changes something is counted (429 past the rate), an event
+    stream held while it is open (429 past the number open); anything else passes."""
     path = request.url.path
-    if request.method == "POST" and MOVES.fullmatch(path):
-        share_of(request).move(who(request))
+    if request.method not in READS and path not in ANALYSES:
+        share_of(request).write(who(request))
     if request.method == "GET" and STREAMS.fullmatch(path):
         with share_of(request).stream(who(request)):
             yield
