@@ -4,9 +4,10 @@
 Analysis changes nothing, so these need no session and no CSRF token. The web has no ``--force``:
 work estimated above :data:`keypeg.limits.WEB_BUDGET` is refused (400), or, for one strategy among
 several, left out with the reason. An analysis worked out (not read from the cache) passes the worker's
-gate first (:func:`keypeg.web.fair_share.analysis`): 429 when its asker asked for too many lately, or when
-the worker is busy with another. The Analyse and Strategies pages (:mod:`keypeg.web.analysis_pages`)
-call the same functions.
+gate first (:func:`keypeg.web.fair_share.analysis`): it waits its turn while the worker works out another,
+and is 429 when its asker asked for too many lately, or when the worker stays busy (too many waiting, or
+no turn within :data:`keypeg.limits.WEB_ANALYSIS_WAIT`). The Analyse and Strategies pages
+(:mod:`keypeg.web.analysis_pages`) call the same functions.
 """
 
 from __future__ import annotations
@@ -155,7 +156,8 @@ def analyse_api(request: Request, body: AnalyseIn) -> AnalyseOut:
 
     Nothing is changed: no session or CSRF token is needed. Rules whose analysis would take more than a
     request may spend are refused (400); a strategy too costly for them is left out with the reason. Too
-    many analyses from one client lately, or a server busy with others, is 429 with ``Retry-After``."""
+    many analyses from one client lately, or a server busy with others (one worked out at a time, a few
+    waiting their turn up to 10 s), is 429 with ``Retry-After``."""
     rules = body.rules()
     return advice_out(analyse(request, rules, "\n".join(body.scored)))
 
@@ -199,6 +201,7 @@ def strategies_api(request: Request, rules: Annotated[Rules, Depends(rules_query
 
     Results are kept, so a second request is answered at once. A strategy too costly for the rules
     (two-step, optimal or genetic on bigger games) is left out with the reason; rules too big for any
-    are refused (400). Too many trees to build from one client lately, or a server busy building others,
-    is 429 with ``Retry-After``; kept results are always answered."""
+    are refused (400). Too many trees to build from one client lately, or a server busy building others
+    (one worked out at a time, a few waiting their turn up to 10 s), is 429 with ``Retry-After``; kept
+    results are always answered."""
     return comparison_out(strategies(request, rules))
