@@ -658,4 +658,4 @@ def test_the_api_keeps_its_rules_whatever_is_played() -> None:
 
 @pytest.mark.slow
 def test_the_api_keeps_its_rules_whatever_is_played_longer() -> None:
-    run_state_machine_as_test(Api, settings=settings(max_examples=150, stateful_step_count=60))
+    run_state_machine_as_test(Api, settings=settings(max_examples=100, stateful_step_count=50))
