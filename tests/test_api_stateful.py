@@ -14,6 +14,7 @@ import shutil
 import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path as Folder
 from typing import Any
 from unittest import mock
@@ -36,6 +37,7 @@ from keypeg import Rules, score
 from keypeg.errors import KeypegError
 from keypeg.limits import MIN_RANKED_GAMES, TOP_SIZE
 from keypeg.services.stores import GUEST_PREFIX
+from keypeg.variants import find_variant
 from keypeg.web import create_app
 from test_live import Player
 from test_security import notations
@@ -58,6 +60,13 @@ NEW_NAMES = ("cid", "dee", "ann")
 PROSE = {"error", "detail", "text", "rule", "label"}
 """The keys whose values are sentences: a code must not turn up in them as a word either."""
 WORD = re.compile(r"[A-Za-z0-9]+")
+DAILY = find_variant("mini")
+"""The preset whose daily puzzle is tried (its rules are not the top 10s' checked: its games show in
+histories only)."""
+
+
+def today() -> str:
+    return datetime.now(UTC).date().isoformat()
 
 
 @dataclass
@@ -77,6 +86,8 @@ class Game:
     """The seat that set a live game's code: the one who may see it while it is played."""
     moves: list[tuple[str, int, int]] = field(default_factory=list)
     outcome: str | None = None
+    day: str | None = None
+    """The day of a daily puzzle's attempt (it can be played on that day only)."""
 
     @property
     def over(self) -> bool:
@@ -225,7 +236,8 @@ class Api(RuleBasedStateMachine):
         for game in self.hidden(viewer):
             forms = notations(game.rules, game.secret)
             colors = list(game.rules.parse(game.secret).colors)
-            alphabet = {game.rules.format(tuple(range(game.rules.colors))), "123"}
+            colours = range(game.rules.colors)
+            alphabet = {game.rules.format(tuple(colours)), "".join(str(c + 1) for c in colours)}
             for path, value in found:
                 mine = path[-1:] == ("guess",) and {"history", "moves"} & set(path)
                 if path in owned or path[-1:] == ("symbols",) or mine:
@@ -316,7 +328,9 @@ class Api(RuleBasedStateMachine):
         return data.draw(st.sampled_from(found))
 
     def solo_games(self) -> list[Game]:
-        return [g for g in self.games if g.public_id is not None]
+        """The games played under ``/api/games`` (a daily attempt on its day only: after it, the next load
+        closes it)."""
+        return [g for g in self.games if g.public_id is not None and g.day in (None, today())]
 
     @rule(actor=st.sampled_from(ACTORS), rows=st.sampled_from(ROWS), practice=st.booleans())
     def start_a_game(self, actor: str, rows: int, practice: bool) -> None:
@@ -334,6 +348,8 @@ class Api(RuleBasedStateMachine):
         played already (a request sent again)."""
         game = self.pick(data, self.solo_games())
         number = {"none": None, "next": len(game.moves) + 1, "stale": max(len(game.moves), 1)}[row]
+        if code in CODES and game.rules.pegs != 3:  # a daily attempt: the same colours, in its rules
+            code = game.rules.format(tuple("ABC".index(c) for c in code) + (0,) * (game.rules.pegs - 3))
         self.guess_solo(actor, game, game.secret if code == "secret" else code, number)
 
     @rule(
@@ -376,6 +392,34 @@ class Api(RuleBasedStateMachine):
         assert answer.status_code == (200 if self.actors[viewer].who == game.owner else 404), answer.text
         if answer.status_code == 200:
             self.check_board(answer.json(), game)
+        self.done()
+
+    @rule(actor=st.sampled_from(ACTORS))
+    def try_the_daily_puzzle(self, actor: str) -> None:
+        """Start (or go on with) today's attempt: a registered player's only, once a day (409 once over)."""
+        who, day = self.actors[actor].who, today()
+        mine = [g for g in self.games if g.day == day and g.owner == who]
+
+        def owned() -> Owned:  # the attempt, once the model knows it
+            return {("secret",): mine[0] if mine else self.games[-1] if self.games else None}
+
+        answer = self.act(actor, "POST", "/api/daily", {"variant": DAILY.name}, owned)
+        if who is None or who.startswith(GUEST_PREFIX):
+            assert answer.status_code == 401, answer.text
+        elif mine:
+            assert answer.status_code == (409 if mine[0].over else 201), answer.text
+            if answer.status_code == 201:
+                assert answer.json()["id"] == mine[0].public_id
+                self.check_board(answer.json(), mine[0])
+        else:
+            assert answer.status_code == 201, answer.text
+            public_id = answer.json()["id"]
+            game_id, owner = self.store.games.owned(public_id)
+            secret = str(DAILY.rules.parse(self.store.games.saved(game_id).secret))
+            rated = answer.json()["rated"]  # whether an attempt is rated is the daily puzzle's rule, not looked at here
+            self.games.append(Game(len(self.games), DAILY.rules, secret, owner, rated, public_id, day=day))
+            assert owner == who
+            self.check_board(answer.json(), self.games[-1])
         self.done()
 
     # -- accounts --------------------------------------------------------------------------------------
