@@ -36,6 +36,7 @@ from hypothesis.stateful import (
 from keypeg import Rules, score
 from keypeg.errors import KeypegError
 from keypeg.limits import MIN_RANKED_GAMES, TOP_SIZE
+from keypeg.services.fair_share import FairShare
 from keypeg.services.stores import GUEST_PREFIX
 from keypeg.variants import find_variant
 from keypeg.web import create_app
@@ -175,7 +176,8 @@ class Api(RuleBasedStateMachine):
     def __init__(self) -> None:
         super().__init__()
         self.folder = Folder(tempfile.mkdtemp(prefix="keypeg-stateful-"))
-        self.app = create_app(f"sqlite:///{self.folder / 'api.sqlite3'}")
+        paced = itertools.count().__next__  # a second between requests: within the fair share's rates
+        self.app = create_app(f"sqlite:///{self.folder / 'api.sqlite3'}", share=FairShare(clock=paced))
         self.store = self.app.state.store
         self.games: list[Game] = []
         self.matches: list[Match] = []
