@@ -1,10 +1,12 @@
 """``keypeg backup`` and ``keypeg restore``: a backup taken while games are being played restores every
 game acknowledged before it began (SQLite, and PostgreSQL when ``$KEYPEG_TEST_POSTGRES`` names a server);
-a backup is private and never written over unasked; a restore refuses junk and a database that holds
-records, and fails whole; a backup of an older schema is brought up to date."""
+a backup is private, never written over unasked (nor a link), and made only of a database that is there;
+a restore refuses junk, a backup that is not whole, a database that holds records and one that another
+program has open, and fails whole; a backup of an older schema is brought up to date."""
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import sqlite3
@@ -12,6 +14,7 @@ import stat
 import threading
 import time
 from collections.abc import Callable, Iterator
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,7 @@ from keypeg import Feedback, find_variant
 from keypeg.cli import cli
 from keypeg.services import games
 from keypeg.store import GameRecord, Store
+from keypeg.store.models import Base
 
 CLASSIC = find_variant("classic").rules
 SECRET = "RGBY"
@@ -58,10 +62,33 @@ def postgres() -> Iterator[Callable[[], str]]:
         admin.dispose()
 
 
+@contextmanager
+def opened(url: str) -> Iterator[Store]:
+    """The store at ``url``, its connections closed after the block (a restore refuses a database held open)."""
+    store = Store(url)
+    try:
+        yield store
+    finally:
+        store.engine.dispose()
+
+
 def keypeg(*args: str) -> tuple[int, str]:
     """``keypeg ARGS`` in this process: its exit code and output (stdout and stderr)."""
     result = CliRunner().invoke(cli, list(args))
     return result.exit_code, result.output
+
+
+def exported(db: Path) -> list[str]:
+    """The lines of a backup of the SQLite database ``db`` exported as PostgreSQL's is: a header, a line per
+    row in the order of the foreign keys, and last the end line that counts them."""
+    tables = [t.name for t in Base.metadata.sorted_tables]
+    with closing(sqlite3.connect(db)) as source:
+        schema = source.execute("SELECT version_num FROM alembic_version").fetchone()[0]
+        columns = {t: [c[1] for c in source.execute(f'PRAGMA table_info("{t}")')] for t in tables}
+        rows = [[t, list(row)] for t in tables for row in source.execute(f'SELECT * FROM "{t}" ORDER BY rowid')]
+    header = {"format": "keypeg-backup", "version": 1, "schema": schema, "tables": columns}
+    end = {"rows": {t: sum(row[0] == t for row in rows) for t in tables}}
+    return [json.dumps(header), *map(json.dumps, rows), json.dumps(end)]
 
 
 def play_one(store: Store, player: str, number: int) -> int:
@@ -171,6 +198,14 @@ def test_a_backup_restores_into_the_other_kind_of_database(tmp_path: Path, postg
     assert keypeg("restore", str(tmp_path / "a.bak"), "--db", middle)[0] == 0
     assert keypeg("backup", str(tmp_path / "b.bak"), "--db", middle)[0] == 0
     assert (tmp_path / "b.bak").read_bytes().startswith(b'{"format": "keypeg-backup"')
+    *rows, end = (tmp_path / "b.bak").read_text().splitlines()
+    assert json.loads(end) == {
+        "rows": {**dict.fromkeys(Base.metadata.tables, 0), "players": 1, "games": 1, "guesses": 3}
+    }
+    (tmp_path / "cut.bak").write_text("\n".join(rows) + "\n")  # an export cut at a line break
+    code, said = keypeg("restore", str(tmp_path / "cut.bak"), "--db", sqlite_url(tmp_path, "cut.sqlite3"))
+    cut = "(it is cut short: no end line counts its rows)"
+    assert (code, said) == (2, f"error: '{tmp_path / 'cut.bak'}' is not a whole keypeg backup {cut}\n")
     assert keypeg("restore", str(tmp_path / "b.bak"), "--db", last)[0] == 0
     assert comparable(Store(last).games.record(game)) == comparable(Store(source).games.record(game))
     assert Store(middle).games.start("bob", CLASSIC, role="breaker") == game + 1  # the ids go on
@@ -216,7 +251,8 @@ def test_a_restore_refuses_what_is_not_a_backup_and_leaves_the_database_alone(tm
 def test_a_restore_refuses_a_database_that_holds_records_unless_forced(tmp_path: Path) -> None:
     source, target = sqlite_url(tmp_path, "a.sqlite3"), sqlite_url(tmp_path, "b.sqlite3")
     ann = play_one(Store(source), "ann", 0)
-    Store(target).players.set_password("zed", "password zed")
+    with opened(target) as store:
+        store.players.set_password("zed", "password zed")
     assert keypeg("backup", str(tmp_path / "a.bak"), "--db", source)[0] == 0
     code, said = keypeg("restore", str(tmp_path / "a.bak"), "--db", target)
     assert code == 2
@@ -224,7 +260,8 @@ def test_a_restore_refuses_a_database_that_holds_records_unless_forced(tmp_path:
         said
         == "error: the database holds records already (players): restore into an empty one, or --force replaces them\n"
     )
-    assert Store(target).players.check_password("zed", "password zed")
+    with opened(target) as store:
+        assert store.players.check_password("zed", "password zed")
     assert keypeg("restore", str(tmp_path / "a.bak"), "--force", "--db", target)[0] == 0
     assert Store(target).games.record(ann).player == "ann"
     assert [g.player for g in Store(target).games.history(limit=None)] == ["ann"]
@@ -232,17 +269,15 @@ def test_a_restore_refuses_a_database_that_holds_records_unless_forced(tmp_path:
 
 
 def test_a_restore_that_fails_leaves_the_database_as_it_was(tmp_path: Path) -> None:
-    """A backup damaged after its first table, forced over a database with records: the records are all
-    still there, and nothing of the backup is."""
+    """A whole backup whose row of a game is damaged, forced over a database with records: the records are
+    all still there, and nothing of the backup is."""
     target = sqlite_url(tmp_path, "b.sqlite3")
-    zed = play_one(Store(target), "zed", 0)
+    with opened(target) as store:
+        zed = play_one(store, "zed", 0)
+    play_one(Store(sqlite_url(tmp_path, "a.sqlite3")), "ann", 0)
+    lines = [line if not line.startswith('["games"') else '["games", [1]]' for line in exported(tmp_path / "a.sqlite3")]
     damaged = tmp_path / "damaged.bak"
-    damaged.write_text(
-        '{"format": "keypeg-backup", "version": 1, "schema": "0009", '
-        '"tables": {"players": ["id", "name", "key", "created_at"], "games": ["id", "player_id"]}}\n'
-        '["players", [1, "ann", "ann", "2026-01-01T00:00:00+00:00"]]\n'
-        '["games", [1]]\n'
-    )
+    damaged.write_text("\n".join(lines) + "\n")
     code, said = keypeg("restore", str(damaged), "--force", "--db", target)
     assert (code, said) == (2, "error: a row of games in the backup does not match its columns\n")
     assert [g.id for g in Store(target).games.history(limit=None)] == [zed]
@@ -285,3 +320,142 @@ def test_a_backup_of_an_older_schema_is_brought_up_to_date(tmp_path: Path) -> No
     assert [m.guess for m in store.games.record(1).moves] == ["AABB"]
     opened = games.start_new(store, "ann", CLASSIC, "breaker", key="first")
     assert games.start_new(store, "ann", CLASSIC, "breaker", key="first").public_id == opened.public_id
+
+
+def refused_leaving_the_target(file: Path, target: Path) -> str:
+    """What ``keypeg restore FILE --force`` says of a backup it refuses (exit 2, one line): the database at
+    ``target`` (zed's, one game) keeps every record."""
+    code, said = keypeg("restore", str(file), "--force", "--db", f"sqlite:///{target}")
+    assert code == 2 and said.count("\n") == 1, said
+    with opened(f"sqlite:///{target}") as store:
+        assert [g.player for g in store.games.history(limit=None)] == ["zed"]
+        assert store.players.check_password("zed", "password zed")
+    return said
+
+
+def test_a_restore_refuses_an_exported_backup_that_is_not_whole(tmp_path: Path) -> None:
+    """An export without its end line (cut at a line break), with rows its end line does not count, or
+    without a table of its schema, is refused before the database is touched, forced or not."""
+    source, target = tmp_path / "a.sqlite3", tmp_path / "b.sqlite3"
+    play_one(Store(f"sqlite:///{source}"), "ann", 0)
+    with opened(f"sqlite:///{target}") as store:
+        store.players.set_password("zed", "password zed")
+        play_one(store, "zed", 0)
+    header, *rows, end = exported(source)
+    shown = tmp_path / "f.bak"
+
+    def said_of(*lines: str) -> str:
+        shown.write_text("\n".join(lines) + "\n")
+        return refused_leaving_the_target(shown, target)
+
+    near_empty = '{"format":"keypeg-backup","version":1,"schema":"0010","tables":{"players":["id"]}}'
+    whole = f"error: '{shown}' is not a whole keypeg backup"
+    assert said_of(near_empty) == f"{whole} (it is cut short: no end line counts its rows)\n"
+    assert said_of(header, *rows) == f"{whole} (it is cut short: no end line counts its rows)\n"
+    assert said_of(header, *rows[:-1], end).startswith(f"{whole} (its end line counts other rows than it holds: ")
+    assert said_of(header, *rows, end, rows[0]) == f"{whole} (line {len(rows) + 3} follows its end line)\n"
+    tables = json.loads(header)
+    del tables["tables"]["server_keys"], tables["tables"]["players"]
+    counts = json.loads(end)
+    del counts["rows"]["server_keys"], counts["rows"]["players"]
+    kept = [row for row in rows if not row.startswith(('["players"', '["server_keys"'))]
+    assert said_of(json.dumps(tables), *kept, json.dumps(counts)) == (
+        f"{whole} (it lacks players, server_keys of its schema)\n"
+    )
+    assert said_of(near_empty, '{"rows": {"players": 0}}').startswith(f"{whole} (it lacks game_keys, games, ")
+    (tmp_path / "whole.bak").write_text("\n".join([header, *rows, end]) + "\n")  # the same lines, whole: restored
+    code, said = keypeg("restore", str(tmp_path / "whole.bak"), "--force", "--db", f"sqlite:///{target}")
+    assert code == 0 and said.startswith("restored 1 player, 1 game, 2 guesses, 0 matches (schema "), said
+
+
+def test_a_restore_refuses_a_sqlite_backup_that_is_damaged_or_lacks_a_table(tmp_path: Path) -> None:
+    """A SQLite backup is checked by SQLite (a page of the players overwritten) and for every table of its
+    schema (server_keys dropped) before the database is touched."""
+    source, target = tmp_path / "a.sqlite3", tmp_path / "b.sqlite3"
+    with opened(f"sqlite:///{target}") as store:
+        store.players.set_password("zed", "password zed")
+        play_one(store, "zed", 0)
+    play_one(Store(f"sqlite:///{source}"), "ann", 0)
+    backup = tmp_path / "a.bak"
+    assert keypeg("backup", str(backup), "--db", f"sqlite:///{source}")[0] == 0
+    with closing(sqlite3.connect(backup)) as copy:
+        page = copy.execute("PRAGMA page_size").fetchone()[0]
+        root = copy.execute("SELECT rootpage FROM sqlite_master WHERE name = 'players'").fetchone()[0]
+    image = backup.read_bytes()
+    damaged = tmp_path / "damaged.bak"
+    damaged.write_bytes(image[: (root - 1) * page] + bytes(page) + image[root * page :])
+    said = refused_leaving_the_target(damaged, target)
+    assert said.startswith(f"error: '{damaged}' is not a whole keypeg backup (SQLite finds it damaged: "), said
+    with closing(sqlite3.connect(backup)) as copy:
+        copy.execute("DROP TABLE server_keys")
+        copy.commit()
+    said = refused_leaving_the_target(backup, target)
+    assert said == f"error: '{backup}' is not a whole keypeg backup (it lacks server_keys of its schema)\n"
+
+
+def test_a_backup_is_made_only_of_a_keypeg_database_that_is_there(tmp_path: Path) -> None:
+    """A SQLite file that is not there is not made, nor a schema built in a database without one; no backup
+    file is written."""
+    missing = tmp_path / "nonexistent.sqlite3"
+    code, said = keypeg("backup", str(tmp_path / "b.bak"), "--db", f"sqlite:///{missing}")
+    assert (code, said) == (2, f"error: no database '{missing}' to back up\n")
+    assert not missing.exists()
+    empty = tmp_path / "empty.sqlite3"
+    empty.touch()
+    code, said = keypeg("backup", str(tmp_path / "b.bak"), "--db", f"sqlite:///{empty}")
+    assert (
+        code == 2
+        and said == f"error: the database 'sqlite:///{empty}' holds no keypeg records to back up (no keypeg schema)\n"
+    )
+    assert empty.read_bytes() == b""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.sqlite3"]
+
+
+def test_a_backup_never_replaces_a_link_unless_forced(tmp_path: Path) -> None:
+    """A symbolic link at the backup's path, even to nothing, is something there: refused without --force
+    (and left as it was); a folder is refused, forced or not."""
+    url = sqlite_url(tmp_path, "k.sqlite3")
+    play_one(Store(url), "ann", 0)
+    dangling, linked = tmp_path / "dangling.bak", tmp_path / "linked.bak"
+    dangling.symlink_to(tmp_path / "nowhere")
+    (tmp_path / "kept").write_text("keep me")
+    linked.symlink_to(tmp_path / "kept")
+    for link in (dangling, linked):
+        code, said = keypeg("backup", str(link), "--db", url)
+        assert (code, said) == (2, f"error: '{link}' exists: --force replaces it\n")
+        assert link.is_symlink()
+    assert os.readlink(dangling) == str(tmp_path / "nowhere") and not (tmp_path / "nowhere").exists()
+    assert (tmp_path / "kept").read_text() == "keep me"
+    code, said = keypeg("backup", str(dangling), "--force", "--db", url)
+    assert code == 0 and not dangling.is_symlink() and dangling.read_bytes().startswith(b"SQLite format 3")
+    (tmp_path / "folder.bak").mkdir()
+    for forced in ([], ["--force"]):
+        code, said = keypeg("backup", str(tmp_path / "folder.bak"), *forced, "--db", url)
+        assert code == 2 and "is a directory" in said and (tmp_path / "folder.bak").is_dir(), said
+
+
+def test_a_restore_refuses_a_sqlite_database_another_program_has_open(tmp_path: Path) -> None:
+    """A server's idle connection to the database (as its pool keeps) makes a restore refuse at once,
+    leaving the database as it was; once it is closed, the restore goes on."""
+    target = tmp_path / "b.sqlite3"
+    url = f"sqlite:///{target}"
+    with opened(url) as store:
+        store.players.set_password("zed", "password zed")
+        play_one(store, "zed", 0)
+    play_one(Store(sqlite_url(tmp_path, "a.sqlite3")), "ann", 0)
+    assert keypeg("backup", str(tmp_path / "a.bak"), "--db", sqlite_url(tmp_path, "a.sqlite3"))[0] == 0
+    server = Store(url)
+    assert server.players.check_password("zed", "password zed")  # a connection left open, idle
+    code, said = keypeg("restore", str(tmp_path / "a.bak"), "--force", "--db", url)
+    assert (code, said) == (
+        2,
+        f"error: another program has the database '{target}' open (a server?): stop it before a restore\n",
+    )
+    assert [g.player for g in server.games.history(limit=None)] == ["zed"]
+    server.engine.dispose()
+    with closing(sqlite3.connect(target)) as raw:
+        assert raw.execute("PRAGMA journal_mode").fetchone() == ("wal",)  # the probe left it as it was
+    code, said = keypeg("restore", str(tmp_path / "a.bak"), "--force", "--db", url)
+    assert code == 0, said
+    with opened(url) as store:
+        assert [g.player for g in store.games.history(limit=None)] == ["ann"]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from platformdirs import user_cache_dir
 
-from keypeg.errors import KeypegError, NotFoundError, UnavailableError
+from keypeg.errors import KeypegError, NotFoundError, RefusedError, UnavailableError
 from keypeg.machine import memory_budget
 from keypeg.rules import Rules
 from keypeg.strategy_tree import StrategyTree, load_tree, tree_to_json
@@ -46,6 +46,7 @@ __all__ = [
     "forget_checkpoint",
     "check_cache_folder",
     "WriteError",
+    "ExistingFileError",
     "FILE_MODE",
 ]
 
@@ -67,25 +68,37 @@ class WriteError(UnavailableError):
     """A file keypeg could not write (a failure at run time)."""
 
 
+class ExistingFileError(RefusedError):
+    """Something at a path that keypeg was not asked to replace."""
+
+
+def _refuse_existing(path: Path) -> None:
+    """Refuse ``path`` if anything is there: a file, or a symbolic link (even to nothing)."""
+    if os.path.lexists(path):
+        raise ExistingFileError(f"{quoted(str(path))} exists")
+
+
 def _cannot(path: Path, error: OSError | str) -> WriteError:
     reason = error if isinstance(error, str) else (error.strerror or str(error))
     return WriteError(f"cannot write {quoted(str(path))}: {reason}")
 
 
 @contextmanager
-def atomic_writer(path: Path) -> Iterator[BinaryIO]:
+def atomic_writer(path: Path, *, replace: bool = True) -> Iterator[BinaryIO]:
     """A binary file whose content replaces ``path`` at once when the block ends without error.
 
     The data go to a temporary file in the same folder, created private (mode 0600) before anything is
     written, flushed to disk, then renamed over ``path``; on any failure (a full disk, Ctrl-C) the
     temporary file is removed and ``path`` is left as it was. An :class:`OSError` becomes a
     :class:`WriteError` naming the path. Only a regular file is ever replaced: a device, a folder or a
-    pipe at ``path`` is refused.
+    pipe at ``path`` is refused; without ``replace``, anything at ``path`` is (:class:`ExistingFileError`).
     """
     path = Path(path)
     try:
         if path.exists() and not path.is_file():
             raise _cannot(path, "not a regular file")
+        if not replace:
+            _refuse_existing(path)
     except OSError as error:
         raise _cannot(path, error) from None
     try:
@@ -99,6 +112,8 @@ def atomic_writer(path: Path) -> Iterator[BinaryIO]:
             yield handle
             handle.flush()
             os.fsync(handle.fileno())
+        if not replace:
+            _refuse_existing(path)  # again: something may have come there meanwhile
         os.replace(tmp, path)
     except BaseException as error:
         with suppress(OSError):
@@ -123,13 +138,16 @@ def _sync_folder(folder: Path) -> None:
         os.close(fd)
 
 
-def check_writable(path: Path) -> None:
+def check_writable(path: Path, *, replace: bool = True) -> None:
     """Make sure ``path`` can be written (by :func:`atomic_writer`) before work whose result goes
-    there: its folder takes files, and nothing but a regular file is in the way (:class:`WriteError`)."""
+    there: its folder takes files, and nothing but a regular file is in the way (:class:`WriteError`);
+    without ``replace``, nothing at all (:class:`ExistingFileError`)."""
     path = Path(path)
     try:
         if path.exists() and not path.is_file():
             raise _cannot(path, "not a regular file")
+        if not replace:
+            _refuse_existing(path)
         if len(os.fsencode(path.name)) > 255:
             raise _cannot(path, "the file name is too long")
         if not path.parent.is_dir():  # a folder named that is not there: bad input, not a failure

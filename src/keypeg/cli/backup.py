@@ -9,7 +9,6 @@ import click
 
 from keypeg.cli.common import FILE, cli, err, out
 from keypeg.cli.options import db_option, force_option
-from keypeg.errors import RefusedError
 from keypeg.text import plural, quoted
 
 __all__ = ["backup", "restore"]
@@ -35,13 +34,13 @@ def _held(rows: dict[str, int]) -> str:
 def backup(file: Path, force: bool, db: str | None) -> None:
     """Back the database up to FILE (readable by you only: it holds password hashes), safely while a
     server writes: a copy of a SQLite database, JSON lines of PostgreSQL's."""
-    from keypeg.services.backups import back_up
+    from keypeg.services.backups import ExistingFileError, back_up
 
-    if file.is_file() and not force:
-        raise RefusedError(f"{quoted(str(file))} exists: --force replaces it")
     told, stop = _told("backing up")
     try:
-        summary = back_up(db, file, told)
+        summary = back_up(db, file, replace=force, progress=told)
+    except ExistingFileError as error:
+        raise ExistingFileError(f"{error}: --force replaces it") from None
     finally:
         stop()
     out.print(f"backed up {_held(summary.rows)} (schema {summary.schema}) to {quoted(str(file))}", markup=False)
@@ -53,7 +52,9 @@ def backup(file: Path, force: bool, db: str | None) -> None:
 @db_option
 def restore(file: Path, force: bool, db: str | None) -> None:
     """Restore a backup made by 'keypeg backup' into the database, which must be empty unless --force; a
-    backup of an older keypeg is brought up to date. All or nothing: a failure leaves the database as it was."""
+    backup of an older keypeg is brought up to date. Stop the server first: a restore while it runs loses
+    the games it saves meanwhile, and it keeps its old keys (a SQLite database open elsewhere is refused).
+    A file that is not a whole backup is refused; all or nothing: a failure leaves the database as it was."""
     from keypeg.services.backups import TargetNotEmptyError, restore_backup
 
     told, stop = _told("restoring")

@@ -4,12 +4,16 @@ A SQLite store is copied by SQLite's online backup API, in one step: a consisten
 server goes on writing (WAL). The backup is a SQLite database itself. Any other store (PostgreSQL) is
 exported as JSON lines, read in one repeatable-read transaction: a header naming the format, the schema
 revision and each table's columns, then one line per row, ``[table, [values]]``, table by table in the
-order of their foreign keys.
+order of their foreign keys, and last an end line counting each table's rows, ``{"rows": {table: n}}``.
+A backup is only made of a database that is there with keypeg's schema in it: none is made to back up.
 
-Restoring reads either kind into any store in one transaction: keypeg's tables of the target dropped
-(refused unless they are empty or ``force``), the schema built to the backup's revision, the rows
-inserted, PostgreSQL's id sequences moved past them, then the schema upgraded to this keypeg's. A failure
-at any point rolls it all back: the target is left as it was.
+Restoring first checks that the file is whole: an exported one ends with its end line and holds the rows
+it counts, a SQLite one passes SQLite's integrity check, and either has every table of its schema. It then
+refuses a SQLite database that another program (a server) has open, and reads the backup into the store
+in one transaction: keypeg's tables of the target dropped (refused unless they are empty or ``force``),
+the schema built to the backup's revision, the rows inserted, PostgreSQL's id sequences moved past them,
+then the schema upgraded to this keypeg's. A failure at any point rolls it all back: the target is left
+as it was.
 """
 
 from __future__ import annotations
@@ -22,11 +26,13 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import IO, Any, TypeGuard
 
-from sqlalchemy import Boolean, Connection, DateTime, MetaData, Table, func, select, text
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy import Boolean, Connection, DateTime, MetaData, Table, create_engine, func, inspect, select, text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+from sqlalchemy.pool import NullPool
 
-from keypeg.errors import RefusedError
-from keypeg.store.database import MIGRATIONS, Store
+from keypeg.errors import NotFoundError, RefusedError
+from keypeg.store.database import MIGRATIONS, Store, default_url, safe_url
 from keypeg.store.errors import StoreError, StoreUnavailableError
 from keypeg.store.models import Base
 from keypeg.text import quoted, visible
@@ -34,9 +40,12 @@ from keypeg.text import quoted, visible
 __all__ = [
     "FORMAT",
     "BackupSummary",
+    "DatabaseInUseError",
+    "NoDatabaseError",
     "NotABackupError",
     "Progress",
     "TargetNotEmptyError",
+    "backed_up_store",
     "restore",
     "write_backup",
 ]
@@ -62,12 +71,59 @@ class TargetNotEmptyError(StoreError, RefusedError):
     """A restore into a store that holds records, not forced."""
 
 
+class NoDatabaseError(StoreError, NotFoundError):
+    """A database to back up that is not there: a SQLite file missing, or no keypeg schema in it."""
+
+
+class DatabaseInUseError(StoreError, RefusedError):
+    """A restore into a SQLite database that another program (a server) has open."""
+
+
 @dataclass
 class BackupSummary:
     """What a backup holds: its schema revision and the rows of each table."""
 
     schema: str
     rows: dict[str, int] = field(default_factory=dict)
+
+
+def backed_up_store(url: str | None) -> Store:
+    """The store at ``url`` (``None``: the default one) to back up, which must be there with keypeg's schema
+    in it (:class:`NoDatabaseError`): opening it never makes a SQLite file, nor builds a schema."""
+    url = url or default_url()
+    file = _sqlite_file(url)
+    if file is not None and not file.exists():
+        raise NoDatabaseError(f"no database {quoted(str(file))} to back up")
+    try:
+        engine = create_engine(url, poolclass=NullPool)
+    except (ArgumentError, ValueError, ImportError):
+        return Store(url)  # which refuses the URL, saying why
+    try:
+        with engine.connect() as connection:
+            held = inspect(connection).has_table(VERSIONS)
+    except SQLAlchemyError as error:
+        reason = getattr(error, "orig", None) or error
+        raise StoreUnavailableError(f"cannot back up {safe_url(url)!r}: {visible(reason, 200)}") from None
+    finally:
+        engine.dispose()
+    if not held:
+        raise NoDatabaseError(f"the database {safe_url(url)!r} holds no keypeg records to back up (no keypeg schema)")
+    return Store(url)
+
+
+def _sqlite_file(url: str) -> Path | None:
+    """The file of a SQLite database URL (``None`` for another database, one in memory, or a bad URL)."""
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        return None
+    name = parsed.database or ""
+    if parsed.get_backend_name() != "sqlite" or name in {"", ":memory:"}:
+        return None
+    if parsed.query.get("uri") == "true":  # file:/path/to/db, its options in the URL's query
+        name = name.removeprefix("file:").removeprefix("//localhost")
+        return None if parsed.query.get("mode") == "memory" or name == ":memory:" else Path(name)
+    return Path(name)
 
 
 def write_backup(store: Store, out: IO[bytes], progress: Progress) -> BackupSummary:
@@ -132,6 +188,7 @@ def _export(store: Store, out: IO[bytes], progress: Progress) -> BackupSummary:
                     out.write(json.dumps([table.name, list(row)], default=_plain).encode() + b"\n")
                     count += 1
                 summary.rows[table.name] = count
+            out.write(json.dumps({"rows": summary.rows}).encode() + b"\n")  # last: the backup is whole
             return summary
 
 
@@ -159,6 +216,8 @@ def restore(url: str | None, path: Path, *, force: bool, progress: Progress) -> 
     records are replaced), then bring its schema up to date; all in one transaction."""
     with _open_backup(path) as backup:
         _check_revision(backup.schema, path)
+        _check_tables(backup, path)
+        _check_unused(url or default_url())
         store = Store(url)
         try:
             with store.engine.begin() as connection:
@@ -166,6 +225,8 @@ def restore(url: str | None, path: Path, *, force: bool, progress: Progress) -> 
         except SQLAlchemyError as error:
             reason = getattr(error, "orig", None) or error
             raise StoreUnavailableError(f"cannot restore into {store.shown_url!r}: {visible(reason, 200)}") from None
+        finally:
+            store.engine.dispose()  # its connections closed: the database is left to others
 
 
 def _restore(connection: Connection, backup: _Backup, force: bool, progress: Progress) -> BackupSummary:
@@ -181,12 +242,7 @@ def _restore(connection: Connection, backup: _Backup, force: bool, progress: Pro
     target = MetaData()
     target.reflect(connection)
     tables = [t for t in target.sorted_tables if t.name != VERSIONS]
-    unknown = set(backup.columns) - {t.name for t in tables}
-    if unknown:
-        raise NotABackupError(
-            f"the backup has tables its schema {backup.schema!r} has not: {', '.join(sorted(unknown))}"
-        )
-    summary = BackupSummary(backup.schema, {t.name: 0 for t in tables if t.name in backup.columns})
+    summary = BackupSummary(backup.schema, {t.name: 0 for t in tables})
     batch: list[dict[str, Any]] = []
     current: Table | None = None
     for name, values in backup.rows([t.name for t in tables]):
@@ -256,6 +312,56 @@ def _migrate(connection: Connection, revision: str) -> None:
     command.upgrade(config, revision)
 
 
+def _check_tables(backup: _Backup, path: Path) -> None:
+    """Refuse a backup that lacks a table or column of its schema, or has one the schema has not (the
+    tables of a scratch database built to its revision)."""
+    scratch = create_engine("sqlite://")
+    try:
+        with scratch.begin() as connection:
+            _migrate(connection, backup.schema)
+            schema = MetaData()
+            schema.reflect(connection)
+    finally:
+        scratch.dispose()
+    wanted = {t.name: {c.name for c in t.columns} for t in schema.sorted_tables if t.name != VERSIONS}
+    unknown = sorted(set(backup.columns) - set(wanted))
+    if unknown:
+        raise NotABackupError(f"the backup has tables its schema {backup.schema!r} has not: {', '.join(unknown)}")
+    missing = [name for name in wanted if name not in backup.columns]
+    missing += [
+        f"{name}.{c}" for name in wanted if name in backup.columns for c in wanted[name] - {*backup.columns[name]}
+    ]
+    if missing:
+        lacks = visible(", ".join(sorted(missing)), 200)
+        raise NotABackupError(f"{quoted(str(path))} is not a whole keypeg backup (it lacks {lacks} of its schema)")
+
+
+def _check_unused(url: str) -> None:
+    """Refuse to restore into a SQLite database (in WAL mode, as keypeg keeps it) that another connection has
+    open: SQLite lets a database out of WAL mode only when no other has it open, so that is tried (and
+    undone), at once, before anything is changed."""
+    file = _sqlite_file(url)
+    if file is None or not file.is_file():
+        return
+    try:
+        probe = sqlite3.connect(f"{file.resolve().as_uri()}?mode=rw", uri=True, timeout=0, isolation_level=None)
+    except sqlite3.Error:
+        return  # the store says why it cannot open it
+    try:
+        if probe.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+            probe.execute("PRAGMA journal_mode=DELETE")
+            probe.execute("PRAGMA journal_mode=WAL")
+        locked = False
+    except sqlite3.Error as error:  # anything but a lock: the store says what is wrong with the file
+        locked = "locked" in str(error)
+    finally:
+        probe.close()
+    if locked:
+        raise DatabaseInUseError(
+            f"another program has the database {quoted(str(file))} open (a server?): stop it before a restore"
+        )
+
+
 def _check_revision(schema: str, path: Path) -> None:
     from alembic.config import Config
     from alembic.script import ScriptDirectory
@@ -292,11 +398,20 @@ class _open_backup:
     def _not_one(self, why: str = "") -> NotABackupError:
         return NotABackupError(f"{self.shown} is not a keypeg backup{f' ({why})' if why else ''}")
 
+    def _not_whole(self, why: str) -> NotABackupError:
+        return NotABackupError(f"{self.shown} is not a whole keypeg backup ({why})")
+
     def _sqlite(self) -> _Backup:
         source = sqlite3.connect(":memory:")
         self._closing.append(source.close)
         try:
             source.deserialize(_rollback_journal(self.path.read_bytes()))
+            damage = [line for (line,) in source.execute("PRAGMA integrity_check(1)")]
+        except (sqlite3.Error, OSError) as error:
+            raise self._not_whole(f"SQLite cannot check it: {visible(error, 100)}") from None
+        if damage != ["ok"]:
+            raise self._not_whole(f"SQLite finds it damaged: {visible(' '.join(damage), 100)}")
+        try:
             schema = str(source.execute(f"SELECT version_num FROM {VERSIONS}").fetchone()[0])
             names = [n for (n,) in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
             columns = {
@@ -326,21 +441,39 @@ class _open_backup:
         if not isinstance(header, dict) or header.get("format") != FORMAT:
             raise self._not_one()
         schema, columns = header.get("schema"), header.get("tables")
-        if header.get("version") == VERSION and isinstance(schema, str) and _named_lists(columns):
-            return _Backup(schema, columns, lambda _order: self._rows(handle, columns))
-        raise self._not_one("a header this keypeg cannot read")
+        if header.get("version") != VERSION or not isinstance(schema, str) or not _named_lists(columns):
+            raise self._not_one("a header this keypeg cannot read")
+        start = handle.tell()
+        for _ in self._rows(handle, columns):  # read through once: the file is whole before anything is changed
+            pass
+        handle.seek(start)
+        return _Backup(schema, columns, lambda _order: self._rows(handle, columns))
 
     def _rows(self, handle: IO[bytes], columns: dict[str, list[str]]) -> Iterator[tuple[str, list[Any]]]:
+        """The rows after the header, up to the end line, which must be last and count them all."""
+        read = dict.fromkeys(columns, 0)
+        counted: object = None
         for number, line in enumerate(handle, 2):
             if not line.strip():
                 continue
+            if counted is not None:
+                raise self._not_whole(f"line {number} follows its end line")
             try:
-                name, values = json.loads(line)
-            except (ValueError, UnicodeError, TypeError):
+                item = json.loads(line)
+                if isinstance(item, dict):
+                    counted = item["rows"]
+                    continue
+                name, values = item
+            except (ValueError, UnicodeError, TypeError, KeyError):
                 raise self._not_one(f"line {number} is damaged") from None
             if not isinstance(name, str) or name not in columns:
                 raise self._not_one(f"line {number} names no table of the header")
+            read[name] += 1
             yield name, values
+        if counted is None:
+            raise self._not_whole("it is cut short: no end line counts its rows")
+        if counted != read:
+            raise self._not_whole(f"its end line counts other rows than it holds: {visible(counted, 200)}")
 
 
 def _named_lists(value: object) -> TypeGuard[dict[str, list[str]]]:
