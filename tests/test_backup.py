@@ -398,15 +398,14 @@ def test_a_backup_is_made_only_of_a_keypeg_database_that_is_there(tmp_path: Path
     file is written."""
     missing = tmp_path / "nonexistent.sqlite3"
     code, said = keypeg("backup", str(tmp_path / "b.bak"), "--db", f"sqlite:///{missing}")
-    assert (code, said) == (2, f"error: no database '{missing}' to back up\n")
+    assert (code, said) == (2, f"error: no database file '{missing}' to back up\n")
     assert not missing.exists()
+    code, said = keypeg("backup", str(tmp_path / "b.bak"), "--db", f"sqlite:///{tmp_path}")
+    assert (code, said) == (2, f"error: no database file '{tmp_path}' to back up\n")
     empty = tmp_path / "empty.sqlite3"
     empty.touch()
     code, said = keypeg("backup", str(tmp_path / "b.bak"), "--db", f"sqlite:///{empty}")
-    assert (
-        code == 2
-        and said == f"error: the database 'sqlite:///{empty}' holds no keypeg records to back up (no keypeg schema)\n"
-    )
+    assert code == 2 and said == f"error: the database 'sqlite:///{empty}' has no keypeg schema: nothing to back up\n"
     assert empty.read_bytes() == b""
     assert sorted(p.name for p in tmp_path.iterdir()) == ["empty.sqlite3"]
 

@@ -92,8 +92,8 @@ def backed_up_store(url: str | None) -> Store:
     in it (:class:`NoDatabaseError`): opening it never makes a SQLite file, nor builds a schema."""
     url = url or default_url()
     file = _sqlite_file(url)
-    if file is not None and not file.exists():
-        raise NoDatabaseError(f"no database {quoted(str(file))} to back up")
+    if file is not None and not file.is_file():
+        raise NoDatabaseError(f"no database file {quoted(str(file))} to back up")
     try:
         engine = create_engine(url, poolclass=NullPool)
     except (ArgumentError, ValueError, ImportError):
@@ -107,7 +107,7 @@ def backed_up_store(url: str | None) -> Store:
     finally:
         engine.dispose()
     if not held:
-        raise NoDatabaseError(f"the database {safe_url(url)!r} holds no keypeg records to back up (no keypeg schema)")
+        raise NoDatabaseError(f"the database {safe_url(url)!r} has no keypeg schema: nothing to back up")
     return Store(url)
 
 
