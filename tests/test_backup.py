@@ -458,3 +458,15 @@ def test_a_restore_refuses_a_sqlite_database_another_program_has_open(tmp_path: 
     assert code == 0, said
     with opened(url) as store:
         assert [g.player for g in store.games.history(limit=None)] == ["ann"]
+
+
+def test_a_file_that_comes_at_the_path_while_a_backup_is_written_is_kept(tmp_path: Path) -> None:
+    """The path is looked at again just before the backup is put there: what came meanwhile stays."""
+    from keypeg.storage import ExistingFileError, atomic_writer
+
+    path = tmp_path / "k.bak"
+    with pytest.raises(ExistingFileError), atomic_writer(path, replace=False) as out:
+        out.write(b"the backup")
+        path.write_text("came meanwhile")
+    assert path.read_text() == "came meanwhile"
+    assert [p.name for p in tmp_path.iterdir()] == ["k.bak"]  # no temporary file left
