@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from conftest import keypeg_serve
 from keypeg import Feedback, find_variant
 from keypeg.cli import cli
 from keypeg.services import games
@@ -470,3 +471,21 @@ def test_a_file_that_comes_at_the_path_while_a_backup_is_written_is_kept(tmp_pat
         path.write_text("came meanwhile")
     assert path.read_text() == "came meanwhile"
     assert [p.name for p in tmp_path.iterdir()] == ["k.bak"]  # no temporary file left
+
+
+@pytest.mark.slow
+def test_a_restore_is_refused_while_keypeg_serve_has_the_database_open(tmp_path: Path) -> None:
+    """A server that has answered keeps its connection to the database: a restore is refused until it stops."""
+    target, url = tmp_path / "served.sqlite3", sqlite_url(tmp_path, "served.sqlite3")
+    with opened(url) as store:
+        store.players.set_password("zed", "password zed")
+    play_one(Store(sqlite_url(tmp_path, "a.sqlite3")), "ann", 0)
+    assert keypeg("backup", str(tmp_path / "a.bak"), "--db", sqlite_url(tmp_path, "a.sqlite3"))[0] == 0
+    with keypeg_serve(url, tmp_path):
+        code, said = keypeg("restore", str(tmp_path / "a.bak"), "--force", "--db", url)
+        assert (code, said) == (
+            2,
+            f"error: another program has the database '{target}' open (a server?): stop it before a restore\n",
+        )
+    code, said = keypeg("restore", str(tmp_path / "a.bak"), "--force", "--db", url)
+    assert code == 0, said
