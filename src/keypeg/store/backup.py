@@ -214,6 +214,7 @@ class _Backup:
 def restore(url: str | None, path: Path, *, force: bool, progress: Progress) -> BackupSummary:
     """Restore the backup at ``path`` into the store at ``url`` (which must be empty unless ``force``: its
     records are replaced), then bring its schema up to date; all in one transaction."""
+    progress("checking the backup")
     with _open_backup(path) as backup:
         _check_revision(backup.schema, path)
         _check_tables(backup, path)
