@@ -387,7 +387,9 @@ def summary(options: argparse.Namespace, label: str, quiet: Stretch, abused: Str
 
     junk_rate = abuser.junk_sent / abuser.junk_seconds if abuser.junk_seconds else 0.0
     cores = os.cpu_count() or 1
-    answered = sum(abuser.streams.values()) + sum(abuser.junk.values()) + sum(abused.tally.statuses.values())
+    abusive = sum(abuser.streams.values()) + sum(abuser.junk.values())
+    answered = abusive + sum(abused.tally.statuses.values())
+    each, seconds = cpu[1].server / max(answered, 1), max(abused.seconds, 1e-9)
     notes = [
         "",
         f"`keypeg serve --workers {options.workers}` on {label}, over loopback, client and server on the same "
@@ -416,9 +418,14 @@ def summary(options: argparse.Namespace, label: str, quiet: Stretch, abused: Str
             for s, c in zip((quiet, abused), cpu, strict=True)
         ],
         f"- Answers the server gave in the abused stretch, the abusive client's (streams refused or opened, junk "
-        f"moves answered) and the others': {answered:,}, **{cpu[1].server / max(answered, 1) * 1000:.2f} ms of "
+        f"moves answered) and the others': {answered:,}, **{each * 1000:.2f} ms of "
         f"the server's CPU each**; the server's processes had {cpu[1].server / max(abused.seconds, 1e-9):.2f} "
         "of the machine's cores on average meanwhile.",
+        f"- What limits the others: the limits refuse (429) what they should, but each refusal still costs the "
+        f"server a request's whole trip; the abusive client's {abusive:,} answers alone, at that cost, took "
+        f"**{abusive * each / seconds:.2f} cores** of the {cpu[1].server / seconds:.2f} "
+        "the server had, and every other request waits in line with them (its junk moves not yet answered wait in "
+        "the connections' buffers).",
         f"- Goal: another player's `GET /api/session` in p99 <= {SESSION_GOAL * 1000:.0f} ms while abused: "
         f"p99 {ms(session_p99)} ms: {met(session_p99 <= SESSION_GOAL)}.",
         f"- Goal: a real guess in p99 <= {GUESS_GOAL * 1000:.0f} ms while abused: p99 {ms(guess_p99)} ms: "
