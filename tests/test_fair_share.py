@@ -321,6 +321,60 @@ def test_a_worker_analyses_one_request_at_once_and_the_next_wait_their_turn_fair
     assert TestClient(app).post("/api/analyse", json={**TINY, "scored": ["AB 0 1"]}).status_code == 200  # free again
 
 
+def test_an_analysis_that_waited_its_turn_still_has_its_whole_budget(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from starlette.requests import Request
+
+    from keypeg.analysis import tree
+    from keypeg.analysis.compare import Comparison
+    from keypeg.rules import Rules
+    from keypeg.web import analysis_api
+
+    share = FairShare()
+    app = create_app(url, share=share)
+    entered, release = threading.Event(), threading.Event()
+    build = tree.build_tree
+
+    def held(strategy: object, rules: Rules, *args: object, **kwargs: object) -> object:
+        if rules.colors == 4 and not release.is_set():
+            entered.set()
+            assert release.wait(60)
+        return build(strategy, rules, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(tree, "build_tree", held)
+    found: dict[str, object] = {}
+
+    def ask(address: str, rules: Rules) -> threading.Thread:
+        scope = {"type": "http", "app": app, "method": "GET", "path": "/", "headers": [], "client": (address, 1)}
+
+        def run() -> None:
+            try:
+                found[address] = analysis_api.strategies(Request(scope), rules)
+            except Exception as error:  # looked at below
+                found[address] = error
+
+        asked = threading.Thread(target=run)
+        asked.start()
+        return asked
+
+    asked = [ask("198.51.100.7", Rules(2, 4))]
+    try:
+        assert entered.wait(60), "the first analysis never started"
+        asked.append(ask("203.0.113.9", Rules(2, 5)))
+        deadline = time.monotonic() + 60
+        while share.waiting() == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert share.waiting() == 1
+        now = time.monotonic
+        monkeypatch.setattr(time, "monotonic", lambda: now() + 60)  # it waits a minute, far past a budget
+    finally:
+        release.set()
+        for thread in asked:
+            thread.join(60)
+    waited = found["203.0.113.9"]
+    assert isinstance(waited, Comparison) and waited.summaries, waited
+    assert not [why for _, why in waited.left_out if "left" in why]  # no budget spent waiting
+
+
 def test_an_analysis_waits_a_bounded_time_then_is_refused_and_leaves_the_line() -> None:
     share = FairShare(patience=0.05)
     with share.analysis(Who(None, "198.51.100.7")) as holder:

@@ -18,7 +18,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TypeVar
 
 from keypeg.limits import (
     WEB_ANALYSES_AT_ONCE,
@@ -38,7 +37,6 @@ from keypeg.services.accounts import ThrottledError
 __all__ = ["Buckets", "FairShare", "Gate", "Who"]
 
 Clock = Callable[[], float]
-T = TypeVar("T")
 
 SWEEP_AT = 10_000
 """Keys a table of buckets holds before it forgets the ones that are full again (nobody's lately)."""
@@ -255,15 +253,6 @@ class Gate:
             self._refusal = refused
             raise
         self._holding = True
-
-    def guard(self, check: Callable[[T], None]) -> Callable[[T], None]:
-        """``check``, after this gate lets the work in."""
-
-        def guarded(estimate: T) -> None:
-            self()
-            check(estimate)
-
-        return guarded
 
     def __enter__(self) -> Gate:
         return self

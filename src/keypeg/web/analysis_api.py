@@ -19,17 +19,18 @@ from pydantic import BaseModel, Field
 
 from keypeg.analysis.advice import Advice, read_scored
 from keypeg.analysis.compare import EVERY, Comparison, compare
-from keypeg.analysis.cost import Budget, TooCostlyError
+from keypeg.analysis.cost import Budget, Estimate, TooCostlyError
 from keypeg.errors import KeypegError
 from keypeg.limits import WEB_BUDGET, WEB_LISTED, WEB_SCORED_CHARS, WEB_SCORED_LINES
 from keypeg.rules import Rules
 from keypeg.services import advice
+from keypeg.services.fair_share import Gate
 from keypeg.services.games import EXPLAIN_TOP
 from keypeg.text import plural
 from keypeg.web.api import ERRORS, FiguresOut, RulesIn, figures, rules_query
 from keypeg.web.fair_share import analysis
 
-__all__ = ["router", "web_budget", "scored_lines", "analyse", "strategies", "OWNER"]
+__all__ = ["router", "web_budget", "GatedBudget", "scored_lines", "analyse", "strategies", "OWNER"]
 
 router = APIRouter(prefix="/api", responses=ERRORS, tags=["analysis"])
 
@@ -40,6 +41,27 @@ def web_budget() -> Budget:
     """A request's budget: :data:`keypeg.limits.WEB_BUDGET`, with no way round it."""
     seconds, memory = WEB_BUDGET
     return Budget(seconds, memory, OWNER)
+
+
+class GatedBudget:
+    """A request's budget (:func:`web_budget`) opened once its gate lets the work in: the time the request
+    waited for its turn is not the work's."""
+
+    def __init__(self, gate: Gate) -> None:
+        self._gate = gate
+        self._budget: Budget | None = None
+
+    def check(self, estimate: Estimate) -> None:
+        """The gate, then the budget's check of ``estimate``."""
+        self._gate()
+        if self._budget is None:
+            self._budget = web_budget()
+        self._budget(estimate)
+
+    def watch(self, done: float) -> None:
+        """The budget's watch of the work let in (nothing before)."""
+        if self._budget is not None:
+            self._budget.watch(done)
 
 
 def scored_lines(text: str) -> list[str]:
@@ -60,15 +82,15 @@ def analyse(request: Request, rules: Rules, text: str) -> Advice:
     :class:`~keypeg.services.accounts.ThrottledError` when the gate does)."""
     history = read_scored(rules, scored_lines(text))
     with analysis(request) as gate:
-        return advice.analyse(rules, history, top=EXPLAIN_TOP, check=gate.guard(web_budget()), listed=WEB_LISTED)
+        return advice.analyse(rules, history, top=EXPLAIN_TOP, check=GatedBudget(gate).check, listed=WEB_LISTED)
 
 
 def strategies(request: Request, rules: Rules) -> Comparison:
     """Every codebreaker's whole tree on ``rules`` (kept results, else worked out within a request's
     budget and after the gate); refused (:class:`TooCostlyError`) when no strategy fits the budget."""
-    budget = web_budget()
     with analysis(request) as gate:  # taken only if a tree is to be built: a cached answer never waits
-        comparison = compare(rules, EVERY, check=gate.guard(budget), watch=budget.watch)
+        budget = GatedBudget(gate)
+        comparison = compare(rules, EVERY, check=budget.check, watch=budget.watch)
     if not comparison.summaries:
         raise TooCostlyError(comparison.left_out[0][1] if comparison.left_out else "no strategy to compare")
     return comparison
