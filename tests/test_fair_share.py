@@ -93,7 +93,7 @@ def test_every_change_and_stream_is_counted_and_nothing_else(url: str, monkeypat
     changes = [path for path in posts(app) if path != "/api/analyse"]
     starts = ["/api/games", "/play", "/api/live", "/live", "/api/daily", "/daily", "/api/matches", "/match"]
     assert set(starts) | {"/api/live/x/join", "/api/games/x/resign", "/api/login", "/players/register"} < set(changes)
-    for path in changes:  # the dependency runs only on a route: each is one
+    for path in changes:  # each is a route's address
         browser.post(path)
     browser.get("/api/live/x/events")
     assert counted == ["write"] * len(changes) + ["stream"]

@@ -7,7 +7,7 @@ import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 
-from fastapi import Depends, FastAPI, Request, Response
+from fastapi import FastAPI, Request, Response
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -17,6 +17,7 @@ from keypeg.errors import (
     KeypegError,
 )
 from keypeg.limits import WEB_BODY_LIMIT
+from keypeg.services.accounts import ThrottledError
 from keypeg.services.fair_share import FairShare
 from keypeg.services.stores import open_store
 from keypeg.text import visible
@@ -104,7 +105,6 @@ def create_app(
         version="1",
         docs_url=None,  # served below from the swagger-ui-bundle package, not from a CDN
         redoc_url=None,
-        dependencies=[Depends(fair_share.admit)],  # moves and event streams counted (keypeg.web.fair_share)
     )
     app.openapi_version = "3.0.3"  # what the Swagger UI of swagger-ui-bundle renders
     app.state.store = open_store(url)
@@ -127,6 +127,16 @@ def create_app(
 
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=WEB_BODY_LIMIT)  # a body sent past it: 413
 
+    def dressed(request: Request, response: Response) -> Response:
+        """``response`` with the security headers every answer carries."""
+        if request.url.path == "/docs":
+            response.headers.setdefault("Content-Security-Policy", DOCS_POLICY)
+        for name, value in SECURITY_HEADERS.items():
+            response.headers.setdefault(name, value)
+        if https:
+            response.headers.setdefault("Strict-Transport-Security", HSTS)
+        return response
+
     @app.middleware("http")
     async def headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         declared = request.headers.get("content-length", "0")
@@ -138,13 +148,12 @@ def create_app(
         except Exception:  # the last resort: never a stack trace to the client (the server's log has it)
             logging.getLogger("keypeg.web").exception("internal error on %s %s", request.method, request.url.path)
             response = _error(500, "internal error; please report it", request=request)
-        if request.url.path == "/docs":
-            response.headers.setdefault("Content-Security-Policy", DOCS_POLICY)
-        for name, value in SECURITY_HEADERS.items():
-            response.headers.setdefault(name, value)
-        if https:
-            response.headers.setdefault("Strict-Transport-Security", HSTS)
-        return response
+        return dressed(request, response)
+
+    def beyond_share(request: Request, error: ThrottledError) -> Response:
+        return dressed(request, _error(429, str(error), retry_after(error), request))
+
+    app.add_middleware(fair_share.FairShareGate, refuse=beyond_share)  # outermost: refusals cost least
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, error: StarletteHTTPException) -> Response:

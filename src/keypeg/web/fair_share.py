@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import AsyncIterator
+from collections.abc import Callable
+from contextlib import ExitStack
 
-from fastapi import Request
+from fastapi import Request, Response
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from keypeg.services.accounts import address_group
+from keypeg.services.accounts import ThrottledError, address_group
 from keypeg.services.fair_share import FairShare, Gate, Who
 from keypeg.web.accounts import client_address
 from keypeg.web.sessions import COOKIE
 
-__all__ = ["ANALYSES", "READS", "STREAMS", "admit", "analysis", "share_of", "who"]
+__all__ = ["ANALYSES", "READS", "STREAMS", "FairShareGate", "analysis", "share_of", "who"]
 
 STREAMS = re.compile(r"/api/live/[^/]+/events")
 """The addresses (GET) that answer with an event stream, held open: counted while they are."""
@@ -43,17 +45,37 @@ def who(request: Request) -> Who:
     return Who(session, address_group(client_address(request)))
 
 
-async def admit(request: Request) -> AsyncIterator[None]:
-    """Every route's dependency: a request that changes something is counted (429 past the rate), an event
-    stream held while it is open (429 past the number open); anything else passes."""
-    path = request.url.path
-    if request.method not in READS and path not in ANALYSES:
-        share_of(request).write(who(request))
-    if request.method == "GET" and STREAMS.fullmatch(path):
-        with share_of(request).stream(who(request)):
-            yield
-        return
-    yield
+class FairShareGate:
+    """The app's outermost layer (ASGI): a request that changes something is counted (refused past the
+    rate), an event stream is held while it is open (refused past the number open); anything else passes.
+    A refusal is answered here by ``refuse`` (429 with ``Retry-After``), before any routing, session or body
+    is read, so that a flood of refused requests costs the server as little as it can."""
+
+    def __init__(self, app: ASGIApp, refuse: Callable[[Request, ThrottledError], Response]) -> None:
+        self.app = app
+        self.refuse = refuse
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        method, path = scope["method"], scope["path"]
+        writes = method not in READS and path not in ANALYSES
+        streams = method == "GET" and STREAMS.fullmatch(path) is not None
+        if not (writes or streams):
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        with ExitStack() as held:
+            try:
+                if writes:
+                    share_of(request).write(who(request))
+                if streams:
+                    held.enter_context(share_of(request).stream(who(request)))
+            except ThrottledError as refused:
+                await self.refuse(request, refused)(scope, receive, send)
+                return
+            await self.app(scope, receive, send)
 
 
 def analysis(request: Request) -> Gate:
