@@ -390,6 +390,7 @@ def summary(options: argparse.Namespace, label: str, quiet: Stretch, abused: Str
     abusive = sum(abuser.streams.values()) + sum(abuser.junk.values())
     answered = abusive + sum(abused.tally.statuses.values())
     each, seconds = cpu[1].server / max(answered, 1), max(abused.seconds, 1e-9)
+    idle = max(0.0, cores * abused.seconds - cpu[1].machine)
     notes = [
         "",
         f"`keypeg serve --workers {options.workers}` on {label}, over loopback, client and server on the same "
@@ -425,7 +426,13 @@ def summary(options: argparse.Namespace, label: str, quiet: Stretch, abused: Str
         f"server a request's whole trip; the abusive client's {abusive:,} answers alone, at that cost, took "
         f"**{abusive * each / seconds:.2f} cores** of the {cpu[1].server / seconds:.2f} "
         "the server had, and every other request waits in line with them (its junk moves not yet answered wait in "
-        "the connections' buffers).",
+        f"the connections' buffers). The machine had {idle:.1f} s of CPU idle meanwhile: "
+        + (
+            "not its cores but the server's own pace through the requests (its workers' Python, a request at a "
+            "time in each event loop) is the bottleneck."
+            if idle > 0.1 * cores * seconds
+            else "the server was also short of CPU, the machine's cores busy with other work."
+        ),
         f"- Goal: another player's `GET /api/session` in p99 <= {SESSION_GOAL * 1000:.0f} ms while abused: "
         f"p99 {ms(session_p99)} ms: {met(session_p99 <= SESSION_GOAL)}.",
         f"- Goal: a real guess in p99 <= {GUESS_GOAL * 1000:.0f} ms while abused: p99 {ms(guess_p99)} ms: "
