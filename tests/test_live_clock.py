@@ -354,3 +354,13 @@ def test_a_set_code_that_lost_the_race_in_the_store_writes_nothing(url: str) -> 
     with pytest.raises(MovedOnError):
         store.live.start_game(record.id, record.version, lambda game: f'{{"game": {game}}}', "bob", RULES, **fields)
     assert len(store.games.history("bob", limit=None)) == 1
+
+
+def test_a_code_sent_again_is_a_conflict_that_changes_nothing(url: str) -> None:
+    ann, _, match = two_players(url)
+    assert ann.post(f"/api/live/{match}/secret", {"code": "EDA"}).status_code == 200  # type: ignore[attr-defined]
+    before = Store(url).live.get(match)
+    again = ann.post(f"/api/live/{match}/secret", {"code": "ABC"})  # its answer lost, sent again (or another tab)
+    assert again.status_code == 409 and "set already" in again.json()["error"]  # type: ignore[attr-defined]
+    assert Store(url).live.get(match) == before and len(Store(url).games.history(limit=None)) == 1
+    assert ann.view(match)["current"]["secret"] == "EDA"  # type: ignore[index]

@@ -36,14 +36,23 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import GameOverError, IllegalMoveError, KeypegError, RefusedError
+from keypeg.errors import ConflictError, GameOverError, IllegalMoveError, KeypegError, RefusedError
 from keypeg.game import Match
 from keypeg.limits import LIVE_MOVE_DEFAULT, LIVE_MOVE_SECONDS
 from keypeg.play.matches import MatchSession
 from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
 
-__all__ = ["LIVE_VERSION", "LiveMatch", "Note", "Standing", "check_move_seconds", "per_move", "standing"]
+__all__ = [
+    "LIVE_VERSION",
+    "CodeSetError",
+    "LiveMatch",
+    "Note",
+    "Standing",
+    "check_move_seconds",
+    "per_move",
+    "standing",
+]
 
 LIVE_VERSION = 1
 
@@ -76,6 +85,11 @@ class Note:
 
     game: int
     text: str
+
+
+class CodeSetError(ConflictError):
+    """A code sent for a game whose code is set: the same request sent again (its answer lost), or another
+    tab's; nothing changes (409, as for a move sent twice)."""
 
 
 @dataclass
@@ -207,7 +221,7 @@ class LiveMatch:
         if player != roles[0]:
             raise IllegalMoveError("it is not yours to set the code of this game")
         if self.match.current_id is not None:
-            raise IllegalMoveError("this game's code is set already")
+            raise CodeSetError("this game's code is set already")
         try:
             session = self.match.start(self.rules.adopt(code))
         except KeypegError:  # never quote the secret back: the error names the rules only
