@@ -14,6 +14,7 @@ from keypeg.errors import ConflictError, ForbiddenError, RefusedError
 from keypeg.play import daily as daily_rules
 from keypeg.services import accounts, daily, records, web_sessions
 from keypeg.services.stores import InvalidNameError, Store, WrongPasswordError
+from keypeg.store import web_sessions as kept_sessions
 from keypeg.web.errors import status_of
 
 CLASSIC = find_variant("classic")
@@ -57,12 +58,21 @@ def test_a_login_is_checked_and_slowed_down_per_name_and_address_never_locking_t
     assert accounts.log_in(store, "ann", "right one", "10.0.0.9") == "ann"
     # the delay doubles with each failure past the free ones, and a refused attempt does not count
     later = datetime.now(UTC) + timedelta(seconds=3)
-    monkeypatch.setattr(accounts, "datetime", Clock(later))
+
+    def at(moment: datetime) -> None:  # the clock of the throttle and of the failures it stores
+        monkeypatch.setattr(accounts, "datetime", Clock(moment))
+        monkeypatch.setattr(kept_sessions, "now", lambda: moment)
+
+    at(later)
     with pytest.raises(WrongPasswordError):
         accounts.log_in(store, "ann", "wrong", "10.0.0.1")  # 2 s have passed: one more try
     with pytest.raises(accounts.ThrottledError) as again:
         accounts.log_in(store, "ann", "right one", "10.0.0.1")
     assert again.value.retry_after == 2 * accounts.LOGIN_DELAY_START.total_seconds()
+    at(later + timedelta(seconds=2.5))  # 2.5 s of the 4 s have passed
+    with pytest.raises(accounts.ThrottledError) as sooner:
+        accounts.log_in(store, "ann", "right one", "10.0.0.1")
+    assert sooner.value.retry_after == 2  # what is left of the delay (1.5 s), not all of it
 
 
 class Clock:

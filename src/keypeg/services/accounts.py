@@ -143,13 +143,18 @@ def address_group(address: str) -> str:
 def _waiting(store: Store, key: str, free: int, now: datetime) -> int:
     """Seconds an attempt counted on ``key`` must still wait: none within ``free`` failures in
     :data:`LOGIN_WINDOW`; past them, the previous failure must be older than a delay that starts at
-    :data:`LOGIN_DELAY_START` and doubles with each further failure, up to :data:`LOGIN_DELAY_CAP`. The
-    attempt being made is already counted (so the previous one is the second within the delay)."""
+    :data:`LOGIN_DELAY_START` and doubles with each further failure, up to :data:`LOGIN_DELAY_CAP`: what is
+    left of it. The attempt being made is already counted (so the previous one is the second within the
+    delay)."""
     failed = store.web_sessions.failures([key], now - LOGIN_WINDOW)
     if failed <= free:
         return 0
     delay = min(LOGIN_DELAY_START * 2 ** min(failed - free - 1, 30), LOGIN_DELAY_CAP)
-    return math.ceil(delay.total_seconds()) if store.web_sessions.failures([key], now - delay) >= 2 else 0
+    latest = store.web_sessions.failure_times(key, now - delay, 2)
+    if len(latest) < 2:
+        return 0
+    left: timedelta = delay - (now - latest[1])
+    return max(1, math.ceil(left.total_seconds()))
 
 
 def register(store: Store, name: str, password: str, address: str | None = None) -> str:

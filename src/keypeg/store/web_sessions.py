@@ -9,6 +9,7 @@ from sqlalchemy import delete, func, select, update
 
 from keypeg.store.models import LoginFailureRow, PlayerRow, WebSessionRow
 from keypeg.store.plumbing import Repository, now, player_row
+from keypeg.store.values import aware
 
 __all__ = ["WEB_SESSION_LIFETIME", "WebSessions"]
 
@@ -102,6 +103,21 @@ class WebSessions(Repository):
                 failed = select(func.count(LoginFailureRow.id)).where(LoginFailureRow.at >= since)
                 counts = [session.scalar(failed.where(LoginFailureRow.key == key)) or 0 for key in keys]
                 return max(counts, default=0)
+
+        return self._guarded(work)
+
+    def failure_times(self, key: str, since: datetime, limit: int) -> list[datetime]:
+        """When the latest ``limit`` failed logins on ``key`` since ``since`` were, newest first."""
+
+        def work() -> list[datetime]:
+            with self._session() as session:
+                found = session.scalars(
+                    select(LoginFailureRow.at)
+                    .where(LoginFailureRow.key == key, LoginFailureRow.at >= since)
+                    .order_by(LoginFailureRow.at.desc(), LoginFailureRow.id.desc())
+                    .limit(limit)
+                )
+                return [aware(at) for at in found]
 
         return self._guarded(work)
 
