@@ -56,7 +56,7 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 import urllib.error  # noqa: E402
 import urllib.request  # noqa: E402
-from collections.abc import Iterator  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 from contextlib import contextmanager, suppress  # noqa: E402
 from dataclasses import dataclass  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -135,6 +135,15 @@ def keypeg_serve(db: str, folder: Path | None = None, *, workers: int = 1, wait:
             process.wait(timeout=20)
 
 
+def wait_until(condition: Callable[[], object], seconds: float) -> bool:
+    """Poll ``condition`` until it holds or ``seconds`` pass (a deadline for a busy machine, never a pause
+    to wait out); whether it holds."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)  # polling, up to the deadline
+    return bool(condition())
+
+
 @contextmanager
 def app_in_thread(app: Any) -> Iterator[str]:
     """``app`` served by uvicorn in a thread of this process, on a free loopback port (a test may patch the
@@ -148,9 +157,7 @@ def app_in_thread(app: Any) -> Iterator[str]:
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     try:
-        deadline = time.monotonic() + 60
-        while not server.started and thread.is_alive() and time.monotonic() < deadline:
-            time.sleep(0.01)  # polling, up to the deadline
+        wait_until(lambda: server.started or not thread.is_alive(), 60)
         assert server.started, "the server did not start"
         yield f"http://127.0.0.1:{port}"
     finally:

@@ -12,7 +12,6 @@ import secrets
 import sqlite3
 import stat
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -20,7 +19,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import keypeg_serve
+from conftest import keypeg_serve, wait_until
 from keypeg import Feedback, find_variant
 from keypeg.cli import cli
 from keypeg.services import games
@@ -155,9 +154,7 @@ def backup_during_load(source: str, target: str, folder: Path) -> None:
         acknowledged, players = list(load.finished), list(load.players)  # before the backup begins
         code, said = keypeg("backup", str(folder / "during.bak"), "--db", source)
         assert code == 0, said
-        deadline = time.monotonic() + 60
-        while len(load.finished) <= len(acknowledged) + 1 and time.monotonic() < deadline:
-            time.sleep(0.01)  # polling: the load goes on after the backup (it ran alongside)
+        wait_until(lambda: len(load.finished) > len(acknowledged) + 1, 60)  # the load goes on after the backup
     finally:
         load.stop.set()
         load.join(60)

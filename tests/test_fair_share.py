@@ -18,7 +18,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import app_in_thread
+from conftest import app_in_thread, wait_until
 from keypeg.limits import (
     WEB_ANALYSES_PER_SESSION,
     WEB_BUSY_RETRY,
@@ -276,9 +276,7 @@ def test_a_worker_analyses_one_request_at_once_and_the_next_wait_their_turn_fair
             )
         )
         asked.start()
-        deadline = time.monotonic() + 60
-        while asked.is_alive() and share.waiting() == waiting and entered.empty() and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: not asked.is_alive() or share.waiting() != waiting or not entered.empty(), 60)
         return asked
 
     def next_in() -> tuple[int, int]:
@@ -360,9 +358,7 @@ def test_an_analysis_that_waited_its_turn_still_has_its_whole_budget(url: str, m
     try:
         assert entered.wait(60), "the first analysis never started"
         asked.append(ask("203.0.113.9", Rules(2, 5)))
-        deadline = time.monotonic() + 60
-        while share.waiting() == 0 and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: share.waiting() != 0, 60)
         assert share.waiting() == 1
         now = time.monotonic
         monkeypatch.setattr(time, "monotonic", lambda: now() + 60)  # it waits a minute, far past a budget

@@ -16,7 +16,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from conftest import app_in_thread, code_shown, keypeg_serve, unavailable
+from conftest import app_in_thread, code_shown, keypeg_serve, unavailable, wait_until
 from keypeg import Rules, score
 from keypeg.errors import IllegalMoveError
 from keypeg.knowledge import Knowledge
@@ -350,10 +350,7 @@ def test_a_stream_survives_a_store_down_for_a_moment(url: str, monkeypatch: pyte
         stream = Stream(bob.client, match)
         stream.wait_for(joined)
         failing.left = web_live.STORE_RETRIES  # as many reads in a row as a stream takes
-        deadline = time.monotonic() + 30
-        while failing.left > 0 and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert failing.left <= 0, "the stream stopped reading the match"
+        assert wait_until(lambda: failing.left <= 0, 30), "the stream stopped reading the match"
         assert "event: alive" in stream.raw  # keep-alives meanwhile (the page's script watches for them)
         set_code = ann.post(f"/api/live/{match}/secret", {"code": "EDA"}).json()
         assert stream.wait_for(set_code, timeout=10)["turn"] == joined["seats"][1] and stream.thread.is_alive()

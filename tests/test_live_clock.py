@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
-from conftest import app_in_thread, code_shown
+from conftest import app_in_thread, code_shown, wait_until
 from keypeg import Rules
 from keypeg.errors import ConflictError, RefusedError
 from keypeg.limits import LIVE_MOVE_DEFAULT, LIVE_MOVE_SECONDS
@@ -256,9 +255,7 @@ def test_a_watchers_stream_moves_on_when_the_time_runs_out_without_any_request(
         rewind(url, match, LIVE_MOVE_DEFAULT - 1.5)  # ann, to set the code, has 1.5 s left
         eve = httpx.Client(base_url=base, timeout=30)
         stream = Stream(eve, match)
-        deadline = time.monotonic() + 15
-        while time.monotonic() < deadline and not any(s["notes"] for s in list(stream.states)):
-            time.sleep(0.01)
+        wait_until(lambda: any(s["notes"] for s in list(stream.states)), 15)
         forfeited = [s for s in stream.states if s["notes"]]
         assert forfeited, f"the stream never moved on: {stream.states[-1:]}"
         assert "ann ran out of time" in forfeited[0]["notes"][-1]["text"]  # type: ignore[index]
