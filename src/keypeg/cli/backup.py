@@ -6,10 +6,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 import click
+from rich.markup import escape
 
 from keypeg.cli.common import FILE, cli, err, out
 from keypeg.cli.options import db_option, force_option
-from keypeg.text import plural, quoted
+from keypeg.text import plural, quoted, visible
 
 __all__ = ["backup", "restore"]
 
@@ -19,7 +20,7 @@ def _told(about: str) -> tuple[Callable[[str], None], Callable[[], None]]:
     status = err.status(about)
     if err.is_terminal:
         status.start()
-    return (lambda now: status.update(f"{about}: {now}")), status.stop
+    return (lambda now: status.update(escape(f"{about}: {visible(now)}"))), status.stop
 
 
 def _held(rows: dict[str, int]) -> str:
