@@ -18,20 +18,14 @@ from keypeg.store.game_keys import KeyTakenError
 from keypeg.store.models import GameKeyRow, GameRow
 from keypeg.store.plumbing import now
 from keypeg.web import create_app
+from test_web_hardening import SITE, client
 
 CLASSIC = find_variant("classic").rules
-SITE = "https://keypeg.test"
 
 
 @pytest.fixture
 def url(tmp_path: Path) -> str:
     return f"sqlite:///{tmp_path / 'web.sqlite3'}"
-
-
-def client(url: str) -> tuple[TestClient, dict[str, str]]:
-    """A browser: its session cookie, and the CSRF header its page would send."""
-    browser = TestClient(create_app(url), base_url=SITE)
-    return browser, {"X-CSRF-Token": browser.get("/api/session").json()["csrf"]}
 
 
 def count(store: Store, table: type[GameRow] | type[GameKeyRow]) -> int:
