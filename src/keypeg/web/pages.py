@@ -1,9 +1,10 @@
 """What the HTML pages share: the Jinja2 templates (autoescaped), rendering a page with the session
 it needs, the checks every form passes, and pegs as the page draws them.
 
-Pages are server-rendered and work as plain HTML forms; ``static/keypeg.js`` only makes them quicker
-(forms sent in the background, the board built by clicking pegs or typing). Every form carries the
-session's CSRF token in a hidden ``csrf`` field, and the request must come from this site's origin.
+Pages are server-rendered and work as plain HTML forms; the ES modules of ``static/`` (``main.js`` loads
+them) only make them quicker (forms sent in the background, the board built by clicking pegs or typing).
+Every form carries the session's CSRF token in a hidden ``csrf`` field, and the request must come from this
+site's origin.
 """
 
 from __future__ import annotations

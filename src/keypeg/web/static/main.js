@@ -1,0 +1,14 @@
+// keypeg's pages work as plain HTML forms; these modules only make them quicker and nicer. Each exports
+// setUp(root), run on the page as loaded and on every <main> shown in place of another (pages.js).
+import { PAGE_EVENT, setUp as pages } from "./pages.js";
+import { setUp as compose } from "./compose.js";
+import { setUp as live } from "./live.js";
+
+const parts = [pages, compose, live];
+
+function setUpAll(root) {
+  for (const part of parts) part(root);
+}
+
+document.addEventListener(PAGE_EVENT, (event) => setUpAll(event.detail));
+setUpAll(document);

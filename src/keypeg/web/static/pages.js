@@ -1,0 +1,64 @@
+// Pages shown without a reload: a form marked data-live is sent in the background and the page's <main>
+// is replaced by the answer's. Every module sets up what it owns on a new <main> when told
+// "keypeg:page" (main.js listens), so a replaced page works as a loaded one.
+import { announce } from "./announce.js";
+
+export const PAGE_EVENT = "keypeg:page";
+
+// Show the <main> of a fetched page in place of this one; the new main, or null when it had none.
+// ``keep(main)`` may carry what the player had under way into the new main before it is set up.
+export function showPage(html, keep = null) {
+  const fresh = new DOMParser().parseFromString(html, "text/html");
+  const main = fresh.querySelector("main");
+  if (!main) return null;
+  if (keep) keep(main);
+  document.querySelector("main").replaceWith(main);
+  document.title = fresh.title;
+  document.dispatchEvent(new CustomEvent(PAGE_EVENT, { detail: main }));
+  const said = main.querySelector("[data-announce]");
+  if (said) announce(said.getAttribute("data-announce"));
+  return main;
+}
+
+async function sendLive(form, submitter) {
+  if (form.dataset.sending) return; // a double click sends the form once
+  form.dataset.sending = "yes";
+  form.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+  const data = new FormData(form);
+  if (submitter && submitter.name) data.append(submitter.name, submitter.value);
+  let answer;
+  try {
+    answer = await fetch(form.action, { method: "POST", body: data, credentials: "same-origin" });
+  } catch (error) {
+    form.submit();
+    return;
+  }
+  const main = showPage(await answer.text());
+  if (!main) { form.submit(); return; }
+  if (answer.redirected && answer.url !== window.location.href) {
+    window.history.pushState({}, "", answer.url);
+    shown = pageOf(window.location);
+  }
+  const focus = main.querySelector("[autofocus]") || main.querySelector("h1");
+  if (focus) focus.focus();
+}
+
+export function setUp(root) {
+  root.querySelectorAll("form[data-live]").forEach((form) => {
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      sendLive(form, event.submitter);
+    });
+  });
+  root.querySelectorAll("form[data-confirm]").forEach((form) => {
+    form.addEventListener("submit", (event) => {
+      if (!window.confirm(form.getAttribute("data-confirm"))) { event.preventDefault(); event.stopImmediatePropagation(); }
+    }, { capture: true });
+  });
+}
+
+// Back and Forward over the pages a live form went to: load the page now at that address. A link within
+// the page (the skip link's #main) changes only the fragment, and must not reload it.
+function pageOf(place) { return place.pathname + place.search; }
+let shown = pageOf(window.location);
+window.addEventListener("popstate", () => { if (pageOf(window.location) !== shown) window.location.reload(); });
