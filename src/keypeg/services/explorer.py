@@ -51,6 +51,7 @@ __all__ = [
     "parse_path",
     "path_text",
     "rules_named",
+    "strategy_named",
 ]
 
 KEPT_TREES = 12
@@ -94,6 +95,17 @@ def rules_named(name: str) -> Rules:
         f"no game called {visible(name, 40)!r}: name a preset ({', '.join(list(VARIANTS)[:7])}, ...) "
         "or pegs x colours such as 5x7, 4x10-norepeats or 4x6-blanks"
     )
+
+
+def strategy_named(name: str) -> str:
+    """The registry's name of the strategy a path's second part names (an alias too: ``knuth``);
+    :class:`NotFoundError` when there is none."""
+    from keypeg.strategies import UnknownStrategyError, canonical_name
+
+    try:
+        return canonical_name(name)
+    except UnknownStrategyError as unknown:
+        raise NotFoundError(str(unknown)) from None
 
 
 def game_name(rules: Rules) -> str:
@@ -352,9 +364,7 @@ def _recall(key: tuple[Rules, str]) -> Explored | None:
 def explored_tree(rules: Rules, name: str, *, check: Check, watch: Watch | None = None) -> Explored:
     """Strategy ``name``'s whole tree on ``rules`` with its figures per node: kept in memory, else read from
     the cache folder, else built (after ``check`` of its cost, watched by ``watch``) and kept in both."""
-    from keypeg.strategies import canonical_name
-
-    name = canonical_name(name)
+    name = strategy_named(name)
     key = (rules, name)
     found = _recall(key)
     if found is not None:

@@ -91,6 +91,7 @@ def create_app(
         analysis_pages,
         api,
         daily,
+        explore,
         fair_share,
         live,
         pages,
@@ -123,6 +124,8 @@ def create_app(
     app.include_router(player_pages.router)
     app.include_router(analysis_api.router)
     app.include_router(analysis_pages.router)
+    app.include_router(explore.api)
+    app.include_router(explore.pages)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
 
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=WEB_BODY_LIMIT)  # a body sent past it: 413
