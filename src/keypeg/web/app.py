@@ -98,6 +98,7 @@ def create_app(
         play_pages,
         player_pages,
         records,
+        watch,
     )
 
     app = FastAPI(
@@ -126,6 +127,8 @@ def create_app(
     app.include_router(analysis_pages.router)
     app.include_router(explore.api)
     app.include_router(explore.pages)
+    app.include_router(watch.api)
+    app.include_router(watch.pages)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
 
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=WEB_BODY_LIMIT)  # a body sent past it: 413
