@@ -3,8 +3,9 @@
 import { PAGE_EVENT, setUp as pages } from "./pages.js";
 import { setUp as compose } from "./compose.js";
 import { setUp as live } from "./live.js";
+import { setUp as watch } from "./watch.js";
 
-const parts = [pages, compose, live];
+const parts = [pages, compose, live, watch];
 
 function setUpAll(root) {
   for (const part of parts) part(root);
