@@ -1,11 +1,11 @@
 // keypeg's pages work as plain HTML forms; these modules only make them quicker and nicer. Each exports
 // setUp(root), run on the page as loaded and on every <main> shown in place of another (pages.js).
 import { PAGE_EVENT, setUp as pages } from "./pages.js";
-import { setUp as compose } from "./compose.js";
+import { setUp as board } from "./board.js";
 import { setUp as live } from "./live.js";
 import { setUp as watch } from "./watch.js";
 
-const parts = [pages, compose, live, watch];
+const parts = [pages, board, live, watch];
 
 function setUpAll(root) {
   for (const part of parts) part(root);

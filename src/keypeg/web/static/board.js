@@ -1,0 +1,298 @@
+// The board: the current row filled from the peg tray (a click, a drag, a touch drag, or the keyboard: a
+// colour's symbol, letter or digit, Backspace, Enter); the key holes of the computer's guess tapped to
+// score it; your code kept by this browser to score for you; the colour-blind pegs. The forms stay the
+// protocol: the board only fills their fields (code, black, white), which work without it.
+import { announce } from "./announce.js";
+import { score } from "./score.js";
+
+const CONTRAST_KEY = "keypeg-contrast-pegs";
+let active = null; // the composer or the scorer the keyboard plays on (the page's, once swapped in)
+
+// -- filling a row -------------------------------------------------------------------------------------
+
+function setUpComposer(form) {
+  const input = form.querySelector("input[data-code]");
+  const holes = Array.from(form.querySelectorAll("[data-hole]"));
+  const tray = form.querySelector("[data-tray]");
+  if (!input || !holes.length || !tray) return;
+  const pegs = new Map(); // symbol -> {name, css, label}
+  const keys = new Map(); // a key typed -> symbol
+  const buttons = Array.from(tray.querySelectorAll("button[data-symbol]"));
+  for (const b of buttons) {
+    const symbol = b.dataset.symbol;
+    pegs.set(symbol, { name: b.dataset.name, css: b.dataset.css, label: b.getAttribute("aria-label") });
+    keys.set(symbol.toUpperCase(), symbol); // the rules' own symbols first, as codes are read
+    if (symbol === ".") keys.set("-", symbol);
+  }
+  for (const attr of ["letter", "digit"]) {
+    for (const b of buttons) { const k = b.dataset[attr]; if (k && !keys.has(k)) keys.set(k, b.dataset.symbol); }
+  }
+  const filled = holes.map(() => "");
+  for (const [k, ch] of Array.from(input.value.toUpperCase().replace(/[\s,]/g, "")).entries()) {
+    if (k < filled.length && keys.has(ch)) filled[k] = keys.get(ch);
+  }
+  const nameOf = (symbol) => (pegs.get(symbol) || {}).label || symbol;
+  const draw = (dropped = -1) => {
+    holes.forEach((hole, k) => {
+      const symbol = filled[k];
+      const peg = pegs.get(symbol);
+      hole.className = peg ? `peg pb-peg ${peg.css}` : "hole";
+      if (k === dropped) { void hole.offsetWidth; hole.classList.add("pb-drop"); }
+      hole.textContent = peg ? symbol : "";
+      hole.draggable = Boolean(peg);
+      hole.setAttribute("aria-label", `Hole ${k + 1}: ${peg ? nameOf(symbol).replace(/^./, (c) => c.toLowerCase()) : "empty"}`);
+    });
+    input.value = filled.join("");
+  };
+  const put = (k, symbol) => {
+    filled[k] = symbol;
+    draw(k);
+    announce(`Hole ${k + 1}: ${nameOf(symbol)}`);
+  };
+  const add = (symbol) => {
+    const k = filled.indexOf("");
+    if (k < 0) { announce("The row is full: send it, or take a peg back."); return; }
+    put(k, symbol);
+  };
+  const clear = (k) => {
+    if (!filled[k]) return;
+    filled[k] = "";
+    draw();
+    announce(`Hole ${k + 1}: empty`);
+  };
+  const back = () => {
+    const k = filled.map(Boolean).lastIndexOf(true);
+    if (k >= 0) clear(k);
+  };
+  const move = (from, to) => {
+    [filled[from], filled[to]] = [filled[to], filled[from]];
+    draw(to);
+    announce(`Hole ${to + 1}: ${filled[to] ? nameOf(filled[to]) : "empty"}`);
+  };
+  const complete = () => filled.every(Boolean);
+  const send = () => {
+    if (!complete()) {
+      announce(`Fill every hole first: ${filled.filter(Boolean).length} of ${filled.length}.`);
+      form.classList.remove("pb-short"); void form.offsetWidth; form.classList.add("pb-short");
+      return;
+    }
+    form.requestSubmit(form.querySelector("button[type=submit]"));
+  };
+
+  input.required = false; // the board checks the row is full (a hidden field cannot show the browser's message)
+  form.querySelectorAll("[data-no-js]").forEach((el) => { el.hidden = true; });
+  tray.hidden = false;
+  holes.forEach((hole, k) => {
+    hole.disabled = false;
+    hole.addEventListener("click", () => { if (!hole.dataset.dragged) clear(k); delete hole.dataset.dragged; });
+  });
+  buttons.forEach((b) => b.addEventListener("click", () => { if (!b.dataset.dragged) add(b.dataset.symbol); delete b.dataset.dragged; }));
+  const backButton = tray.querySelector("[data-back]");
+  if (backButton) backButton.addEventListener("click", back);
+  form.addEventListener("submit", (event) => {
+    if (!complete()) { event.preventDefault(); event.stopImmediatePropagation(); send(); }
+  }, { capture: true });
+  dragAndDrop(buttons, holes, filled, put, move);
+  draw();
+  active = { form, add, back, send, keys, kind: "compose" };
+}
+
+// HTML5 drag and drop (a mouse): from the tray to a hole, or between holes; and the same by a finger
+// (pointer events: a touch drag has no HTML5 drag events).
+function dragAndDrop(buttons, holes, filled, put, move) {
+  const FROM = "application/x-keypeg-from";
+  buttons.forEach((b) => b.addEventListener("dragstart", (e) => {
+    e.dataTransfer.setData(FROM, "tray:" + b.dataset.symbol);
+    e.dataTransfer.setData("text/plain", b.dataset.symbol);
+    e.dataTransfer.effectAllowed = "copyMove";
+  }));
+  holes.forEach((hole, k) => {
+    hole.addEventListener("dragstart", (e) => {
+      if (!filled[k]) { e.preventDefault(); return; }
+      e.dataTransfer.setData(FROM, "hole:" + k);
+      e.dataTransfer.setData("text/plain", filled[k]);
+      e.dataTransfer.effectAllowed = "move";
+    });
+    hole.addEventListener("dragover", (e) => { e.preventDefault(); hole.classList.add("pb-over"); });
+    hole.addEventListener("dragleave", () => hole.classList.remove("pb-over"));
+    hole.addEventListener("drop", (e) => {
+      e.preventDefault();
+      hole.classList.remove("pb-over");
+      drop(e.dataTransfer.getData(FROM), k);
+    });
+  });
+  const drop = (from, k) => {
+    if (from.startsWith("tray:")) put(k, from.slice(5));
+    else if (from.startsWith("hole:") && Number(from.slice(5)) !== k) move(Number(from.slice(5)), k);
+  };
+  // A finger: press a peg, move it over a hole, lift it there.
+  const touch = (el, from) => {
+    el.addEventListener("pointerdown", (down) => {
+      if (down.pointerType === "mouse" || (from().startsWith("hole:") && !filled[Number(from().slice(5))])) return;
+      let ghost = null;
+      const moved = (e) => {
+        if (!ghost && Math.hypot(e.clientX - down.clientX, e.clientY - down.clientY) < 10) return;
+        if (!ghost) {
+          ghost = el.cloneNode(true);
+          ghost.removeAttribute("id");
+          ghost.classList.add("pb-ghost");
+          ghost.setAttribute("aria-hidden", "true");
+          document.body.appendChild(ghost);
+        }
+        ghost.style.transform = `translate(${e.clientX - 22}px, ${e.clientY - 22}px)`; // the CSSOM, not a style attribute
+      };
+      const up = (e) => {
+        el.removeEventListener("pointermove", moved);
+        el.removeEventListener("pointerup", up);
+        el.removeEventListener("pointercancel", up);
+        if (!ghost) return;
+        ghost.remove();
+        el.dataset.dragged = "yes"; // the click that follows is the end of a drag, not a tap
+        window.setTimeout(() => { delete el.dataset.dragged; }, 400);
+        const target = e.type === "pointerup" ? document.elementFromPoint(e.clientX, e.clientY) : null;
+        const hole = target ? target.closest("[data-hole]") : null;
+        if (hole && holes.includes(hole)) drop(from(), holes.indexOf(hole));
+      };
+      el.setPointerCapture(down.pointerId);
+      el.addEventListener("pointermove", moved);
+      el.addEventListener("pointerup", up);
+      el.addEventListener("pointercancel", up);
+    });
+  };
+  buttons.forEach((b) => touch(b, () => "tray:" + b.dataset.symbol));
+  holes.forEach((hole, k) => touch(hole, () => "hole:" + k));
+}
+
+// -- scoring the computer's guess ---------------------------------------------------------------------
+
+const NEXT = { empty: "black", black: "white", white: "empty" };
+
+function setUpScorer(root) {
+  const grid = root.querySelector("[data-key-holes]");
+  const form = grid ? grid.closest("form") : null;
+  if (!grid || !form) return null;
+  const black = form.querySelector("input[name=black]"), white = form.querySelector("input[name=white]");
+  const holes = Array.from(grid.querySelectorAll("[data-key-hole]"));
+  const state = holes.map(() => "empty");
+  const draw = () => {
+    holes.forEach((hole, k) => {
+      hole.className = `key ${state[k]}`;
+      hole.setAttribute("aria-label", `Key ${k + 1}: ${state[k]}`);
+      hole.setAttribute("aria-pressed", state[k] === "empty" ? "false" : "true");
+    });
+    black.value = state.filter((s) => s === "black").length;
+    white.value = state.filter((s) => s === "white").length;
+  };
+  const fromCounts = () => {
+    const b = Number(black.value) || 0, w = Number(white.value) || 0;
+    holes.forEach((_, k) => { state[k] = k < b ? "black" : k < b + w ? "white" : "empty"; });
+    draw();
+  };
+  const said = () => announce(`${black.value} black, ${white.value} white`);
+  holes.forEach((hole, k) => {
+    hole.disabled = false;
+    hole.addEventListener("click", () => { state[k] = NEXT[state[k]]; draw(); said(); });
+  });
+  form.querySelectorAll("[data-no-js]").forEach((el) => { el.hidden = true; });
+  form.querySelectorAll("[data-js-note]").forEach((el) => { el.hidden = false; });
+  const put = (kind) => {
+    const k = state.indexOf("empty");
+    if (k >= 0) { state[k] = kind; draw(); said(); }
+  };
+  const back = () => {
+    const k = state.map((s) => s !== "empty").lastIndexOf(true);
+    if (k >= 0) { state[k] = "empty"; draw(); said(); }
+  };
+  fromCounts();
+  active = {
+    form, kind: "score", back,
+    keys: new Map([["B", "black"], ["W", "white"]]),
+    add: put,
+    send: () => form.requestSubmit(form.querySelector("button[type=submit]")),
+  };
+  return fromCounts;
+}
+
+// Your code, kept by this browser (never sent): the score of the computer's guess filled in from it, and
+// the code drawn under the shield.
+function setUpKeeper(root, scored) {
+  const keeper = root.querySelector("[data-keep-code]");
+  if (!keeper) return;
+  keeper.hidden = false;
+  const game = keeper.getAttribute("data-keep-code");
+  const input = keeper.querySelector("input");
+  const guess = keeper.getAttribute("data-guess");
+  const fill = () => {
+    const secret = input.value.toUpperCase().replace(/\s/g, "");
+    if (secret) window.sessionStorage.setItem("keypeg-code-" + game, secret);
+    else window.sessionStorage.removeItem("keypeg-code-" + game);
+    drawShield(root, secret);
+    if (!secret || !guess || secret.length !== guess.length) return;
+    const [black, white] = score(secret, guess);
+    const b = root.querySelector("input[name=black]"), w = root.querySelector("input[name=white]");
+    if (b && w) { b.value = black; w.value = white; }
+    if (scored) scored();
+  };
+  input.value = window.sessionStorage.getItem("keypeg-code-" + game) || "";
+  input.addEventListener("input", fill);
+  fill();
+}
+
+function drawShield(root, secret) {
+  const holes = root.querySelectorAll("[data-shield-holes] .hole");
+  const tray = new Map();
+  root.querySelectorAll("[data-peg-css]").forEach((p) => tray.set(p.dataset.symbol, p.dataset.pegCss));
+  holes.forEach((hole, k) => {
+    const symbol = secret[k];
+    const css = symbol ? tray.get(symbol) : null;
+    hole.className = css ? `hole hidden-peg peg pb-peg ${css}` : "hole hidden-peg";
+    hole.textContent = css ? symbol : "?";
+  });
+}
+
+// -- the keyboard ----------------------------------------------------------------------------------------
+
+document.addEventListener("keydown", (e) => {
+  if (!active || !active.form.isConnected || e.ctrlKey || e.metaKey || e.altKey) return;
+  const at = e.target instanceof Element ? e.target : null;
+  if (at && at.closest("input, textarea, select, [contenteditable]")) return;
+  if (e.key === "Enter") {
+    if (at && at.closest("button, a, summary")) return; // Enter on a control is that control's
+    e.preventDefault();
+    active.send();
+  } else if (e.key === "Backspace") {
+    e.preventDefault();
+    active.back();
+  } else if (e.key.length === 1 && active.keys.has(e.key.toUpperCase())) {
+    e.preventDefault();
+    active.add(active.keys.get(e.key.toUpperCase()));
+  }
+});
+
+// -- the colour-blind pegs ---------------------------------------------------------------------------------
+
+function contrast(on) {
+  document.documentElement.classList.toggle("pb-contrast", on);
+  document.querySelectorAll("[data-contrast]").forEach((b) => b.setAttribute("aria-pressed", String(on)));
+}
+
+function setUpContrast(root) {
+  root.querySelectorAll("[data-contrast]").forEach((button) => {
+    button.hidden = false;
+    button.addEventListener("click", () => {
+      const on = !document.documentElement.classList.contains("pb-contrast");
+      if (on) window.localStorage.setItem(CONTRAST_KEY, "on");
+      else window.localStorage.removeItem(CONTRAST_KEY);
+      contrast(on);
+      announce(on ? "Colour-blind pegs: shapes and patterns." : "Colour-blind pegs off.");
+    });
+  });
+  contrast(Boolean(window.localStorage.getItem(CONTRAST_KEY)));
+}
+
+export function setUp(root) {
+  active = null;
+  setUpContrast(root);
+  root.querySelectorAll("form[data-compose]").forEach(setUpComposer);
+  setUpKeeper(root, setUpScorer(root));
+}
