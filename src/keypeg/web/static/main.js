@@ -3,9 +3,11 @@
 import { PAGE_EVENT, setUp as pages } from "./pages.js";
 import { setUp as board } from "./board.js";
 import { setUp as live } from "./live.js";
+import { setUp as theme } from "./theme.js";
+import { setUp as share } from "./share.js";
 import { setUp as watch } from "./watch.js";
 
-const parts = [pages, board, live, watch];
+const parts = [pages, board, live, theme, share, watch];
 
 function setUpAll(root) {
   for (const part of parts) part(root);
