@@ -31,11 +31,11 @@ import numpy.typing as npt
 
 from keypeg import __version__
 from keypeg.code import Code, Feedback
-from keypeg.errors import KeypegError, NotFoundError
+from keypeg.errors import KeypegError, NotFoundError, UnknownVariantError
 from keypeg.rules import Rules
 from keypeg.strategy_tree import TreeStats
 from keypeg.text import visible
-from keypeg.variants import VARIANTS, UnknownVariantError, find_variant
+from keypeg.variants import VARIANTS, find_variant
 
 __all__ = [
     "Branch",
@@ -197,7 +197,7 @@ class Explored:
     def row(self, path: tuple[Feedback, ...]) -> tuple[int, list[tuple[Code, Feedback]]]:
         """The node a path leads to and the guesses played on the way, each with its answer;
         :class:`NotFoundError` when an answer cannot come after its guess."""
-        row, trail = 0, []
+        row, trail = 0, list[tuple[Code, Feedback]]()
         stride = self.rules.pegs + 1
         for answer in path:
             guess = self.guess(row)
@@ -492,4 +492,3 @@ def _sound(rules: Rules, colors: Ints, sizes: Ints, parents: Ints, feedbacks: In
     below = np.bincount(parents[1:], weights=sizes[1:], minlength=n)
     left = sizes - below
     return bool(((left == 0) | (left == 1)).all())
-

@@ -117,9 +117,7 @@ def node_out(node: ExploredNode) -> ExploreOut:
         game=node.game,
         strategy=node.strategy,
         path=explorer.path_text(node.path),
-        trail=[
-            StepOut(guess=str(s.guess), answer=str(s.answer), path=explorer.path_text(s.path)) for s in node.trail
-        ],
+        trail=[StepOut(guess=str(s.guess), answer=str(s.answer), path=explorer.path_text(s.path)) for s in node.trail],
         guess=str(node.guess),
         round=node.round,
         secrets=node.secrets,
@@ -187,7 +185,13 @@ def _status(error: KeypegError) -> int:
 
 
 def _show(
-    request: Request, game: str, strategy: str, path: str, chosen: RulesForm | None = None, error: str = "", status: int = 200
+    request: Request,
+    game: str,
+    strategy: str,
+    path: str,
+    chosen: RulesForm | None = None,
+    error: str = "",
+    status: int = 200,
 ) -> Response:
     node: ExploredNode | None = None
     if not error:
