@@ -149,6 +149,16 @@ def test_the_published_totals() -> None:
     assert (knuth.strategy, knuth.total, knuth.worst, str(knuth.guess)) == ("worst-case", 5801, 5, "RRGG")
 
 
+def test_a_solved_game_s_optimum_is_followed_not_searched(browser: TestClient) -> None:
+    """Bulls and Cows is solved (its optimal tree ships with keypeg): its tree is built by following it,
+    within a request's budget (a search would take about 45 s: refused), 26,274 guesses over 5,040 secrets."""
+    answer = browser.get("/api/explore/bulls-and-cows/optimal")
+    assert answer.status_code == 200, answer.text
+    assert (answer.json()["total"], answer.json()["secrets"], answer.json()["worst"]) == (26274, 5040, 7)
+    unsolved = browser.get("/api/explore/5x5/optimal")  # no solved tree: the search's estimate, refused
+    assert unsolved.status_code == 400 and "more than the 5 s" in unsolved.json()["error"]
+
+
 @given(st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99)), max_size=explorer.MAX_PATH))
 def test_a_path_reads_back_as_written(answers: list[tuple[int, int]]) -> None:
     path = tuple(Feedback(b, w) for b, w in answers)
