@@ -24,7 +24,7 @@ from keypeg.knowledge import Knowledge
 from keypeg.store import Store
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Page
+    from playwright.sync_api import Browser, BrowserContext, Locator, Page
 
 __all__ = [
     "CHROMIUM",
@@ -42,8 +42,10 @@ __all__ = [
     "next_guess",
     "open_tab",
     "read_score",
+    "rows",
     "rows_text",
     "serve",
+    "set_keys",
 ]
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -216,30 +218,75 @@ def rows_text(left: int) -> str:
     return f"{left} {'row' if left == 1 else 'rows'} left"
 
 
+PLAYED = "main [data-board=game] li.played, main [data-board=current] li.played"
+"""The played rows of the board of the game being played (not the last game's, on a live match's page)."""
+
+
+def rows(visit: Visit) -> Locator:
+    """The played rows of the board, first guess first."""
+    return visit.page.locator(PLAYED)
+
+
 def enter_guess(visit: Visit, guess: str, how: str, *, button: str = "Guess") -> None:
-    """Send a guess (or a code, with its ``button``): by clicking the palette's pegs, typing it then
-    Enter, or the keyboard alone."""
+    """Send a guess (or a code, with its ``button``) on the board: ``click`` the tray's pegs then the
+    button, ``drag`` them from the tray into the holes (HTML5 drag and drop) then click the button,
+    ``tap`` them (a touch screen), or ``type`` them on the keyboard (the symbols, then Enter); ``field``
+    types it in the form's text field (a page without JavaScript) and clicks the button."""
     page = visit.page
-    code = page.locator("#code")
-    if how == "click":
-        for symbol in guess:
-            page.locator(f"[data-palette] button[data-symbol='{symbol}']").click()
-        expect(code).to_have_value(guess)
-        expect(page.locator("[data-composed] .peg")).to_have_count(len(guess))
+    if how == "field":
+        page.locator("#code").fill(guess)
         page.get_by_role("button", name=button, exact=True).click()
-    elif how == "type":
-        code.click()
-        code.press_sequentially(guess)
-        code.press("Enter")
-    else:  # the keyboard alone: the field has the focus (autofocus, and after every live answer)
-        expect(code).to_be_focused()
+        return
+    tray = page.locator("[data-tray]")
+    expect(tray).to_be_visible()
+    holes = page.locator("[data-hole]")
+    expect(holes.first).to_be_enabled()  # board.js has set the row up
+    if how == "type":
         page.keyboard.type(guess)
+        expect(page.locator("[data-hole].peg")).to_have_count(len(guess))
         page.keyboard.press("Enter")
+        return
+    for k, symbol in enumerate(guess):
+        peg = tray.locator(f"button[data-symbol='{symbol}']")
+        if how == "tap":
+            peg.tap()
+        elif how == "drag":
+            peg.drag_to(holes.nth(k))
+        else:
+            peg.click()
+        expect(holes.nth(k)).to_have_text(symbol)
+    send = page.locator("form[data-compose]").get_by_role("button", name=button, exact=True)
+    if how == "tap":
+        send.tap()
+    else:
+        send.click()
 
 
 def read_score(visit: Visit, number: int) -> Feedback:
     """The key pegs drawn on row ``number`` of the board (and its text for screen readers, the same)."""
-    row = visit.page.locator("ol.board > li").nth(number - 1)
+    row = rows(visit).nth(number - 1)
+    expect(row).to_be_attached()
     found = Feedback(row.locator(".key.black").count(), row.locator(".key.white").count())
     expect(row.locator(".score-text")).to_have_text(f"{found.black} black, {found.white} white")
     return found
+
+
+def set_keys(visit: Visit, feedback: Feedback, how: str = "click") -> None:
+    """Score the computer's guess on the board: each key hole clicked (or tapped, or pressed with the
+    keyboard: Tab to it, Space) until it shows its colour of ``feedback`` (black ones first)."""
+    holes = visit.page.locator("[data-key-hole]")
+    expect(holes.first).to_be_enabled()
+    for k in range(holes.count()):
+        wanted = "black" if k < feedback.black else "white" if k < feedback.black + feedback.white else "empty"
+        hole = holes.nth(k)
+        for _ in range(3):
+            if wanted in (hole.get_attribute("class") or "").split():
+                break
+            if how == "tap":
+                hole.tap()
+            elif how == "type":
+                hole.focus()
+                visit.page.keyboard.press("Space")
+            else:
+                hole.click()
+        expect(hole).to_have_class(re.compile(rf"\b{wanted}\b"))

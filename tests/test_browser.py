@@ -28,8 +28,10 @@ from browser_support import (
     next_guess,
     open_tab,
     read_score,
+    rows,
     rows_text,
     serve,
+    set_keys,
 )
 from keypeg import Feedback, Rules, score
 from keypeg.knowledge import Knowledge
@@ -75,6 +77,9 @@ def start_game(
     """Fill the Play form and start; the game's public id."""
     page = visit.page
     visit.goto("/", label)
+    folded = page.locator("details:has(input[name=role]) > summary")  # the full form, under a disclosure
+    if folded.count() and not page.locator("input[name=role][value=breaker]").is_visible():
+        folded.click()
     for name, value in (fields or {}).items():
         page.locator(f"form[action='/play'] [name={name}]").fill(value)
     page.locator(f"input[name=role][value={role}]").check()
@@ -97,7 +102,7 @@ def break_code(visit: Visit, rules: Rules, ways: tuple[str, ...], *, pages: list
         guess = next_guess(rules, history)
         enter_guess(visit, guess, ways[len(history) % len(ways)])
         number = len(history) + 1
-        expect(page.locator("ol.board > li")).to_have_count(number)
+        expect(rows(visit)).to_have_count(number)
         feedback = read_score(visit, number)
         history.append((guess, feedback))
         expect(page.locator("#rows-left")).to_have_text(rows_text(rules.rows - number))
@@ -139,20 +144,19 @@ def make_code(visit: Visit, rules: Rules, secret: str, *, wrong_once: bool = Fal
         if wrong_once and not refused and history:
             wrong = [f for f in rules.feedbacks() if f != truth and contradicts(rules, history, guess, f)]
             if wrong:
-                black.fill(str(wrong[0].black))
-                white.fill(str(wrong[0].white))
+                set_keys(visit, wrong[0])
                 page.get_by_role("button", name="Score it").click()
                 alert = page.locator("main [role=alert]")
                 expect(alert).to_contain_text("no code fits these scores")
                 expect(alert).to_contain_text("Likely mistake: guess")
-                expect(page.locator("ol.board > li")).to_have_count(len(history))
+                expect(rows(visit)).to_have_count(len(history))
                 assert page.url.endswith(f"/play/{game}"), page.url  # the board's address, not the form's
                 visit.shot("refused")
                 refused = True
                 continue  # the page again, the right score filled in from the kept code
         page.get_by_role("button", name="Score it").click()
         history.append((guess, truth))
-        expect(page.locator("ol.board > li")).to_have_count(len(history))
+        expect(rows(visit)).to_have_count(len(history))
         read = read_score(visit, len(history))
         assert read == truth
         visit.shot(f"scored{len(history)}")
@@ -234,12 +238,12 @@ def test_a_practice_game_offers_hint_explain_coach_and_undo(visit: Visit) -> Non
     assert table.locator("thead th").count() >= 2
     visit.shot("explain")
     enter_guess(visit, suggested, "type")
-    expect(page.locator("ol.board > li")).to_have_count(1)
+    expect(rows(visit)).to_have_count(1)
     page.get_by_role("button", name="Coach my last guess").click()
     expect(page.locator("main p[role=status]", has_text="Coach:")).to_be_visible()
     visit.shot("coach")
     page.get_by_role("button", name="Undo my last guess").click()
-    expect(page.locator("ol.board > li")).to_have_count(0)
+    expect(rows(visit)).to_have_count(0)
     expect(page.locator("#rows-left")).to_have_text(rows_text(rules.rows))
     expect(page.get_by_role("button", name="Undo my last guess")).to_have_count(0)
     visit.shot("undone")
@@ -361,6 +365,9 @@ def test_a_game_with_the_keyboard_alone(visit: Visit, server: Server) -> None:
     visit.shot("skip-link")
     keys.press("Enter")
     expect(page.locator("main")).to_be_focused()  # the next Tab goes into the page's content
+    if page.locator("details:has(input[name=pegs]):not([open])").count():  # the full form, folded
+        tab_to("details:has(input[name=pegs]) > summary")
+        keys.press("Enter")
     tab_to("input[name=pegs]")
     keys.type("3")
     tab_to("input[name=colors]")
@@ -370,28 +377,30 @@ def test_a_game_with_the_keyboard_alone(visit: Visit, server: Server) -> None:
     public_id = page.url.rsplit("/", 1)[1]
     rules = RulesForm(pegs="3", colors="4").rules()
     code = page.locator("#code")
-    expect(code).to_be_focused()
+    expect(page.locator("[data-tray]")).to_be_visible()
     visit.shot("board")
 
-    first, at = next_guess(rules, []), ""  # its pegs chosen on the palette: Tab (back) to each, Enter
+    first, at = next_guess(rules, []), ""  # its pegs chosen on the tray: Tab (back) to each, Enter
     for symbol in first:
-        tab_to(f"[data-palette] button[data-symbol='{symbol}']", "Shift+Tab" if symbol < at else "Tab")
+        tab_to(f"[data-tray] button[data-symbol='{symbol}']", "Shift+Tab" if symbol < at else "Tab")
         keys.press("Enter")
         at = symbol
     expect(code).to_have_value(first)
-    tab_to("#code", "Shift+Tab")
+    tab_to("form[data-compose] button[type=submit]:not([form])")
     keys.press("Enter")
-    expect(page.locator("ol.board > li")).to_have_count(1)
+    expect(rows(visit)).to_have_count(1)
     history = [(first, read_score(visit, 1))]
     visit.shot("guess1")
 
     while history[-1][1] != rules.win:  # the others typed, then Enter
         guess = next_guess(rules, history)
-        expect(code).to_be_focused()  # back in the field after every answer
-        keys.type(guess + "D")
+        slip = next(s for s in "ABCD" if s != guess[-1])
+        keys.type(guess[:-1] + slip)
         keys.press("Backspace")  # a slip, taken back
+        keys.type(guess[-1])
+        expect(code).to_have_value(guess)
         keys.press("Enter")
-        expect(page.locator("ol.board > li")).to_have_count(len(history) + 1)
+        expect(rows(visit)).to_have_count(len(history) + 1)
         history.append((guess, read_score(visit, len(history) + 1)))
         expect(page.locator("#announce")).to_contain_text(f"Your guess {len(history)}, {guess}")
         visit.shot(f"guess{len(history)}")
@@ -421,7 +430,7 @@ def test_the_phone_layout_never_scrolls_sideways(browser: Browser, server: Serve
         start_game(visit, practice=True, label="home-again")
         fits("board")
         enter_guess(visit, "RGBY", "click")
-        expect(page.locator("ol.board > li")).to_have_count(1)
+        expect(rows(visit)).to_have_count(1)
         page.get_by_role("button", name="Explain the best guesses").click()
         expect(page.locator("table.figures")).to_be_visible()
         fits("board-explained")
@@ -447,7 +456,7 @@ def test_the_plain_forms_work_without_javascript(browser: Browser, server: Serve
     visit.allowed.add(400)  # the bad guess
     try:
         public_id = start_game(visit)
-        expect(page.locator("[data-palette]")).to_be_hidden()  # clicking pegs needs the script
+        expect(page.locator("[data-tray]")).to_be_hidden()  # the tray needs the script
         visit.shot("board")
         secret = server.store().games.saved(server.game(public_id).id).secret
         history: list[tuple[str, Feedback]] = []
@@ -458,7 +467,7 @@ def test_the_plain_forms_work_without_javascript(browser: Browser, server: Serve
             page.locator("#code").fill(guess)
             page.get_by_role("button", name="Guess", exact=True).click()
             page.wait_for_url(f"**/play/{public_id}")
-            expect(page.locator("ol.board > li")).to_have_count(number)
+            expect(rows(visit)).to_have_count(number)
             history.append((guess, read_score(visit, number)))
             expect(page.locator("#rows-left")).to_have_text(rows_text(rules.rows - number))
             visit.shot(f"guess{number}")
@@ -472,12 +481,12 @@ def test_the_plain_forms_work_without_javascript(browser: Browser, server: Serve
 
         start_game(visit, role="maker", label="home-maker")
         expect(page.locator("[data-keep-code]")).to_be_hidden()
-        guess = page.locator("main section p .visually-hidden").inner_text()
+        guess = page.locator("[data-keep-code]").get_attribute("data-guess") or ""
         truth = score(rules.parse("GGBB"), rules.parse(guess))
-        page.get_by_label("Black").fill(str(truth.black))
-        page.get_by_label("White").fill(str(truth.white))
+        page.locator("input[name=black]").fill(str(truth.black))
+        page.locator("input[name=white]").fill(str(truth.white))
         page.get_by_role("button", name="Score it").click()
-        expect(page.locator("ol.board > li")).to_have_count(1)
+        expect(rows(visit)).to_have_count(1)
         assert read_score(visit, 1) == truth
         visit.shot("scored")
 

@@ -32,6 +32,7 @@ from browser_support import (
     next_guess,
     open_tab,
     read_score,
+    rows,
     serve,
 )
 from conftest import code_shown
@@ -126,7 +127,7 @@ def fits(visit: Visit, label: str) -> None:
 
 
 def board(visit: Visit) -> Locator:
-    return visit.page.locator("ol.board > li")
+    return rows(visit)
 
 
 def played(visit: Visit) -> Locator:
@@ -233,7 +234,7 @@ def test_a_whole_match_between_two_people_with_a_third_watching(browser: Browser
                     timeout=LIVE,
                 )
             expect(maker.page.locator("main")).to_contain_text("Your turn.")
-            expect(maker.page.get_by_label(re.compile("^Your code for this game"))).to_be_visible()
+            expect(maker.page.get_by_role("region", name=re.compile("^Your code for this game"))).to_be_visible()
             expect(breaker.page.locator("main")).to_contain_text(f"Waiting for {names[maker.name]}.")
             expect(breaker.page.locator("#code")).to_have_count(0)
             maker.shot(f"game{game}-make")
