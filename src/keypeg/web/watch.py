@@ -279,7 +279,9 @@ def watch_api(
     secret: Annotated[
         str | None, Query(min_length=1, max_length=64, description="The code to break (drawn from the seed if not).")
     ] = None,
-    seed: Annotated[int | None, Query(ge=0, lt=SEEDS, description="Draws the secret; a new one if not given.")] = None,
+    seed: Annotated[
+        int | None, Query(ge=0, le=SEEDS - 1, description="Draws the secret; a new one if not given.")
+    ] = None,
 ) -> WatchOut:
     """The computer breaks a code with a strategy, and every step: its guess, the score, the codes that
     fit before and after, and why it chose the guess (the figures it ranked by, and its runners-up).
