@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
 
 from axe_playwright_python.base import AXE_SCRIPT
 
@@ -172,6 +173,8 @@ class Figures:
     lesser: int = 0
     """axe-core's other violations (moderate, minor): reported, never failing."""
     failures: list[str] = field(default_factory=list)
+    elsewhere: list[str] = field(default_factory=list)
+    """Addresses the page asked another host for (none may be: no third-party request at run time)."""
     heaviest: list[tuple[str, int]] = field(default_factory=list)
 
 
@@ -182,6 +185,10 @@ def measure(page: Page, meter: Meter, figures: Figures) -> None:
     sizes = meter.sizes()
     figures.bytes, figures.requests = sum(sizes.values()), len(meter.requests)
     figures.heaviest = sorted(sizes.items(), key=lambda item: -item[1])[:4]
+    origin = urlsplit(page.url).netloc
+    figures.elsewhere = sorted(
+        {r.url for r in meter.requests if not r.url.startswith("data:") and urlsplit(r.url).netloc != origin}
+    )
     figures.cls, figures.shifts = float(read["cls"]), int(read["shifts"])
     figures.scroll_width, figures.scroll_height = int(read["scrollWidth"]), int(read["scrollHeight"])
     figures.inner_width, figures.inner_height = int(read["innerWidth"]), int(read["innerHeight"])
