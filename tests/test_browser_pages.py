@@ -236,7 +236,7 @@ FINDINGS: dict[tuple[str, str | None, str | None], str] = {
         "docs",
         None,
         None,
-    ): "finding 02:25: Swagger UI weighs 1259 KB and fails axe color-contrast and nested-interactive",
+    ): "finding 02:25: Swagger UI weighs 1259 KB, fails axe color-contrast, nested-interactive",
 }
 """Known failures waiting on someone else's fix (page, size or None for both, theme or None for both):
 each the finding written to /tmp/prompts/findings.md. Empty when every page passes."""
