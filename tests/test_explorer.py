@@ -67,12 +67,19 @@ def browser(app: FastAPI) -> TestClient:
 def replayed(game: str, strategy: str) -> tuple[Rules, tuple[tuple[tuple[Feedback, ...], int], ...]]:
     """Every secret's answers and guesses, the tree (built as the CLI builds it) replayed against it one
     secret at a time with the plain scorer: the slow reference."""
+    rules, games = replayed_secrets(game, strategy)
+    return rules, tuple((answers, n) for answers, n, _ in games)
+
+
+@cache
+def replayed_secrets(game: str, strategy: str) -> tuple[Rules, tuple[tuple[tuple[Feedback, ...], int, str], ...]]:
+    """:func:`replayed`, each game with its secret."""
     rules = explorer.rules_named(game)
     tree = build_tree(standard_strategy(strategy), rules)
     games = []
     for colors in _codes(rules):
         played = tree.replay(rules.code(colors))
-        games.append((tuple(answer for _, answer in played), len(played)))
+        games.append((tuple(answer for _, answer in played), len(played), str(rules.code(colors))))
     return rules, tuple(games)
 
 
@@ -112,6 +119,16 @@ def every_node(game: str, strategy: str) -> dict[tuple[Feedback, ...], dict[str,
     return nodes
 
 
+@cache
+def secrets_left(game: str, strategy: str) -> dict[tuple[Feedback, ...], list[str]]:
+    """The secrets whose answers start with each path, in code order (the replayed games are)."""
+    left: dict[tuple[Feedback, ...], list[str]] = defaultdict(list)
+    for answers, _, secret in replayed_secrets(game, strategy)[1]:
+        for k in range(len(answers)):
+            left[answers[:k]].append(secret)
+    return left
+
+
 def figures(node: explorer.ExploredNode) -> dict[str, object]:
     return {
         "secrets": node.secrets,
@@ -135,6 +152,10 @@ def test_every_node_on_the_way_to_every_secret_equals_the_replayed_games(game: s
         assert sum(b.secrets for b in node.branches) == node.secrets
         assert node.expected == node.total / node.secrets
         assert [s.answer for s in node.trail] == list(path)
+        if node.secrets <= explorer.LISTED:  # the secrets left, listed in code order
+            assert [str(code) for code in node.listed] == secrets_left(game, strategy)[path]
+        else:
+            assert node.listed == ()
     assert tree.stats.total == sum(n for _, n in games) and tree.stats.secrets == rules.size
 
 

@@ -42,6 +42,7 @@ __all__ = [
     "Explored",
     "ExploredNode",
     "KEPT_TREES",
+    "LISTED",
     "MAX_PATH",
     "Step",
     "explore",
@@ -65,6 +66,8 @@ MAX_CACHE_FILE = 256 << 20
 CUSTOM = re.compile(r"(\d{1,2})x(\d{1,2})(-norepeats)?(-blanks)?")
 """A game of one's own as a path names it: ``5x7``, ``4x10-norepeats``, ``4x6-blanks`` (:attr:`Rules.slug`)."""
 ANSWER = re.compile(r"(\d{1,2}),(\d{1,2})")
+LISTED = 24
+"""A node reached by at most this many secrets lists them."""
 CUSTOM_ROWS = 12
 """The rows of a game of one's own (they matter only to the optimal strategy)."""
 
@@ -197,6 +200,17 @@ class Explored:
         """A node's guess."""
         return Code(tuple(self.colors[row].tolist()), self.rules)
 
+    def secrets(self, row: int) -> list[Code]:
+        """The secrets that reach a node, in code order: the guesses of its subtree that break the code
+        (each secret is broken at one node, by a guess that is the secret), read in the time of the subtree."""
+        found, todo = [], [row]
+        while todo:
+            here = todo.pop()
+            if self.solved[here]:
+                found.append(tuple(self.colors[here].tolist()))
+            todo.extend(self.children(here))
+        return [Code(colors, self.rules) for colors in sorted(found)]
+
     def row(self, path: tuple[Feedback, ...]) -> tuple[int, list[tuple[Code, Feedback]]]:
         """The node a path leads to and the guesses played on the way, each with its answer;
         :class:`NotFoundError` when an answer cannot come after its guess."""
@@ -281,6 +295,8 @@ class ExploredNode:
     """Whether the tree was read from a process's memory or the cache folder rather than built now."""
     seconds: float
     """What building the tree took."""
+    listed: tuple[Code, ...] = ()
+    """The secrets that reach the node, in code order, when they are at most :data:`LISTED`."""
 
     @property
     def expected(self) -> float:
@@ -333,6 +349,7 @@ def node_of(tree: Explored, path: tuple[Feedback, ...]) -> ExploredNode:
         tree=tree.stats,
         cached=tree.cached,
         seconds=tree.seconds,
+        listed=tuple(tree.secrets(row)) if tree.sizes[row] <= LISTED else (),
     )
 
 

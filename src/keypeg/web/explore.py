@@ -89,6 +89,9 @@ class ExploreOut(BaseModel):
     expected: float = Field(description="total / secrets: the guesses they need on average.")
     worst: int = Field(description="The guesses they need at worst.")
     branches: list[BranchOut] = Field(description="The node's secrets split by answer, in answer order.")
+    listed: list[str] = Field(
+        description=f"The secrets that reach the node, in code order, when they are at most {explorer.LISTED}."
+    )
     tree_total: int = Field(description="The whole tree's guesses over every secret.")
     tree_max: int = Field(description="The whole tree's worst case.")
     seconds: float = Field(description="What building the tree took.")
@@ -125,6 +128,7 @@ def node_out(node: ExploredNode) -> ExploreOut:
         expected=node.expected,
         worst=node.worst,
         branches=[branch_out(node, b) for b in node.branches],
+        listed=[str(code) for code in node.listed],
         tree_total=node.tree.total,
         tree_max=node.tree.max,
         seconds=round(node.seconds, 4),
