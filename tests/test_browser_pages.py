@@ -226,17 +226,17 @@ CASES = [
 ]
 
 FINDINGS: dict[tuple[str, str | None, str | None], str] = {
-    ("game-maker", "phone", None): "finding 02:25: the classic board in play scrolls at 390x844 (keep-code field, "
+    ("game-maker", "phone", None): "finding 02:15: the classic board in play scrolls at 390x844 (keep-code field, "
     "reasoning and Undo below the board)",
-    ("practice-hint", "phone", None): "finding 02:25: with a hint shown the classic board scrolls at 390x844",
-    ("live-playing", "phone", None): "finding 02:25: the live board in play scrolls at 390x844 (status lines above)",
-    ("live-over", "phone", None): "finding 02:25: axe scrollable-region-focusable at live.html's .scroll (no tabindex)",
-    ("watch", "desktop", None): "finding 02:25: layout shift 0.13: watch.js inserts its controls above the steps",
+    ("practice-hint", "phone", None): "finding 02:15: with a hint shown the classic board scrolls at 390x844",
+    ("live-playing", "phone", None): "finding 02:15: the live board in play scrolls at 390x844 (status lines above)",
+    ("live-over", "phone", None): "finding 02:15: axe scrollable-region-focusable at live.html's .scroll (no tabindex)",
+    ("watch", "desktop", None): "finding 02:15: layout shift 0.13: watch.js inserts its controls above the steps",
     (
         "docs",
         None,
         None,
-    ): "finding 02:25: Swagger UI weighs 1259 KB, fails axe color-contrast, nested-interactive",
+    ): "finding 02:15: Swagger UI weighs 1259 KB, fails axe color-contrast, nested-interactive",
 }
 """Known failures waiting on someone else's fix (page, size or None for both, theme or None for both):
 each the finding written to /tmp/prompts/findings.md. Empty when every page passes."""
