@@ -21,6 +21,7 @@ from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
+from keypeg.analysis.cost import TooCostlyError
 from keypeg.errors import KeypegError, NotFoundError
 from keypeg.limits import WEB_BUDGET
 from keypeg.services import explorer
@@ -198,13 +199,14 @@ def _show(
     status: int = 200,
 ) -> Response:
     node: ExploredNode | None = None
+    costly = False
     if not error:
         try:
             node = explored(request, game, strategy, path)
         except ThrottledError:
             raise
         except KeypegError as refused:
-            error, status = str(refused), _status(refused)
+            error, status, costly = str(refused), _status(refused), isinstance(refused, TooCostlyError)
     if chosen is None:
         known = game if game in VARIANTS else ""
         chosen = RulesForm(variant=known) if known or node is None else _own(node)
@@ -224,6 +226,7 @@ def _show(
         about=about,
         most=most,
         error=error,
+        costly=costly,
         budget=WEB_BUDGET[0],
         quote=quote,
         path_text=explorer.path_text,
