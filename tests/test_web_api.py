@@ -314,9 +314,23 @@ def test_history_and_the_top_10_follow_the_rated_rule(url: str, monkeypatch: pyt
     assert browser.get("/api/top", params={"variant": "nonesuch"}).status_code == 400
 
 
-def test_the_docs_page_needs_no_other_site(url: str) -> None:
-    browser = TestClient(create_app(url))
+def test_the_docs_page_lists_every_operation_under_the_sites_policy(url: str) -> None:
+    app = create_app(url)
+    browser = TestClient(app)
     page = browser.get("/docs")
+    assert page.status_code == 200 and "/docs-assets/" not in page.text  # the site's own page, not Swagger UI
+    assert page.headers["content-security-policy"].startswith("default-src 'self';")
+    schema = app.openapi()
+    listed = re.findall(r'<span class="method m-(\w+)">\w+</span> <code>([^<]+)</code>', page.text)
+    every = [(method, path) for path, item in schema["paths"].items() for method in item]
+    assert sorted(listed) == sorted(every)
+    assert "``" not in page.text and "<code>practice</code>" in page.text  # literals drawn as code
+    assert '<a href="/docs/try">' in page.text
+
+
+def test_the_api_tried_in_swagger_ui_needs_no_other_site(url: str) -> None:
+    browser = TestClient(create_app(url))
+    page = browser.get("/docs/try")
     assert page.status_code == 200 and "/docs-assets/swagger-ui-bundle.js" in page.text
     assert "http://" not in page.text and "https://" not in page.text  # nothing from a CDN
     assert browser.get("/docs-assets/swagger-ui-bundle.js").status_code == 200

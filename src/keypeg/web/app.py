@@ -34,13 +34,6 @@ SECURITY_HEADERS = {
 }
 
 
-DOCS_POLICY = (
-    "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
-    "frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
-)
-"""The policy of ``/docs``: still no script but this site's files; Swagger UI sets style attributes and
-draws its icons from ``data:`` images."""
-
 HSTS = "max-age=31536000"
 """Behind ``keypeg serve --https`` every answer asks browsers to use HTTPS only for this site, for a year
 (no ``includeSubDomains``: the site's neighbours are not keypeg's to decide)."""
@@ -90,6 +83,7 @@ def create_app(
         analysis_api,
         analysis_pages,
         api,
+        api_docs,
         daily,
         explore,
         fair_share,
@@ -113,7 +107,7 @@ def create_app(
     app.state.https = https
     app.state.trusted_proxies = accounts.trusted_proxies(trust_proxies)
     app.state.fair_share = share if share is not None else FairShare()
-    _serve_docs(app)
+    api_docs.mount_assets(app)
     app.include_router(api.router)
     app.include_router(accounts.router)
     app.include_router(records.router)
@@ -125,6 +119,7 @@ def create_app(
     app.include_router(player_pages.router)
     app.include_router(analysis_api.router)
     app.include_router(analysis_pages.router)
+    app.include_router(api_docs.router)
     app.include_router(explore.api)
     app.include_router(explore.pages)
     app.include_router(watch.api)
@@ -135,8 +130,8 @@ def create_app(
 
     def dressed(request: Request, response: Response) -> Response:
         """``response`` with the security headers every answer carries."""
-        if request.url.path == "/docs":
-            response.headers.setdefault("Content-Security-Policy", DOCS_POLICY)
+        if request.url.path == api_docs.TRY_PATH:
+            response.headers.setdefault("Content-Security-Policy", api_docs.TRY_POLICY)
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
         if https:
@@ -184,23 +179,6 @@ def create_app(
         return _error(status, str(error), retry_after(error), request)
 
     return app
-
-
-def _serve_docs(app: FastAPI) -> None:
-    """The API's documentation at ``/docs``: Swagger UI from the ``swagger-ui-bundle`` package (no CDN),
-    started by ``static/api-docs.js`` (no inline script: the page keeps a CSP)."""
-    from fastapi.responses import HTMLResponse
-    from fastapi.staticfiles import StaticFiles
-    from swagger_ui_bundle import swagger_ui_path
-
-    from keypeg.web.pages import TEMPLATES
-
-    app.mount("/docs-assets", StaticFiles(directory=swagger_ui_path), name="docs-assets")
-    html = TEMPLATES.get_template("api_docs.html").render()
-
-    @app.get("/docs", include_in_schema=False)
-    def docs() -> HTMLResponse:
-        return HTMLResponse(html)
 
 
 @asynccontextmanager
