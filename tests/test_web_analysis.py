@@ -477,7 +477,10 @@ def test_no_inline_style_or_script(browser: TestClient) -> None:
     for path, params in (("/analyse", {"scored": "RRGG 1 0"}), ("/strategies", {"variant": "3x4"})):
         shown = browser.get(path, params=params).text
         assert " style=" not in shown and "<style" not in shown and " on" + "click=" not in shown
-        assert re.findall(r"<script[^>]*>", shown) == ['<script type="module" src="/static/main.js">']
+        assert re.findall(r"<script[^>]*>", shown) == [
+            '<script src="/static/theme-early.js">',  # the theme chosen, set before the first paint
+            '<script type="module" src="/static/main.js">',
+        ]
 
 
 # -- a property --------------------------------------------------------------------------------------
