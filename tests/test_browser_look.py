@@ -133,6 +133,13 @@ def test_the_header_is_one_short_row_and_its_menu_opens(browser: Browser, server
         expect(players).to_be_visible()
         expect(page.locator("header .who")).to_be_visible()
         visit.shot("menu-open")
+        page.keyboard.press("Escape")  # closes it, back on its button
+        expect(players).to_be_hidden()
+        expect(page.locator("header summary")).to_be_focused()
+        page.get_by_text("Menu", exact=True).click()
+        page.mouse.click(10, PHONE["height"] - 10)  # a click elsewhere closes it too
+        expect(players).to_be_hidden()
+        page.get_by_text("Menu", exact=True).click()
         players.click()
         page.wait_for_url("**/players")
         page.set_viewport_size(DESKTOP)

@@ -1,5 +1,5 @@
-// The header's theme switch: as the system, light, dark, in turn; the choice is kept on this device
-// (theme-early.js applies it before the page is drawn) and applied at once.
+// The header: its theme switch (as the system, light, dark, in turn; the choice is kept on this device,
+// theme-early.js applies it before the page is drawn) and its Menu, closed by Escape or a click elsewhere.
 import { announce } from "./announce.js";
 
 const KEY = "keypeg-theme";
@@ -43,8 +43,23 @@ function show(button, choice) {
   if (name) name.textContent = `Theme: ${NAMES[choice]}`;
 }
 
+function setUpMenu() {
+  const menu = document.querySelector("header details.menu");
+  if (!menu) return;
+  document.addEventListener("click", (event) => {
+    if (menu.open && !menu.contains(event.target)) menu.open = false;
+  });
+  menu.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && menu.open) {
+      menu.open = false;
+      menu.querySelector("summary").focus();
+    }
+  });
+}
+
 export function setUp(root) {
   if (root !== document) return; // the header stays when a page's <main> is swapped
+  setUpMenu();
   const button = document.querySelector("button[data-theme-switch]");
   if (!button) return;
   let choice = saved();
