@@ -93,9 +93,7 @@ def send_form(visit: Visit, server: Server, path: str, fields: dict[str, str]) -
     The Play, Match and Friends forms are the home page's business; the games are the board's."""
     page = visit.page
     csrf = page.request.get("/api/session").json()["csrf"]
-    answer = page.request.post(
-        path, form={"csrf": csrf, **fields}, headers={"Origin": server.base}, max_redirects=0
-    )
+    answer = page.request.post(path, form={"csrf": csrf, **fields}, headers={"Origin": server.base}, max_redirects=0)
     assert answer.status == 303, (answer.status, answer.text()[:400])
     location = answer.headers["location"]
     visit.goto(location, path.strip("/").replace("/", "-") or "home")
@@ -138,14 +136,18 @@ def stored_moves(server: Server, public_id: str) -> list[tuple[str, Feedback]]:
 
 
 def no_scroll(visit: Visit, label: str) -> None:
-    """The page fits its window: no vertical, no sideways scrolling."""
+    """The page fits its window: no vertical, no sideways scrolling, and every row of the board shows."""
     tall, high, wide, across = visit.page.evaluate(
         "() => [document.scrollingElement.scrollHeight, window.innerHeight,"
         " document.scrollingElement.scrollWidth, document.documentElement.clientWidth]"
     )
+    inner, shown = visit.page.evaluate(
+        "() => { const rows = document.querySelector('ol.pb-rows'); return [rows.scrollHeight, rows.clientHeight]; }"
+    )
     visit.shot(label)
     assert wide <= across, f"{label}: {wide} px wide in {across}"
     assert tall <= high, f"{label}: {tall} px high in {high} ({visit.page.url})"
+    assert inner <= shown, f"{label}: the board's rows scroll ({inner} px in {shown}): every row should show"
 
 
 # -- the games ---------------------------------------------------------------------------------------------
