@@ -45,12 +45,15 @@ function watch(section) {
   }
 
   function render(arrived) {
-    steps.forEach((step, k) => {
-      step.hidden = k >= shown;
+    steps.forEach((step, k) => { // kept in place, unseen, until played (watch.css): showing one moves nothing
+      step.hidden = false;
+      step.classList.toggle("unplayed", k >= shown);
+      step.setAttribute("aria-hidden", k >= shown ? "true" : "false");
       step.classList.toggle("latest", k === shown - 1);
       step.classList.toggle("arrive", arrived && k === shown - 1);
     });
-    end.hidden = shown < steps.length;
+    end.hidden = false;
+    end.classList.toggle("unplayed", shown < steps.length);
     where.textContent = `Step ${shown} of ${steps.length}`;
     back.disabled = shown === 0;
     on.disabled = shown >= steps.length;
