@@ -175,6 +175,24 @@ def test_play_classic_starts_a_game_in_one_click(browser: Browser, server: Serve
         context.close()
 
 
+def test_chromium_finds_the_app_installable(browser: Browser, server: Server) -> None:
+    """The browser's own reading of the manifest: no error, and nothing against installing the app but
+    the test's private window (Playwright's contexts are incognito)."""
+    context, visit = open_tab(browser, server.base, "look-install", viewport=DESKTOP)
+    page = visit.page
+    try:
+        page.goto("/")
+        page.wait_for_load_state("networkidle")
+        devtools = context.new_cdp_session(page)
+        manifest = devtools.send("Page.getAppManifest")
+        assert manifest["url"].endswith("/static/manifest.webmanifest") and manifest["errors"] == []
+        refusals = devtools.send("Page.getInstallabilityErrors")["installabilityErrors"]
+        assert {r["errorId"] for r in refusals} <= {"in-incognito"}, refusals
+        visit.clean()
+    finally:
+        context.close()
+
+
 def win_the_daily(page: Page, server: Server, name: str) -> str:
     """Register ``name`` and break today's classic code at once, through the API; the game's id."""
     base = {"Origin": server.base}
