@@ -150,6 +150,16 @@ def no_scroll(visit: Visit, label: str) -> None:
     assert inner <= shown, f"{label}: the board's rows scroll ({inner} px in {shown}): every row should show"
 
 
+def targets(visit: Visit) -> None:
+    """Every hole of the current row and every peg of the tray is a button at least 44 px square."""
+    sizes = visit.page.evaluate(
+        "() => Array.from(document.querySelectorAll('[data-hole], [data-tray] button'))"
+        ".map((b) => [b.tagName, b.getBoundingClientRect().width, b.getBoundingClientRect().height])"
+    )
+    assert len(sizes) == CLASSIC.pegs + CLASSIC.colors + 1, sizes
+    assert all(tag == "BUTTON" and w >= 44 and h >= 44 for tag, w, h in sizes), sizes
+
+
 # -- the games ---------------------------------------------------------------------------------------------
 
 
@@ -162,6 +172,7 @@ def rated_game(visit: Visit, server: Server, mode: str) -> None:
     expect(page.locator("[data-board=game] li.pb-row")).to_have_count(CLASSIC.rows)
     if mode == "touch":
         no_scroll(visit, "classic-fits")
+        targets(visit)
     history = break_code(visit, server, CLASSIC, mode, public_id)
     expect(page.locator("p.won")).to_contain_text(f"You broke the code in {len(history)} guess")
     expect(page.locator(".pb-shield.lifted .pb-peg")).to_have_count(CLASSIC.pegs)  # the shield lifted
@@ -314,6 +325,45 @@ def test_a_live_match_between_two_tabs(browser: Browser, server: Server, mode: s
     finally:
         host_context.close()
         guest_context.close()
+
+
+def test_many_rows_scroll_inside_the_board_and_the_row_played_stays_in_view(browser: Browser, server: Server) -> None:
+    """30 rows of 6 pegs on a phone: the past rows scroll inside the board; the current row, the tray and
+    the button stay in the window, which does not scroll. Codes typed in digits (Knuth's notation) and the
+    colour-blind pegs, kept by the browser, are checked on the way."""
+    context, visit = tab(browser, server, "board-many-rows", "touch")
+    page = visit.page
+    rules = Rules(6, 8, rows=30)
+    try:
+        url = send_form(visit, server, "/play", {"variant": "", "pegs": "6", "colors": "8", "rows": "30"})
+        public_id = url.rsplit("/", 1)[1]
+        history: list[tuple[str, Feedback]] = []
+        for _ in range(2):
+            guess = next_guess(rules, history)
+            page.locator("h1").focus()
+            page.keyboard.type("".join(str(rules.parse(guess).colors[k] + 1) for k in range(rules.pegs)))
+            expect(page.locator("#code")).to_have_value(guess)  # the digits read as the rules' own symbols
+            page.keyboard.press("Enter")
+            expect(rows(visit)).to_have_count(len(history) + 1)
+            history.append((guess, read_score(visit, len(history) + 1)))
+        tall, high, scrolls = page.evaluate(
+            "() => { const rows = document.querySelector('ol.pb-rows');"
+            " return [document.scrollingElement.scrollHeight, innerHeight, rows.scrollHeight > rows.clientHeight]; }"
+        )
+        assert scrolls and tall <= high, (tall, high, scrolls)
+        for shown in ("li.pb-row.current", "[data-tray]", "form[data-compose] button[type=submit]:not([form])"):
+            expect(page.locator(shown)).to_be_in_viewport(ratio=1)
+        visit.shot("many-rows")
+        page.get_by_role("button", name="Shapes: colour-blind pegs").tap()
+        expect(page.locator("html")).to_have_class(re.compile(r"\bpb-contrast\b"))
+        page.reload()
+        expect(page.locator("html")).to_have_class(re.compile(r"\bpb-contrast\b"))  # kept by this browser
+        expect(page.get_by_role("button", name="Shapes: colour-blind pegs")).to_have_attribute("aria-pressed", "true")
+        visit.shot("colour-blind")
+        assert stored_moves(server, public_id) == history
+        visit.clean()
+    finally:
+        context.close()
 
 
 def test_the_pages_score_agrees_with_keypegs_on_every_pair(browser: Browser, server: Server) -> None:

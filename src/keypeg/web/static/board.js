@@ -269,6 +269,22 @@ document.addEventListener("keydown", (e) => {
   }
 });
 
+// -- the board fits the window ----------------------------------------------------------------------------
+
+// Many rows: the past rows scroll inside the board (the current row stays in view, sticky), and the board
+// is made as short as the window needs, so the tray and the button stay in view too. (The CSSOM, not a
+// style attribute: the Content-Security-Policy allows it.)
+function fitRows() {
+  const list = document.querySelector("main ol.pb-rows");
+  if (!list || !list.querySelector(".current")) return;
+  list.style.maxHeight = "";
+  const over = document.scrollingElement.scrollHeight - window.innerHeight;
+  if (over <= 0 || list.scrollHeight <= list.clientHeight) return;
+  const least = 6 * (list.querySelector(".pb-row").offsetHeight || 36);
+  list.style.maxHeight = `${Math.max(least, list.clientHeight - over)}px`;
+}
+window.addEventListener("resize", () => fitRows());
+
 // -- the colour-blind pegs ---------------------------------------------------------------------------------
 
 function contrast(on) {
@@ -295,4 +311,5 @@ export function setUp(root) {
   setUpContrast(root);
   root.querySelectorAll("form[data-compose]").forEach(setUpComposer);
   setUpKeeper(root, setUpScorer(root));
+  fitRows();
 }
