@@ -241,7 +241,8 @@ def write_table(rows: list[Figures], path: Path) -> None:
         "|---|---|---|---:|---:|---:|---|---|---:|---:|---|",
     ]
     for f in sorted(rows, key=lambda f: (f.page, f.size, f.theme)):
-        verdict = "ok" if not f.failures else "; ".join(f.failures).replace("|", "\\|")[:300]
+        said = " ".join("; ".join(f.failures).split())  # one line of the table
+        verdict = "ok" if not f.failures else said.replace("|", "\\|")[:400]
         lines.append(
             f"| {f.page} | {f.size} | {f.theme} | {f.bytes / 1024:.1f} | {f.requests} | {f.cls:.4f} "
             f"| {f.scroll_width} / {f.inner_width} | {f.scroll_height} / {f.inner_height} "
