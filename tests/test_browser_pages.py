@@ -307,9 +307,7 @@ def browser() -> Iterator[Browser]:
 
 @pytest.fixture(scope="module")
 def audit(browser: Browser, server: Server) -> Iterator[Audit]:
-    PAGES.mkdir(parents=True, exist_ok=True)
-    for old in PAGES.glob("*.png"):
-        old.unlink()
+    PAGES.mkdir(parents=True, exist_ok=True)  # a page's screenshot is replaced by this run's
     audit = Audit(browser, build(browser, server))
     try:
         yield audit
