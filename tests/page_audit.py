@@ -177,6 +177,8 @@ class Figures:
     elsewhere: list[str] = field(default_factory=list)
     """Addresses the page asked another host for (none may be: no third-party request at run time)."""
     heaviest: list[tuple[str, int]] = field(default_factory=list)
+    seconds: float = 0.0
+    """How long the audit of the page took (load, measures, screenshot, axe-core)."""
 
 
 def measure(page: Page, meter: Meter, figures: Figures) -> None:
@@ -237,8 +239,8 @@ def write_table(rows: list[Figures], path: Path) -> None:
         "with no vertical scroll at 390x844, no serious or critical axe-core violation.",
         "",
         "| page | size | theme | KB | requests | CLS | width / viewport | height / viewport "
-        "| axe serious+critical | axe lesser | verdict |",
-        "|---|---|---|---:|---:|---:|---|---|---:|---:|---|",
+        "| axe serious+critical | axe lesser | audit s | verdict |",
+        "|---|---|---|---:|---:|---:|---|---|---:|---:|---:|---|",
     ]
     for f in sorted(rows, key=lambda f: (f.page, f.size, f.theme)):
         said = " ".join("; ".join(f.failures).split())  # one line of the table
@@ -246,7 +248,7 @@ def write_table(rows: list[Figures], path: Path) -> None:
         lines.append(
             f"| {f.page} | {f.size} | {f.theme} | {f.bytes / 1024:.1f} | {f.requests} | {f.cls:.4f} "
             f"| {f.scroll_width} / {f.inner_width} | {f.scroll_height} / {f.inner_height} "
-            f"| {len(f.serious)} | {f.lesser} | {verdict} |"
+            f"| {len(f.serious)} | {f.lesser} | {f.seconds:.2f} | {verdict} |"
         )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines) + "\n")

@@ -20,6 +20,7 @@ Skipped, saying why, without chromium (``/usr/bin/chromium``) or the ``playwrigh
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -342,6 +343,7 @@ def check(figures: Figures, case: Case, size: str) -> list[str]:
 def test_every_page(audit: Audit, case: Case, size: str, theme: str) -> None:
     page, meter = audit.tab(case.who, size, theme)
     path = case.path(page) if callable(case.path) else audit.world.paths.get(case.path, case.path)
+    began = time.monotonic()
     meter.start()
     answer = page.goto(path)
     assert answer is not None and answer.status == case.status, f"{path}: {answer.status if answer else None}"
@@ -352,6 +354,7 @@ def test_every_page(audit: Audit, case: Case, size: str, theme: str) -> None:
     page.screenshot(path=str(PAGES / f"{case.name}-{size}-{theme}.png"), full_page=True, animations="disabled")
     figures.serious, figures.lesser = axe_violations(page)
     figures.failures = check(figures, case, size)
+    figures.seconds = time.monotonic() - began
     audit.figures.append(figures)
     assert not figures.failures, f"{case.name} at {size} in {theme} ({path}):\n" + "\n".join(figures.failures)
 
