@@ -15,6 +15,7 @@ from click.testing import CliRunner, Result
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from conftest import free_port
 from keypeg import Rules, find_variant
 from keypeg.cli import cli
 from keypeg.play.codemakers import FixedCodemaker, RandomCodemaker
@@ -169,7 +170,7 @@ def test_serve_believes_forwarded_addresses_only_from_the_proxies_named(
     monkeypatch.setattr("uvicorn.run", lambda *args, **kwargs: started.append(kwargs))
     for name in ("KEYPEG_HTTPS", "KEYPEG_TRUST_PROXY"):
         monkeypatch.setenv(name, "")  # serve sets them for its workers: put back after the test
-    port = ["--port", "8765"]
+    port = ["--port", str(free_port())]  # serve checks the port is free: never a fixed one
     assert invoke(["serve", *port], url).exit_code == 0
     assert started[-1]["proxy_headers"] is False and os.environ["KEYPEG_TRUST_PROXY"] == ""
     assert app_from_environment().state.trusted_proxies == ()
