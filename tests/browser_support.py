@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,7 @@ __all__ = [
     "rows_text",
     "serve",
     "set_keys",
+    "touch_drag",
 ]
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -230,8 +232,9 @@ def rows(visit: Visit) -> Locator:
 def enter_guess(visit: Visit, guess: str, how: str, *, button: str = "Guess") -> None:
     """Send a guess (or a code, with its ``button``) on the board: ``click`` the tray's pegs then the
     button, ``drag`` them from the tray into the holes (HTML5 drag and drop) then click the button,
-    ``tap`` them (a touch screen), or ``type`` them on the keyboard (the symbols, then Enter); ``field``
-    types it in the form's text field (a page without JavaScript) and clicks the button."""
+    ``tap`` them (a touch screen), ``swipe`` them into the holes with a finger (touch events), or
+    ``type`` them on the keyboard (the symbols, then Enter); ``field`` types it in the form's text field
+    (a page without JavaScript) and clicks the button."""
     page = visit.page
     if how == "field":
         page.locator("#code").fill(guess)
@@ -250,16 +253,44 @@ def enter_guess(visit: Visit, guess: str, how: str, *, button: str = "Guess") ->
         peg = tray.locator(f"button[data-symbol='{symbol}']")
         if how == "tap":
             peg.tap()
+        elif how == "swipe":
+            touch_drag(visit, peg, holes.nth(k))
         elif how == "drag":
             peg.drag_to(holes.nth(k))
         else:
             peg.click()
         expect(holes.nth(k)).to_have_text(symbol)
     send = page.locator("form[data-compose]").get_by_role("button", name=button, exact=True)
-    if how == "tap":
+    if how in ("tap", "swipe"):
         send.tap()
     else:
         send.click()
+
+
+def touch_drag(visit: Visit, source: Locator, target: Locator) -> None:
+    """A finger pressed on ``source``, moved over ``target`` and lifted there (the browser's own touch
+    events, through the DevTools protocol: Playwright's touch screen only taps)."""
+    page = visit.page
+    target.scroll_into_view_if_needed()
+    source.scroll_into_view_if_needed()
+    start, end = source.bounding_box(), target.bounding_box()
+    assert start is not None and end is not None
+    x0, y0 = start["x"] + start["width"] / 2, start["y"] + start["height"] / 2
+    x1, y1 = end["x"] + end["width"] / 2, end["y"] + end["height"] / 2
+    cdp = page.context.new_cdp_session(page)
+    moment = time.time()  # a finger's pace, 50 ms a step, held still at the end: a slide, not a fling
+
+    def touch(kind: str, points: list[dict[str, float]], step: int) -> None:
+        cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points, "timestamp": moment + step / 20})
+
+    try:
+        touch("touchStart", [{"x": x0, "y": y0}], 0)
+        for step in range(1, 7):
+            x, y = x0 + (x1 - x0) * min(step, 5) / 5, y0 + (y1 - y0) * min(step, 5) / 5
+            touch("touchMove", [{"x": x, "y": y}], step)
+        touch("touchEnd", [], 8)
+    finally:
+        cdp.detach()
 
 
 def read_score(visit: Visit, number: int) -> Feedback:

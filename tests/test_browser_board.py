@@ -85,7 +85,7 @@ def press(visit: Visit, control: Locator, mode: str) -> None:
 
 def guess_ways(mode: str) -> tuple[str, ...]:
     """How guesses are entered in ``mode``, in turn (see browser_support.enter_guess)."""
-    return {"mouse": ("drag", "click"), "keyboard": ("type",), "touch": ("tap",)}[mode]
+    return {"mouse": ("drag", "click"), "keyboard": ("type",), "touch": ("swipe", "tap")}[mode]
 
 
 def send_form(visit: Visit, server: Server, path: str, fields: dict[str, str]) -> str:
@@ -277,6 +277,13 @@ def test_a_whole_game_of_each_kind(browser: Browser, server: Server, mode: str) 
         context.close()
 
 
+def settled(visit: Visit, match_url: str) -> None:
+    """The match's page shows its latest state (its live updates have all come): nothing will replace it
+    while a row is being filled."""
+    version = visit.page.request.get(f"/api{match_url}").json()["version"]
+    expect(visit.page.locator("[data-live-events]")).to_have_attribute("data-version", str(version))
+
+
 @pytest.mark.parametrize("mode", MODES)
 def test_a_live_match_between_two_tabs(browser: Browser, server: Server, mode: str) -> None:
     """Two people play a live match of two games, each setting a code on the tray and breaking the
@@ -296,6 +303,7 @@ def test_a_live_match_between_two_tabs(browser: Browser, server: Server, mode: s
             expect(maker.page.get_by_role("region", name=re.compile("^Your code for this game"))).to_be_visible(
                 timeout=5_000
             )
+            settled(maker, match_url)
             enter_guess(maker, code, guess_ways(mode)[0], button="Set the code")
             expect(maker.page.locator("[data-board=current] .pb-shield.mine .pb-peg")).to_have_count(rules.pegs)
             maker.shot(f"game{game}-set")
@@ -306,6 +314,7 @@ def test_a_live_match_between_two_tabs(browser: Browser, server: Server, mode: s
                 guess = next_guess(rules, history) if not history else code
                 if guess == code and not history:
                     guess = "RRRR" if code != "RRRR" else "GGGG"
+                settled(breaker, match_url)
                 enter_guess(breaker, guess, guess_ways(mode)[len(history) % len(guess_ways(mode))])
                 feedback = score(rules.parse(code), rules.parse(guess))
                 history.append((guess, feedback))
@@ -318,7 +327,7 @@ def test_a_live_match_between_two_tabs(browser: Browser, server: Server, mode: s
         for visit in (host, guest):
             expect(visit.page.locator("main")).to_contain_text("The match is over", timeout=5_000)
             visit.shot("over")
-        state: dict[str, Any] = host.page.request.get(f"/api/live{match_url.removeprefix('/live')}").json()
+        state: dict[str, Any] = host.page.request.get(f"/api{match_url}").json()
         assert [(g["guesses"], g["broken"]) for g in state["played"]] == [(len(h), True) for h in played]
         host.clean()
         guest.clean()
