@@ -46,8 +46,9 @@ def test_the_session_cookie_survives_a_link_from_another_site(url: str) -> None:
     assert "samesite=lax" in fresh.headers["set-cookie"].lower()
 
 
-def test_login_attempts_sent_at_once_are_limited(url: str) -> None:
-    app = create_app(url)
+def test_login_attempts_sent_at_once_are_limited(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr("keypeg.services.accounts.LOGIN_DELAY_START", timedelta(hours=1))  # a slow machine's
+    app = create_app(url)  # seconds between the attempts and the last check never end the delay
     owner = TestClient(app, base_url=SITE)
     token = owner.get("/api/session").json()["csrf"]
     owner.post("/api/players", json={"name": "victim", "password": "right one"}, headers={"X-CSRF-Token": token})
@@ -75,7 +76,11 @@ def test_login_attempts_sent_at_once_are_limited(url: str) -> None:
     assert owner.post("/api/login", json={"name": "victim", "password": "right one"}, headers=csrf).status_code == 200
 
 
-def test_forwarded_addresses_are_believed_only_from_the_proxies_named(url: str) -> None:
+def test_forwarded_addresses_are_believed_only_from_the_proxies_named(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("keypeg.services.accounts.LOGIN_DELAY_START", timedelta(hours=1))  # never over mid-test
+
     def failures_until_throttled(app: object, forwarded: str, peer: str = "127.0.0.1") -> int:
         browser = TestClient(app, base_url=SITE, client=(peer, 50000))  # type: ignore[arg-type]
         csrf = {"X-CSRF-Token": browser.get("/api/session").json()["csrf"], "X-Forwarded-For": forwarded}
