@@ -245,7 +245,7 @@ function drawShield(root, secret) {
   holes.forEach((hole, k) => {
     const symbol = secret[k];
     const css = symbol ? tray.get(symbol) : null;
-    hole.className = css ? `hole hidden-peg peg pb-peg ${css}` : "hole hidden-peg";
+    hole.className = css ? `peg pb-peg ${css}` : "hole hidden-peg";
     hole.textContent = css ? symbol : "?";
   });
 }
