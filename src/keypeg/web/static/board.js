@@ -271,15 +271,16 @@ document.addEventListener("keydown", (e) => {
 
 // -- the board fits the window ----------------------------------------------------------------------------
 
-// Many rows: the past rows scroll inside the board (the current row stays in view, sticky), and the board
-// is made as short as the window needs, so the tray and the button stay in view too. (The CSSOM, not a
+// A board taller than the window has room for (many rows, or a page with more above it): its rows scroll
+// inside it (the current row stays in view, sticky), the board made as short as the window needs so the
+// tray and the button stay in view too (never shorter than six rows). (The CSSOM, not a
 // style attribute: the Content-Security-Policy allows it.)
 function fitRows() {
   const list = document.querySelector("main ol.pb-rows");
   if (!list || !list.querySelector(".current")) return;
   list.style.maxHeight = "";
   const over = document.scrollingElement.scrollHeight - window.innerHeight;
-  if (over <= 0 || list.scrollHeight <= list.clientHeight) return;
+  if (over <= 0) return;
   const least = 6 * (list.querySelector(".pb-row").offsetHeight || 36);
   list.style.maxHeight = `${Math.max(least, list.clientHeight - over)}px`;
 }
