@@ -394,6 +394,7 @@ def test_a_game_with_the_keyboard_alone(visit: Visit, server: Server) -> None:
 
     while history[-1][1] != rules.win:  # the others typed, then Enter
         guess = next_guess(rules, history)
+        expect(page.locator("h1")).to_be_focused()  # the page shown after every answer: its heading, then type
         slip = next(s for s in "ABCD" if s != guess[-1])
         keys.type(guess[:-1] + slip)
         keys.press("Backspace")  # a slip, taken back

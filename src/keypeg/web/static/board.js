@@ -80,6 +80,7 @@ function setUpComposer(form) {
   };
 
   input.required = false; // the board checks the row is full (a hidden field cannot show the browser's message)
+  input.removeAttribute("autofocus"); // hidden: a page shown in place of another focuses its heading instead
   form.querySelectorAll("[data-no-js]").forEach((el) => { el.hidden = true; });
   tray.hidden = false;
   holes.forEach((hole, k) => {
@@ -194,6 +195,7 @@ function setUpScorer(root) {
     hole.addEventListener("click", () => { state[k] = NEXT[state[k]]; draw(); said(); });
   });
   form.querySelectorAll("[data-no-js]").forEach((el) => { el.hidden = true; });
+  form.querySelectorAll("[data-no-js] [autofocus]").forEach((el) => el.removeAttribute("autofocus"));
   form.querySelectorAll("[data-js-note]").forEach((el) => { el.hidden = false; });
   const put = (kind) => {
     const k = state.indexOf("empty");
