@@ -368,23 +368,25 @@ def test_the_audit_sees_what_it_measures(audit: Audit) -> None:
     assert (answer := page.goto("/top")) is not None and answer.ok
     settle(page)  # drawn: a shift is of what was drawn
     page.evaluate(
-        """async () => {
+        """() => {
           const main = document.querySelector("main");
           const block = document.createElement("div");
           block.append(document.createElement("img"));  // an image without alternative text: critical
           main.prepend(block);
-          const frame = () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)));
-          await frame();
-          for (let k = 0; k < 10; k += 1) {  // the page's content pushed down, again and again
+          window.keypegPush = () => {  // the page's content pushed down
             const pushed = document.createElement("p");
             pushed.textContent = "pushed";
             block.append(pushed);
-            await frame();
-          }
-          const wide = document.createElement("p");  // then wider than the phone
-          wide.textContent = "x".repeat(500);
-          main.append(wide);
+          };
         }"""
+    )
+    # pushed down frame after frame until the observer has seen the shifts add up (drawn frames, no fixed wait)
+    page.wait_for_function(
+        "() => { keypegPush(); keypegShifts.take(); return keypegShifts.total >= 0.1; }", polling="raf"
+    )
+    page.evaluate(  # then wider than the phone
+        "() => { const wide = document.createElement('p'); wide.textContent = 'x'.repeat(500);"
+        " document.querySelector('main').append(wide); }"
     )
     page.evaluate(  # more bytes than a page may take: the API's schema, three times (the cache is off)
         "() => Promise.all([1, 2, 3].map((k) => fetch(`/openapi.json?k=${k}`).then((r) => r.text())))"
