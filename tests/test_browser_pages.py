@@ -229,9 +229,6 @@ CASES = [
 ]
 
 FINDINGS: dict[tuple[str, str | None, str | None], str] = {
-    ("game-maker", "phone", None): "finding 02:15: the classic board in play scrolls at 390x844 (keep-code field, "
-    "reasoning and Undo below the board)",
-    ("practice-hint", "phone", None): "finding 02:15: with a hint shown the classic board scrolls at 390x844",
     ("live-playing", "phone", None): "finding 02:15: the live board in play scrolls at 390x844 (status lines above)",
     ("live-over", "phone", None): "finding 02:15: axe scrollable-region-focusable at live.html's .scroll (no tabindex)",
     ("docs-try", None, None): "finding 02:35: Swagger UI (third-party, kept at /docs/try) weighs 1.2 MB and fails "
