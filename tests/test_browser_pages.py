@@ -233,6 +233,8 @@ CASES = [
 FINDINGS: dict[tuple[str, str | None, str | None], str] = {
     ("game-maker", "phone", None): "finding 03:32: layout shift 0.21-0.28 on a phone: board.js shortens the rows "
     "after load (490 -> 317 px) and the send row jumps 262 px up",
+    ("practice-hint", "phone", None): "finding 03:35: layout shift 0.087 on a phone as it loads (the board fitted "
+    "after load, as in the computer's game)",
     ("live-playing", "phone", None): "finding 02:15: the live board in play scrolls at 390x844 (status lines above)",
     ("live-over", "phone", None): "finding 02:15: axe scrollable-region-focusable at live.html's .scroll (no tabindex)",
     ("docs-try", None, None): "finding 02:35: Swagger UI (third-party, kept at /docs/try) weighs 1.2 MB and fails "
