@@ -223,25 +223,11 @@ CASES = [
     Case("players-in", "ada", "/players"),
     Case("top", "guest", "/top?variant=classic"),
     Case("docs", "guest", "/docs"),
-    Case("docs-try", "guest", "/docs/try", sizes=("desktop",), themes=("light",)),  # Swagger UI: its own look
     Case("error-404", "guest", "/no-such-page", status=404),
     Case("watch", "guest", "/watch"),
     Case("explore", "guest", "/explore"),
     Case("explore-node", "guest", explore_node),
 ]
-
-FINDINGS: dict[tuple[str, str | None, str | None], str] = {
-    ("game-maker", "phone", None): "finding 03:32: layout shift 0.21-0.28 on a phone: board.js shortens the rows "
-    "after load (490 -> 317 px) and the send row jumps 262 px up",
-    ("practice-hint", "phone", None): "finding 03:35: layout shift 0.087 on a phone as it loads (the board fitted "
-    "after load, as in the computer's game)",
-    ("live-playing", "phone", None): "finding 02:15: the live board in play scrolls at 390x844 (status lines above)",
-    ("live-over", "phone", None): "finding 02:15: axe scrollable-region-focusable at live.html's .scroll (no tabindex)",
-    ("docs-try", None, None): "finding 02:35: Swagger UI (third-party, kept at /docs/try) weighs 1.2 MB and fails "
-    "axe color-contrast and nested-interactive",
-}
-"""Known failures waiting on someone else's fix (page, size or None for both, theme or None for both):
-each the finding written to /tmp/prompts/findings.md. Empty when every page passes."""
 
 
 def params() -> list[Any]:
@@ -249,12 +235,7 @@ def params() -> list[Any]:
     for case in CASES:
         for size in case.sizes:
             for theme in case.themes:
-                marks = [
-                    pytest.mark.xfail(reason=reason, strict=False)
-                    for (page, s, t), reason in FINDINGS.items()
-                    if page == case.name and s in (None, size) and t in (None, theme)
-                ]
-                found.append(pytest.param(case, size, theme, id=f"{case.name}-{size}-{theme}", marks=marks))
+                found.append(pytest.param(case, size, theme, id=f"{case.name}-{size}-{theme}"))
     return found
 
 
