@@ -405,3 +405,36 @@ def test_the_pages_score_agrees_with_keypegs_on_every_pair(browser: Browser, ser
         visit.clean()
     finally:
         context.close()
+
+
+REFUSING_STORAGE = """
+for (const name of ["localStorage", "sessionStorage"]) {
+  const refuse = () => { throw new DOMException("The operation is insecure.", "SecurityError"); };
+  Object.defineProperty(window, name, { get: refuse });
+}
+"""
+"""A browser that blocks site data: reading either storage throws."""
+
+
+@pytest.mark.parametrize("refusing", [False, True], ids=["storage", "storage-refused"])
+def test_the_kept_code_is_read_in_any_notation_and_a_browser_refusing_storage_still_plays(
+    browser: Browser, server: Server, refusing: bool
+) -> None:
+    context, visit = tab(browser, server, f"keeper-{refusing}", "mouse")
+    if refusing:
+        context.add_init_script(REFUSING_STORAGE)
+    page = visit.page
+    rules = find_variant("classic").rules  # its own symbols R G B Y W K, not letters: B is blue, not green
+    send_form(visit, server, "/play", {"variant": "classic", "role": "maker"})
+    guess = page.locator("[data-keep-code]").get_attribute("data-guess") or ""
+    mine = page.get_by_label("Let this browser score for me: my code")
+    for typed in ("1 2 3 4", "ABCD", "abcd", "rgby"):  # digits, letters, the symbols: one code, read whole
+        mine.fill(typed)
+        truth = score(rules.parse("RGBY"), rules.parse(guess))
+        expect(page.locator("input[name=black]")).to_have_value(str(truth.black))
+        expect(page.locator("input[name=white]")).to_have_value(str(truth.white))
+        expect(page.locator("[data-shield-holes] .pb-peg")).to_have_count(rules.pegs)
+    send_form(visit, server, "/play", {"variant": "classic", "role": "breaker", "practice": "yes"})
+    enter_guess(visit, next_guess(rules, []), "click")  # the board works whatever the storage
+    expect(rows(visit)).to_have_count(1)
+    context.close()

@@ -311,6 +311,8 @@ def test_the_form_sends_the_browser_to_the_node_s_address(browser: TestClient) -
     assert (chosen.status_code, chosen.headers["location"]) == (303, "/explore/5x7-norepeats/simple")
     page = browser.get(chosen.headers["location"])
     assert page.status_code == 200 and 'name="pegs" min="1" max="15" value="5"' in page.text
+    alone = browser.get("/explore", params={"strategy": "knuth"}, follow_redirects=False)  # no game: classic's
+    assert (alone.status_code, alone.headers["location"]) == (303, "/explore/classic/worst-case")
     wrong = browser.get("/explore", params={"game": "classic", "strategy": "nope"}, follow_redirects=False)
     assert wrong.status_code == 404 and "unknown strategy" in html.unescape(wrong.text)
     start = browser.get("/explore")

@@ -478,7 +478,7 @@ def test_no_inline_style_or_script(browser: TestClient) -> None:
         shown = browser.get(path, params=params).text
         assert " style=" not in shown and "<style" not in shown and " on" + "click=" not in shown
         assert re.findall(r"<script[^>]*>", shown) == [
-            '<script src="/static/theme-early.js">',  # the theme chosen, set before the first paint
+            '<script src="/static/early.js">',  # the theme chosen and the script's mark, before the first paint
             '<script type="module" src="/static/main.js">',
         ]
 

@@ -130,11 +130,11 @@ def test_the_icon_writer_makes_png_files_that_decode_to_their_pixels(pixels: np.
 def test_the_theme_is_set_before_the_style_sheet_and_the_bar_has_both_colours(client: TestClient) -> None:
     html = client.get("/players").text
     head = html.split("</head>", 1)[0]
-    early = head.index('<script src="/static/theme-early.js"></script>')  # classic: runs before the first paint
+    early = head.index('<script src="/static/early.js"></script>')  # classic: runs before the first paint
     assert early < head.index('<link rel="stylesheet" href="/static/keypeg.css">')
     assert re.search(r'<meta name="theme-color" content="#[0-9a-f]{6}" media="\(prefers-color-scheme: light\)">', head)
     assert re.search(r'<meta name="theme-color" content="#[0-9a-f]{6}" media="\(prefers-color-scheme: dark\)">', head)
-    script = client.get("/static/theme-early.js")
+    script = client.get("/static/early.js")
     assert script.status_code == 200 and "export" not in script.text and "import" not in script.text
     main = client.get("/static/main.js").text
     for part in ("theme", "share"):

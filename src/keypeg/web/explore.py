@@ -260,8 +260,10 @@ def explore_form(
     try:
         if game and not (pegs or colors or repeats or blanks):
             named = explorer.game_name(explorer.rules_named(game))
-        else:
+        elif pegs or colors or repeats or blanks:
             named = chosen.rules().slug  # one's own game: pegs x colours, as addresses name it
+        else:
+            named = DEFAULT_GAME  # only a strategy chosen: classic's tree
         name = explorer.strategy_named(strategy or DEFAULT_STRATEGY)
     except KeypegError as refused:
         return _show(request, game, strategy, "", chosen, str(refused), _status(refused))

@@ -4,6 +4,7 @@
 // protocol: the board only fills their fields (code, black, white), which work without it.
 import { announce } from "./announce.js";
 import { score } from "./score.js";
+import { keep, read } from "./kept.js";
 
 const CONTRAST_KEY = "keypeg-contrast-pegs";
 let active = null; // the composer or the scorer the keyboard plays on (the page's, once swapped in)
@@ -217,6 +218,19 @@ function setUpScorer(root) {
 
 // Your code, kept by this browser (never sent): the score of the computer's guess filled in from it, and
 // the code drawn under the shield.
+// A code typed as keypeg reads one: whole, in the first notation that fits (the rules' own symbols, the
+// letters A.., the digits 1..; a blank "." or "-"), written in the rules' own symbols; "" when none fits.
+function readCode(text, pegs) {
+  const spans = Array.from(pegs.querySelectorAll("[data-symbol]"));
+  const blank = spans.some((p) => p.dataset.symbol === ".") ? "." : null;
+  for (const notation of ["symbol", "letter", "digit"]) {
+    const symbols = new Map(spans.filter((p) => p.dataset[notation]).map((p) => [p.dataset[notation], p.dataset.symbol]));
+    const read = Array.from(text).map((ch) => symbols.get(ch) || ((ch === "." || ch === "-") && blank) || null);
+    if (read.every(Boolean)) return read.join("");
+  }
+  return "";
+}
+
 function setUpKeeper(root, scored) {
   const keeper = root.querySelector("[data-keep-code]");
   if (!keeper) return;
@@ -225,9 +239,8 @@ function setUpKeeper(root, scored) {
   const input = keeper.querySelector("input");
   const guess = keeper.getAttribute("data-guess");
   const fill = () => {
-    const secret = input.value.toUpperCase().replace(/\s/g, "");
-    if (secret) window.sessionStorage.setItem("keypeg-code-" + game, secret);
-    else window.sessionStorage.removeItem("keypeg-code-" + game);
+    const secret = readCode(input.value.toUpperCase().replace(/[\s,]/g, ""), keeper);
+    keep("keypeg-code-" + game, secret, true);
     drawShield(root, secret);
     if (!secret || !guess || secret.length !== guess.length) return;
     const [black, white] = score(secret, guess);
@@ -235,7 +248,7 @@ function setUpKeeper(root, scored) {
     if (b && w) { b.value = black; w.value = white; }
     if (scored) scored();
   };
-  input.value = window.sessionStorage.getItem("keypeg-code-" + game) || "";
+  input.value = read("keypeg-code-" + game, true) || "";
   input.addEventListener("input", fill);
   fill();
 }
@@ -283,7 +296,7 @@ function fitRows() {
   list.style.maxHeight = "";
   const over = document.scrollingElement.scrollHeight - window.innerHeight;
   if (over <= 0) return;
-  const least = 6 * (list.querySelector(".pb-row").offsetHeight || 36);
+  const least = 6 * (list.querySelector(".pb-row:not(.current)")?.offsetHeight || 36); // the current row is taller
   list.style.maxHeight = `${Math.max(least, list.clientHeight - over)}px`;
 }
 window.addEventListener("resize", () => fitRows());
@@ -300,13 +313,12 @@ function setUpContrast(root) {
     button.hidden = false;
     button.addEventListener("click", () => {
       const on = !document.documentElement.classList.contains("pb-contrast");
-      if (on) window.localStorage.setItem(CONTRAST_KEY, "on");
-      else window.localStorage.removeItem(CONTRAST_KEY);
+      keep(CONTRAST_KEY, on ? "on" : null);
       contrast(on);
       announce(on ? "Colour-blind pegs: shapes and patterns." : "Colour-blind pegs off.");
     });
   });
-  contrast(Boolean(window.localStorage.getItem(CONTRAST_KEY)));
+  contrast(Boolean(read(CONTRAST_KEY)));
 }
 
 export function setUp(root) {

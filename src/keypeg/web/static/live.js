@@ -3,6 +3,7 @@
 // for a while: the browser gives up on an answer that is not 200) or stayed silent longer than two
 // keep-alives is opened again, after 1, 2, 4 ... at most 30 s, and its first state catches the page up.
 import { announce } from "./announce.js";
+import { keep, read } from "./kept.js";
 import { showPage } from "./pages.js";
 
 const KEEPALIVE_MS = 5000;
@@ -80,8 +81,8 @@ async function showState(event) {
   });
   if (!main) return true;
   if (turnCame) tellTurn(document.title);
-  const input = main.querySelector("input[data-code]");
-  if (input) input.focus();
+  const focus = main.querySelector("[autofocus]") || main.querySelector("h1");
+  if (focus) focus.focus();
   return true;
 }
 
@@ -112,11 +113,11 @@ const NOTIFY_KEY = "keypeg-notify";
 function setUpNotify(root) {
   const button = root.querySelector("button[data-notify]");
   if (!button || !("Notification" in window) || Notification.permission === "denied") return;
-  if (Notification.permission === "granted" && window.localStorage.getItem(NOTIFY_KEY)) return;
+  if (Notification.permission === "granted" && read(NOTIFY_KEY)) return;
   button.hidden = false;
   button.addEventListener("click", async () => {
     if (await Notification.requestPermission() !== "granted") { button.hidden = true; return; }
-    window.localStorage.setItem(NOTIFY_KEY, "yes");
+    keep(NOTIFY_KEY, "yes");
     button.hidden = true;
     announce("You will be notified when it is your turn.");
   });
@@ -124,7 +125,7 @@ function setUpNotify(root) {
 
 function tellTurn(title) {
   if (!("Notification" in window) || Notification.permission !== "granted") return;
-  if (!window.localStorage.getItem(NOTIFY_KEY) || !document.hidden) return;
+  if (!read(NOTIFY_KEY) || !document.hidden) return;
   new Notification(title, { body: "It is your turn in your keypeg match.", tag: "keypeg-turn" });
 }
 

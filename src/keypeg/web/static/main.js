@@ -9,8 +9,15 @@ import { setUp as watch } from "./watch.js";
 
 const parts = [pages, board, live, theme, share, watch];
 
+// One part failing (a browser refusing what it uses) leaves the others working.
 function setUpAll(root) {
-  for (const part of parts) part(root);
+  for (const part of parts) {
+    try {
+      part(root);
+    } catch (error) {
+      console.error(error);
+    }
+  }
 }
 
 document.addEventListener(PAGE_EVENT, (event) => setUpAll(event.detail));

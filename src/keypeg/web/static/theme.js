@@ -1,6 +1,7 @@
 // The header: its theme switch (as the system, light, dark, in turn; the choice is kept on this device,
-// theme-early.js applies it before the page is drawn) and its Menu, closed by Escape or a click elsewhere.
+// early.js applies it before the page is drawn) and its Menu, closed by Escape or a click elsewhere.
 import { announce } from "./announce.js";
+import { keep, read } from "./kept.js";
 
 const KEY = "keypeg-theme";
 const CHOICES = ["system", "light", "dark"];
@@ -8,22 +9,10 @@ const NAMES = { system: "as the system", light: "light", dark: "dark" };
 const BARS = { light: "#20232a", dark: "#0d0f12" }; // the header's colour, for the phone's own bar
 
 function saved() {
-  try {
-    const chosen = window.localStorage.getItem(KEY);
-    return CHOICES.includes(chosen) ? chosen : "system";
-  } catch (refused) {
-    return "system";
-  }
+  const chosen = read(KEY);
+  return CHOICES.includes(chosen) ? chosen : "system";
 }
 
-function keep(choice) {
-  try {
-    if (choice === "system") window.localStorage.removeItem(KEY);
-    else window.localStorage.setItem(KEY, choice);
-  } catch (refused) {
-    // not kept: the choice holds on this page only
-  }
-}
 
 function apply(choice) {
   const html = document.documentElement;
@@ -67,7 +56,7 @@ export function setUp(root) {
   show(button, choice);
   button.addEventListener("click", () => {
     choice = CHOICES[(CHOICES.indexOf(choice) + 1) % CHOICES.length];
-    keep(choice);
+    keep(KEY, choice === "system" ? null : choice);
     apply(choice);
     show(button, choice);
     announce(`Theme: ${NAMES[choice]}`);
