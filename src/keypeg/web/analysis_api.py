@@ -162,7 +162,7 @@ def advice_out(advice: Advice) -> AnalyseOut:
                 strategy=choice.strategy,
                 guess=str(choice.guess),
                 measure=choice.measure,
-                ranked=figures(choice) if all(g.figures is not None for g in choice.ranked) else [],
+                ranked=figures(choice.ranked) if all(g.figures is not None for g in choice.ranked) else [],
             )
             for choice in advice.choices
         ],

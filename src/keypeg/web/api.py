@@ -7,6 +7,7 @@ anyone else gets 404, as for a game that does not exist; the secret appears only
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, Response
@@ -16,7 +17,7 @@ from keypeg.code import Feedback
 from keypeg.limits import WEB_MATCH_GAMES
 from keypeg.rules import Rules
 from keypeg.services import games, matches
-from keypeg.strategies import Choice
+from keypeg.strategies.choice import Ranked
 from keypeg.variants import rules_from_options
 from keypeg.web.sessions import WebSession, check_origin_and_csrf, current, open_session, player_for, store_of
 
@@ -281,8 +282,8 @@ class HelpOut(BaseModel):
     review: str | None = Field(None, description="The coach's review of your last guess.")
 
 
-def figures(choice: Choice) -> list[FiguresOut]:
-    """The figures behind a strategy's best guesses."""
+def figures(ranked: Iterable[Ranked]) -> list[FiguresOut]:
+    """The figures behind a strategy's best guesses (``Choice.ranked``)."""
     return [
         FiguresOut(
             guess=str(g.guess),
@@ -293,7 +294,7 @@ def figures(choice: Choice) -> list[FiguresOut]:
             number_of_parts=g.number_of_parts,
             fits=g.fits,
         )
-        for g in choice.ranked
+        for g in ranked
     ]
 
 
@@ -311,7 +312,7 @@ def help_(
         return HelpOut(guess=str(games.hint(opened)), candidates=None, review=None)
     if kind == "explain":
         choice = games.explain(opened)
-        return HelpOut(guess=str(choice.guess), candidates=choice.fitting, ranked=figures(choice), review=None)
+        return HelpOut(guess=str(choice.guess), candidates=choice.fitting, ranked=figures(choice.ranked), review=None)
     review = games.review(opened)
     return HelpOut(guess=str(review.guess), candidates=review.after, review=review.line())
 
@@ -321,7 +322,7 @@ def reasoning(request: Request, game_id: GameId, session: Annotated[WebSession, 
     """The computer's reasoning behind the guess it awaits your score for (role maker): the codes that
     fit your scores, and the figures of its best guesses."""
     choice = games.solving(load_game(request, session, game_id)).choice()
-    return HelpOut(guess=str(choice.guess), candidates=choice.fitting, ranked=figures(choice), review=None)
+    return HelpOut(guess=str(choice.guess), candidates=choice.fitting, ranked=figures(choice.ranked), review=None)
 
 
 # -- matches -------------------------------------------------------------------------------------------

@@ -22,17 +22,16 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, Field
 
-from keypeg.analysis.cost import Budget, Estimate
+from keypeg.analysis.cost import Estimate
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 from keypeg.services.accounts import ThrottledError
-from keypeg.services.fair_share import Gate
-from keypeg.services.watch import DEFAULT_STRATEGY, STRATEGIES, Step, WatchedGame, watch
+from keypeg.services.watch import DEFAULT_STRATEGY, STRATEGIES, WatchedGame, watch
 from keypeg.strategies import canonical_name
 from keypeg.text import visible
-from keypeg.web.analysis_api import web_budget
+from keypeg.web.analysis_api import GatedBudget
 from keypeg.web.analysis_pages import label
-from keypeg.web.api import ERRORS, FiguresOut, rules_query
+from keypeg.web.api import ERRORS, FiguresOut, figures, rules_query
 from keypeg.web.fair_share import analysis
 from keypeg.web.pages import RulesForm, form_query, page, redirect
 
@@ -47,24 +46,17 @@ SPEEDS = (0.5, 5.0, 1.5)
 """The page's speed: the fastest and slowest seconds a step, and the one it starts at."""
 
 
-class StepBudget:
-    """A watched game's budget: :func:`~keypeg.web.analysis_api.web_budget`, opened once the gate lets the
-    work in, each decision checked against what is left of it. A decision's estimate counts until it is
-    made; then the time it took does (the next decision is checked against the time really left, not
-    against every estimate so far: the genetic codebreaker's are a second each, its decisions a tenth)."""
-
-    def __init__(self, gate: Gate) -> None:
-        self._gate = gate
-        self._budget: Budget | None = None
+class StepBudget(GatedBudget):
+    """A watched game's budget: a request's, opened once the gate lets the work in, each decision checked
+    against what is left of it. A decision's estimate counts until it is made; then the time it took does
+    (the next decision is checked against the time really left, not against every estimate so far: the
+    genetic codebreaker's are a second each, its decisions a tenth)."""
 
     def check(self, estimate: Estimate) -> None:
         """The gate (the first time), then the budget's check of the next decision."""
-        self._gate()
-        if self._budget is None:
-            self._budget = web_budget()
-        else:
+        if self._budget is not None:
             self._budget.spent = self._budget.elapsed()  # the decisions made so far: the time they took
-        self._budget(estimate)
+        super().check(estimate)
 
 
 def watched(request: Request, rules: Rules, strategy: str, seed: int, secret: str | None) -> WatchedGame:
@@ -211,22 +203,6 @@ class WatchOut(BaseModel):
     steps: list[WatchStepOut]
 
 
-def _figures(step: Step) -> list[FiguresOut]:
-    return [
-        FiguresOut(
-            guess=str(g.guess),
-            parts={f"{f.black},{f.white}": n for f, n in g.parts.items()},
-            largest=g.largest,
-            expected_size=round(g.expected_size, 4),
-            entropy=round(g.entropy, 4),
-            number_of_parts=g.number_of_parts,
-            fits=g.fits,
-        )
-        for g in step.ranked
-        if g.figures is not None
-    ]
-
-
 def game_out(game: WatchedGame, where: str) -> WatchOut:
     """The JSON of a watched game whose page is at ``where``."""
     return WatchOut(
@@ -253,7 +229,7 @@ def game_out(game: WatchedGame, where: str) -> WatchOut:
                 over=s.over,
                 measure=s.measure,
                 forgotten=list(s.forgotten),
-                ranked=_figures(s),
+                ranked=figures(g for g in s.ranked if g.figures is not None),
             )
             for s in game.steps
         ],
