@@ -438,3 +438,22 @@ def test_the_kept_code_is_read_in_any_notation_and_a_browser_refusing_storage_st
     enter_guess(visit, next_guess(rules, []), "click")  # the board works whatever the storage
     expect(rows(visit)).to_have_count(1)
     context.close()
+
+
+def test_enter_sends_the_row_after_pegs_clicked_and_adds_a_peg_reached_by_tab(browser: Browser, server: Server) -> None:
+    context, visit = tab(browser, server, "enter", "mouse")
+    page = visit.page
+    rules = find_variant("classic").rules
+    send_form(visit, server, "/play", {"variant": "classic", "role": "breaker", "practice": "yes"})
+    tray = page.locator("[data-tray]")
+    for symbol in "RGBY":
+        tray.locator(f"button[data-symbol='{symbol}']").click()  # the last one keeps the focus
+    page.keyboard.press("Enter")
+    expect(rows(visit)).to_have_count(1)
+    expect(page.get_by_text(f"{rules.rows - 1} rows left")).to_be_visible()
+    peg = page.locator("[data-tray] button[data-symbol='K']")
+    peg.focus()  # reached from the keyboard: Enter is the peg's own
+    page.keyboard.press("Enter")
+    expect(page.locator("button[data-hole='0']")).to_have_accessible_name(re.compile("^Hole 1: black"))
+    expect(rows(visit)).to_have_count(1)
+    context.close()

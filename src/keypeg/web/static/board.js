@@ -267,12 +267,20 @@ function drawShield(root, secret) {
 
 // -- the keyboard ----------------------------------------------------------------------------------------
 
+// A peg or a hole last clicked or tapped keeps the focus; Enter then sends the row, as after typing. A
+// control reached from the keyboard (Tab) keeps its own Enter.
+let pointed = false;
+document.addEventListener("pointerdown", () => { pointed = true; }, true);
+
 document.addEventListener("keydown", (e) => {
+  const byPointer = pointed;
+  pointed = false;
   if (!active || !active.form.isConnected || e.ctrlKey || e.metaKey || e.altKey) return;
   const at = e.target instanceof Element ? e.target : null;
   if (at && at.closest("input, textarea, select, [contenteditable]")) return;
   if (e.key === "Enter") {
-    if (at && at.closest("button, a, summary")) return; // Enter on a control is that control's
+    const peg = at && at.closest("[data-tray] button, button[data-hole]");
+    if (at && at.closest("button, a, summary") && !(byPointer && peg)) return; // Enter on a control is its own
     e.preventDefault();
     active.send();
   } else if (e.key === "Backspace") {
