@@ -17,6 +17,8 @@ __all__ = [
     "ServerKeyRow",
     "WebSessionRow",
     "LoginFailureRow",
+    "RoomRow",
+    "RoomSeatRow",
 ]
 
 
@@ -169,3 +171,34 @@ class GameKeyRow(Base):
     """The SHA-256 of what was asked (rules, role, level, practice): the key sent with another request is refused."""
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+# -- rooms (issue 30, rooms-engine) ------------------------------------------------------------------
+
+
+class RoomRow(Base):
+    """A room of 2 to 8 players playing rounds: its state is the JSON of
+    :meth:`keypeg.play.rooms.Room.to_state` (the round's code in it is never shown: views are made from it)."""
+
+    __tablename__ = "rooms"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    public_id: Mapped[str] = mapped_column(String(32), unique=True, index=True)
+    """The unguessable id of the room's links."""
+    host_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None, index=True)
+    """The host now (the next seated player once the host leaves)."""
+    state: Mapped[str] = mapped_column(Text)
+    version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    """Bumped at every write: a writer names the version it loaded, and followers compare it."""
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RoomSeatRow(Base):
+    """A player seated in a room (kept once they leave or are kicked: the room is among their matches)."""
+
+    __tablename__ = "room_seats"
+
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True, index=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
