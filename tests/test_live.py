@@ -331,9 +331,9 @@ class Failing:
 
 
 def test_a_stream_survives_a_store_down_for_a_moment(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An open stream whose reads find the store down sends keep-alives, reads again and, once the store is
-    back, delivers the next change (it ended at the first store error before); a store down for good ends
-    it (the page's script reconnects)."""
+    """An open stream whose reads find the store down (a change announced, or the store's own failure)
+    sends keep-alives, reads again and, once the store is back, delivers the next change (it ended at the
+    first store error before); a store down for good ends it (the page's script reconnects)."""
 
     from keypeg.store.live import LiveMatches
     from keypeg.web import live as web_live
@@ -342,19 +342,23 @@ def test_a_stream_survives_a_store_down_for_a_moment(url: str, monkeypatch: pyte
     monkeypatch.setattr(web_live, "STORE_BACKOFF", 0.05)
     failing = Failing(LiveMatches.get)
     monkeypatch.setattr(LiveMatches, "get", failing.get())
-    with app_in_thread(create_app(url)) as base:
+    app = create_app(url)
+    with app_in_thread(app) as base:
         ann, bob = (Player(httpx.Client(base_url=base, timeout=30)) for _ in range(2))
         made = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2}).json()
         match = made["id"]
         joined = bob.post(f"/api/live/{match}/join", {"token": made["token"]}).json()
         stream = Stream(bob.client, match)
         stream.wait_for(joined)
+        store_id = Store(url).live.get(match).id
         failing.left = web_live.STORE_RETRIES  # as many reads in a row as a stream takes
+        app.state.live_feed.bus.wake(store_id)  # a change announced: the stream reads the match (keep-alives do not)
         assert wait_until(lambda: failing.left <= 0, 30), "the stream stopped reading the match"
         assert "event: alive" in stream.raw  # keep-alives meanwhile (the page's script watches for them)
         set_code = ann.post(f"/api/live/{match}/secret", {"code": "EDA"}).json()
         assert stream.wait_for(set_code, timeout=10)["turn"] == joined["seats"][1] and stream.thread.is_alive()
         failing.left = 10**9  # down for good: the stream ends, soon
+        app.state.live_feed.bus.wake(store_id)
         stream.thread.join(timeout=30)
         assert not stream.thread.is_alive()
         failing.left = 0

@@ -45,6 +45,8 @@ __all__ = [
     "resign",
     "save",
     "set_code",
+    "shared",
+    "shown",
     "snapshot",
     "standing_of",
     "store_id",
@@ -63,6 +65,8 @@ class OpenLive:
     live: LiveMatch
     game: BreakSession | None
     keeper: GameKeeper | None
+    last: dict[str, Any] | bool | None = False
+    """The game that ended last as shown (:func:`view`'s ``last``), once read (``False`` until then)."""
 
 
 def invite_token(store: Store, public_id: str) -> str:
@@ -287,6 +291,22 @@ def _save_counted(store: Store, bus: LiveBus, opened: OpenLive) -> bool:
 # -- what each viewer sees -----------------------------------------------------------------------------
 
 
+def shared(store: Store, bus: LiveBus, public_id: str) -> OpenLive:
+    """The match loaded for every viewer at once (what a stream's followers share, one read a change):
+    :func:`shown` makes each viewer's view of it without reading the store again."""
+    opened = load(store, bus, public_id)
+    opened.last = _last_game(store, opened)
+    return opened
+
+
+def shown(opened: OpenLive, viewer: str | None) -> dict[str, Any]:
+    """What ``viewer`` may see of a match loaded by :func:`shared` (read only: the match is shared)."""
+    assert opened.last is not False, "the last game is read with the match"
+    seen = opened.live.view(viewer, opened.game, datetime.now(UTC))
+    seen.update(id=opened.public_id, version=opened.version, last=opened.last)
+    return seen
+
+
 def snapshot(store: Store, bus: LiveBus, public_id: str, viewer: str | None) -> dict[str, Any]:
     """What ``viewer`` may see of the match now, with its version (a player out of time forfeits first)."""
     return view(store, load(store, bus, public_id), viewer)
@@ -295,9 +315,9 @@ def snapshot(store: Store, bus: LiveBus, public_id: str, viewer: str | None) -> 
 def view(store: Store, opened: OpenLive, viewer: str | None) -> dict[str, Any]:
     """What ``viewer`` may see of the match as loaded (and moved), with its version: a player sees the code
     they set; nobody else sees a code before its game ends."""
-    shown = opened.live.view(viewer, opened.game, datetime.now(UTC))
-    shown.update(id=opened.public_id, version=opened.version, last=_last_game(store, opened))
-    return shown
+    if opened.last is False:
+        opened.last = _last_game(store, opened)
+    return shown(opened, viewer)
 
 
 def _last_game(store: Store, opened: OpenLive) -> dict[str, Any] | None:

@@ -1,8 +1,11 @@
-"""The bus that tells whoever follows a live match (a browser's stream) that the match changed.
+"""The bus that tells whoever follows a live thing (a browser's stream of a match or a room) that it changed.
 
 Every process wakes its own followers directly, and, on PostgreSQL, every other process's through the
 store's ``LISTEN``/``NOTIFY`` on one channel; on SQLite (one process) the same code wakes them directly.
-A follower waits on an :class:`asyncio.Event`; a change may be announced from any thread.
+A follower waits on an :class:`asyncio.Event`; a change may be announced from any thread. A thing is
+named by its kind (``"live"``, a match between two people; ``"room"``) and its store id; followers share
+reads through :class:`~keypeg.services.live_feed.Feed`. When the listening connection comes back after a
+failure, every follower here is woken (a change announced meanwhile may have been missed).
 """
 
 from __future__ import annotations
@@ -20,8 +23,8 @@ if TYPE_CHECKING:
 __all__ = ["CHANNEL", "LiveBus"]
 
 CHANNEL = "keypeg_live"
-"""The PostgreSQL channel a change of a live match is announced on (the payload: the match's store id, a
-space and the mark of the process that changed it)."""
+"""The PostgreSQL channel a change of a live thing is announced on (the payload: its kind, a colon, its
+store id, a space and the mark of the process that changed it)."""
 log = logging.getLogger("keypeg.services")
 
 
@@ -33,43 +36,69 @@ class LiveBus:
         self.mark = secrets.token_hex(8)
         """This process's mark on what it announces: it hears its own announcements too, and ignores them
         (its followers were woken directly, and would otherwise read the match a second time)."""
-        self._events: dict[int, asyncio.Event] = {}
+        self._events: dict[tuple[str, int], asyncio.Event] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listening = False
 
-    def event(self, match_id: int) -> asyncio.Event:
-        """The event the next change of the match sets (take it before reading the match: no change is
+    def event(self, key: int, kind: str = "live") -> asyncio.Event:
+        """The event the next change of the thing sets (take it before reading the thing: no change is
         missed between the read and the wait). Called from the event loop the followers wait in."""
         if self._loop is None:
             self._loop = asyncio.get_running_loop()
             self._listen()
-        return self._events.setdefault(match_id, asyncio.Event())
+        return self._events.setdefault((kind, key), asyncio.Event())
 
-    def changed(self, match_id: int) -> None:
-        """The match changed (called after the change is committed, from any thread)."""
-        self._wake(match_id)
+    def changed(self, key: int, kind: str = "live") -> None:
+        """The thing changed (called after the change is committed, from any thread): followers here are
+        woken, and other processes' told (:meth:`note` is that note, for a writer that sends it within its
+        own transaction: then call :meth:`wake` after the commit instead)."""
+        self.wake(key, kind)
         try:
-            self.store.live.notify(CHANNEL, f"{match_id} {self.mark}")
+            self.store.live.notify(CHANNEL, self.note(key, kind))
         except KeypegError as error:  # the move stands; other processes' followers catch up at their next check
-            log.warning("could not announce a change of match %s: %s", match_id, error)
+            log.warning("could not announce a change of %s %s: %s", kind, key, error)
 
-    def _wake(self, match_id: int) -> None:
+    def note(self, key: int, kind: str = "live") -> str:
+        """The payload that tells other processes the thing changed."""
+        return f"{kind}:{key} {self.mark}"
+
+    def wake(self, key: int, kind: str = "live") -> None:
+        """Wake this process's followers of the thing (from any thread)."""
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._set, match_id)
+            loop.call_soon_threadsafe(self._set, (kind, key))
 
-    def _set(self, match_id: int) -> None:
-        event = self._events.pop(match_id, None)
+    def _set(self, key: tuple[str, int]) -> None:
+        event = self._events.pop(key, None)
         if event is not None:
+            event.set()
+
+    def _set_all(self) -> None:
+        events, self._events = self._events, {}
+        for event in events.values():
             event.set()
 
     def _listen(self) -> None:
         """On PostgreSQL, hear other processes' changes (the store listens in a thread of its own)."""
         if not self._listening:
-            self._listening = self.store.live.listen(CHANNEL, self._heard)
+            self._listening = self.store.live.listen(CHANNEL, self._heard, self._reconnected)
 
     def _heard(self, payload: str) -> None:
         """A change announced on the channel: followers here are woken, unless this process announced it."""
-        match_id, _, mark = payload.partition(" ")
-        if mark != self.mark and match_id.isascii() and match_id.isdigit() and len(match_id) < 20:
-            self._wake(int(match_id))
+        named, _, mark = payload.partition(" ")
+        kind, _, key = named.rpartition(":")
+        if (
+            mark != self.mark
+            and kind.isascii()
+            and kind.isalpha()
+            and key.isascii()
+            and key.isdigit()
+            and len(key) < 20
+        ):
+            self.wake(int(key), kind)
+
+    def _reconnected(self) -> None:
+        """Listening again after a failure: every follower here reads again (changes may have been missed)."""
+        loop = self._loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._set_all)

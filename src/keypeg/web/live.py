@@ -6,8 +6,7 @@ and its answer rendered (its errors become statuses by :data:`keypeg.web.errors.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
+import functools
 import json
 import logging
 import time
@@ -18,6 +17,7 @@ from fastapi import APIRouter, Depends, Form, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, Response, StreamingResponse
 from pydantic import Field
+from starlette.background import BackgroundTask
 
 from keypeg.code import Feedback
 from keypeg.errors import ConflictError, KeypegError, NotFoundError, UnavailableError
@@ -26,13 +26,14 @@ from keypeg.play.live import per_move
 from keypeg.rules import Rules
 from keypeg.services import live
 from keypeg.services.live_bus import LiveBus
+from keypeg.services.live_feed import Feed, Follower
 from keypeg.text import visible
 from keypeg.web.api import ERRORS, RequestBody, RulesIn, changing
 from keypeg.web.errors import status_of
 from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_form, whole_number
 from keypeg.web.sessions import WebSession, current, player_for, store_of
 
-__all__ = ["api", "pages", "bus_of"]
+__all__ = ["api", "pages", "bus_of", "feed_of"]
 
 api = APIRouter(prefix="/api/live", responses=ERRORS)
 pages = APIRouter(include_in_schema=False)
@@ -50,12 +51,18 @@ STORE_BACKOFF = 0.5
 
 
 def bus_of(request: Request) -> LiveBus:
-    """The app's bus, which wakes the streams following a match when it changes (made on first use)."""
+    """The app's bus, which wakes the streams following a match (or a room) when it changes."""
+    return feed_of(request).bus
+
+
+def feed_of(request: Request) -> Feed:
+    """The app's fan-out (made on first use, with its bus): the streams following a match (or a room) in
+    this process share one read of it a change."""
     app = request.app
-    if getattr(app.state, "live_bus", None) is None:
-        app.state.live_bus = LiveBus(store_of(request))
-    bus: LiveBus = app.state.live_bus
-    return bus
+    if getattr(app.state, "live_feed", None) is None:
+        app.state.live_feed = Feed(LiveBus(store_of(request)), run=run_in_threadpool)
+    feed: Feed = app.state.live_feed
+    return feed
 
 
 def _viewer(request: Request) -> str | None:
@@ -155,56 +162,103 @@ def api_resign(request: Request, match_id: str, session: Annotated[WebSession, D
 async def api_events(request: Request, match_id: str) -> StreamingResponse:
     """Follow the match live (server-sent events): an ``event: state`` with the match as you may see it
     (the same as ``GET /api/live/{id}``) at once and after every change (a move, or a forfeit when the
-    move awaited runs out of time: ``deadline`` and ``seconds_left`` say when), an ``event: alive`` every
-    :data:`KEEPALIVE` seconds when nothing changes. While the store is down it
-    sends keep-alives and reads the match again a few times with a backoff (:data:`STORE_RETRIES`) before it
-    ends."""
+    move awaited runs out of time: ``deadline`` and ``seconds_left`` say when), an ``event: alive`` with
+    the version last sent (``{"version": N}``) every :data:`KEEPALIVE` seconds when nothing changes. The
+    streams of a match in one process share one read of it a change (:class:`~keypeg.services.live_feed.Feed`).
+    While the store is down it sends keep-alives and reads the match again a few times with a backoff
+    (:data:`STORE_RETRIES`) before it ends."""
     session = await run_in_threadpool(current, request)  # the database is read in a thread, never in the loop
     viewer = session.player if session is not None else None
-    store, bus = store_of(request), bus_of(request)
+    store, feed = store_of(request), feed_of(request)
     store_id = await run_in_threadpool(live.store_id, store, match_id)  # 404, or 503 when the store is down
-    event = bus.event(store_id)  # taken before the first read: a change made meanwhile is not missed
-    first = await run_in_threadpool(live.snapshot, store, bus, match_id, viewer)  # errors before the stream
+    following = feed.follow("live", store_id, functools.partial(live.shared, store, feed.bus, match_id))
+    follower = following.__enter__()  # left when the stream ends (or, never started, when the answer is done)
+    left = False
+
+    def leave() -> None:
+        nonlocal left
+        if not left:
+            left = True
+            following.__exit__(None, None, None)
+
+    try:
+        first = live.shown(await follower.read(), viewer)  # errors before the stream
+    except BaseException:
+        leave()
+        raise
 
     async def stream() -> AsyncIterator[str]:
-        state: dict[str, Any] | None = first
-        last = -1
-        changed = event
-        failures = 0  # reads in a row that found the store down
-        due: float | None = None  # when the move awaited runs out of time (the clock is checked then)
-        while True:
-            if state is None:
-                changed = bus.event(store_id)
-                try:
-                    state = await run_in_threadpool(live.snapshot, store, bus, match_id, viewer)
-                    failures = 0
-                except (NotFoundError, ConflictError):  # gone, or moved on meanwhile: the next check reads it
-                    state = None
-                except UnavailableError as error:  # the store is down: read again soon, a few times, then end
-                    failures += 1
-                    if failures > STORE_RETRIES:
-                        log.warning("a stream of match %s ends: the store stays down (%s)", match_id, error)
-                        return
-                    state = None
-            if state is not None:
-                left = state["seconds_left"]
-                due = time.monotonic() + left if left is not None else None
-            if state is not None and state["version"] != last:
-                last = state["version"]
-                yield f"event: state\ndata: {json.dumps(state)}\n\n"
-            else:  # an event, not a comment: the page's script sees it, and reconnects a stream gone silent
-                yield "event: alive\ndata: still here\n\n"
-            state = None
-            wait = min(KEEPALIVE, STORE_BACKOFF * 2 ** (failures - 1)) if failures else KEEPALIVE
-            if due is not None:  # a little after the deadline: the read then times the move out
-                wait = min(wait, max(0.0, due - time.monotonic()) + 0.1)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), wait)
-            if await request.is_disconnected():
-                return
+        try:
+            async for line in _follow(request, follower, viewer, first, match_id):
+                yield line
+        finally:
+            leave()
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+    return StreamingResponse(
+        stream(), media_type="text/event-stream", headers=headers, background=BackgroundTask(leave)
+    )
+
+
+CHANGED = -1.0
+"""What a stream reads next: the match as read after its latest change (else a read started at or after
+the time given, :func:`time.monotonic`)."""
+CHECK = 30.0
+"""Seconds after which a quiet stream's match is read again (shared): a change whose note was lost is
+shown then at the latest."""
+
+
+async def _follow(
+    request: Request, follower: Follower[live.OpenLive], viewer: str | None, first: dict[str, Any], match_id: str
+) -> AsyncIterator[str]:
+    """The lines of a match's stream: a state when its version moves on, else a keep-alive."""
+    state: dict[str, Any] | None = first
+    last = -1
+    failures = 0  # reads in a row that found the store down
+    due: float | None = None  # when the move awaited runs out of time (the clock is checked then)
+    read_at = time.monotonic()
+    need: float | None = None  # what to read next: CHANGED, a time (a fresh read), or nothing
+    while True:
+        if need is not None:
+            try:
+                opened = await (follower.read() if need == CHANGED else follower.fresh(need))
+                state = live.shown(opened, viewer)
+                failures = 0
+            except (NotFoundError, ConflictError):  # gone, or moved on meanwhile: the next check reads it
+                state = None
+            except UnavailableError as error:  # the store is down: read again soon, a few times, then end
+                failures += 1
+                if failures > STORE_RETRIES:
+                    log.warning("a stream of match %s ends: the store stays down (%s)", match_id, error)
+                    return
+                state = None
+            read_at = time.monotonic()
+        if state is not None:
+            left = state["seconds_left"]
+            due = time.monotonic() + left if left is not None else None
+        if state is not None and state["version"] != last:
+            last = state["version"]
+            yield f"event: state\ndata: {json.dumps(state)}\n\n"
+        else:  # an event, not a comment: the page's script sees it, and reconnects a stream gone silent
+            yield f'event: alive\ndata: {{"version": {last}}}\n\n'
+        state = None
+        wait = min(KEEPALIVE, STORE_BACKOFF * 2 ** (failures - 1)) if failures else KEEPALIVE
+        if due is not None:  # a little after the deadline: the read then times the move out
+            wait = min(wait, max(0.0, due - time.monotonic()) + 0.1)
+        changed = await follower.wait(wait)
+        if await request.is_disconnected():
+            return
+        now = time.monotonic()
+        if changed:
+            need = CHANGED
+        elif failures:
+            need = now
+        elif due is not None and now >= due:
+            need = due + 0.05  # a read started after the deadline (one for every stream waiting on it)
+        elif now - read_at >= CHECK:
+            need = now - KEEPALIVE
+        else:
+            need = None
 
 
 # -- the pages ---------------------------------------------------------------------------------------
