@@ -26,6 +26,7 @@ from keypeg.store.matches import Matches
 from keypeg.store.players import Players
 from keypeg.store.plumbing import Plumbing
 from keypeg.store.records import Records
+from keypeg.store.rooms import Rooms
 from keypeg.store.web_sessions import WebSessions
 from keypeg.text import quoted, visible
 
@@ -113,6 +114,7 @@ class Store:
         self.daily = DailyGames(plumbing)
         self.web_sessions = WebSessions(plumbing)
         self.keys = ServerKeys(plumbing)
+        self.rooms = Rooms(plumbing)
 
     def _upgrade(self) -> None:
         if self._schema_version() == _head_revision():

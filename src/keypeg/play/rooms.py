@@ -1,0 +1,748 @@
+"""A room: 2 to 8 people playing rounds, every breaker on the same code at the same time, each on their own
+board. Plain objects with no input, output or storage: every move takes the time it is made at (``now``),
+and a new code is drawn by the ``draw`` the caller passes (the services draw from an unpredictable source).
+
+The creator is the host and takes the first seat; others join with the room's link until the host starts
+(2 or more seated). Codes are set by the computer, or (``maker="turns"``) by each player in turn, in seat
+order, who sits that round out as codemaker: then ``rounds`` counts the codes each player makes. Every
+other present player breaks the round's code; the round ends when every board is over, and the next one
+starts at once. Each breaker has ``move_seconds`` per move (from the round's start or their previous
+guess); a codemaker in turns has as long to set the code, else the computer sets one and they score
+nothing that round. :meth:`Room.advance` applies the clock and moves the room on; the services call it at
+every load and after every move.
+
+Points: a breaker scores one for each other breaker of the round it beats (fewer guesses, a board not
+broken counting ``rows + 1``; or the same guesses in fewer seconds, two boards not broken tying); a
+codemaker in turns scores one per guess of each breaker plus one for each board not broken. The standing:
+points, then fewer guesses in all, then seat order.
+
+>>> from datetime import UTC, datetime, timedelta
+>>> from keypeg.rules import Rules
+>>> at = datetime(2026, 1, 1, tzinfo=UTC)
+>>> room = Room.new(Rules(2, 3), "ann", rounds=1, move_seconds=60)
+>>> room.join("bob", now=at)
+True
+>>> room.start("ann", now=at, draw=lambda: "AB")
+>>> [str(room.guess("bob", c, now=at + timedelta(seconds=s))) for c, s in (("BA", 3), ("AB", 5))]
+['0,2', '2,0']
+>>> room.resign("ann", now=at + timedelta(seconds=9))
+>>> room.advance(at + timedelta(seconds=9), draw=lambda: "AB")  # the round ended: the room is over
+True
+>>> room.is_over, [(s.player, s.points, s.guesses) for s in room.standing()]
+(True, [('bob', 1, 2), ('ann', 0, 13)])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from keypeg.code import Code, Feedback
+from keypeg.errors import ConflictError, ForbiddenError, GameOverError, IllegalMoveError, KeypegError, RefusedError
+from keypeg.feedback import score
+from keypeg.limits import LIVE_MOVE_DEFAULT
+from keypeg.play.codemakers import FixedCodemaker
+from keypeg.play.live import check_move_seconds, per_move
+from keypeg.play.sessions import BreakSession
+from keypeg.rules import Rules
+
+__all__ = [
+    "MAX_ROUNDS",
+    "MAX_SEATS",
+    "ROOM_VERSION",
+    "Board",
+    "CodeSetError",
+    "Room",
+    "Round",
+    "Seat",
+    "Standing",
+    "check_rounds",
+]
+
+ROOM_VERSION = 1
+MAX_SEATS = 8
+MAX_ROUNDS = 20
+MakerKind = Literal["computer", "turns"]
+Draw = Callable[[], "Code | str"]
+
+
+def check_rounds(rounds: int) -> int:
+    """``rounds`` as a room's number of rounds (:class:`RefusedError` outside 1 to :data:`MAX_ROUNDS`)."""
+    if isinstance(rounds, bool) or not isinstance(rounds, int) or not 1 <= rounds <= MAX_ROUNDS:
+        raise RefusedError(f"a room plays from 1 to {MAX_ROUNDS} rounds, not {rounds!r}")
+    return rounds
+
+
+class CodeSetError(ConflictError):
+    """A code sent for a round whose code is set: the same request sent twice, or too late (409)."""
+
+
+def _tenths(start: datetime, end: datetime) -> int:
+    """Whole tenths of a second from ``start`` to ``end`` (never below 0)."""
+    return max(0, int((end - start).total_seconds() * 10))
+
+
+@dataclass
+class Seat:
+    """A seat: its player, a guest's nickname, and whether they are ``present``, have ``left`` or were
+    ``kicked``."""
+
+    player: str
+    nickname: str | None = None
+    guest: bool = False
+    status: str = "present"
+
+
+@dataclass
+class Board:
+    """A breaker's board of a round: their guesses (kept with their key pegs), the store's id of its game,
+    when their clock started, how it ended and when (tenths of a second from the round's start)."""
+
+    player: str
+    clock: datetime
+    guesses: list[tuple[str, int, int]] = field(default_factory=list)
+    game: int | None = None
+    ended: str | None = None
+    """``None`` while played; ``broken``, ``out of rows``, ``resigned``, ``timed out``, ``left``,
+    ``kicked`` or ``closed``."""
+    tenths: int | None = None
+
+    @property
+    def broken(self) -> bool:
+        return self.ended == "broken"
+
+    def counted(self, rules: Rules) -> int:
+        """The guesses the board counts for: those made when broken, ``rows + 1`` when not."""
+        return len(self.guesses) if self.broken else rules.rows + 1
+
+    def beats(self, other: Board, rules: Rules) -> bool:
+        """Whether this board beats ``other``: fewer guesses, or the same in fewer seconds (both broken)."""
+        mine, theirs = self.counted(rules), other.counted(rules)
+        if mine != theirs:
+            return mine < theirs
+        return self.broken and other.broken and (self.tenths or 0) < (other.tenths or 0)
+
+
+@dataclass
+class Round:
+    """A round: its number, its codemaker (``None``: the computer), its code once set, when it began (the
+    breakers' clocks: the code set) and when the maker's clock began, the boards, and how the maker did."""
+
+    number: int
+    maker: str | None
+    began: datetime
+    code: str | None = None
+    boards: dict[str, Board] = field(default_factory=dict)
+    maker_ended: str | None = None
+    """``timed out`` or ``left`` when the computer set the code instead of the maker (no maker points)."""
+    closed: bool = False
+    """Ended by the host closing the room: not counted."""
+
+    @property
+    def over(self) -> bool:
+        return self.code is not None and all(b.ended is not None for b in self.boards.values())
+
+    def points(self, rules: Rules) -> dict[str, int]:
+        """Each player's points of the round (the maker's too, in turns); none for a closed round."""
+        if self.closed:
+            return {}
+        boards = list(self.boards.values())
+        points = {b.player: sum(b.beats(o, rules) for o in boards if o is not b) for b in boards}
+        if self.maker is not None:
+            made = 0 if self.maker_ended else sum(len(b.guesses) + (not b.broken) for b in boards)
+            points[self.maker] = points.get(self.maker, 0) + made
+        return points
+
+
+@dataclass(frozen=True)
+class Standing:
+    """A player's line of the standing: their place (equal points and guesses share one), points and
+    guesses in all."""
+
+    place: int
+    player: str
+    points: int
+    guesses: int
+
+
+@dataclass
+class Room:
+    """A room's rules, seats, rounds and clock (see the module's documentation)."""
+
+    rules: Rules
+    host: str
+    rounds: int
+    maker: MakerKind = "computer"
+    move_seconds: int = LIVE_MOVE_DEFAULT
+    seats: list[Seat] = field(default_factory=list)
+    kicked: list[str] = field(default_factory=list)
+    status: str = "waiting"
+    """``waiting`` (seats open), ``playing`` or ``over``."""
+    total: int | None = None
+    """The number of rounds, fixed at the start (in turns, ``rounds`` times the players)."""
+    current: Round | None = None
+    played: list[Round] = field(default_factory=list)
+    closed: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    @classmethod
+    def new(
+        cls,
+        rules: Rules,
+        host: str,
+        *,
+        rounds: int = 3,
+        maker: str = "computer",
+        move_seconds: int = LIVE_MOVE_DEFAULT,
+        nickname: str | None = None,
+        guest: bool = False,
+    ) -> Room:
+        """A room waiting for players, ``host`` in its first seat (a guest may give a ``nickname``)."""
+        if maker not in ("computer", "turns"):
+            raise RefusedError(f"the codes are set by the computer or in turns, not {maker!r}")
+        room = cls(rules, host, check_rounds(rounds), maker, check_move_seconds(move_seconds))  # type: ignore[arg-type]
+        room.seats.append(Seat(host, nickname or None, guest))
+        return room
+
+    # -- seats ------------------------------------------------------------------------------------------
+
+    def seat(self, player: str | None) -> Seat | None:
+        """``player``'s seat, if they have one."""
+        return next((s for s in self.seats if s.player == player), None)
+
+    def present(self) -> list[str]:
+        """The present seated players, in seat order."""
+        return [s.player for s in self.seats if s.status == "present"]
+
+    def shown(self, player: str | None) -> str:
+        """How a player is shown: their name, or a guest's nickname marked as a guest's."""
+        seat = self.seat(player)
+        if seat is None or player is None:
+            return player or ""
+        return f"{seat.nickname} (guest)" if seat.nickname else player
+
+    @property
+    def is_over(self) -> bool:
+        return self.status == "over"
+
+    def planned(self) -> int:
+        """The number of rounds: fixed at the start, else as it would be if started now."""
+        if self.total is not None:
+            return self.total
+        return self.rounds * (len(self.seats) if self.maker == "turns" else 1)
+
+    def join(self, player: str, nickname: str | None = None, *, guest: bool = False, now: datetime) -> bool:
+        """``player`` takes a seat (before the start), or comes back to theirs after leaving (rejoining
+        mid-round, they play from the next round); whether anything changed (a seated player: nothing)."""
+        if player in self.kicked:
+            raise ForbiddenError("the host removed you from this room")
+        seat = self.seat(player)
+        if seat is not None:
+            if seat.status == "present":
+                return False
+            if self.is_over:
+                raise GameOverError("the room is over")
+            seat.status = "present"
+            self.notes.append(f"{self.shown(player)} is back")
+            return True
+        if self.status != "waiting":
+            raise RefusedError("the room has started: seats are taken only before the start")
+        if len(self.seats) >= MAX_SEATS:
+            raise RefusedError(f"the room is full ({MAX_SEATS} seats)")
+        self.seats.append(Seat(player, nickname or None, guest))
+        self.notes.append(f"{self.shown(player)} sat down")
+        return True
+
+    def start(self, player: str | None, *, now: datetime, draw: Draw) -> None:
+        """The host starts the room (2 or more seated): the first round begins at ``now``."""
+        self._host_only(player, "start the room")
+        if self.status != "waiting":
+            raise RefusedError("the room has started already" if self.status == "playing" else "the room is over")
+        if len(self.present()) < 2:
+            raise RefusedError("a room starts with 2 or more players seated")
+        self.total = self.planned()
+        self.status = "playing"
+        self.advance(now, draw)
+
+    def leave(self, player: str | None, *, now: datetime) -> None:
+        """``player`` leaves: before the start, their seat is freed; after it, they keep their place in
+        the standing, their board of the round counts as not broken, and they sit out until they rejoin."""
+        self._gone(player, "left", now)
+
+    def kick(self, host: str | None, whom: str, *, now: datetime) -> None:
+        """The host removes ``whom`` (as leaving, and they may not come back)."""
+        self._host_only(host, "remove a player")
+        if whom == self.host:
+            raise RefusedError("the host cannot remove themself: leave instead")
+        if self.seat(whom) is None:
+            raise RefusedError("that player has no seat in this room")
+        self._gone(whom, "kicked", now)
+        self.kicked.append(whom)
+
+    def close(self, host: str | None, *, now: datetime) -> None:
+        """The host closes the room: it is over, the round in play not counted, the standing as it is."""
+        self._host_only(host, "close the room")
+        if self.is_over:
+            raise GameOverError("the room is over")
+        round_ = self.current
+        if round_ is not None:
+            round_.closed = True
+            for board in round_.boards.values():
+                self._end(board, round_, "closed", now)
+            if round_.code is None:
+                round_.maker_ended = "closed"
+            self.played.append(round_)
+            self.current = None
+        self.closed = True
+        self.status = "over"
+        self.notes.append("the host closed the room")
+
+    def _host_only(self, player: str | None, what: str) -> None:
+        seat = self.seat(player)
+        if player is None or player != self.host or seat is None or seat.status != "present":
+            raise ForbiddenError(f"only the host can {what}")
+
+    def _gone(self, player: str | None, why: str, now: datetime) -> None:
+        seat = self.seat(player)
+        if seat is None or player is None:
+            raise ForbiddenError("you have no seat in this room")
+        if seat.status != "present":
+            raise RefusedError("you have left this room already" if why == "left" else "that player has left already")
+        if self.is_over:
+            raise GameOverError("the room is over")
+        shown = self.shown(player)
+        if self.status == "waiting":
+            self.seats.remove(seat)
+        else:
+            seat.status = why
+            round_ = self.current
+            if round_ is not None and player in round_.boards and round_.boards[player].ended is None:
+                self._end(round_.boards[player], round_, why, now)
+        self.notes.append(f"{shown} {'left' if why == 'left' else 'was removed by the host'}")
+        if player == self.host:
+            self._next_host()
+        if self.status == "waiting" and not self.seats:
+            self.status = "over"
+
+    def _next_host(self) -> None:
+        """The next present seated player after the host, in seat order, becomes host (if any)."""
+        order = [s.player for s in self.seats]
+        start = order.index(self.host) + 1 if self.host in order else 0
+        for player in order[start:] + order[:start]:
+            seat = self.seat(player)
+            if seat is not None and seat.status == "present":
+                if player != self.host:
+                    self.host = player
+                    self.notes.append(f"{self.shown(player)} is the host now")
+                return
+
+    # -- moves ------------------------------------------------------------------------------------------
+
+    def _board(self, player: str | None) -> tuple[Round, Board]:
+        round_ = self.current
+        if self.is_over:
+            raise GameOverError("the room is over")
+        if round_ is None or player is None:
+            raise IllegalMoveError("there is no round in play")
+        board = round_.boards.get(player)
+        if board is None:
+            if round_.maker == player:
+                raise IllegalMoveError("you make this round's code: the others break it")
+            if round_.code is None:
+                raise IllegalMoveError("the code of this round is not set yet")
+            raise IllegalMoveError("you sit this round out")
+        if board.ended is not None:
+            raise GameOverError("your board of this round is over: wait for the next round")
+        return round_, board
+
+    def set_code(self, player: str | None, code: Code | str, *, now: datetime) -> None:
+        """In turns, the round's codemaker sets its code at ``now``: the breakers' clocks start."""
+        round_ = self.current
+        if self.is_over:
+            raise GameOverError("the room is over")
+        if round_ is None or round_.maker is None or player != round_.maker:
+            raise IllegalMoveError("it is not yours to set the code of this round")
+        if round_.code is not None:
+            raise CodeSetError("this round's code is set already")
+        try:
+            adopted = self.rules.adopt(code)
+        except KeypegError:  # never quote the code back
+            raise IllegalMoveError(f"that is not a code of these rules ({self.rules.describe()})") from None
+        self._set(round_, adopted, now)
+
+    def guess(self, player: str | None, code: Code | str, *, now: datetime) -> Feedback:
+        """``player`` guesses on their board at ``now``; the score (their board may end)."""
+        round_, board = self._board(player)
+        assert round_.code is not None
+        guess = self.rules.adopt(code)
+        feedback = score(self.rules.adopt(round_.code), guess)
+        board.guesses.append((str(guess), feedback.black, feedback.white))
+        board.clock = now
+        if feedback.black == self.rules.pegs:
+            self._end(board, round_, "broken", now)
+        elif len(board.guesses) >= self.rules.rows:
+            self._end(board, round_, "out of rows", now)
+        return feedback
+
+    def resign(self, player: str | None, *, now: datetime) -> None:
+        """``player`` gives up their board of the round (not broken)."""
+        round_, board = self._board(player)
+        self._end(board, round_, "resigned", now)
+
+    def _end(self, board: Board, round_: Round, why: str, now: datetime) -> None:
+        board.ended = why
+        board.tenths = _tenths(round_.began, now if why == "broken" else max(now, round_.began))
+
+    def _set(self, round_: Round, code: Code, now: datetime) -> None:
+        """The round's code is set at ``now``: a board for every present player but the maker."""
+        round_.code = str(code)
+        round_.began = now
+        round_.boards = {p: Board(p, now) for p in self.present() if p != round_.maker}
+
+    # -- the clock --------------------------------------------------------------------------------------
+
+    def deadlines(self) -> dict[str, datetime]:
+        """Each clock running: the maker's (to set the code) or each breaker's, by player."""
+        round_, step = self.current, timedelta(seconds=self.move_seconds)
+        if round_ is None or self.is_over:
+            return {}
+        if round_.code is None:
+            return {round_.maker: round_.began + step} if round_.maker is not None else {}
+        return {b.player: b.clock + step for b in round_.boards.values() if b.ended is None}
+
+    def deadline(self) -> datetime | None:
+        """When the room next moves by itself (the earliest clock), if a clock runs."""
+        return min(self.deadlines().values(), default=None)
+
+    def advance(self, now: datetime, draw: Draw) -> bool:
+        """Apply the clock at ``now`` and move the room on: a late maker's code set by the computer, late
+        boards ended, an ended round closed and the next one begun (at ``now``), the room over after the
+        last. Whether anything changed."""
+        changed = False
+        while self.status == "playing":
+            round_ = self.current
+            if round_ is None:
+                if len(self.played) >= (self.total or 0):
+                    self.status = "over"
+                    return True
+                self.current = self._next_round(now, draw)
+                changed = True
+                continue
+            if round_.code is None:
+                assert round_.maker is not None
+                seat = self.seat(round_.maker)
+                late = now >= round_.began + timedelta(seconds=self.move_seconds)
+                if seat is not None and seat.status == "present" and not late:
+                    return changed
+                round_.maker_ended = "timed out" if seat is not None and seat.status == "present" else "left"
+                if round_.maker_ended == "timed out":
+                    why = f"ran out of time ({per_move(self.move_seconds)}) to set the code"
+                    self.notes.append(f"{self.shown(round_.maker)} {why}: the computer set it")
+                self._set(round_, self.rules.adopt(draw()), now)
+                changed = True
+            for player, due in self.deadlines().items():
+                if now >= due:
+                    self._end(round_.boards[player], round_, "timed out", now)
+                    self.notes.append(f"{self.shown(player)} ran out of time in round {round_.number}")
+                    changed = True
+            if not round_.over:
+                return changed
+            self.played.append(round_)
+            self.current = None
+            changed = True
+        return changed
+
+    def _next_round(self, now: datetime, draw: Draw) -> Round:
+        number = len(self.played) + 1
+        if self.maker == "computer":
+            round_ = Round(number, None, now)
+            self._set(round_, self.rules.adopt(draw()), now)
+            return round_
+        maker = self.seats[(number - 1) % len(self.seats)].player
+        return Round(number, maker, now)
+
+    # -- results ----------------------------------------------------------------------------------------
+
+    def standing(self) -> list[Standing]:
+        """Points, then fewer guesses in all, then seat order; equal points and guesses share a place."""
+        points = {s.player: 0 for s in self.seats}
+        guesses = dict(points)
+        for round_ in self.played:
+            for player, won in round_.points(self.rules).items():
+                points[player] = points.get(player, 0) + won
+            if not round_.closed:
+                for board in round_.boards.values():
+                    guesses[board.player] = guesses.get(board.player, 0) + board.counted(self.rules)
+        order = sorted(points, key=lambda p: (-points[p], guesses[p]))  # stable: seat order
+        lines: list[Standing] = []
+        for index, player in enumerate(order):
+            tied = lines and (lines[-1].points, lines[-1].guesses) == (points[player], guesses[player])
+            place = lines[-1].place if tied else index + 1
+            lines.append(Standing(place, player, points[player], guesses[player]))
+        return lines
+
+    def places(self) -> list[list[str]]:
+        """The standing's players grouped by place, best first (what ratings take)."""
+        groups: list[list[str]] = []
+        last = None
+        for line in self.standing():
+            if line.place != last:
+                groups.append([])
+                last = line.place
+            groups[-1].append(line.player)
+        return groups
+
+    def session(self, round_: Round, player: str) -> BreakSession:
+        """``player``'s board of ``round_`` as a game session (for the store: state, outcome, secret)."""
+        assert round_.code is not None
+        game = BreakSession(self.rules, FixedCodemaker(self.rules.adopt(round_.code)), helps=False)
+        for guess, _, _ in round_.boards[player].guesses:
+            game.guess(guess)
+        if round_.boards[player].ended not in (None, "broken", "out of rows") and not game.is_over:
+            game.resign()
+        return game
+
+    # -- what each viewer sees --------------------------------------------------------------------------
+
+    def view(self, viewer: str | None, now: datetime) -> dict[str, Any]:
+        """What ``viewer`` (a seated player, or ``None``/anyone else: a spectator) may see at ``now``: every
+        board of the round in play as key pegs only, the viewer's own board with its guesses, the code only
+        to the maker who set it; every ended round whole."""
+        seat = self.seat(viewer)
+        you = viewer if seat is not None else None
+        round_ = self.current
+        clocks = self.deadlines()
+
+        def left(due: datetime | None) -> float | None:
+            return round(max(0.0, (due - now).total_seconds()), 1) if due is not None else None
+
+        shown_round: dict[str, Any] | None = None
+        board: dict[str, Any] | None = None
+        if round_ is not None:
+            boards = []
+            for b in round_.boards.values():
+                due = clocks.get(b.player)
+                boards.append(
+                    {
+                        "player": b.player,
+                        "name": self.shown(b.player),
+                        "rows": [{"black": k, "white": w} for _, k, w in b.guesses],
+                        "guesses": len(b.guesses),
+                        "over": b.ended is not None,
+                        "broken": b.broken,
+                        "ended": b.ended,
+                        "seconds": b.tenths / 10 if b.tenths is not None else None,
+                        "deadline": due.isoformat() if due is not None else None,
+                        "seconds_left": left(due),
+                    }
+                )
+            shown_round = {
+                "number": round_.number,
+                "of": self.planned(),
+                "maker": round_.maker,
+                "maker_name": self.shown(round_.maker) if round_.maker is not None else None,
+                "code_set": round_.code is not None,
+                "started": round_.began.isoformat(),
+                "boards": boards,
+            }
+            if you is not None and you == round_.maker and round_.code is not None and not round_.maker_ended:
+                shown_round["code"] = round_.code
+            mine = round_.boards.get(you) if you is not None else None
+            if mine is not None:
+                due = clocks.get(mine.player)
+                board = {
+                    "rows": [{"guess": g, "black": k, "white": w} for g, k, w in mine.guesses],
+                    "rows_left": self.rules.rows - len(mine.guesses),
+                    "over": mine.ended is not None,
+                    "broken": mine.broken,
+                    "ended": mine.ended,
+                    "deadline": due.isoformat() if due is not None else None,
+                    "seconds_left": left(due),
+                }
+        ended = [self._ended(r) for r in self.played]
+        due_all = self.deadline()
+        yours = clocks.get(you) if you is not None else None
+        return {
+            "room": {
+                "rules": self.rules.as_dict(),
+                "maker": self.maker,
+                "rounds": self.planned(),
+                "rounds_asked": self.rounds,
+                "move_seconds": self.move_seconds,
+                "per_move": per_move(self.move_seconds),
+                "status": self.status,
+                "closed": self.closed,
+            },
+            "host": self.host,
+            "you": you,
+            "seats": [
+                {
+                    "player": s.player,
+                    "name": self.shown(s.player),
+                    "seat": i,
+                    "status": s.status,
+                    "host": s.player == self.host,
+                    "guest": s.guest,
+                }
+                for i, s in enumerate(self.seats)
+            ],
+            "round": shown_round,
+            "board": board,
+            "last_round": ended[-1] if ended else None,
+            "rounds": ended,
+            "standing": [
+                {
+                    "place": s.place,
+                    "player": s.player,
+                    "name": self.shown(s.player),
+                    "points": s.points,
+                    "guesses": s.guesses,
+                    "status": self._status(s.player),
+                }
+                for s in self.standing()
+            ],
+            "clock": {
+                "deadline": due_all.isoformat() if due_all is not None else None,
+                "seconds_left": left(due_all),
+                "yours": {"deadline": yours.isoformat(), "seconds_left": left(yours)} if yours is not None else None,
+            },
+            "notes": self.notes[-5:],
+            "over": self.is_over,
+        }
+
+    def _status(self, player: str) -> str:
+        seat = self.seat(player)
+        return seat.status if seat is not None else "left"
+
+    def _ended(self, round_: Round) -> dict[str, Any]:
+        points = round_.points(self.rules)
+        return {
+            "number": round_.number,
+            "maker": round_.maker,
+            "maker_name": self.shown(round_.maker) if round_.maker is not None else None,
+            "code": round_.code,
+            "maker_points": points.get(round_.maker, 0) if round_.maker is not None and not round_.closed else None,
+            "maker_ended": round_.maker_ended,
+            "closed": round_.closed,
+            "boards": [
+                {
+                    "player": b.player,
+                    "name": self.shown(b.player),
+                    "rows": [{"guess": g, "black": k, "white": w} for g, k, w in b.guesses],
+                    "guesses": len(b.guesses),
+                    "broken": b.broken,
+                    "ended": b.ended,
+                    "seconds": b.tenths / 10 if b.tenths is not None else None,
+                    "points": points.get(b.player, 0) if not round_.closed else None,
+                }
+                for b in round_.boards.values()
+            ],
+        }
+
+    # -- saving -----------------------------------------------------------------------------------------
+
+    def to_state(self) -> dict[str, Any]:
+        """JSON-ready state (the round's code in it: the store keeps it private, views are made from it)."""
+        return {
+            "room": ROOM_VERSION,
+            "rules": self.rules.as_dict(),
+            "host": self.host,
+            "rounds": self.rounds,
+            "maker": self.maker,
+            "move": self.move_seconds,
+            "seats": [[s.player, s.nickname, s.guest, s.status] for s in self.seats],
+            "kicked": self.kicked,
+            "status": self.status,
+            "total": self.total,
+            "current": _round_state(self.current) if self.current is not None else None,
+            "played": [_round_state(r) for r in self.played],
+            "closed": self.closed,
+            "notes": self.notes[-50:],
+        }
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any]) -> Room:
+        """A room from :meth:`to_state`; a damaged state raises :class:`KeypegError`."""
+        try:
+            if not isinstance(state, dict) or state.get("room") != ROOM_VERSION:
+                raise KeypegError("not a room")
+            maker = state["maker"]
+            status = state["status"]
+            if maker not in ("computer", "turns") or status not in ("waiting", "playing", "over"):
+                raise KeypegError("damaged room state: its maker or status")
+            room = cls(
+                Rules.from_dict(state["rules"]),
+                str(state["host"]),
+                int(state["rounds"]),
+                maker,
+                int(state["move"]),
+                [Seat(str(p), None if n is None else str(n), bool(g), str(s)) for p, n, g, s in state["seats"]],
+                [str(p) for p in state["kicked"]],
+                status,
+                None if state["total"] is None else int(state["total"]),
+                _round_from(state["current"]) if state["current"] is not None else None,
+                [_round_from(r) for r in state["played"]],
+                bool(state["closed"]),
+                [str(n) for n in state["notes"]],
+            )
+            if room.status != "waiting" and room.total is None:
+                raise KeypegError("damaged room state: started with no number of rounds")
+            return room
+        except KeypegError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise KeypegError(f"damaged room state: {error.__class__.__name__}: {error}") from None
+
+
+def _round_state(round_: Round) -> dict[str, Any]:
+    return {
+        "number": round_.number,
+        "maker": round_.maker,
+        "began": round_.began.isoformat(),
+        "code": round_.code,
+        "maker_ended": round_.maker_ended,
+        "closed": round_.closed,
+        "boards": [
+            {
+                "player": b.player,
+                "clock": b.clock.isoformat(),
+                "guesses": [list(g) for g in b.guesses],
+                "game": b.game,
+                "ended": b.ended,
+                "tenths": b.tenths,
+            }
+            for b in round_.boards.values()
+        ],
+    }
+
+
+def _round_from(state: dict[str, Any]) -> Round:
+    boards = [
+        Board(
+            str(b["player"]),
+            _when(b["clock"]),
+            [(str(g), int(k), int(w)) for g, k, w in b["guesses"]],
+            None if b["game"] is None else int(b["game"]),
+            None if b["ended"] is None else str(b["ended"]),
+            None if b["tenths"] is None else int(b["tenths"]),
+        )
+        for b in state["boards"]
+    ]
+    return Round(
+        int(state["number"]),
+        None if state["maker"] is None else str(state["maker"]),
+        _when(state["began"]),
+        None if state["code"] is None else str(state["code"]),
+        {b.player: b for b in boards},
+        None if state["maker_ended"] is None else str(state["maker_ended"]),
+        bool(state["closed"]),
+    )
+
+
+def _when(text: Any) -> datetime:
+    when = datetime.fromisoformat(str(text))
+    if when.tzinfo is None:
+        raise ValueError("a time with no time zone")
+    return when

@@ -1,0 +1,174 @@
+"""Rooms: their state and version (compared and swapped), their seats, and their boards' games, written
+with the room's new state in one transaction (a move is one transaction)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from keypeg.code import Feedback
+from keypeg.rules import Rules
+from keypeg.store.errors import MovedOnError, UnknownRecordError
+from keypeg.store.games import add_game
+from keypeg.store.models import GameRow, GuessRow, RoomRow, RoomSeatRow
+from keypeg.store.plumbing import Repository, find_player, now, player_row
+
+__all__ = ["BoardWrite", "RoomRecord", "Rooms"]
+
+
+@dataclass(frozen=True)
+class RoomRecord:
+    """A room as its use cases load it: the store's id, version and state (JSON)."""
+
+    id: int
+    public_id: str
+    version: int
+    state: str
+
+
+@dataclass
+class BoardWrite:
+    """What a move changed of one board's game: made now (``game_id`` ``None``: the breaker's game of
+    ``rules`` with ``secret``, set by ``maker``, if a person) or updated; its guesses after the first ``keep``
+    (``moves``), the session's ``state``, and its ``outcome`` once it ends."""
+
+    player: str
+    game_id: int | None
+    rules: Rules
+    secret: str
+    state: str
+    keep: int = 0
+    moves: list[tuple[str, Feedback]] = field(default_factory=list)
+    outcome: str | None = None
+    maker: str | None = None
+
+
+class Rooms(Repository):
+    """Rooms, compared and swapped by version."""
+
+    def create(self, player: str, state: str, public_id: str) -> int:
+        """Record a new room, ``player`` its host in the first seat (at version 0); its id."""
+
+        def work() -> int:
+            with self._session() as session:
+                host = player_row(session, player, create=True)
+                row = RoomRow(public_id=public_id, host_id=host.id, state=state, version=0, created_at=now())
+                session.add(row)
+                session.flush()
+                session.add(RoomSeatRow(room_id=row.id, player_id=host.id, seat=0, joined_at=now()))
+                return row.id
+
+        return self._guarded(work)
+
+    def get(self, public_id: str) -> RoomRecord:
+        """The room with this public id (:class:`UnknownRecordError` when none)."""
+
+        def work() -> RoomRecord:
+            with self._session() as session:
+                query = select(RoomRow.id, RoomRow.version, RoomRow.state).where(RoomRow.public_id == public_id)
+                row = session.execute(query).one_or_none()
+                if row is None:
+                    raise UnknownRecordError("no such room")
+                return RoomRecord(row[0], public_id, row[1], row[2])
+
+        return self._guarded(work)
+
+    def save(
+        self,
+        room_id: int,
+        expect: int,
+        state: str | Callable[[list[int | None]], str],
+        *,
+        host: str | None = None,
+        seats: Sequence[tuple[str, int]] = (),
+        boards: Sequence[BoardWrite] = (),
+    ) -> tuple[int, list[int | None]]:
+        """Store a room's new state if it is still at version ``expect`` (else :class:`MovedOnError`), in one
+        transaction with: its ``host`` now, the ``seats`` taken (player, seat number), and its ``boards``'
+        games made or moved on. ``state`` may be a function of the ids of the games made (one per board
+        written, in order; ``None`` for a game moved on). The new version and those ids."""
+
+        def work() -> tuple[int, list[int | None]]:
+            with self._session() as session:
+                # the room first: a request that lost the race writes nothing of its boards
+                claimed = session.execute(
+                    update(RoomRow).where(RoomRow.id == room_id, RoomRow.version == expect).values(version=expect + 1)
+                )
+                if claimed.rowcount != 1:  # type: ignore[attr-defined]
+                    raise MovedOnError("the room was moved on elsewhere meanwhile")
+                made = [_write_board(session, board) for board in boards]
+                values: dict[str, object] = {"state": state(made) if callable(state) else state}
+                if host is not None:
+                    values["host_id"] = player_row(session, host, create=True).id
+                session.execute(update(RoomRow).where(RoomRow.id == room_id).values(**values))
+                for player, seat in seats:
+                    player_id = player_row(session, player, create=True).id
+                    taken = session.get(RoomSeatRow, (room_id, player_id))
+                    if taken is None:
+                        session.add(RoomSeatRow(room_id=room_id, player_id=player_id, seat=seat, joined_at=now()))
+                return expect + 1, made
+
+        return self._guarded(work)
+
+    def of_player(self, player: str, limit: int = 50) -> list[tuple[str, str]]:
+        """The public ids and states of the rooms ``player`` took a seat in, newest first."""
+
+        def work() -> list[tuple[str, str]]:
+            with self._session() as session:
+                row = find_player(session, player)
+                if row is None:
+                    return []
+                query = (
+                    select(RoomRow.public_id, RoomRow.state)
+                    .join(RoomSeatRow, RoomSeatRow.room_id == RoomRow.id)
+                    .where(RoomSeatRow.player_id == row.id)
+                    .order_by(RoomRow.id.desc())
+                    .limit(limit)
+                )
+                return [(p, s) for p, s in session.execute(query)]
+
+        return self._guarded(work)
+
+
+def _write_board(session: Session, board: BoardWrite) -> int | None:
+    """Make or move on one board's game in ``session``; the id of a game made."""
+    made = None
+    if board.game_id is None:
+        owner = player_row(session, board.player, create=True)
+        row = add_game(
+            session,
+            owner,
+            board.rules,
+            role="breaker",
+            secret=board.secret,
+            state=board.state,
+            rated=False,
+            maker=board.maker,
+        )
+        made = game_id = row.id
+    else:
+        game_id = board.game_id
+        row = session.get_one(GameRow, game_id, with_for_update=True)
+        if row.outcome is not None:
+            raise MovedOnError(f"game {game_id} is over already")
+        session.execute(
+            delete(GuessRow).where(GuessRow.game_id == game_id, GuessRow.number > board.keep),
+            execution_options={"synchronize_session": False},
+        )
+    at = now()
+    for number, (guess, feedback) in enumerate(board.moves, board.keep + 1):
+        session.add(
+            GuessRow(
+                game_id=game_id, number=number, guess=guess, black=feedback.black, white=feedback.white, made_at=at
+            )
+        )
+    row.guesses = board.keep + len(board.moves)
+    row.version = (row.version or 0) + 1
+    row.state = board.state
+    if board.outcome is not None:
+        row.outcome = board.outcome
+        row.ended_at = at
+    return made

@@ -1,0 +1,352 @@
+"""Rooms, the play layer: seats, rounds (the computer's codes or players' in turn), the clock, points and
+the standing, what each viewer may see (never a guess or a code of the round in play but one's own), and
+the state's round trip."""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from keypeg.errors import ConflictError, ForbiddenError, GameOverError, IllegalMoveError, KeypegError, RefusedError
+from keypeg.play.rooms import Board, Room, Round, check_rounds
+from keypeg.rules import Rules
+
+RULES = Rules(2, 3, rows=4)
+AT = datetime(2026, 1, 1, tzinfo=UTC)
+PLAYERS = ["ann", "bob", "cy", "guest-d1", "eve"]
+CODES = ["".join(p) for p in itertools.product("ABC", repeat=2)]
+
+
+def later(seconds: float) -> datetime:
+    return AT + timedelta(seconds=seconds)
+
+
+def drawer(codes: list[str]) -> Any:
+    left = iter(codes)
+    return lambda: next(left, "AB")
+
+
+def seated(players: int, maker: str = "computer", rounds: int = 2, move: int = 60) -> Room:
+    room = Room.new(RULES, "ann", rounds=rounds, maker=maker, move_seconds=move)
+    for name in PLAYERS[1:players]:
+        room.join(name, "Dee" if name.startswith("guest-") else None, guest=name.startswith("guest-"), now=AT)
+    return room
+
+
+# -- rounds and points ----------------------------------------------------------------------------------
+
+
+def test_a_room_of_three_with_the_computers_codes() -> None:
+    room = seated(3)
+    with pytest.raises(ForbiddenError):
+        room.start("bob", now=AT, draw=drawer(["AB"]))
+    room.start("ann", now=AT, draw=drawer(["AB", "CC"]))
+    assert room.total == 2 and room.current is not None and set(room.current.boards) == {"ann", "bob", "cy"}
+    assert str(room.guess("bob", "AB", now=later(2))) == "2,0"  # broken in 1 at 2 s
+    with pytest.raises(GameOverError):
+        room.guess("bob", "AB", now=later(3))
+    room.guess("ann", "BA", now=later(1))
+    room.guess("ann", "AB", now=later(3))  # broken in 2
+    room.resign("cy", now=later(4))
+    room.advance(later(4), drawer(["CC"]))
+    assert [b.tenths for b in room.played[0].boards.values()] == [30, 20, 40]
+    assert room.played[0].points(RULES) == {"ann": 1, "bob": 2, "cy": 0}
+    assert room.current is not None and room.current.number == 2 and room.current.code == "CC"
+    for name in ("ann", "bob", "cy"):  # all broken in 1: by seconds
+        room.guess(name, "CC", now=later({"ann": 5, "bob": 6, "cy": 5}[name]))
+    room.advance(later(7), drawer([]))
+    assert room.played[1].points(RULES) == {"ann": 1, "bob": 0, "cy": 1}  # ann and cy tie at 1.0 s
+    assert room.is_over and room.current is None
+    assert [(s.place, s.player, s.points, s.guesses) for s in room.standing()] == [
+        (1, "bob", 2, 2),
+        (2, "ann", 2, 3),
+        (3, "cy", 1, 6),
+    ]
+    assert room.places() == [["bob"], ["ann"], ["cy"]]
+
+
+def test_turns_each_player_makes_codes_and_scores_as_in_a_match() -> None:
+    room = seated(3, maker="turns", rounds=1)
+    room.start("ann", now=AT, draw=drawer([]))
+    assert room.total == 3 and room.current is not None and room.current.maker == "ann"
+    with pytest.raises(IllegalMoveError):
+        room.guess("bob", "AB", now=later(1))  # no code yet
+    with pytest.raises(IllegalMoveError):
+        room.set_code("bob", "AB", now=later(1))
+    with pytest.raises(IllegalMoveError) as refused:
+        room.set_code("ann", "ABX", now=later(1))
+    assert "ABX" not in str(refused.value)
+    room.set_code("ann", "BC", now=later(1))
+    with pytest.raises(ConflictError):
+        room.set_code("ann", "BC", now=later(1))
+    assert set(room.current.boards) == {"bob", "cy"}
+    assert room.view("ann", later(1))["round"]["code"] == "BC"
+    assert "code" not in room.view("bob", later(1))["round"]
+    for guess in ("AA", "BB", "CC", "AB"):  # bob: out of rows (4 guesses)
+        room.guess("bob", guess, now=later(2))
+    room.guess("cy", "BC", now=later(3))  # cy breaks it in 1
+    room.advance(later(3), drawer([]))
+    assert room.played[0].points(RULES) == {"bob": 0, "cy": 1, "ann": 5 + 1 + 0}  # 5 guesses + 1 not broken
+    assert room.current is not None and room.current.maker == "bob" and room.current.code is None
+    # bob runs out of time to set the code: the computer sets one, bob scores nothing
+    assert room.advance(later(3 + 59), drawer([])) is False
+    assert room.advance(later(3 + 60), drawer(["CA"])) is True
+    assert room.current.code == "CA" and room.current.maker_ended == "timed out"
+    assert set(room.current.boards) == {"ann", "cy"}
+    room.guess("ann", "CA", now=later(70))
+    room.guess("cy", "CA", now=later(80))
+    room.advance(later(80), drawer([]))
+    assert room.played[1].points(RULES) == {"ann": 1, "cy": 0, "bob": 0}
+    assert room.current is not None and room.current.maker == "cy"
+    room.leave("cy", now=later(81))  # the maker left: the computer sets the code at once
+    room.advance(later(81), drawer(["AA"]))
+    assert room.current.maker_ended == "left" and set(room.current.boards) == {"ann", "bob"}
+    assert room.view("cy", later(81))["round"].get("code") is None
+
+
+def test_the_clock_ends_late_boards_and_the_next_round_starts_then() -> None:
+    room = seated(2, move=30)
+    room.start("ann", now=AT, draw=drawer(["AB", "BA"]))
+    room.guess("ann", "AA", now=later(20))  # ann's clock restarts at 20 s
+    assert room.deadline() == later(30)
+    assert room.advance(later(30), drawer(["BA"]))
+    assert room.current is not None and room.current.boards["bob"].ended == "timed out"
+    assert room.current.boards["ann"].ended is None and room.deadline() == later(50)
+    room.advance(later(55), drawer(["BA"]))
+    assert room.played[0].points(RULES) == {"ann": 0, "bob": 0}  # both not broken: a tie
+    assert room.current is not None and room.current.number == 2 and room.current.began == later(55)
+
+
+def test_seats_leave_rejoin_kick_close_and_the_host_passes_on() -> None:
+    room = Room.new(RULES, "ann", rounds=2)
+    assert room.join("ann", now=AT) is False
+    for name in PLAYERS[1:4]:
+        room.join(name, now=AT)
+    room.leave("cy", now=AT)  # before the start: the seat is freed
+    assert [s.player for s in room.seats] == ["ann", "bob", "guest-d1"]
+    room.kick("ann", "guest-d1", now=AT)
+    with pytest.raises(ForbiddenError):
+        room.join("guest-d1", now=AT)
+    for name in ("cy", "eve", "p6", "p7", "p8", "p9"):
+        room.join(name, now=AT)
+    with pytest.raises(RefusedError):
+        room.join("p10", now=AT)  # 8 seats at most
+    assert len(room.seats) == 8
+    room.start("ann", now=AT, draw=drawer(["AB", "CC"]))
+    with pytest.raises(RefusedError):
+        room.join("zed", now=AT)  # no new seat after the start
+    room.leave("ann", now=later(1))  # the host leaves: the next seated player hosts
+    assert room.host == "bob" and room.current is not None and room.current.boards["ann"].ended == "left"
+    with pytest.raises(ForbiddenError):
+        room.close("ann", now=later(2))
+    assert room.join("ann", now=later(2)) is True  # back, from the next round on
+    assert room.current.boards["ann"].ended == "left"
+    room.kick("bob", "cy", now=later(3))
+    with pytest.raises(ForbiddenError):
+        room.join("cy", now=later(3))
+    room.close("bob", now=later(4))
+    assert room.is_over and room.closed and room.played[-1].closed and room.played[-1].points(RULES) == {}
+    assert all(s.points == 0 for s in room.standing())
+    with pytest.raises(GameOverError):
+        room.guess("bob", "AB", now=later(5))
+
+
+def test_a_full_room_and_bad_settings_are_refused() -> None:
+    room = Room.new(RULES, "p0")
+    for number in range(1, 8):
+        room.join(f"p{number}", now=AT)
+    with pytest.raises(RefusedError):
+        room.join("p8", now=AT)
+    with pytest.raises(RefusedError):
+        Room.new(RULES, "ann", maker="anyone")
+    with pytest.raises(RefusedError):
+        Room.new(RULES, "ann", move_seconds=1)
+    with pytest.raises(RefusedError):
+        check_rounds(21)
+    with pytest.raises(RefusedError):
+        Room.new(RULES, "ann").start("ann", now=AT, draw=drawer([]))  # alone
+
+
+@st.composite
+def boards(draw: st.DrawFn) -> list[Board]:
+    found = []
+    for index in range(draw(st.integers(2, 6))):
+        broken = draw(st.booleans())
+        guesses = draw(st.integers(1, RULES.rows)) if broken else draw(st.integers(0, RULES.rows))
+        ended = "broken" if broken else draw(st.sampled_from(["out of rows", "resigned", "timed out", "left"]))
+        rows = [("AB", 0, 0)] * guesses
+        found.append(Board(f"p{index}", AT, rows, None, ended, draw(st.integers(0, 50))))
+    return found
+
+
+@given(boards(), st.booleans())
+def test_points_are_one_for_each_breaker_beaten_and_the_makers_as_in_a_match(found: list[Board], turns: bool) -> None:
+    round_ = Round(1, "maker" if turns else None, AT, "AB", {b.player: b for b in found})
+    points = round_.points(RULES)
+
+    def key(board: Board) -> tuple[int, float]:
+        counted = len(board.guesses) if board.ended == "broken" else RULES.rows + 1
+        return counted, board.tenths if board.ended == "broken" else float("inf")
+
+    for board in found:
+        assert points[board.player] == sum(key(board) < key(o) for o in found if o is not board)
+    if turns:
+        assert points["maker"] == sum(len(b.guesses) for b in found) + sum(b.ended != "broken" for b in found)
+    assert sum(points[b.player] for b in found) <= len(found) * (len(found) - 1) // 2
+
+
+# -- what each viewer sees, and the state's round trip ------------------------------------------------------
+
+ACTION = st.tuples(
+    st.sampled_from(["guess", "guess", "guess", "code", "resign", "leave", "join", "wait", "kick"]),
+    st.integers(0, 4),
+    st.sampled_from(CODES),
+    st.integers(0, 40),
+)
+
+
+def play(room: Room, actions: list[tuple[str, int, str, int]]) -> list[tuple[datetime, Room]]:
+    """Play ``actions`` on ``room`` (refused ones change nothing); the room after each, as a copy."""
+    codes = itertools.cycle(CODES)
+    clock = 0.0
+    seen = []
+    for kind, who, code, seconds in actions:
+        clock += seconds
+        now = later(clock)
+        player = PLAYERS[who]
+        try:
+            if kind == "guess":
+                room.guess(player, code, now=now)
+            elif kind == "code":
+                room.set_code(player, code, now=now)
+            elif kind == "resign":
+                room.resign(player, now=now)
+            elif kind == "leave":
+                room.leave(player, now=now)
+            elif kind == "join":
+                room.join(player, now=now)
+            elif kind == "kick":
+                room.kick(room.host, player, now=now)
+        except KeypegError:
+            pass
+        room.advance(now, lambda: next(codes))
+        seen.append((now, copy.deepcopy(room)))
+    return seen
+
+
+def in_play(room: Room) -> list[str]:
+    """Every guess and the code of the round in play."""
+    current = room.current
+    if current is None:
+        return []
+    return [g for b in current.boards.values() for g, _, _ in b.guesses] + ([current.code] if current.code else [])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5), st.sampled_from(["computer", "turns"]), st.lists(ACTION, max_size=40))
+def test_no_viewer_sees_a_guess_or_code_of_the_round_in_play_but_their_own(
+    players: int, maker: str, actions: list[tuple[str, int, str, int]]
+) -> None:
+    room = seated(players, maker=maker, rounds=2)
+    room.start("ann", now=AT, draw=drawer(CODES))
+    for now, state in play(room, actions):
+        current = state.current
+        for viewer in [None, "zed", *PLAYERS]:
+            view = state.view(viewer, now)
+            json.dumps(view)
+            shown_round = view["round"]
+            if shown_round is None:
+                assert view["board"] is None
+                continue
+            for board in shown_round["boards"]:
+                assert all(set(row) == {"black", "white"} for row in board["rows"])
+            seat = state.seat(viewer)
+            if seat is None:
+                assert view["you"] is None and view["board"] is None and "code" not in shown_round
+            assert current is not None
+            if "code" in shown_round:
+                assert viewer == current.maker and shown_round["code"] == current.code
+            mine = current.boards.get(viewer) if viewer is not None else None
+            if view["board"] is not None:
+                assert mine is not None and [r["guess"] for r in view["board"]["rows"]] == [
+                    g for g, _, _ in mine.guesses
+                ]
+            # nothing of the round in play but the viewer's own guesses (and a maker's own code) is in the view
+            kept = dict(view, rounds=None, last_round=None, board=None)
+            text = json.dumps(kept)
+            others = [g for b in current.boards.values() if b.player != viewer for g, _, _ in b.guesses]
+            for guess in others:
+                assert f'"{guess}"' not in text
+            if current.code and viewer != current.maker:
+                assert f'"{current.code}"' not in text
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5), st.sampled_from(["computer", "turns"]), st.lists(ACTION, max_size=30))
+def test_the_state_round_trips_through_json(players: int, maker: str, actions: list[tuple[str, int, str, int]]) -> None:
+    room = seated(players, maker=maker)
+    room.start("ann", now=AT, draw=drawer(CODES))
+    for now, state in play(room, actions):
+        kept = json.loads(json.dumps(state.to_state()))
+        again = Room.from_state(kept)
+        assert again.to_state() == state.to_state()
+        assert again.view("bob", now) == state.view("bob", now)
+        assert again.standing() == state.standing()
+
+
+@st.composite
+def damaged(draw: st.DrawFn) -> dict[str, Any]:
+    room = seated(3, maker=draw(st.sampled_from(["computer", "turns"])))
+    room.start("ann", now=AT, draw=drawer(CODES))
+    if room.maker == "turns":
+        room.set_code("ann", "CA", now=AT)
+    room.guess("bob", "AB", now=later(1))
+    if draw(st.booleans()):
+        room.close("ann", now=later(2))
+    state = json.loads(json.dumps(room.to_state()))
+    paths = []
+
+    def walk(node: Any, path: tuple[Any, ...]) -> None:
+        paths.append(path)
+        if isinstance(node, dict):
+            for key, value in node.items():
+                walk(value, (*path, key))
+        elif isinstance(node, list):
+            for index, value in enumerate(node):
+                walk(value, (*path, index))
+
+    walk(state, ())
+    path = draw(st.sampled_from(paths[1:]))
+    parent = state
+    for step in path[:-1]:
+        parent = parent[step]
+    replacement = draw(st.sampled_from([None, "x", -1, [], {}, [1, 2], "2026-13-01", "delete"]))
+    if replacement == "delete" and isinstance(parent, dict):
+        del parent[path[-1]]
+    else:
+        parent[path[-1]] = replacement
+    return state
+
+
+@settings(max_examples=200, deadline=None)
+@given(damaged())
+def test_a_damaged_state_raises_keypeg_errors_only(state: dict[str, Any]) -> None:
+    try:
+        room = Room.from_state(state)
+    except KeypegError:
+        return
+    room.view("bob", later(1))  # what was read still makes a view
+    json.dumps(room.to_state())
+
+
+def test_not_a_room() -> None:
+    for state in ({}, {"room": 2}, [], "room", {"live": 1}):
+        with pytest.raises(KeypegError):
+            Room.from_state(state)  # type: ignore[arg-type]
