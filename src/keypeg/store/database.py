@@ -25,6 +25,7 @@ from keypeg.store.live import LiveMatches
 from keypeg.store.matches import Matches
 from keypeg.store.players import Players
 from keypeg.store.plumbing import Plumbing
+from keypeg.store.ratings import Ratings
 from keypeg.store.records import Records
 from keypeg.store.rooms import Rooms
 from keypeg.store.web_sessions import WebSessions
@@ -115,6 +116,7 @@ class Store:
         self.web_sessions = WebSessions(plumbing)
         self.keys = ServerKeys(plumbing)
         self.rooms = Rooms(plumbing)
+        self.ratings = Ratings(plumbing)
 
     def _upgrade(self) -> None:
         if self._schema_version() == _head_revision():

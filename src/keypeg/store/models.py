@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text, UniqueConstraint
+from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 __all__ = [
@@ -19,6 +19,9 @@ __all__ = [
     "LoginFailureRow",
     "RoomRow",
     "RoomSeatRow",
+    "RatingResultRow",
+    "RatingChangeRow",
+    "PlayerRatingRow",
 ]
 
 
@@ -202,3 +205,55 @@ class RoomSeatRow(Base):
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True, index=True)
     seat: Mapped[int] = mapped_column(Integer)
     joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+# -- ratings (issue 30, ratings) ---------------------------------------------------------------------
+
+
+class RatingResultRow(Base):
+    """A rated result (one Glicko-2 rating period): a live match, a room, or a solo game that seeds a new
+    player's rating against the computer's levels; replayed in id order to recompute every rating."""
+
+    __tablename__ = "rating_results"
+    __table_args__ = (UniqueConstraint("kind", "event_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    kind: Mapped[str] = mapped_column(String(16))
+    """``match``, ``room`` or ``solo``."""
+    event_id: Mapped[str] = mapped_column(String(64))
+    """The match's or room's id (a solo game's id): one result per event."""
+    at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    places: Mapped[str] = mapped_column(Text)
+    """JSON: the players' ids grouped by final place, best first (a level as ``"level 3"``)."""
+    fixed: Mapped[str | None] = mapped_column(Text, default=None)
+    """JSON: the fixed ratings of the levels in the result (rating, RD, volatility), as they were used."""
+
+
+class RatingChangeRow(Base):
+    """A player's rating before a result (idleness applied) and after it."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (UniqueConstraint("result_id", "player_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    result_id: Mapped[int] = mapped_column(ForeignKey("rating_results.id"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    rating_before: Mapped[float] = mapped_column(Float)
+    rd_before: Mapped[float] = mapped_column(Float)
+    volatility_before: Mapped[float] = mapped_column(Float)
+    rating_after: Mapped[float] = mapped_column(Float)
+    rd_after: Mapped[float] = mapped_column(Float)
+    volatility_after: Mapped[float] = mapped_column(Float)
+
+
+class PlayerRatingRow(Base):
+    """A player's current rating, rated results and the last one's time."""
+
+    __tablename__ = "player_ratings"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), primary_key=True)
+    rating: Mapped[float] = mapped_column(Float, index=True)
+    rd: Mapped[float] = mapped_column(Float)
+    volatility: Mapped[float] = mapped_column(Float)
+    results: Mapped[int] = mapped_column(Integer)
+    last_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

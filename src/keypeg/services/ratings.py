@@ -1,0 +1,338 @@
+"""Ratings' use cases: record a result between people (a live match, a room), seed a new player from their
+first rated games against the computer, replay every stored result to check the stored ratings, and read
+the leaderboard and a player's rating and its changes.
+
+The arithmetic is Glicko-2 (:mod:`keypeg.play.ratings`): one result is one rating period. Guests are never
+rated. A person's first :data:`SEED_GAMES` rated solo games of classic Mastermind (4 pegs, 6 colours, 12 rows,
+as codebreaker) each count as a result against the computer's four levels, whose ratings are fixed (measured
+by ``benchmarks/level_ratings.py``, shipped in ``keypeg/data/level-ratings.json``): the player's guesses are
+compared with the guesses each level needs on the same secret (fewer wins, the same draws; a game not broken
+counts as the row limit plus one). Those games are counted, in the order they were played, the next time the
+player's rating is computed (:func:`seed`, called by :func:`record` for every player of a result).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from keypeg.errors import KeypegError, NotFoundError
+from keypeg.play.ratings import Rated, Rating, provisional, rate_result
+from keypeg.rules import Rules
+from keypeg.services.stores import GUEST_PREFIX, GameRecord, Store, name_key
+from keypeg.store.ratings import Entry, RatingValue, ResultRecord, Standing
+from keypeg.store.values import aware
+
+if TYPE_CHECKING:
+    from keypeg.play.live import LiveMatch
+
+__all__ = [
+    "KINDS",
+    "LEVEL_RATINGS",
+    "SEED_GAMES",
+    "SEED_RULES",
+    "Drift",
+    "PlayerRating",
+    "RatingChange",
+    "changes",
+    "leaderboard",
+    "level_guesses",
+    "level_ratings",
+    "places_by_score",
+    "rating_of",
+    "recompute",
+    "record",
+    "record_live",
+    "seed",
+]
+
+KINDS = ("match", "room")
+"""The kinds of results between people :func:`record` takes (``solo`` is a seeding game's)."""
+SEED_GAMES = 5
+"""A person's first rated solo games that seed their rating."""
+SEED_RULES = Rules(4, 6)
+"""The game seeding games are of (classic Mastermind, 12 rows): the levels' ratings are measured on it."""
+LEVEL_RATINGS = Path(__file__).resolve().parent.parent / "data" / "level-ratings.json"
+"""The computer's levels' fixed ratings, as ``benchmarks/level_ratings.py`` measured them."""
+DRIFT = 1e-9
+"""A replayed value further than this from the stored one is a drift."""
+
+
+@dataclass(frozen=True)
+class PlayerRating:
+    """A player's current rating, how many rated results it rests on, and the last one's time."""
+
+    player: str
+    rating: Rating
+    results: int
+    last: datetime | None
+
+    @property
+    def provisional(self) -> bool:
+        """Whether the rating is still provisional (:func:`keypeg.play.ratings.provisional`)."""
+        return provisional(self.rating)
+
+
+@dataclass(frozen=True)
+class RatingChange:
+    """A player's rating before a result (idleness applied) and after it."""
+
+    player: str
+    kind: str
+    event_id: str
+    at: datetime
+    before: Rating
+    after: Rating
+
+    @property
+    def change(self) -> float:
+        """The rating's change."""
+        return self.after.rating - self.before.rating
+
+
+@dataclass(frozen=True)
+class Drift:
+    """A player whose stored rating differs from the one replaying every result gives."""
+
+    player: str
+    stored: Rating | None
+    replayed: Rating | None
+
+
+def _rating(value: RatingValue) -> Rating:
+    return Rating(value.rating, value.rd, value.volatility)
+
+
+def _value(rating: Rating) -> RatingValue:
+    return RatingValue(rating.rating, rating.rd, rating.volatility)
+
+
+def _key(entry: Entry) -> str:
+    """A place's member as :func:`~keypeg.play.ratings.rate_result` names it: ``#12`` for player 12, a
+    level's label as it is."""
+    return f"#{entry}" if isinstance(entry, int) else entry
+
+
+def _is_guest(name: str) -> bool:
+    try:
+        return name_key(name).startswith(GUEST_PREFIX)
+    except KeypegError:
+        return name.startswith(GUEST_PREFIX)
+
+
+def _write(
+    store: Store,
+    kind: str,
+    event_id: str,
+    at: datetime,
+    places: Sequence[Sequence[str]],
+    fixed: dict[str, Rating] | None = None,
+) -> tuple[ResultRecord, bool]:
+    fixed = fixed or {}
+
+    def rate(
+        stored: list[list[Entry]], current: dict[int, Standing]
+    ) -> dict[int, tuple[RatingValue, RatingValue, int, datetime]]:
+        players = {f"#{pid}": Rated(_rating(s.value), s.results, s.last) for pid, s in current.items()}
+        made = rate_result(players, [[_key(e) for e in place] for place in stored], at, fixed=fixed)
+        return {
+            int(key[1:]): (_value(before), _value(after.rating), after.results, after.last or at)
+            for key, (before, after) in made.items()
+        }
+
+    return store.ratings.write(kind, event_id, at, places, rate, fixed={k: _value(v) for k, v in fixed.items()})
+
+
+def _changes(result: ResultRecord) -> list[RatingChange]:
+    return [
+        RatingChange(result.names.get(pid, f"#{pid}"), result.kind, result.event_id, result.at, _rating(b), _rating(a))
+        for pid, (b, a) in result.changes.items()
+    ]
+
+
+def record(
+    store: Store,
+    kind: str,
+    event_id: str | int,
+    places: Sequence[Sequence[str]],
+    *,
+    at: datetime | None = None,
+) -> list[RatingChange]:
+    """Rate the result of a match or room between people: ``places`` group the players' names by final
+    place, best first (a tie shares a place); each pair of players is a win, a loss or a draw. Guests are
+    left out; with fewer than two rated players nothing is recorded. Idempotent per ``(kind, event_id)``:
+    an event recorded already returns the changes it made then. Each player's first rated solo games are
+    counted first (:func:`seed`)."""
+    if kind not in KINDS:
+        raise KeypegError(f"a rated result is a {' or a '.join(KINDS)}, not {kind!r}")
+    event = str(event_id)
+    found = store.ratings.get(kind, event)
+    if found is not None:
+        return _changes(found)
+    rated = [[name for name in place if not _is_guest(name)] for place in places]
+    rated = [place for place in rated if place]
+    if sum(len(place) for place in rated) < 2:
+        return []
+    for place in rated:
+        for name in place:
+            seed(store, name)
+    return _changes(_write(store, kind, event, aware(at) if at is not None else datetime.now(UTC), rated)[0])
+
+
+def places_by_score(scores: dict[str, float], *, higher_better: bool = True) -> list[list[str]]:
+    """Names grouped by score, best first (equal scores share a place).
+
+    >>> places_by_score({"ann": 3, "bob": 5, "cy": 3})
+    [['bob'], ['ann', 'cy']]
+    """
+    ordered = sorted(set(scores.values()), reverse=higher_better)
+    return [[name for name, score in scores.items() if score == value] for value in ordered]
+
+
+def record_live(store: Store, public_id: str, live: LiveMatch, *, at: datetime | None = None) -> list[RatingChange]:
+    """Rate a live match between two people once it is over (by points: the winner first, a draw shares the
+    place); nothing while it goes on. Idempotent, as :func:`record`."""
+    if not live.is_over or live.match is None:
+        return []
+    return record(store, "match", public_id, places_by_score(dict(live.match.points())), at=at)
+
+
+# -- seeding from the computer's levels ----------------------------------------------------------------
+
+
+@functools.cache
+def level_ratings() -> dict[str, Rating]:
+    """The computer's levels' fixed ratings, by label (``level 1`` to ``level 4``)."""
+    data = json.loads(LEVEL_RATINGS.read_text(encoding="utf-8"))
+    return {f"level {k}": Rating(v["rating"], v["rd"], v["volatility"]) for k, v in data["levels"].items()}
+
+
+def level_guesses(level: int, rules: Rules, secret: str, *, seed: int = 0) -> int:
+    """The guesses ``level`` needs to break ``secret`` (the row limit plus one when it does not)."""
+    from keypeg.game import Game
+    from keypeg.knowledge import Knowledge
+    from keypeg.play.levels import level_strategy
+
+    strategy = level_strategy(level, rules, seed=seed)
+    game, knowledge = Game(rules, rules.parse(secret)), Knowledge(rules)
+    while not game.is_over:
+        guess = strategy.next_guess(knowledge)
+        knowledge = knowledge.add(guess, game.guess(guess))
+    outcome = game.outcome()
+    assert outcome is not None
+    return outcome.guesses if outcome.solved else rules.rows + 1
+
+
+def _seeding(game: GameRecord) -> bool:
+    return (
+        game.rated
+        and game.role == "breaker"
+        and game.maker is None
+        and game.level is not None
+        and game.outcome is not None
+        and game.guesses > 0
+        and game.secret is not None
+        and game.rules.game == SEED_RULES.game
+        and game.rules.rows == SEED_RULES.rows
+    )
+
+
+def seed(store: Store, player: str) -> list[RatingChange]:
+    """Count ``player``'s first :data:`SEED_GAMES` rated solo games of classic Mastermind not counted yet, in
+    the order they were played, each a result against the four levels on its secret. Guests: nothing."""
+    if _is_guest(player):
+        return []
+    counted = store.ratings.counted(player, "solo")
+    if len(counted) >= SEED_GAMES:
+        return []
+    try:
+        played = store.games.history(player, limit=None)
+    except NotFoundError:  # nobody of that name has played yet
+        return []
+    games = [g for g in reversed(played) if _seeding(g)][:SEED_GAMES]
+    made: list[RatingChange] = []
+    for game in games:
+        if str(game.id) in counted:
+            continue
+        assert game.secret is not None
+        rules = game.rules
+        mine = game.guesses if game.outcome == "solved" else rules.rows + 1
+        scores = {game.player: float(mine)}
+        scores.update({f"level {n}": float(level_guesses(n, rules, game.secret)) for n in range(1, 5)})
+        places = places_by_score(scores, higher_better=False)
+        at = aware(game.ended_at or game.started_at)
+        made += _changes(_write(store, "solo", str(game.id), at, places, level_ratings())[0])
+    return made
+
+
+# -- reading and checking -------------------------------------------------------------------------------
+
+
+def _player(standing: Standing) -> PlayerRating:
+    return PlayerRating(standing.player, _rating(standing.value), standing.results, standing.last)
+
+
+def leaderboard(store: Store, *, limit: int | None = 10, provisional: bool = True) -> list[PlayerRating]:
+    """The rated players, best rating first (at most ``limit``); without ``provisional`` ones when it is
+    false."""
+    found = [_player(s) for s in store.ratings.standings()]
+    if not provisional:
+        found = [p for p in found if not p.provisional]
+    return found[:limit] if limit is not None else found
+
+
+def rating_of(store: Store, player: str) -> PlayerRating | None:
+    """``player``'s current rating (``None`` before their first rated result)."""
+    standing = store.ratings.standing(player)
+    return _player(standing) if standing is not None else None
+
+
+def changes(store: Store, player: str, *, limit: int | None = 20) -> list[RatingChange]:
+    """``player``'s rating changes, newest first."""
+    return [
+        RatingChange(c.player, c.kind, c.event_id, c.at, _rating(c.before), _rating(c.after))
+        for c in store.ratings.changes(player, limit=limit)
+    ]
+
+
+def _far(a: Rating | None, b: Rating | None) -> bool:
+    if a is None or b is None:
+        return a is not b
+    return any(
+        abs(x - y) > DRIFT for x, y in zip((a.rating, a.rd, a.volatility), (b.rating, b.rd, b.volatility), strict=True)
+    )
+
+
+def recompute(store: Store) -> list[Drift]:
+    """Replay every stored result, in the order they were rated, from new players' defaults (each with the
+    levels' ratings it was rated with), and compare with what is stored: each change written and each
+    player's current rating. The players whose stored values differ (none expected), by name."""
+    players: dict[str, Rated] = {}
+    names: dict[str, str] = {}
+    drifted: set[str] = set()
+    for result in store.ratings.results():
+        fixed = {label: _rating(v) for label, v in result.fixed.items()}
+        made = rate_result(players, [[_key(e) for e in place] for place in result.places], result.at, fixed=fixed)
+        for key, (before, after) in made.items():
+            pid = int(key[1:])
+            names[key] = result.names.get(pid, key)
+            stored = result.changes.get(pid)
+            if stored is None or _far(_rating(stored[0]), before) or _far(_rating(stored[1]), after.rating):
+                drifted.add(key)
+            players[key] = after
+        for pid in result.changes:
+            if f"#{pid}" not in made:
+                drifted.add(f"#{pid}")
+    current = {s.player: _rating(s.value) for s in store.ratings.standings()}
+    replayed_now = {names[k]: r.rating for k, r in players.items()}
+    drifts = []
+    for name in sorted(set(current) | set(replayed_now) | {names.get(k, k) for k in drifted}):
+        kept, replayed = current.get(name), replayed_now.get(name)
+        if _far(kept, replayed) or any(names.get(k, k) == name for k in drifted):
+            drifts.append(Drift(name, kept, replayed))
+    return drifts

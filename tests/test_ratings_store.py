@@ -1,0 +1,157 @@
+"""Ratings kept in the store (keypeg.services.ratings over keypeg.store.ratings): idempotence, guests left
+out, seeding from the levels, and recomputation equal to what was recorded (SQLite, and PostgreSQL when
+KEYPEG_TEST_POSTGRES names a server)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from keypeg import Feedback, Rules
+from keypeg.errors import KeypegError
+from keypeg.play.ratings import Rating, update
+from keypeg.services import ratings
+from keypeg.store import Store
+
+T0 = datetime(2026, 11, 1, 12, tzinfo=UTC)
+
+
+def fresh_postgres() -> Store:
+    url = os.environ.get("KEYPEG_TEST_POSTGRES")
+    if not url:
+        pytest.skip("no PostgreSQL server here: set KEYPEG_TEST_POSTGRES to a URL (.ci/postgres starts one)")
+    store = Store(url)
+    from sqlalchemy import text
+
+    with store.engine.begin() as connection:
+        connection.execute(text("TRUNCATE rating_changes, player_ratings, rating_results RESTART IDENTITY CASCADE"))
+    return store
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    yield Store(f"sqlite:///{tmp_path / 'k.sqlite3'}") if request.param == "sqlite" else fresh_postgres()
+
+
+def test_a_match_is_rated_once(store: Store) -> None:
+    first = ratings.record(store, "match", "m1", [["ann"], ["bob"]], at=T0)
+    again = ratings.record(store, "match", "m1", [["bob"], ["ann"]], at=T0 + timedelta(days=1))
+    assert {c.player: c.after for c in first} == {c.player: c.after for c in again}
+    ann = ratings.rating_of(store, "ann")
+    assert ann is not None and ann.results == 1 and ann.provisional
+    assert ann.rating == update(Rating(), [(Rating(), 1.0)])
+    assert [c.event_id for c in ratings.changes(store, "ann")] == ["m1"]
+    assert store.ratings.count() == 1
+
+
+def test_guests_are_never_rated(store: Store) -> None:
+    assert ratings.record(store, "match", "m2", [["guest-0123456789ab"], ["bob"]], at=T0) == []
+    made = ratings.record(store, "room", "r1", [["ann"], ["guest-0123456789ab", "bob"], ["cy"]], at=T0)
+    assert sorted(c.player for c in made) == ["ann", "bob", "cy"]
+    assert ratings.rating_of(store, "guest-0123456789ab") is None
+    assert ratings.leaderboard(store)[0].player == "ann"
+    assert ratings.recompute(store) == []
+
+
+def test_a_room_is_pairwise_by_place(store: Store) -> None:
+    made = {c.player: c for c in ratings.record(store, "room", "r2", [["ann", "bob"], ["cy"]], at=T0)}
+    assert made["ann"].after == made["bob"].after == update(Rating(), [(Rating(), 0.5), (Rating(), 1.0)])
+    assert made["cy"].change < 0
+
+
+def test_kinds_are_checked(store: Store) -> None:
+    with pytest.raises(KeypegError):
+        ratings.record(store, "solo", "1", [["ann"], ["bob"]])
+
+
+def test_idleness_grows_the_deviation_by_stored_days(store: Store) -> None:
+    ratings.record(store, "match", "a", [["ann"], ["bob"]], at=T0)
+    after_first = ratings.rating_of(store, "ann")
+    made = {c.player: c for c in ratings.record(store, "match", "b", [["ann"], ["bob"]], at=T0 + timedelta(days=30))}
+    assert after_first is not None and made["ann"].before.rd > after_first.rating.rd
+    assert ratings.recompute(store) == []
+
+
+def test_a_tampered_rating_shows_as_drift(store: Store) -> None:
+    ratings.record(store, "match", "a", [["ann"], ["bob"]], at=T0)
+    from sqlalchemy import update as sql_update
+
+    from keypeg.store.models import PlayerRatingRow
+
+    with store.engine.begin() as connection:
+        connection.execute(
+            sql_update(PlayerRatingRow).values(rating=PlayerRatingRow.rating + 1).where(PlayerRatingRow.rating > 1500)
+        )
+    drift = ratings.recompute(store)
+    assert [d.player for d in drift] == ["ann"]
+
+
+def test_first_solo_games_seed_against_the_levels(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'k.sqlite3'}")
+    rules = Rules(4, 6)
+    for n, secret in enumerate(["ABCD", "FFEA", "CAFE", "BBBB", "DDAB", "ABAB"]):
+        game = store.games.start("ann", rules, role="breaker", level=3, secret=secret, rated=True)
+        moves = [("AABB", Feedback(0, 1))] * n + [(secret, Feedback(4, 0))]
+        store.games.update(game, keep=0, moves=moves, outcome="solved", expect=0)
+    practice = store.games.start("ann", rules, role="breaker", level=3, secret="ABCD")
+    store.games.update(practice, keep=0, moves=[("ABCD", Feedback(4, 0))], outcome="solved", expect=0)
+    made = ratings.seed(store, "ann")
+    assert len(made) == ratings.SEED_GAMES and {c.kind for c in made} == {"solo"}
+    assert ratings.seed(store, "ann") == []  # counted once
+    first = made[0]
+    assert first.after.rating > first.before.rating  # one guess beats every level
+    assert made[-1].after.rating < made[-1].before.rating  # five guesses wasted lose to most
+    assert ratings.recompute(store) == []
+    ratings.record(store, "match", "m", [["bob"], ["ann"]], at=datetime.now(UTC))
+    ann = ratings.rating_of(store, "ann")
+    assert ann is not None and ann.results == ratings.SEED_GAMES + 1
+
+
+def test_level_ratings_are_shipped_and_ordered() -> None:
+    levels = ratings.level_ratings()
+    assert set(levels) == {"level 1", "level 2", "level 3", "level 4"}
+    assert levels["level 4"].rating > levels["level 3"].rating > levels["level 2"].rating
+
+
+names = st.sampled_from(["ann", "bob", "cy", "dee", "eve", "guest-00000000000a"])
+events = st.lists(
+    st.tuples(
+        st.sampled_from(["match", "room"]),
+        st.lists(names, min_size=2, max_size=5, unique=True),
+        st.lists(st.integers(0, 3), min_size=5, max_size=5),
+        st.integers(0, 5 * 24 * 60),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+@settings(max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(events)
+def test_recording_one_by_one_equals_recomputing(tmp_path_factory: pytest.TempPathFactory, played: list) -> None:
+    store = Store(f"sqlite:///{tmp_path_factory.mktemp('r') / 'k.sqlite3'}")
+    at = T0
+    for n, (kind, players, groups, minutes) in enumerate(played):
+        at += timedelta(minutes=minutes)
+        by_group: dict[int, list[str]] = {}
+        for player, group in zip(players, groups, strict=False):
+            by_group.setdefault(group, []).append(player)
+        ratings.record(store, kind, f"e{n}", [by_group[k] for k in sorted(by_group)], at=at)
+    assert ratings.recompute(store) == []
+    assert ratings.rating_of(store, "guest-00000000000a") is None
+
+
+def test_recording_equals_recomputing_on_postgresql() -> None:
+    store = fresh_postgres()
+    at = T0
+    for n, places in enumerate([[["ann"], ["bob"]], [["bob", "cy"], ["ann"]], [["cy"], ["dee"], ["ann", "bob"]]]):
+        at += timedelta(hours=30)
+        ratings.record(store, "room", f"p{n}", places, at=at)
+    assert ratings.recompute(store) == []
+    assert len(ratings.leaderboard(store)) == 4
