@@ -147,10 +147,17 @@ def _plot(trend: list[int], path: Path, name: str) -> None:
 
 @cli.command(help=f"The top 10 players of a game.\n\n{TOP_RULE}")
 @rules_options
+@click.option("--ratings", "by_rating", is_flag=True, help="The rating leaderboard of games between people instead.")
 @db_option
 @json_option
-def top(rules: Rules, db: str | None, as_json: bool) -> None:
+def top(rules: Rules, by_rating: bool, db: str | None, as_json: bool) -> None:
     from keypeg.services import records
+
+    if by_rating:
+        from keypeg.cli.ratings import show_leaderboard
+
+        show_leaderboard(open_store(db), as_json)
+        return
 
     board = records.top(open_store(db), rules)
     title = game_label(rules)

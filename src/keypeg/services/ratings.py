@@ -46,6 +46,7 @@ __all__ = [
     "places_by_score",
     "rating_of",
     "recompute",
+    "result_count",
     "record",
     "record_live",
     "seed",
@@ -298,6 +299,11 @@ def changes(store: Store, player: str, *, limit: int | None = 20) -> list[Rating
         RatingChange(c.player, c.kind, c.event_id, c.at, _rating(c.before), _rating(c.after))
         for c in store.ratings.changes(player, limit=limit)
     ]
+
+
+def result_count(store: Store) -> int:
+    """How many rated results are stored."""
+    return store.ratings.count()
 
 
 def _far(a: Rating | None, b: Rating | None) -> bool:
