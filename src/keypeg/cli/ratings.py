@@ -19,12 +19,6 @@ if TYPE_CHECKING:
 
 __all__ = ["ratings", "show_leaderboard"]
 
-RULE = (
-    "Glicko-2 ratings of live matches and rooms between people (a room counts as pairwise results by final "
-    "place); a new player's first rated classic games against the computer seed it. Provisional (?) while "
-    "the deviation (RD) is above 110. Guests are never rated."
-)
-
 
 def _rating_json(rating: Rating) -> dict[str, float]:
     return {"rating": round(rating.rating, 2), "rd": round(rating.rd, 2), "volatility": round(rating.volatility, 6)}
@@ -62,8 +56,9 @@ def show_leaderboard(store: Store, as_json: bool, limit: int = 10) -> None:
     from keypeg.services import ratings as service
 
     board = service.leaderboard(store, limit=limit)
+    rule = service.RATING_RULE
     if as_json:
-        print_json({"rule": RULE, "ratings": [_player_json(p, rank) for rank, p in enumerate(board, 1)]})
+        print_json({"rule": rule, "ratings": [_player_json(p, rank) for rank, p in enumerate(board, 1)]})
         return
     if not board:
         out.print(Text("nobody is rated yet: ratings come from live matches and rooms between people"))
@@ -75,10 +70,14 @@ def show_leaderboard(store: Store, as_json: bool, limit: int = 10) -> None:
         latest = p.last.strftime("%Y-%m-%d") if p.last is not None else "-"
         table.add_row(str(rank), plain(p.player), _shown(p), f"{p.rating.rd:.0f}", str(p.results), latest)
     out.print(table)
-    out.print(Text(RULE))
+    out.print(Text(f"{rule} (? marks a provisional rating)"))
 
 
-@cli.command(help=f"The rating leaderboard, one player's rating, or a check of every rating.\n\n{RULE}")
+@cli.command(
+    help="The rating leaderboard, one player's rating, or a check of every rating.\n\n"
+    "Glicko-2 ratings of live matches and rooms between people; a new player's first rated classic games "
+    "against the computer seed them; guests are never rated."
+)
 @click.option("--player", metavar="NAME", help="Show this player's rating and its changes.")
 @click.option("--recompute", is_flag=True, help="Replay every stored result and show any drift (exit 1 if some).")
 @click.option("--limit", "-n", type=click.IntRange(1, 1000), default=10, show_default=True)

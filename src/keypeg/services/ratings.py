@@ -36,6 +36,7 @@ __all__ = [
     "LEVEL_RATINGS",
     "SEED_GAMES",
     "SEED_RULES",
+    "RATING_RULE",
     "Drift",
     "PlayerRating",
     "RatingChange",
@@ -60,6 +61,12 @@ SEED_RULES = Rules(4, 6)
 """The game seeding games are of (classic Mastermind, 12 rows): the levels' ratings are measured on it."""
 LEVEL_RATINGS = Path(__file__).resolve().parent.parent / "data" / "level-ratings.json"
 """The computer's levels' fixed ratings, as ``benchmarks/level_ratings.py`` measured them."""
+RATING_RULE = (
+    "Glicko-2 ratings of live matches and rooms between people (a room counts as pairwise results by final "
+    "place); a new player's first rated classic games against the computer seed it. Provisional while the "
+    "deviation (RD) is above 110. Guests are never rated."
+)
+"""The leaderboard's rule, as the faces print it."""
 DRIFT = 1e-9
 """A replayed value further than this from the stored one is a drift."""
 

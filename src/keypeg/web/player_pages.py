@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from keypeg.errors import KeypegError
 from keypeg.limits import TOP_RULE
-from keypeg.services import live, records
+from keypeg.services import live, ratings, records
 from keypeg.services.accounts import ThrottledError
 from keypeg.services.daily import streaks as daily_streaks
 from keypeg.variants import game_label
@@ -63,6 +63,7 @@ def _players_page(request: Request, *, status: int = 200, error: str = "", name:
     person = session.person if session is not None else None
     games, stats, chart, record = [], None, None, None
     streaks: dict[str, int] = {}
+    rating, rating_changes = None, []
     if session is not None and session.player is not None:
         store = store_of(request)
         games = records.history(store, session.player, limit=50, made=True)
@@ -70,6 +71,7 @@ def _players_page(request: Request, *, status: int = 200, error: str = "", name:
         chart = trend_chart(stats.trend[-100:])
         record = live.standing_of(store, session.player)
         streaks = daily_streaks(store, session.player)
+        rating, rating_changes = ratings.rating_of(store, session.player), ratings.changes(store, session.player)
     return page(
         request,
         "players.html",
@@ -81,6 +83,8 @@ def _players_page(request: Request, *, status: int = 200, error: str = "", name:
         chart=chart,
         standing=record,
         streaks=streaks,
+        rating=rating,
+        rating_changes=rating_changes,
         error=error,
         name=name,
     )
@@ -146,6 +150,7 @@ def top(request: Request, fields: Annotated[RulesForm, Depends(form_query)]) -> 
         board = records.top(store_of(request), rules)
     except KeypegError as refused:
         error = str(refused)
+    rated = ratings.leaderboard(store_of(request))
     return page(
         request,
         "top.html",
@@ -156,5 +161,7 @@ def top(request: Request, fields: Annotated[RulesForm, Depends(form_query)]) -> 
         label=game_label(rules) if rules is not None else "",
         board=board,
         rule=TOP_RULE,
+        rated=rated,
+        rating_rule=ratings.RATING_RULE,
         error=error,
     )

@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from keypeg.limits import TOP_RULE
 from keypeg.rules import Rules
-from keypeg.services import records
+from keypeg.services import ratings, records
 from keypeg.variants import game_label
 from keypeg.web.api import ERRORS, rules_query, session_of
 from keypeg.web.sessions import WebSession, store_of
@@ -49,6 +49,87 @@ def top(request: Request, rules: Annotated[Rules, Depends(rules_query)]) -> TopO
             )
             for r in board
         ],
+    )
+
+
+class RatingOut(BaseModel):
+    rating: float
+    rd: float = Field(description="The rating's deviation (Glicko's RD).")
+    volatility: float
+
+
+class RatedOut(RatingOut):
+    rank: int | None = None
+    player: str
+    provisional: bool = Field(description="Whether the deviation is still above 110.")
+    results: int = Field(description="Rated results (matches, rooms, seeding games) the rating rests on.")
+    last: str | None
+
+
+class RatingsOut(BaseModel):
+    rule: str
+    ratings: list[RatedOut]
+
+
+class RatingChangeOut(BaseModel):
+    kind: str = Field(description="match, room, or solo (a first game against the computer's levels).")
+    event: str
+    at: str
+    before: RatingOut
+    after: RatingOut
+    change: float
+
+
+class PlayerRatingOut(BaseModel):
+    player: str
+    rating: RatedOut | None = Field(description="Null before the player's first rated result.")
+    changes: list[RatingChangeOut] = Field(description="The rating's changes, newest first.")
+
+
+def _rating_out(rating: Any) -> RatingOut:
+    return RatingOut(rating=rating.rating, rd=rating.rd, volatility=rating.volatility)
+
+
+def _rated_out(p: ratings.PlayerRating, rank: int | None = None) -> RatedOut:
+    last = p.last.isoformat() if p.last is not None else None
+    r = p.rating
+    return RatedOut(
+        rank=rank,
+        player=p.player,
+        rating=r.rating,
+        rd=r.rd,
+        volatility=r.volatility,
+        provisional=p.provisional,
+        results=p.results,
+        last=last,
+    )
+
+
+@router.get("/ratings", response_model=RatingsOut)
+def rating_leaderboard(request: Request, limit: Annotated[int, Query(ge=1, le=1000)] = 10) -> RatingsOut:
+    """The rating leaderboard (Glicko-2, games between people), best first."""
+    board = ratings.leaderboard(store_of(request), limit=limit)
+    return RatingsOut(rule=ratings.RATING_RULE, ratings=[_rated_out(p, rank) for rank, p in enumerate(board, 1)])
+
+
+@router.get("/ratings/{player}", response_model=PlayerRatingOut)
+def player_rating(request: Request, player: str, limit: Annotated[int, Query(ge=1, le=1000)] = 20) -> PlayerRatingOut:
+    """A player's rating and its changes, newest first."""
+    store = store_of(request)
+    found = ratings.rating_of(store, player)
+    changes = [
+        RatingChangeOut(
+            kind=c.kind,
+            event=c.event_id,
+            at=c.at.isoformat(),
+            before=_rating_out(c.before),
+            after=_rating_out(c.after),
+            change=c.change,
+        )
+        for c in ratings.changes(store, player, limit=limit)
+    ]
+    return PlayerRatingOut(
+        player=found.player if found else player, rating=_rated_out(found) if found else None, changes=changes
     )
 
 
