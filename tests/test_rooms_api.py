@@ -1,0 +1,150 @@
+"""Rooms, the JSON API end to end (/api/rooms): sessions and CSRF as /api/live, a guest's seat, the
+errors' statuses, OpenAPI, and the room's event stream on a real server (every move reaches the
+followers; a spectator's stream never holds a guess or a code of the round in play)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from fastapi.testclient import TestClient
+
+from conftest import app_in_thread, wait_until
+from keypeg.web import create_app, rooms_api
+
+BODY = {"pegs": 3, "colors": 4, "rows": 6, "rounds": 1}
+
+
+class Player:
+    """A browser of the API: its cookie and CSRF header."""
+
+    def __init__(self, client: TestClient | httpx.Client, name: str | None = None) -> None:
+        self.client = client
+        self.headers = {"X-CSRF-Token": client.get("/api/session").json()["csrf"]}
+        if name is not None:
+            made = client.post("/api/players", json={"name": name, "password": "long enough pw"}, headers=self.headers)
+            self.headers = {"X-CSRF-Token": made.json()["csrf"]}
+
+    def post(self, path: str, body: object = None) -> httpx.Response:
+        return self.client.post(path, json=body, headers=self.headers)
+
+    def get(self, path: str) -> Any:
+        return self.client.get(path).json()
+
+
+@pytest.fixture
+def url(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'rooms.sqlite3'}"
+
+
+def test_a_room_through_the_api(url: str) -> None:
+    app = create_app(url)
+    ann, bob = (Player(TestClient(app, base_url="https://keypeg.test"), n) for n in ("ann", "bob"))
+    guest, eve = (Player(TestClient(app, base_url="https://keypeg.test")) for _ in range(2))
+    assert ann.client.post("/api/rooms", json=BODY).status_code == 403  # no CSRF token
+    assert ann.post("/api/rooms", BODY | {"maker": "anyone"}).status_code == 422
+    assert ann.post("/api/rooms", BODY | {"move_seconds": 1}).status_code == 400
+    made = ann.post("/api/rooms", BODY | {"rounds": 2})
+    assert made.status_code == 201
+    room = made.json()
+    public_id, token = room["id"], room["token"]
+    assert room["join"] == f"/rooms/{public_id}/join?token={token}" and room["watch"] == f"/rooms/{public_id}"
+    assert room["room"]["status"] == "waiting" and room["host"] == "ann" and room["you"] == "ann"
+    assert eve.client.get("/api/rooms/nope").status_code == 404
+    assert bob.post(f"/api/rooms/{public_id}/join", {"token": "0" * 32}).status_code == 403
+    assert bob.post(f"/api/rooms/{public_id}/join", {"token": token}).json()["you"] == "bob"
+    joined = guest.post(f"/api/rooms/{public_id}/join", {"token": token, "nickname": "Kim"}).json()
+    assert joined["seats"][2]["name"] == "Kim (guest)" and joined["seats"][2]["guest"]
+    assert bob.post(f"/api/rooms/{public_id}/start").status_code == 403  # only the host
+    assert eve.post(f"/api/rooms/{public_id}/start").status_code == 403
+    started = ann.post(f"/api/rooms/{public_id}/start").json()
+    assert started["room"]["status"] == "playing" and started["round"]["number"] == 1
+    assert eve.post(f"/api/rooms/{public_id}/join", {"token": token}).status_code == 400  # started
+    first = bob.post(f"/api/rooms/{public_id}/guesses", {"guess": "AAB", "row": 1})
+    assert first.status_code == 200 and first.json()["board"]["rows"][0]["guess"] == "AAB"
+    assert bob.post(f"/api/rooms/{public_id}/guesses", {"guess": "AAB", "row": 1}).status_code == 409
+    assert bob.post(f"/api/rooms/{public_id}/guesses", {"guess": "AAX"}).status_code == 400
+    assert eve.post(f"/api/rooms/{public_id}/guesses", {"guess": "AAB"}).status_code == 403
+    watched = eve.get(f"/api/rooms/{public_id}")
+    assert watched["you"] is None and watched["board"] is None and "join" not in watched["links"]
+    assert (
+        "AAB" not in json.dumps(watched)
+        and watched["round"]["boards"][1]["rows"] == first.json()["round"]["boards"][1]["rows"]
+    )
+    assert ann.post(f"/api/rooms/{public_id}/code", {"code": "ABC"}).status_code == 400  # the computer's round
+    assert bob.post(f"/api/rooms/{public_id}/kick", {"player": "ann"}).status_code == 403
+    assert ann.post(f"/api/rooms/{public_id}/kick", {"player": "bob"}).json()["seats"][1]["status"] == "kicked"
+    assert bob.post(f"/api/rooms/{public_id}/join", {"token": token}).status_code == 403
+    assert guest.post(f"/api/rooms/{public_id}/leave").json()["seats"][2]["status"] == "left"
+    assert guest.post(f"/api/rooms/{public_id}/join", {"token": token}).json()["seats"][2]["status"] == "present"
+    resigned = ann.post(f"/api/rooms/{public_id}/resign").json()  # every board over: round 2, the guest back in it
+    assert resigned["last_round"]["boards"][0]["ended"] == "resigned" and resigned["round"]["number"] == 2
+    assert [b["player"] for b in resigned["round"]["boards"]] == ["ann", joined["seats"][2]["player"]]
+    closed = ann.post(f"/api/rooms/{public_id}/close").json()
+    assert closed["over"] and closed["room"]["closed"] and closed["last_round"]["closed"]
+    assert "AAB" in json.dumps(eve.get(f"/api/rooms/{public_id}")["rounds"])  # ended: shown to all
+    paths = eve.get("/openapi.json")["paths"]
+    for path in ("", "/{room_id}", "/{room_id}/join", "/{room_id}/guesses", "/{room_id}/stream", "/{room_id}/kick"):
+        assert f"/api/rooms{path}" in paths
+
+
+class Stream:
+    """A follower of a room's stream, in a thread: the views and keep-alives it received."""
+
+    def __init__(self, client: httpx.Client, public_id: str) -> None:
+        self.states: list[dict[str, Any]] = []
+        self.alive: list[dict[str, Any]] = []
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self.run, args=(client, public_id), daemon=True)
+        self.thread.start()
+
+    def run(self, client: httpx.Client, public_id: str) -> None:
+        try:
+            with client.stream("GET", f"/api/rooms/{public_id}/stream", timeout=httpx.Timeout(30)) as answer:
+                kind = ""
+                for line in answer.iter_lines():
+                    if line.startswith("event: "):
+                        kind = line[7:]
+                    elif line.startswith("data: "):
+                        (self.states if kind == "state" else self.alive).append(json.loads(line[6:]))
+                    if self.stop.is_set():
+                        return
+        except httpx.HTTPError:
+            return
+
+    def reached(self, version: int) -> bool:
+        return any(s["version"] >= version for s in self.states)
+
+
+def test_the_rooms_stream_follows_every_move(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rooms_api, "KEEPALIVE", 0.2)
+    app = create_app(url)
+    with app_in_thread(app) as base:
+        ann, bob, eve = (Player(httpx.Client(base_url=base, timeout=30)) for _ in range(3))
+        made = ann.post("/api/rooms", BODY | {"maker": "turns"}).json()
+        public_id = made["id"]
+        bob.post(f"/api/rooms/{public_id}/join", {"token": made["token"]})
+        streams = {"ann": Stream(ann.client, public_id), "bob": Stream(bob.client, public_id)}
+        streams["eve"] = Stream(eve.client, public_id)
+        assert wait_until(lambda: all(s.states for s in streams.values()), 30)
+        ann_id = ann.get(f"/api/rooms/{public_id}")["you"]
+        views = [ann.post(f"/api/rooms/{public_id}/start").json()]
+        views.append(ann.post(f"/api/rooms/{public_id}/code", {"code": "DCB"}).json())
+        for guess in ("AAA", "BBB", "DCB"):
+            views.append(bob.post(f"/api/rooms/{public_id}/guesses", {"guess": guess}).json())
+            assert wait_until(lambda: all(s.reached(views[-1]["version"]) for s in streams.values()), 30)
+        assert views[-1]["last_round"]["code"] == "DCB" and views[-1]["round"]["maker"] != ann_id
+        assert wait_until(lambda: any(a["version"] >= views[-1]["version"] for a in streams["eve"].alive), 30)
+        for name, stream in streams.items():
+            for state in stream.states:
+                if state["round"] is None or state["round"]["number"] != 1:
+                    continue
+                text = json.dumps(dict(state, rounds=None, last_round=None))
+                assert '"DCB"' not in text or name == "ann"  # the code only to its maker
+                assert '"AAA"' not in text or name == "bob"  # a guess only to its player
+        for stream in streams.values():
+            stream.stop.set()

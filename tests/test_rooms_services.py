@@ -1,0 +1,247 @@
+"""Rooms, the use cases on a real store (SQLite, and PostgreSQL when KEYPEG_TEST_POSTGRES names one): a
+whole room whose boards are games in their players' history, races between requests, the clock,
+leaving, rejoining, kicking and closing, and the ratings recorded once."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from keypeg.errors import ConflictError, ForbiddenError, GameOverError, NotFoundError, RefusedError
+from keypeg.rules import Rules
+from keypeg.services import rooms
+from keypeg.store import Store
+
+RULES = Rules(3, 4, rows=5)
+
+
+class Feed:
+    """Counts the changes announced (as the web's fan-out would wake followers)."""
+
+    def __init__(self) -> None:
+        self.changes: list[tuple[str, int]] = []
+
+    def changed(self, kind: str, key: int) -> None:
+        self.changes.append((kind, key))
+
+
+class Clock:
+    """The services' clock, moved by the test."""
+
+    def __init__(self) -> None:
+        self.at = datetime.now(UTC)
+
+    def now(self, tz: Any = None) -> datetime:
+        return self.at
+
+    def skip(self, seconds: float) -> None:
+        self.at += timedelta(seconds=seconds)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    if request.param == "sqlite":
+        yield Store(f"sqlite:///{tmp_path / 'rooms.sqlite3'}")
+        return
+    url = os.environ.get("KEYPEG_TEST_POSTGRES")
+    if not url:
+        pytest.skip("no PostgreSQL server here: set KEYPEG_TEST_POSTGRES to a URL (.ci/postgres starts one)")
+    found = Store(url)
+    with found.engine.begin() as connection:
+        from sqlalchemy import text
+
+        connection.execute(text("TRUNCATE guesses, games, room_seats, rooms, players RESTART IDENTITY CASCADE"))
+    yield found
+    found.engine.dispose()
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    found = Clock()
+    monkeypatch.setattr(rooms, "datetime", found)
+    return found
+
+
+@pytest.fixture
+def rated(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    """The calls to the ratings' use case (recorded, not rated)."""
+    from keypeg.services import ratings
+
+    calls: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(ratings, "record", lambda store, kind, event, places, **_: calls.append((kind, event, places)))
+    return calls
+
+
+def room_of(store: Store, feed: Feed, players: list[str], **options: Any) -> str:
+    public_id = rooms.create(store, players[0], RULES, **options)
+    token = rooms.invite_token(store, public_id)
+    for player in players[1:]:
+        rooms.join(store, feed, public_id, player, token, "Kim" if player.startswith("guest-") else None)
+    return public_id
+
+
+def test_a_whole_room_in_turns_its_games_and_its_ratings(
+    store: Store, clock: Clock, rated: list[tuple[Any, ...]]
+) -> None:
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob", "guest-k1"], rounds=1, maker="turns", move_seconds=60)
+    with pytest.raises(ForbiddenError):
+        rooms.join(store, feed, public_id, "cy", "0" * 32)
+    with pytest.raises(NotFoundError):
+        rooms.snapshot(store, feed, "no-such-room", None)
+    with pytest.raises(ForbiddenError):
+        rooms.start(store, feed, public_id, "bob")
+    rooms.start(store, feed, public_id, "ann")
+    codes = {"ann": "ABC", "bob": "DDA", "guest-k1": "CAB"}
+    for number, maker in enumerate(["ann", "bob", "guest-k1"], 1):
+        view = rooms.snapshot(store, feed, public_id, maker)
+        assert view["round"]["number"] == number and view["round"]["maker"] == maker
+        rooms.set_code(store, feed, public_id, maker, codes[maker])
+        assert rooms.snapshot(store, feed, public_id, maker)["round"]["code"] == codes[maker]
+        watched = rooms.snapshot(store, feed, public_id, None)
+        assert "code" not in watched["round"] and watched["board"] is None
+        breakers = [p for p in codes if p != maker]
+        clock.skip(1)
+        rooms.guess(store, feed, public_id, breakers[0], "AAA", row=1)
+        rooms.guess(store, feed, public_id, breakers[0], codes[maker], row=2)
+        rooms.resign(store, feed, public_id, breakers[1])
+        ended = rooms.snapshot(store, feed, public_id, None)["last_round"]
+        assert ended["number"] == number and ended["code"] == codes[maker]
+        assert ended["boards"][0]["rows"][1]["guess"] == codes[maker] and ended["maker_points"] == 2 + 0 + 1
+    final = rooms.snapshot(store, feed, public_id, "bob")
+    assert final["over"] and final["room"]["status"] == "over" and final["round"] is None
+    # ann: 3 as maker (2 guesses, 1 board not broken), 1 + 1 as breaker; bob 1 + 3; the guest 3
+    assert [(s["player"], s["points"]) for s in final["standing"]] == [("ann", 5), ("bob", 4), ("guest-k1", 3)]
+    assert rated == [("room", public_id, [["ann"], ["bob"], ["guest-k1"]])]
+    rooms.snapshot(store, feed, public_id, "bob")  # loading an ended room records nothing again
+    assert len(rated) == 1
+    # every board is a game of its player's, with its guesses and its code on the private side
+    bob = store.games.history("bob")
+    assert sorted((g.guesses, g.outcome, g.secret) for g in bob) == [(0, "resigned", "CAB"), (2, "solved", "ABC")]
+    assert rooms.rooms_of(store, "bob")[0] | {"names": None} == {
+        "id": public_id,
+        "names": None,
+        "points": [5, 4, 3],
+        "places": [1, 2, 3],
+        "you": 1,
+        "over": True,
+        "status": "over",
+    }
+    assert rooms.rooms_of(store, "nobody") == []
+    assert all(kind == "room" for kind, _ in feed.changes) and len(feed.changes) >= 12
+
+
+def test_two_guesses_sent_at_once_leave_one_and_two_players_at_once_both_stand(store: Store, clock: Clock) -> None:
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob", "cy"], rounds=1)
+    rooms.start(store, feed, public_id, "ann")
+    code = rooms.shared(store, feed, public_id).room.current.code  # type: ignore[union-attr]
+    wrong = next(c for c in ("AAA", "BBB", "CCC") if c != code)
+    gate = threading.Barrier(4, timeout=10)
+    answers: list[object] = []
+    first = threading.local()
+    read = store.rooms.get
+
+    def get(public: str) -> Any:
+        """Every request reads the room, then waits for the others to have read it: all at one version."""
+        found = read(public)
+        if not getattr(first, "done", False):
+            first.done = True
+            gate.wait()
+        return found
+
+    store.rooms.get = get  # type: ignore[method-assign]
+
+    def send(player: str, row: int) -> None:
+        try:
+            rooms.guess(store, feed, public_id, player, wrong, row=row)
+            answers.append((player, "ok"))
+        except ConflictError:
+            answers.append((player, "conflict"))
+
+    threads = [threading.Thread(target=send, args=a) for a in (("bob", 1), ("bob", 1), ("cy", 1), ("ann", 1))]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    store.rooms.get = read  # type: ignore[method-assign]
+    assert sorted(answers) == [("ann", "ok"), ("bob", "conflict"), ("bob", "ok"), ("cy", "ok")]
+    room = rooms.shared(store, feed, public_id).room
+    assert room.current is not None and [len(b.guesses) for b in room.current.boards.values()] == [1, 1, 1]
+    assert [g.guesses for g in store.games.history("bob")] == [1]
+
+
+def test_a_move_is_one_transaction(store: Store, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
+    from keypeg.store import rooms as stored
+
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob"], rounds=1)
+    rooms.start(store, feed, public_id, "ann")
+    before = store.rooms.get(public_id)
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("the board's write fails")
+
+    monkeypatch.setattr(stored, "_write_board", broken)
+    with pytest.raises(Exception, match="board"):
+        rooms.guess(store, feed, public_id, "bob", "AAA")
+    monkeypatch.undo()
+    assert store.rooms.get(public_id) == before and store.games.history("bob")[0].guesses == 0
+
+
+def test_the_clock_at_every_load(store: Store, clock: Clock) -> None:
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob", "cy"], rounds=1, maker="turns", move_seconds=30)
+    rooms.start(store, feed, public_id, "ann")
+    clock.skip(31)  # ann never sets her code: the computer does, and she scores nothing
+    view = rooms.snapshot(store, feed, public_id, "bob")
+    assert view["round"]["code_set"] and view["board"]["seconds_left"] == 30.0
+    rooms.guess(store, feed, public_id, "bob", "AAA")
+    clock.skip(30)  # both breakers late: their boards end, the next round (bob's code) begins
+    with pytest.raises(RefusedError):
+        rooms.guess(store, feed, public_id, "cy", "AAA")  # cy is timed out first, then refused
+    view = rooms.snapshot(store, feed, public_id, "cy")
+    assert view["last_round"]["maker_ended"] == "timed out" and view["last_round"]["maker_points"] == 0
+    assert [b["ended"] for b in view["last_round"]["boards"]] == ["timed out", "timed out"]
+    assert view["round"]["number"] == 2 and view["round"]["maker"] == "bob" and not view["round"]["code_set"]
+    assert [g.outcome for g in store.games.history("cy")] == ["resigned"]
+
+
+def test_leave_rejoin_kick_and_close(store: Store, clock: Clock, rated: list[tuple[Any, ...]]) -> None:
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob", "cy", "guest-z9"], rounds=3)
+    token = rooms.invite_token(store, public_id)
+    rooms.start(store, feed, public_id, "ann")
+    with pytest.raises(RefusedError):
+        rooms.join(store, feed, public_id, "dan", token)  # seats only before the start
+    rooms.leave(store, feed, public_id, "ann")  # the host leaves: bob hosts
+    view = rooms.snapshot(store, feed, public_id, "bob")
+    assert view["host"] == "bob" and view["seats"][0]["status"] == "left"
+    assert view["round"]["boards"][0]["ended"] == "left"
+    assert view["links"]["join"].endswith(token)
+    assert "join" not in rooms.snapshot(store, feed, public_id, None)["links"]
+    rooms.join(store, feed, public_id, "ann", token)  # back with the same link, from the next round
+    with pytest.raises(GameOverError):
+        rooms.guess(store, feed, public_id, "ann", "AAA")
+    with pytest.raises(ForbiddenError):
+        rooms.kick(store, feed, public_id, "ann", "cy")  # no longer the host
+    rooms.kick(store, feed, public_id, "bob", "guest-z9")
+    with pytest.raises(ForbiddenError):
+        rooms.join(store, feed, public_id, "guest-z9", token)
+    for player in ("bob", "cy"):
+        rooms.resign(store, feed, public_id, player)
+    view = rooms.snapshot(store, feed, public_id, "ann")
+    assert view["round"]["number"] == 2 and [b["player"] for b in view["round"]["boards"]] == ["ann", "bob", "cy"]
+    rooms.close(store, feed, public_id, "bob")
+    view = rooms.snapshot(store, feed, public_id, None)
+    assert view["over"] and view["room"]["closed"] and view["rounds"][-1]["closed"]
+    assert len(rated) == 1
+    with pytest.raises(GameOverError):
+        rooms.close(store, feed, public_id, "bob")
+    assert [g.outcome for g in store.games.history("ann")] == ["resigned", "resigned"]
