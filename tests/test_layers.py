@@ -70,7 +70,7 @@ THIRD_PARTY = {
     "store": {"sqlalchemy", "alembic", "argon2", "platformdirs", "confusable_homoglyphs", "psycopg"},
     "play": {"numpy"},
     "services": {"numpy"},
-    "cli": {"click", "rich", "matplotlib", "numpy", "uvicorn"},
+    "cli": {"click", "rich", "matplotlib", "numpy", "uvicorn", "httpx"},
     "web": {"fastapi", "starlette", "pydantic", "swagger_ui_bundle", "jinja2"},
 }
 """The third-party packages each layer may import (besides the standard library)."""

@@ -141,7 +141,10 @@ class Server:
     failures become keypeg's errors (so exit codes follow :data:`keypeg.cli.common.EXIT_CODES`)."""
 
     def __init__(self, base: str, *, cookies: Any = None) -> None:
-        import httpx
+        try:
+            import httpx
+        except ImportError:
+            raise KeypegError("keypeg room needs httpx: pip install 'keypeg[web]'") from None
 
         self.base = base
         self.client = httpx.Client(
