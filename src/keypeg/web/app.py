@@ -92,6 +92,7 @@ def create_app(
         play_pages,
         player_pages,
         records,
+        rooms,
         rooms_api,
         watch,
     )
@@ -126,6 +127,7 @@ def create_app(
     app.include_router(watch.api)
     app.include_router(watch.pages)
     app.include_router(rooms_api.api)
+    app.include_router(rooms.pages)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
 
     app.add_middleware(RequestBodyLimitMiddleware, max_body_size=WEB_BODY_LIMIT)  # a body sent past it: 413

@@ -6,8 +6,9 @@ import { setUp as live } from "./live.js";
 import { setUp as theme } from "./theme.js";
 import { setUp as share } from "./share.js";
 import { setUp as watch } from "./watch.js";
+import { setUp as room } from "./room.js";
 
-const parts = [pages, board, live, theme, share, watch];
+const parts = [pages, board, live, theme, share, watch, room];
 
 // One part failing (a browser refusing what it uses) leaves the others working.
 function setUpAll(root) {

@@ -1,0 +1,151 @@
+// A room: follow its stream of events; when the room changes (a version the page does not show), fetch
+// the page again and show its <main> in place of this one, keeping the row being filled and the focus.
+// What changed for you is said by the live region (announce.js). The clock of your move counts down
+// from the seconds the server sent; the server is the judge, and its stream brings what happened. The
+// links to share get Copy buttons. Without this script the page is plain forms, and a reload shows the
+// room as it is.
+import { announce } from "./announce.js";
+import { showPage } from "./pages.js";
+
+const STATE_EVENTS = ["state", "message", "view"];
+let following = null;
+
+function follow(root) {
+  const marker = root.querySelector("[data-room-events]");
+  if (!marker) { if (following && !document.querySelector("[data-room-events]")) { following.stop(); following = null; } return; }
+  const address = marker.getAttribute("data-room-events");
+  if (following && following.address === address) return;
+  if (following) following.stop();
+  following = stream(address);
+}
+
+// An EventSource that is opened again after 1, 2, 4 ... at most 30 s when the server closes it for good
+// (a restart, an answer that is not 200); the browser itself reconnects a stream cut by the network.
+function stream(address) {
+  const run = { address, source: null, delay: 1000, again: null, stopped: false };
+  const reopen = () => {
+    if (run.source) run.source.close();
+    run.source = null;
+    if (run.stopped || run.again) return;
+    run.again = window.setTimeout(() => { run.again = null; open(); }, run.delay);
+    run.delay = Math.min(run.delay * 2, 30000);
+  };
+  const open = () => {
+    const source = new EventSource(address);
+    run.source = source;
+    const got = async (event) => { if (await showState(event.data)) run.delay = 1000; };
+    for (const name of STATE_EVENTS) source.addEventListener(name, got);
+    source.addEventListener("error", () => { if (source.readyState === EventSource.CLOSED) reopen(); });
+  };
+  run.reopen = reopen;
+  run.stop = () => {
+    run.stopped = true;
+    if (run.again) window.clearTimeout(run.again);
+    if (run.source) run.source.close();
+  };
+  open();
+  return run;
+}
+
+function versionOf(data) {
+  try {
+    const state = JSON.parse(data);
+    return state && state.version !== undefined ? String(state.version) : null;
+  } catch (notJson) {
+    return null;
+  }
+}
+
+// Where the focus is, as a selector the new page can answer (an id, a peg of the tray, a hole, a form's
+// button), so an update made by someone else never takes the focus away from what you were doing.
+function focusKey() {
+  const el = document.activeElement;
+  if (!el || el === document.body || !el.closest("main")) return null;
+  if (el.id) return `#${CSS.escape(el.id)}`;
+  if (el.dataset.symbol !== undefined && el.closest("[data-tray]")) return `[data-tray] [data-symbol="${CSS.escape(el.dataset.symbol)}"]`;
+  if (el.dataset.hole !== undefined) return `[data-hole="${CSS.escape(el.dataset.hole)}"]`;
+  if (el.matches("[data-back]")) return "[data-tray] [data-back]";
+  const form = el.closest("form[action]");
+  if (form && el.tagName === "BUTTON") return `form[action="${CSS.escape(form.getAttribute("action"))}"] button[value="${CSS.escape(el.value || "")}"]`;
+  return "h1";
+}
+
+// Show the page of the state a stream sent; false when the page could not be had.
+async function showState(data) {
+  const shownNow = document.querySelector("[data-room-events]");
+  const version = versionOf(data);
+  if (shownNow && version !== null && version === shownNow.getAttribute("data-version")) return true;
+  let answer, html;
+  try {
+    answer = await fetch(window.location.href, { credentials: "same-origin" });
+    html = await answer.text();
+  } catch (error) {
+    answer = null;
+  }
+  if (!answer || !answer.ok) { if (following) following.reopen(); return false; }
+  const now = document.querySelector("[data-room-events]");
+  const got = new DOMParser().parseFromString(html, "text/html").querySelector("main [data-room-events]");
+  if (!got) { showPage(html); return true; } // no longer a room's page (the room is gone)
+  if (now && Number(got.getAttribute("data-version")) <= Number(now.getAttribute("data-version"))) return true;
+  const said = now ? now.getAttribute("data-say") : "";
+  const typed = document.querySelector("main input[data-code]");
+  const kept = typed ? typed.value : "";
+  const key = focusKey();
+  const main = showPage(html, (fresh) => {
+    const input = fresh.querySelector("input[data-code]");
+    if (input && kept && input.closest("form").getAttribute("action") === typed.closest("form").getAttribute("action")) input.value = kept;
+  });
+  if (!main) return true;
+  const marker = main.querySelector("[data-room-events]");
+  const say = marker ? marker.getAttribute("data-say") : "";
+  if (say && say !== said) announce(say);
+  if (key) {
+    const target = main.querySelector(key) || main.querySelector("[autofocus]") || main.querySelector("h1");
+    if (target) target.focus({ preventScroll: true });
+  }
+  return true;
+}
+
+// The clock of the move awaited from you (or of the round), counted down from the page's seconds.
+let ticking = null;
+function setUpClock(root) {
+  if (ticking) window.clearInterval(ticking);
+  ticking = null;
+  const shown = root.querySelector("[data-room-clock]");
+  if (!shown) return;
+  const end = performance.now() + Number(shown.getAttribute("data-room-clock")) * 1000;
+  const two = (n) => String(n).padStart(2, "0");
+  const draw = () => {
+    const left = Math.max(0, Math.ceil((end - performance.now()) / 1000));
+    const hours = Math.floor(left / 3600), minutes = Math.floor(left / 60) % 60, seconds = left % 60;
+    shown.textContent = hours ? `${hours}:${two(minutes)}:${two(seconds)}` : `${minutes}:${two(seconds)}`;
+    if (!left && ticking) { window.clearInterval(ticking); ticking = null; }
+  };
+  draw();
+  ticking = window.setInterval(draw, 250);
+}
+
+// Copy buttons beside the links to share (shown only where the clipboard can be written).
+function setUpCopy(root) {
+  root.querySelectorAll("button[data-copy-from]").forEach((button) => {
+    const field = root.querySelector(`#${CSS.escape(button.getAttribute("data-copy-from"))}`);
+    if (!field || !navigator.clipboard || !navigator.clipboard.writeText) return;
+    button.hidden = false;
+    button.addEventListener("click", async () => {
+      try {
+        await navigator.clipboard.writeText(field.value);
+        announce("Copied the link.");
+        button.textContent = "Copied";
+      } catch (refused) {
+        field.select();
+        announce("Copying was refused: the link is selected, copy it by hand.");
+      }
+    });
+  });
+}
+
+export function setUp(root) {
+  setUpClock(root);
+  setUpCopy(root);
+  follow(root);
+}
