@@ -1,0 +1,290 @@
+"""``keypeg room LINK``: a bot takes a seat in a room of a real ``keypeg serve`` through the line protocol
+(driven line by line, or fed from a file) while another player plays on the JSON API and a spectator
+watches by the watching link; bad links and refused logins are one line on stderr and an exit code;
+Ctrl-C leaves the seat (exit 130); a dropped event stream is opened again."""
+
+from __future__ import annotations
+
+import queue
+import signal
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from click.testing import CliRunner
+from hypothesis import given
+from hypothesis import strategies as st
+
+from conftest import environment, free_port, keypeg_serve, wait_until
+from keypeg.cli import cli
+from keypeg.cli import room as room_cli
+from keypeg.errors import KeypegError
+
+WAIT = 30.0
+"""Seconds a test waits for a line or a state (a deadline for a busy machine, never a pause)."""
+
+
+@pytest.fixture(scope="module")
+def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    folder = tmp_path_factory.mktemp("rooms-cli")
+    with keypeg_serve(f"sqlite:///{folder / 'rooms.sqlite3'}", folder) as running:
+        yield running.base
+    said = running.said()
+    assert "Traceback" not in said, said
+
+
+class Api:
+    """A player on the JSON API: its cookie and CSRF token."""
+
+    def __init__(self, base: str, name: str | None = None) -> None:
+        self.client = httpx.Client(base_url=base, timeout=WAIT)
+        self.headers = {"X-CSRF-Token": self.client.get("/api/session").json()["csrf"]}
+        if name is not None:
+            made = self.post("/api/players", {"name": name, "password": "long enough pw"})
+            assert made.status_code == 201, made.text
+            self.headers = {"X-CSRF-Token": made.json()["csrf"]}
+
+    def post(self, path: str, body: object = None) -> httpx.Response:
+        return self.client.post(path, json=body, headers=self.headers)
+
+    def room(self, **settings: Any) -> dict[str, Any]:
+        made = self.post("/api/rooms", {"pegs": 4, "colors": 6, "nickname": "Ann", **settings})
+        assert made.status_code == 201, made.text
+        return dict(made.json())
+
+    def view(self, room: str) -> dict[str, Any]:
+        return dict(self.client.get(f"/api/rooms/{room}").json())
+
+
+class Bot:
+    """``keypeg room ...`` in a process of its own, stdin and stdout piped; its stdout lines as they come."""
+
+    def __init__(self, *args: str, stdin: Any = subprocess.PIPE) -> None:
+        command = [sys.executable, "-m", "keypeg", "room", *args]
+        self.process = subprocess.Popen(
+            command, stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=environment(), text=True
+        )
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.lines.put(line.rstrip("\n"))
+        self.lines.put(None)
+
+    def expect(self, *lines: str) -> None:
+        for line in lines:
+            try:
+                got = self.lines.get(timeout=WAIT)
+            except queue.Empty:
+                raise AssertionError(f"no line {line!r} within {WAIT} s") from None
+            assert got == line, f"{got!r} instead of {line!r}; stderr: {self.stderr()}"
+
+    def write(self, line: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(line + "\n")
+        self.process.stdin.flush()
+
+    def end(self) -> int:
+        return self.process.wait(timeout=WAIT)
+
+    def stderr(self) -> str:
+        if self.process.poll() is None:
+            return "(running)"
+        assert self.process.stderr is not None
+        return self.process.stderr.read()
+
+
+def seated(api: Api, room: str, count: int) -> bool:
+    return wait_until(lambda: len([s for s in api.view(room)["seats"] if s["status"] == "present"]) >= count, WAIT)
+
+
+def test_a_bot_breaks_and_makes_codes_through_the_line_protocol_with_a_spectator(base: str) -> None:
+    ann = Api(base)
+    made = ann.room(rounds=1, maker="turns")  # two seats: ann makes round 1's code, the bot round 2's
+    room = made["id"]
+    bot = Bot(base + made["join"], "--name", "bot")
+    watcher = Bot(base + made["watch"])
+    assert seated(ann, room, 2)
+    assert ann.post(f"/api/rooms/{room}/start").status_code == 200
+    assert ann.post(f"/api/rooms/{room}/code", {"code": "ABCD"}).status_code == 200
+    bot.expect("round 1 of 2")
+    watcher.expect("round 1 of 2")
+    bot.write("AABB")
+    bot.expect("1 1")
+    bot.write("XYZ")  # refused on stderr, uses no row
+    bot.write("1234")  # digits: read as ABCD, said on stderr
+    bot.expect("4 0", "round over ABCD", "round 2 of 2 maker")
+    watcher.expect("round over ABCD")
+    bot.write("FFFF")
+    assert wait_until(lambda: ann.view(room)["round"]["code_set"], WAIT)
+    watcher.expect("round 2 of 2")
+    board = ann.post(f"/api/rooms/{room}/guesses", {"guess": "AAAA"}).json()["board"]
+    assert board["rows"] == [{"guess": "AAAA", "black": 0, "white": 0}]
+    assert ann.post(f"/api/rooms/{room}/guesses", {"guess": "FFFF"}).json()["over"]
+    bot.expect("round over FFFF", "room over")
+    watcher.expect("round over FFFF", "room over")
+    assert bot.end() == 0 and watcher.end() == 0
+    said = bot.stderr()
+    assert "Traceback" not in said and "1234 as ABCD" in said
+    assert sum("XYZ" in line for line in said.splitlines()) == 1  # the refused guess: one line
+    final = ann.view(room)
+    assert [s["points"] for s in final["standing"]] == [2, 2]  # a point a guess for each maker
+    assert {s["name"] for s in final["standing"]} == {"Ann (guest)", "bot (guest)"}
+
+
+def test_a_bot_fed_from_a_file_plays_every_round(base: str, tmp_path: Path) -> None:
+    ann = Api(base)
+    made = ann.room(rounds=1, maker="turns")
+    room = made["id"]
+    moves = tmp_path / "moves"
+    moves.write_text("AABB\nABCD\nEEFF\n")  # round 1's guesses, then round 2's code, all at once
+    with moves.open() as given_lines:
+        bot = Bot(base + made["join"], "--name", "filebot", stdin=given_lines)
+        assert seated(ann, room, 2)
+        ann.post(f"/api/rooms/{room}/start")
+        ann.post(f"/api/rooms/{room}/code", {"code": "ABCD"})
+        bot.expect("round 1 of 2", "1 1", "4 0", "round over ABCD", "round 2 of 2 maker")
+        assert wait_until(lambda: ann.view(room)["round"]["code_set"], WAIT)
+        ann.post(f"/api/rooms/{room}/guesses", {"guess": "EEFF"})
+        bot.expect("round over EEFF", "room over")
+        assert bot.end() == 0
+
+
+def test_the_input_ending_before_the_room_leaves_it(base: str) -> None:
+    ann = Api(base)
+    made = ann.room(rounds=2)
+    room = made["id"]
+    bot = Bot(base + made["join"], "--name", "short")
+    assert seated(ann, room, 2)
+    ann.post(f"/api/rooms/{room}/start")
+    bot.expect("round 1 of 2")
+    assert bot.process.stdin is not None
+    bot.process.stdin.close()
+    assert bot.end() == 1
+    assert "the input ended" in bot.stderr()
+    seats = {s["name"]: s["status"] for s in ann.view(room)["seats"]}
+    assert seats["short (guest)"] == "left"
+
+
+def test_ctrl_c_leaves_the_seat_and_a_registered_player_logs_in(base: str) -> None:
+    ann = Api(base)
+    Api(base, "carol")  # registered, with a password
+    made = ann.room(rounds=3)
+    room = made["id"]
+    link = base + made["join"]
+    wrong = CliRunner().invoke(cli, ["room", link, "--user", "carol", "--password-stdin"], input="not hers\n")
+    assert wrong.exit_code == 2 and wrong.output.startswith("error: ") and len(wrong.output.splitlines()) == 1
+    none = CliRunner().invoke(cli, ["room", link, "--user", "carol"])
+    assert none.exit_code == 2 and "--password-stdin or $KEYPEG_PASSWORD" in none.output
+    bot = Bot(link, "--user", "carol", "--password-stdin")
+    bot.write("long enough pw")
+    assert seated(ann, room, 2)
+    assert ann.post(f"/api/rooms/{room}/start").status_code == 200
+    bot.expect("round 1 of 3")
+    bot.process.send_signal(signal.SIGINT)
+    assert bot.end() == 130
+    said = bot.stderr()
+    assert "interrupted: you left the room" in said and "Traceback" not in said
+    seat = next(s for s in ann.view(room)["seats"] if s["player"] == "carol")
+    assert seat["status"] == "left"
+
+
+def test_a_kicked_bot_is_told_and_ends(base: str) -> None:
+    ann = Api(base)
+    made = ann.room(rounds=1)
+    room = made["id"]
+    bot = Bot(base + made["join"], "--name", "kicked")
+    assert seated(ann, room, 2)
+    player = next(s["player"] for s in ann.view(room)["seats"] if s["name"] == "kicked (guest)")
+    ann.post(f"/api/rooms/{room}/start")
+    bot.expect("round 1 of 1")
+    assert ann.post(f"/api/rooms/{room}/kick", {"player": player}).status_code == 200
+    assert bot.end() == 2
+    assert bot.stderr().strip() == "error: the host removed you from the room"
+
+
+@pytest.mark.parametrize(
+    ("link", "said"),
+    [
+        ("not a link", "is not a room's link"),
+        ("ftp://host/rooms/abc", "starts with http:// or https://"),
+        ("http://host/games/abc", "ends with /rooms/ID"),
+        ("http://host/rooms/abc/join", "without its token"),
+        ("http://host:99999/rooms/abc", "is not a room's link"),
+        ("http://host/rooms/\x1b[2J/join?token=x", "\\x1b"),
+    ],
+)
+def test_a_link_that_is_not_a_rooms_is_refused(link: str, said: str) -> None:
+    result = CliRunner().invoke(cli, ["room", link])
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith("error: ") and said in result.output and "\x1b" not in result.output
+
+
+def test_a_room_the_server_does_not_have_or_a_wrong_token(base: str) -> None:
+    made = Api(base).room()
+    for link, code, said in (
+        (f"{base}/rooms/nosuchroom/join?token=abc", 2, "error: "),
+        (f"{base}{made['watch']}/join?token=wrongtoken", 2, "error: "),
+        (f"http://127.0.0.1:{free_port()}/rooms/abc", 1, "error: cannot reach"),
+    ):
+        result = CliRunner().invoke(cli, ["room", link, "--name", "x"] if "join" in link else ["room", link])
+        assert result.exit_code == code, result.output
+        assert result.output.startswith(said) and len(result.output.splitlines()) == 1, result.output
+    both = CliRunner().invoke(cli, ["room", f"{base}{made['join']}", "--name", "x", "--user", "y"])
+    assert both.exit_code == 2 and "give one of them" in both.output
+
+
+@given(
+    st.sampled_from(["http://127.0.0.1:8000", "https://keypeg.example", "http://[::1]:9/sub"]),
+    st.from_regex(r"[A-Za-z0-9_-]{1,64}", fullmatch=True),
+    st.one_of(st.none(), st.from_regex(r"[A-Za-z0-9]{1,64}", fullmatch=True)),
+)
+def test_a_link_is_read_back(base: str, room: str, token: str | None) -> None:
+    link = f"{base}/rooms/{room}" + (f"/join?token={token}" if token is not None else "")
+    assert room_cli.parse_link(link) == room_cli.Link(base, room, token)
+
+
+@given(st.text(max_size=80))
+def test_any_text_is_a_link_or_a_clear_refusal(text: str) -> None:
+    try:
+        found = room_cli.parse_link(text)
+    except KeypegError as error:
+        assert "link" in str(error)
+    else:
+        assert found.base.startswith(("http://", "https://"))
+
+
+class Dropping:
+    """A server whose stream drops at once the first ``drops`` times, then sends one state."""
+
+    def __init__(self, drops: int) -> None:
+        self.drops = drops
+        self.opened = 0
+
+    def events(self, path: str, stop: threading.Event) -> Iterator[dict[str, Any]]:
+        self.opened += 1
+        if self.opened <= self.drops:
+            raise httpx.ReadError("the stream dropped")
+        yield {"version": 7}
+        stop.set()
+
+    def unreachable(self, error: Exception) -> KeypegError:
+        return KeypegError(f"cannot reach it: {error}")
+
+
+def test_a_dropped_stream_is_opened_again_and_one_that_stays_down_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    events: queue.Queue[room_cli.Event] = queue.Queue()
+    server = Dropping(drops=2)
+    room_cli.follow(server, "r", events, threading.Event())  # type: ignore[arg-type]
+    assert server.opened == 3 and events.get_nowait() == ("state", {"version": 7})
+    monkeypatch.setattr(room_cli, "STREAM_RETRIES", 1)
+    room_cli.follow(Dropping(drops=5), "r", events, threading.Event())  # type: ignore[arg-type]
+    kind, error = events.get_nowait()
+    assert kind == "fail" and "cannot reach it" in str(error)
