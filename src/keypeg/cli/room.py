@@ -408,8 +408,10 @@ class Seat:
         status = seat.get("status") if seat is not None else "gone"
         if status == "kicked":
             raise RoomForbidden("the host removed you from the room", 403)
+        if status == "left" and not self.view.get("over"):
+            raise RoomRefused("your seat in this room was left (from another window?): the link takes you back", 0)
         if status != "present" and not self.view.get("over"):
-            raise RoomRefused("your seat in this room was left (from another window?): join again with the link", 0)
+            raise RoomRefused("you no longer have a seat in this room (the host removed you, or you left elsewhere)", 0)
 
     def round_in_play(self, round_: dict[str, Any]) -> None:
         number = int(round_["number"])
@@ -433,12 +435,10 @@ class Seat:
                 self.role = "break" if isinstance(board, dict) and not board.get("over") else "out"
                 suffix = " out" if self.role == "out" and self.seated else ""
                 by = "the computer" if round_.get("maker") is None else plain(round_.get("maker_name"))
-                what = "break the code" if self.role == "break" else "you sit this round out"
+                what = "; break it" if self.role == "break" else "; you sit this round out" if self.seated else ""
                 self.say(
                     heading + suffix,
-                    Text.assemble(
-                        (f"Round {number} of {round_.get('of')}", "bold"), ": the code of ", by, f"; {what}."
-                    ),
+                    Text.assemble((f"Round {number} of {round_.get('of')}", "bold"), ": the code of ", by, f"{what}."),
                 )
             elif "wait" not in self.told:
                 self.told.add("wait")
@@ -450,6 +450,11 @@ class Seat:
                         " to set the code.",
                     )
                 )
+        if self.role == "make" and round_.get("code_set") and "set" not in self.told:
+            self.told.add("set")
+            code = round_.get("code")
+            if isinstance(code, str):
+                self.tell(Text.assemble("Your code is set: ", self.code_text(code), "; the others break it now."))
         if self.role == "break":
             self.show_rows(self.view.get("board"))
         if self.role is not None:
@@ -542,7 +547,8 @@ class Seat:
             rows = board.get("rows") or []
             if rows and board.get("player") != self.me:
                 self.tell(self.board_table(rows, f"{visible(board.get('name'), 64)}'s board"))
-        self.show_standing()
+        if not self.view.get("over"):
+            self.show_standing()
 
     def finish(self) -> None:
         if self.over:
