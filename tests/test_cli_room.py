@@ -173,7 +173,7 @@ def test_the_input_ending_before_the_room_leaves_it(base: str) -> None:
     assert seats["short (guest)"] == "left"
 
 
-def test_ctrl_c_leaves_the_seat_and_a_registered_player_logs_in(base: str) -> None:
+def test_ctrl_c_leaves_the_seat_and_the_link_brings_a_registered_player_back(base: str) -> None:
     ann = Api(base)
     Api(base, "carol")  # registered, with a password
     made = ann.room(rounds=3)
@@ -194,6 +194,12 @@ def test_ctrl_c_leaves_the_seat_and_a_registered_player_logs_in(base: str) -> No
     assert "interrupted: you left the room" in said and "Traceback" not in said
     seat = next(s for s in ann.view(room)["seats"] if s["player"] == "carol")
     assert seat["status"] == "left"
+    back = Bot(link, "--user", "carol", "--password-stdin")  # the same link takes her back to her seat
+    back.write("long enough pw")
+    back.expect("round 1 of 3 out")  # back during a round: she sits it out
+    assert next(s for s in ann.view(room)["seats"] if s["player"] == "carol")["status"] == "present"
+    back.process.send_signal(signal.SIGINT)
+    assert back.end() == 130
 
 
 def test_a_kicked_bot_is_told_and_ends(base: str) -> None:
