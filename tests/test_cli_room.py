@@ -5,10 +5,17 @@ Ctrl-C leaves the seat (exit 130); a dropped event stream is opened again."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
+import pty
 import queue
+import re
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -155,6 +162,49 @@ def test_a_bot_fed_from_a_file_plays_every_round(base: str, tmp_path: Path) -> N
         ann.post(f"/api/rooms/{room}/guesses", {"guess": "EEFF"})
         bot.expect("round over EEFF", "room over")
         assert bot.end() == 0
+
+
+def test_a_person_at_a_terminal_breaks_a_code_and_sets_one(base: str) -> None:
+    ann = Api(base)
+    made = ann.room(rounds=1, maker="turns")
+    room = made["id"]
+    main, child = pty.openpty()
+    fcntl.ioctl(child, termios.TIOCSWINSZ, struct.pack("HHHH", 50, 100, 0, 0))
+    command = [sys.executable, "-m", "keypeg", "room", base + made["join"], "--name", "Tess"]
+    process = subprocess.Popen(command, stdin=child, stdout=child, stderr=child, env=environment() | {"TERM": "xterm"})
+    os.close(child)
+    shown: list[bytes] = []
+
+    def read() -> None:
+        with contextlib.suppress(OSError):  # EIO once the process ends
+            while chunk := os.read(main, 4096):
+                shown.append(chunk)
+
+    threading.Thread(target=read, daemon=True).start()
+
+    def screen() -> str:
+        return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", b"".join(shown).decode(errors="replace"))
+
+    try:
+        assert wait_until(lambda: "Waiting for the host to start" in screen(), WAIT), screen()
+        assert seated(ann, room, 2)
+        ann.post(f"/api/rooms/{room}/start")
+        ann.post(f"/api/rooms/{room}/code", {"code": "ABCD"})
+        assert wait_until(lambda: "guess 1/12" in screen(), WAIT), screen()
+        os.write(main, b"ABCD\n")
+        assert wait_until(lambda: "you set the code" in screen(), WAIT), screen()
+        assert "Broken in 1 guess!" in screen() and "Round 1 over: the code was" in screen()
+        os.write(main, b"FFFF\n")
+        assert wait_until(lambda: ann.view(room)["round"]["code_set"], WAIT)
+        ann.post(f"/api/rooms/{room}/guesses", {"guess": "AAAA"})
+        assert wait_until(lambda: "Ann (guest): ····  0b 0w  after 1 guess" in screen(), WAIT), screen()
+        ann.post(f"/api/rooms/{room}/guesses", {"guess": "FFFF"})
+        assert process.wait(timeout=WAIT) == 0
+        assert "The room is over." in screen() and "Traceback" not in screen()
+    finally:
+        if process.poll() is None:
+            process.kill()
+        os.close(main)
 
 
 def test_the_input_ending_before_the_room_leaves_it(base: str) -> None:
