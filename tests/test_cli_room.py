@@ -336,6 +336,7 @@ class Dropping:
 
 
 def test_a_dropped_stream_is_opened_again_and_one_that_stays_down_is_said(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(room_cli, "STREAM_BACKOFF", 0.01)
     events: queue.Queue[room_cli.Event] = queue.Queue()
     server = Dropping(drops=2)
     room_cli.follow(server, "r", events, threading.Event())  # type: ignore[arg-type]

@@ -47,6 +47,9 @@ __all__ = ["room", "Link", "parse_link", "Server", "RoomError"]
 ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 STREAM_RETRIES = 8
 """Connections to the room's stream tried in a row that fail before the command gives up (about 30 s)."""
+STREAM_BACKOFF = 0.5
+"""Seconds before the room's stream is opened again after it dropped, doubled at each failure in a row
+(at most 5 s)."""
 STREAM_SILENCE = 20.0
 """Seconds without a byte from the stream (the server sends a keep-alive every few seconds) before it is
 taken as dropped and opened again."""
@@ -337,7 +340,7 @@ def follow(server: Server, room: str, events: queue.Queue[Event], stop: threadin
                 found = error if isinstance(error, KeypegError) else server.unreachable(error)
                 events.put(("fail", found))
                 return
-        stop.wait(min(5.0, 0.5 * 2 ** max(failures - 1, 0)))
+        stop.wait(min(5.0, STREAM_BACKOFF * 2 ** max(failures - 1, 0)))
 
 
 # -- the seat ----------------------------------------------------------------------------------------
