@@ -345,3 +345,51 @@ def test_a_dropped_stream_is_opened_again_and_one_that_stays_down_is_said(monkey
     room_cli.follow(Dropping(drops=5), "r", events, threading.Event())  # type: ignore[arg-type]
     kind, error = events.get_nowait()
     assert kind == "fail" and "cannot reach it" in str(error)
+
+
+def hostile_view(version: int, over: bool = False) -> dict[str, Any]:
+    """A room's view whose every text is markup or a control sequence, as a server not to be trusted sends."""
+    name = "[bold red]Eve\x1b[2J"
+    board = {"player": "eve", "name": name, "rows": [{"guess": "ABCD", "black": 1, "white": 0}], "guesses": 1,
+             "over": True, "broken": True, "ended": "broken\x07", "seconds": "[blink]3", "points": "[i]1"}  # fmt: skip
+    return {
+        "version": version,
+        "room": {
+            "rules": {"pegs": 4, "colors": 6},
+            "maker": "computer",
+            "rounds": 1,
+            "per_move": "[u]2 min",
+            "status": "over" if over else "playing",
+        },
+        "you": "me",
+        "seats": [{"player": "me", "name": "me", "status": "present"}, {"player": "eve", "name": name}],
+        "round": None if over else {"number": 1, "of": "1\x1b[2J", "maker": None, "code_set": True, "boards": [board]},
+        "board": None if over else {"rows": [], "over": False},
+        "rounds": [{"number": 1, "code": "AB\x1b[2JCD", "maker": None, "boards": [board]}] if over else [],
+        "standing": [{"place": "[b]1", "player": "eve", "name": name, "points": 1, "guesses": 1}],
+        "clock": {"yours": None},
+        "notes": ["[red]Eve\x1b]0;title\x07 sat down"] if over else [],
+        "over": over,
+    }
+
+
+@pytest.mark.parametrize("interactive", [True, False])
+def test_text_from_the_server_is_shown_literally(interactive: bool, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+
+    from rich.console import Console
+
+    screen = io.StringIO()
+    terminal = room_cli.Terminal(interactive, out=Console(file=screen, width=200, color_system=None))
+    seat = room_cli.Seat(None, "r", terminal, queue.Queue(), seated=True)  # type: ignore[arg-type]
+    seat.apply(hostile_view(1))
+    seat.apply(hostile_view(2, over=True))
+    shown = screen.getvalue() + capsys.readouterr().out
+    assert "\x1b" not in shown and "\x07" not in shown
+    if interactive:
+        assert "[bold red]Eve\\x1b[2J" in shown and "[blink]3" in shown and "[b]1" in shown and "[u]2 min" in shown
+    else:
+        assert shown.splitlines() == ["round 1 of 1\\x1b[2J", "round over AB\\x1b[2JCD", "room over"]
+    fresh = room_cli.Seat(None, "r", terminal, queue.Queue(), seated=True)  # type: ignore[arg-type]
+    with pytest.raises(room_cli.RoomUnavailable, match="not a room"):
+        fresh.apply({"version": 3, "room": {"rules": {"pegs": 4, "colors": 6}}, "rounds": "x"})

@@ -376,7 +376,16 @@ class Seat:
     # -- what the views say ------------------------------------------------------------------------------
 
     def apply(self, view: dict[str, Any]) -> None:
-        """Take a view of the room, if newer than the last one, and say what changed."""
+        """Take a view of the room, if newer than the last one, and say what changed; a view that is not a
+        room's (a server that is not keypeg's, or another version's) is a clear error, never a traceback."""
+        try:
+            self._apply(view)
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            if isinstance(error, KeypegError):
+                raise
+            raise RoomUnavailable(f"the server's answer is not a room as keypeg {__version__} knows it", 0) from None
+
+    def _apply(self, view: dict[str, Any]) -> None:
         version = view.get("version")
         if not isinstance(version, int) or version <= self.version or not isinstance(view.get("room"), dict):
             return
@@ -420,7 +429,8 @@ class Seat:
         number = int(round_["number"])
         if number != self.current:
             self.current, self.role, self.told, self.printed, self.progress = number, None, set(), 0, {}
-        heading = f"round {number} of {round_.get('of')}"
+        total = visible(round_.get("of"), 10)
+        heading = f"round {number} of {total}"
         if self.role is None:
             board = self.view.get("board")
             if self.me is not None and round_.get("maker") == self.me:
@@ -428,7 +438,7 @@ class Seat:
                 self.say(
                     f"{heading} maker",
                     Text.assemble(
-                        (f"Round {number} of {round_.get('of')}", "bold"),
+                        (f"Round {number} of {total}", "bold"),
                         ": you set the code; the others break it. Type it (e.g. ",
                         self.rules_example(),
                         ").",
@@ -441,13 +451,13 @@ class Seat:
                 what = "; break it" if self.role == "break" else "; you sit this round out" if self.seated else ""
                 self.say(
                     heading + suffix,
-                    Text.assemble((f"Round {number} of {round_.get('of')}", "bold"), ": the code of ", by, f"{what}."),
+                    Text.assemble((f"Round {number} of {total}", "bold"), ": the code of ", by, f"{what}."),
                 )
             elif "wait" not in self.told:
                 self.told.add("wait")
                 self.tell(
                     Text.assemble(
-                        (f"Round {number} of {round_.get('of')}", "bold"),
+                        (f"Round {number} of {total}", "bold"),
                         ": waiting for ",
                         plain(round_.get("maker_name")),
                         " to set the code.",
@@ -502,7 +512,7 @@ class Seat:
             else:
                 line.append("no guess yet", style="dim")
             if board.get("ended") == "broken":
-                line.append(f", broken in {board.get('seconds')} s", style="green")
+                line.append(f", broken in {visible(board.get('seconds'), 20)} s", style="green")
             elif board.get("ended"):
                 line.append(f", {visible(board['ended'], 40)}", style="dim")
             self.tell(line)
@@ -531,10 +541,10 @@ class Seat:
             end = board.get("ended") or ""
             table.add_row(
                 plain(board.get("name")),
-                str(board.get("guesses")),
+                plain(board.get("guesses")),
                 Text(visible(end, 40), style="green" if end == "broken" else "dim"),
-                str(board.get("seconds") if board.get("seconds") is not None else ""),
-                str(board.get("points") if board.get("points") is not None else ""),
+                plain(board.get("seconds") if board.get("seconds") is not None else ""),
+                plain(board.get("points") if board.get("points") is not None else ""),
             )
         if ended.get("maker") is not None:
             said = ended.get("maker_ended")
@@ -543,7 +553,7 @@ class Seat:
                 "",
                 Text("codemaker", style="dim"),
                 "",
-                str(ended.get("maker_points") if ended.get("maker_points") is not None else visible(said)),
+                plain(ended.get("maker_points") if ended.get("maker_points") is not None else said),
             )
         self.tell(table)
         for board in ended.get("boards") or []:
@@ -615,10 +625,10 @@ class Seat:
         for s in standing:
             mark = "you" if s.get("player") == self.me else ("" if s.get("status") == "present" else s.get("status"))
             table.add_row(
-                str(s.get("place")),
+                plain(s.get("place")),
                 plain(s.get("name")),
-                str(s.get("points")),
-                str(s.get("guesses")),
+                plain(s.get("points")),
+                plain(s.get("guesses")),
                 Text(visible(mark or "", 20), style="dim"),
             )
         self.tell(table)
