@@ -591,7 +591,7 @@ class Seat:
             self.tell(
                 Text("You are watching: you see the boards' key pegs, and each round whole once it ends.", style="dim")
             )
-        elif room.get("status") == "waiting":
+        elif room.get("status") == "waiting" and self.view.get("host") != self.me:
             self.tell(Text("Waiting for the host to start; type q to leave (Ctrl-C too).", style="dim"))
 
     def show_seats(self) -> None:
