@@ -70,6 +70,21 @@ function focusKey() {
   return "h1";
 }
 
+// A finger or a mouse button pressed on the page holds the next page back until it is lifted (and its
+// click has landed): a page swapped between the press and the release would lose the click.
+let pressed = false;
+let held = [];
+document.addEventListener("pointerdown", () => { pressed = true; }, true);
+const lifted = () => {
+  pressed = false;
+  const waiting = held;
+  held = [];
+  window.setTimeout(() => waiting.forEach((go) => go()), 60);
+};
+document.addEventListener("pointerup", lifted, true);
+document.addEventListener("pointercancel", lifted, true);
+const unpressed = () => (pressed ? new Promise((go) => held.push(go)) : Promise.resolve());
+
 // Show the page of the state a stream sent; false when the page could not be had.
 async function showState(data) {
   const shownNow = document.querySelector("[data-room-events]");
@@ -83,6 +98,7 @@ async function showState(data) {
     answer = null;
   }
   if (!answer || !answer.ok) { if (following) following.reopen(); return false; }
+  await unpressed();
   const now = document.querySelector("[data-room-events]");
   const got = new DOMParser().parseFromString(html, "text/html").querySelector("main [data-room-events]");
   if (!got) { showPage(html); return true; } // no longer a room's page (the room is gone)
