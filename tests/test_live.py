@@ -265,8 +265,7 @@ def _moved_on(*_args: object, **_kwargs: object) -> object:
 def test_a_store_down_during_a_live_move_is_503_and_a_match_moved_on_is_409(
     url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from keypeg.store.games import Games
-    from keypeg.store.live import LiveMatches
+    from keypeg.store.live import LiveWrite
 
     app = create_app(url)
     ann = Player(TestClient(app, base_url="https://keypeg.test"), "ann")
@@ -274,20 +273,20 @@ def test_a_store_down_during_a_live_move_is_503_and_a_match_moved_on_is_409(
     made = ann.post("/api/live", {"pegs": 3, "colors": 5, "games": 2}).json()
     match = made["id"]
     bob.post(f"/api/live/{match}/join", {"token": made["token"]})
-    with monkeypatch.context() as outage:  # the match's own write (with its new game) fails
-        outage.setattr(LiveMatches, "start_game", _down)
+    with monkeypatch.context() as outage:  # the move's write (the new game, with the match's) fails
+        outage.setattr(LiveWrite, "start_game", _down)
         refused = ann.post(f"/api/live/{match}/secret", {"code": "EDA"})
         assert refused.status_code == 503 and unavailable(refused.json()["error"])
         page_csrf = ann.client.get(f"/live/{match}").text.split('name="csrf" value="')[1].split('"')[0]
         form = ann.client.post(f"/live/{match}/secret", data={"csrf": page_csrf, "code": "EDA"})
         assert form.status_code == 503 and unavailable(form.text)
-    with monkeypatch.context() as moved:  # another request moved the match on first: a conflict, as before
-        moved.setattr(LiveMatches, "start_game", _moved_on)
+    with monkeypatch.context() as moved:  # another request moved the match on, every time: a conflict
+        moved.setattr(LiveWrite, "save", _moved_on)
         conflict = ann.post(f"/api/live/{match}/secret", {"code": "EDA"})
         assert conflict.status_code == 409 and "reload" in conflict.json()["error"]
     assert ann.post(f"/api/live/{match}/secret", {"code": "EDA"}).status_code == 200
     with monkeypatch.context() as outage:  # the game's write fails as the codebreaker guesses
-        outage.setattr(Games, "update", _down)
+        outage.setattr(LiveWrite, "update_game", _down)
         refused = bob.post(f"/api/live/{match}/guesses", {"code": "ABC", "row": 1})
         assert refused.status_code == 503 and unavailable(refused.json()["error"])
     assert bob.post(f"/api/live/{match}/guesses", {"code": "ABC", "row": 1}).json()["current"]["history"]

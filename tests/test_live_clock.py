@@ -156,7 +156,9 @@ def test_a_connected_player_who_never_moves_forfeits(url: str) -> None:
 def test_each_guess_restarts_the_clock_even_when_the_match_moved_on_meanwhile(
     url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from keypeg.store.live import LiveMatches
+    """A move whose compare-and-swap finds the match moved on is made again, in a new transaction, on what
+    is stored then (nothing of the first try stays): the guess is taken once, and times the clock."""
+    from keypeg.store.live import LiveWrite
 
     ann, bob, match = two_players(url)
     assert ann.post(f"/api/live/{match}/secret", {"code": "EDA"}).status_code == 200  # type: ignore[attr-defined]
@@ -167,45 +169,46 @@ def test_each_guess_restarts_the_clock_even_when_the_match_moved_on_meanwhile(
         guessed["seconds_left"], abs=5
     )
     rewind(url, match, LIVE_MOVE_DEFAULT - 20)
-    real, moved = LiveMatches.save, []
+    real, moved = LiveWrite.save, []
 
-    def save_once_moved_on(matches: LiveMatches, *args: object, **kwargs: object) -> int:
+    def save_once_moved_on(write: LiveWrite, *args: object, **kwargs: object) -> int:
         if not moved:  # another request wrote the match between the guess's read and its write
             moved.append(True)
             raise MovedOnError("the match was moved on elsewhere meanwhile")
-        return real(matches, *args, **kwargs)  # type: ignore[arg-type]
+        return real(write, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(LiveMatches, "save", save_once_moved_on)
+    monkeypatch.setattr(LiveWrite, "save", save_once_moved_on)
     guessed = bob.post(f"/api/live/{match}/guesses", {"code": "ABC", "row": 2}).json()  # type: ignore[attr-defined]
     assert moved and len(guessed["current"]["history"]) == 2
     assert float(ann.view(match)["seconds_left"]) > LIVE_MOVE_DEFAULT - 5  # type: ignore[arg-type]
 
 
-def test_a_guess_stored_while_its_match_could_not_be_written_is_timed_and_told_at_the_next_read(
+def test_a_guess_whose_match_could_not_be_written_is_not_stored_at_all(
     url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The game took the guess, then the store failed on the match's write (503): the next read of the
-    match (any viewer's, or a stream's keep-alive) restarts the clock and moves the match's version on, so
-    followers' pages, which fetch a page only for a new version, show the guess."""
+    """The guess and the match's new state are one transaction: when the match's write fails (503), the
+    game did not take the guess either (its row is free: the same guess sent again is taken), and the
+    match, its version and its clock are as they were."""
     from keypeg.store import StoreUnavailableError
-    from keypeg.store.live import LiveMatches
+    from keypeg.store.live import LiveWrite
 
     ann, bob, match = two_players(url)
     assert ann.post(f"/api/live/{match}/secret", {"code": "EDA"}).status_code == 200  # type: ignore[attr-defined]
     rewind(url, match, LIVE_MOVE_DEFAULT - 20)
-    before = ann.view(match)["version"]
+    before = ann.view(match)
 
     def down(*_args: object, **_kwargs: object) -> int:
         raise StoreUnavailableError("the database is down")
 
     with monkeypatch.context() as outage:
-        outage.setattr(LiveMatches, "save", down)
+        outage.setattr(LiveWrite, "save", down)
         refused = bob.post(f"/api/live/{match}/guesses", {"code": "AAB", "row": 1})
         assert refused.status_code == 503  # type: ignore[attr-defined]
     seen = ann.view(match)
-    assert len(seen["current"]["history"]) == 1  # type: ignore[index]
-    assert int(seen["version"]) > int(before)  # type: ignore[call-overload]
-    assert float(seen["seconds_left"]) > LIVE_MOVE_DEFAULT - 5  # type: ignore[arg-type]
+    assert seen["current"]["history"] == [] and seen["version"] == before["version"]  # type: ignore[index]
+    assert float(seen["seconds_left"]) <= 20  # type: ignore[arg-type]
+    guessed = bob.post(f"/api/live/{match}/guesses", {"code": "AAB", "row": 1}).json()  # type: ignore[attr-defined]
+    assert len(guessed["current"]["history"]) == 1 and guessed["seconds_left"] > LIVE_MOVE_DEFAULT - 5
 
 
 def test_the_creator_who_left_the_waiting_page_does_not_lose_when_the_friend_joins(url: str) -> None:
@@ -308,21 +311,17 @@ def test_the_last_game_panel_after_a_codemaker_gives_up_before_setting_a_code(ur
     assert "Game 2: bob set no code, and scores nothing for it" in page and not code_shown(RULES, "EDA", page)
 
 
-def test_two_racing_set_code_requests_leave_exactly_one_game(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_racing_set_code_requests_leave_exactly_one_game(url: str) -> None:
+    """Sent at once, two codes for the same game: one is set, the other is a conflict (the moves of a match
+    take turns, each its one transaction: the second reads the code set), and the match has one game."""
     ann, bob, match = two_players(url)
     store = Store(url)
     bus = LiveBus(store)
-    both_loaded = threading.Barrier(2, timeout=30)
-    real = LiveMatch.set_secret
-
-    def set_secret(self: LiveMatch, player: str, code: str) -> object:
-        both_loaded.wait()  # each request has read the match before either writes
-        return real(self, player, code)
-
-    monkeypatch.setattr(LiveMatch, "set_secret", set_secret)
+    both_ready = threading.Barrier(2, timeout=30)
     outcomes: list[str] = []
 
     def send(code: str) -> None:
+        both_ready.wait()
         try:
             live_service.set_code(store, bus, match, "ann", code)
             outcomes.append("set")

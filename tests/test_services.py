@@ -150,15 +150,14 @@ def test_a_store_outage_during_a_web_move_is_503_and_loses_nothing(
     moves = f"/api/games/{game['id']}"
     first = browser.post(f"{moves}/guesses", json={"code": "1111"}, headers=csrf)
     assert first.status_code == 200
-    update = Games.update
 
     def down(*_args: object, **_kwargs: object) -> None:
         raise StoreUnavailableError("cannot use the database: disk I/O error")
 
-    monkeypatch.setattr(Games, "update", down)
-    failed = browser.post(f"{moves}/guesses", json={"code": "2222"}, headers=csrf)
-    assert failed.status_code == 503 and unavailable(failed.json()["error"])
-    monkeypatch.setattr(Games, "update", update)
+    with monkeypatch.context() as outage:  # every write of a game, in its own transaction or a move's
+        outage.setattr("keypeg.store.games.update_game", down)
+        failed = browser.post(f"{moves}/guesses", json={"code": "2222"}, headers=csrf)
+        assert failed.status_code == 503 and unavailable(failed.json()["error"])
     kept = browser.get(moves).json()
     assert kept["history"] == first.json()["history"]  # the refused move is not half-kept
     assert browser.post(f"{moves}/guesses", json={"code": "2222", "row": 2}, headers=csrf).status_code == 200

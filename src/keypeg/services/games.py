@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, TypeVar, cast
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import ConflictError, IllegalMoveError, KeypegError, NotFoundError, RefusedError, TooLargeError
@@ -26,7 +27,8 @@ from keypeg.store.game_keys import KeyTakenError
 
 if TYPE_CHECKING:
     from keypeg.play.coach import Review
-    from keypeg.store import Store
+    from keypeg.store import SavedGame, Store
+    from keypeg.store.games import GameWrite
     from keypeg.strategies.choice import Choice
 
 __all__ = [
@@ -49,6 +51,7 @@ __all__ = [
     "load",
     "new_id",
     "new_session",
+    "play",
     "resign",
     "resume",
     "review",
@@ -216,6 +219,49 @@ def load(store: Store, player: str | None, public_id: str) -> OpenGame:
     saved = store.games.saved(game_id)
     game, keeper = continue_game(store, game_id, player, match_id=saved.match_id, over_ok=True, saved=saved)
     return OpenGame(game, keeper, public_id, saved.match_id, saved.record.daily, saved.record.rated)
+
+
+T = TypeVar("T")
+
+
+class _Daily(Exception):
+    """A daily attempt: played by :func:`load` and its own writes (its day may close it as it loads)."""
+
+
+class _InMove:
+    """A stand-in for the store within one move's transaction: the game is written there."""
+
+    def __init__(self, write: GameWrite) -> None:
+        self.games = write
+
+
+def play(store: Store, player: str | None, public_id: str, act: Callable[[OpenGame], T]) -> tuple[OpenGame, T]:
+    """``act`` on ``player``'s game of public id ``public_id`` (:class:`NotFoundError` for anyone else's)
+    in ONE transaction: the game read (its row locked), moved by ``act`` and written as it saves; nothing is
+    written when ``act`` raises. The game as moved, and what ``act`` returned."""
+    if player is None:
+        raise NotFoundError("no such game")
+
+    def work(saved: SavedGame, write: GameWrite) -> tuple[OpenGame, T]:
+        record = saved.record
+        if record.player != player:
+            raise NotFoundError("no such game")
+        if record.daily is not None:
+            raise _Daily
+        within = cast("Store", _InMove(write))
+        game, keeper = continue_game(within, record.id, player, match_id=saved.match_id, over_ok=True, saved=saved)
+        opened = OpenGame(game, keeper, public_id, saved.match_id, record.daily, record.rated)
+        return opened, act(opened)
+
+    try:
+        opened, result = store.games.move(public_id, work)
+    except _Daily:
+        opened = load(store, player, public_id)
+        return opened, act(opened)
+    except NotFoundError:
+        raise NotFoundError("no such game") from None
+    opened.keeper = GameKeeper(None)  # the transaction is over: nothing more is written through it
+    return opened, result
 
 
 def resume(store: Store, game_id: int, player: str, kind: str) -> OpenGame:

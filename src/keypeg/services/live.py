@@ -1,14 +1,16 @@
 """Matches between two people, played live, for every face: create one, join it with the invitation, set a
 code, guess, resign, forfeit by running out of time, and what each viewer may see of it.
 
-The rules are the play layer's (:mod:`keypeg.play.live`). Each use case loads the match from the store,
-checks who may do what, acts, and saves it by compare-and-swap on its version (a
-:class:`~keypeg.errors.ConflictError` if another request moved it on meanwhile; a store that is down is
-an :class:`~keypeg.errors.UnavailableError`), then tells the :class:`~keypeg.services.live_bus.LiveBus`,
-which wakes everyone following the match. A player is a plain name (the face says whose request it is);
-``None`` is someone with no player yet, who may watch. The clock is read here (the play layer takes the
-time of each move), and checked at every load of the match: whoever must act and has run out of time
-forfeits the game then, before any move or view.
+The rules are the play layer's (:mod:`keypeg.play.live`). Each move is ONE transaction of the store's
+(:meth:`~keypeg.store.live.LiveMatches.within`, the match's row locked): the match and its game read,
+who may do what checked, the move made, the game's moves and the match's new state written (by
+compare-and-swap on its version: a :class:`~keypeg.errors.ConflictError` if another request moved it on
+meanwhile; a store that is down is an :class:`~keypeg.errors.UnavailableError`) and other processes told
+(NOTIFY, sent as it commits); after the commit the :class:`~keypeg.services.live_bus.LiveBus` wakes this
+process's followers. Reads (a view, a stream's shared read) load the match without a lock. A player is
+a plain name (the face says whose request it is); ``None`` is someone with no player yet, who may watch.
+The clock is read here (the play layer takes the time of each move), and checked at every load of the
+match: whoever must act and has run out of time forfeits the game then, before any move or view.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from keypeg.errors import ConflictError, ForbiddenError, KeypegError, NotFoundError
 from keypeg.limits import LIVE_MOVE_DEFAULT
@@ -26,13 +29,20 @@ from keypeg.play.live import LiveMatch, Standing, standing
 from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
 from keypeg.services import games
+from keypeg.services.live_bus import CHANNEL
 from keypeg.services.recording import GameKeeper, continue_game
 from keypeg.store import player_name
 from keypeg.store.names import GUEST_PREFIX
 
 if TYPE_CHECKING:
     from keypeg.services.live_bus import LiveBus
-    from keypeg.store import Store
+    from keypeg.store import GameRecord, SavedGame, Store
+    from keypeg.store.live import LiveWrite
+
+T = TypeVar("T")
+MOVE_TRIES = 3
+"""Times a move's transaction is run when its compare-and-swap finds the match moved on meanwhile (it is
+run again on what is stored then)."""
 
 __all__ = [
     "OpenLive",
@@ -67,6 +77,34 @@ class OpenLive:
     keeper: GameKeeper | None
     last: dict[str, Any] | bool | None = False
     """The game that ended last as shown (:func:`view`'s ``last``), once read (``False`` until then)."""
+    write: LiveWrite | None = None
+    """The transaction the match was read in, when a move's (its writes go there)."""
+    changed: bool = False
+    """Whether the match was written (its followers are woken once the transaction commits)."""
+
+
+class _MovedOn(ConflictError):
+    """A move's compare-and-swap found the match moved on (its transaction is run again)."""
+
+
+class _GamesInMove:
+    """What a :class:`GameKeeper` writes through within a move's transaction (``store.games`` there)."""
+
+    def __init__(self, write: LiveWrite) -> None:
+        self._write = write
+
+    def saved(self, game_id: int) -> SavedGame:
+        return self._write.game(game_id)
+
+    def update(self, game_id: int, **changes: Any) -> int:
+        return self._write.update_game(game_id, **changes)
+
+
+class _InMove:
+    """A stand-in for the store within a move's transaction: its games are read and written there."""
+
+    def __init__(self, write: LiveWrite) -> None:
+        self.games = _GamesInMove(write)
 
 
 def invite_token(store: Store, public_id: str) -> str:
@@ -92,29 +130,78 @@ def load(store: Store, bus: LiveBus, public_id: str) -> OpenLive:
         record = store.live.get(public_id)
     except NotFoundError:
         raise NotFoundError("no such match") from None
+    opened = _opened(store, public_id, record.id, record.version, record.state, None)
     try:
-        live = LiveMatch.from_state(json.loads(record.state))
+        _checked(store, bus, opened)
+    except ConflictError:  # another request moved the match on first (its own check, or a move): read it again
+        return load(store, bus, public_id)
+    return opened
+
+
+def _opened(store: Store, public_id: str, match_id: int, version: int, state: str, write: LiveWrite | None) -> OpenLive:
+    """The match of this stored state, its current game read (within ``write``, when given)."""
+    try:
+        live = LiveMatch.from_state(json.loads(state))
     except (ValueError, KeypegError):
         raise NotFoundError("no such match") from None  # a match of the computer's, or damaged
     game, keeper = None, None
     if live.match is not None and live.match.current_id is not None:
-        session, keeper = continue_game(store, live.match.current_id, match_id=record.id, over_ok=True)
+        current = live.match.current_id
+        if write is None:
+            session, keeper = continue_game(store, current, match_id=match_id, over_ok=True)
+        else:
+            within = cast("Store", _InMove(write))
+            session, keeper = continue_game(within, current, match_id=match_id, over_ok=True, saved=write.game(current))
         assert isinstance(session, BreakSession)
         game = session
-    opened = OpenLive(public_id, record.id, record.version, live, game, keeper)
-    now = datetime.now(UTC)
-    try:
-        if game is not None and game.is_over and live.turn() is not None:
-            live.count_ended(game, now)
-            save(store, bus, opened)
-        elif live.catch_up(game, now):
-            save(store, bus, opened)
-        late = live.late(now)
-        if late is not None:
-            _time_out(store, bus, opened, late, now)
-    except ConflictError:  # another request moved the match on first (its own check, or a move): read it again
-        return load(store, bus, public_id)
-    return opened
+    return OpenLive(public_id, match_id, version, live, game, keeper, write=write)
+
+
+def _checked(store: Store, bus: LiveBus, opened: OpenLive) -> None:
+    """A game that ended without being counted is counted, the clock caught up, and whoever must act and
+    has run out of time forfeits the game (each written)."""
+    live, game, now = opened.live, opened.game, datetime.now(UTC)
+    if game is not None and game.is_over and live.turn() is not None:
+        live.count_ended(game, now)
+        save(store, bus, opened)
+    elif live.catch_up(game, now):
+        save(store, bus, opened)
+    late = live.late(now)
+    if late is not None:
+        _time_out(store, bus, opened, late, now)
+
+
+def _move(store: Store, bus: LiveBus, public_id: str, act: Callable[[OpenLive], T]) -> T:
+    """``act`` on the match, loaded and checked, in one transaction (the match's row locked) that writes
+    what it changed; its followers woken once it commits. Run again from a fresh read when its
+    compare-and-swap finds the match moved on (a writer that did not lock it)."""
+    made: list[OpenLive] = []
+
+    def work(write: LiveWrite) -> T:
+        record = write.record
+        opened = _opened(store, public_id, record.id, record.version, record.state, write)
+        made[:] = [opened]
+        _checked(store, bus, opened)
+        return act(opened)
+
+    for attempt in range(MOVE_TRIES):
+        made.clear()
+        try:
+            result = store.live.within(public_id, work, lock=True)
+        except _MovedOn:
+            if attempt + 1 < MOVE_TRIES:
+                continue
+            raise ConflictError("the match was moved on meanwhile: reload it") from None
+        except NotFoundError as error:
+            if made:
+                raise
+            raise NotFoundError("no such match") from error
+        opened = made[0]
+        opened.write, opened.keeper = None, None  # the transaction is over
+        if opened.changed:
+            bus.wake(opened.id)
+        return result
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def _time_out(store: Store, bus: LiveBus, opened: OpenLive, player: str, now: datetime) -> None:
@@ -129,6 +216,16 @@ def save(store: Store, bus: LiveBus, opened: OpenLive, *, opponent: str | None =
     """Write the match's new state (:class:`ConflictError` if another request moved it on) and wake its
     followers; ``opponent`` takes the second seat."""
     state = json.dumps(opened.live.to_state())
+    write = opened.write
+    if write is not None:  # a move's transaction: other processes told as it commits, this one's after
+        try:
+            opened.version = write.save(state, opponent=opponent)
+        except ConflictError:
+            raise _MovedOn("the match was moved on meanwhile: reload it") from None
+        if not opened.changed:
+            write.notify(CHANNEL, bus.note(opened.id))
+        opened.changed = True
+        return
     try:
         opened.version = store.live.save(opened.id, state, opened.version, opponent=opponent)
     except ConflictError:
@@ -180,40 +277,39 @@ def create(
     return public_id
 
 
-def join(store: Store, bus: LiveBus, public_id: str, player: str, token: str, nickname: str | None = None) -> None:
+def join(
+    store: Store, bus: LiveBus, public_id: str, player: str, token: str, nickname: str | None = None
+) -> dict[str, Any]:
     """``player`` takes the second seat with the invitation's ``token`` (:class:`ForbiddenError` for a wrong
-    one); opening the invitation again once seated changes nothing."""
-    opened = load(store, bus, public_id)
-    if not hmac.compare_digest(token.encode(), invite_token(store, public_id).encode()):
-        raise ForbiddenError("this invitation is not valid for this match")
+    one); opening the invitation again once seated changes nothing. The match as ``player`` may now see it."""
+    valid = hmac.compare_digest(token.encode(), invite_token(store, public_id).encode())
     nick = _nickname(player, nickname)
-    if opened.live.seat_of(player) is not None:
-        return
-    opened.live.join(player, nick, now=datetime.now(UTC))
-    save(store, bus, opened, opponent=player)
+
+    def act(opened: OpenLive) -> OpenLive:
+        if not valid:
+            raise ForbiddenError("this invitation is not valid for this match")
+        if opened.live.seat_of(player) is None:
+            opened.live.join(player, nick, now=datetime.now(UTC))
+            save(store, bus, opened, opponent=player)
+        return _with_last(opened)
+
+    return shown(_move(store, bus, public_id, act), player)
 
 
-def set_code(store: Store, bus: LiveBus, public_id: str, player: str | None, code: str) -> None:
+def set_code(store: Store, bus: LiveBus, public_id: str, player: str | None, code: str) -> dict[str, Any]:
     """As codemaker, ``player`` sets the code of the next game, which starts: its record and the match's
-    new state are written in one transaction (a request that lost a race to it leaves no game behind)."""
-    opened = load(store, bus, public_id)
-    maker = _seated(opened, player)
-    live = opened.live
-    game = live.set_secret(maker, code)
-    roles = live.roles()
-    assert roles is not None
-    now = datetime.now(UTC)
+    new state are written in one transaction (a request that lost a race to it leaves no game behind).
+    The match as ``player`` may now see it."""
 
-    def match_state(game_id: int) -> str:
-        live.started(game_id, now=now)
-        return json.dumps(live.to_state())
-
-    state, secret = game.to_state()
-    try:
-        _, opened.version = store.live.start_game(
-            opened.id,
-            opened.version,
-            match_state,
+    def act(opened: OpenLive) -> OpenLive:
+        assert opened.write is not None
+        maker = _seated(opened, player)
+        live = opened.live
+        game = live.set_secret(maker, code)
+        roles = live.roles()
+        assert roles is not None
+        state, secret = game.to_state()
+        game_id = opened.write.start_game(
             roles[1],
             game.rules,
             role=game.role,
@@ -222,70 +318,53 @@ def set_code(store: Store, bus: LiveBus, public_id: str, player: str | None, cod
             maker=maker,
             rated=game.rated,
         )
-    except ConflictError:
-        raise ConflictError("the match was moved on meanwhile: reload it") from None
-    bus.changed(opened.id)
+        live.started(game_id, now=datetime.now(UTC))
+        save(store, bus, opened)
+        opened.game = game
+        return _with_last(opened)
+
+    return shown(_move(store, bus, public_id, act), player)
 
 
 def guess(
     store: Store, bus: LiveBus, public_id: str, player: str | None, code: str, row: int | None = None
 ) -> dict[str, Any]:
     """As codebreaker, ``player`` guesses (``row``, when given, must be the next row: a request sent twice
-    is a conflict); the match as ``player`` may now see it."""
-    opened = load(store, bus, public_id)
-    breaker = _seated(opened, player)
-    if opened.game is None:
-        raise ConflictError("the code of this game is not set yet")
-    games.check_row(len(opened.game.history), row)
-    over_before = opened.live.is_over or opened.game.is_over
-    now = datetime.now(UTC)
-    opened.live.guess(breaker, opened.game, code, now=now)
-    _record(opened)
-    if opened.game.is_over and not over_before:  # the game is counted: the match moves on
-        if _save_counted(store, bus, opened):
-            return view(store, opened, breaker)
-        return snapshot(store, bus, public_id, breaker)  # another request counted it first: read it again
-    return view(store, _save_guess(store, bus, opened), breaker)
+    is a conflict): the guess, the game's end and the match's new state written in one transaction. The
+    match as ``player`` may now see it."""
 
-
-def _save_guess(store: Store, bus: LiveBus, opened: OpenLive) -> OpenLive:
-    """Save the match after a guess that did not end its game (written already; the codebreaker's clock
-    restarted); the match as saved. If another request wrote the match meanwhile, it is read again, which
-    times the guess if that write did not (:meth:`LiveMatch.catch_up`)."""
-    try:
-        save(store, bus, opened)
-        return opened
-    except ConflictError:
-        return load(store, bus, opened.public_id)
-
-
-def resign(store: Store, bus: LiveBus, public_id: str, player: str | None) -> None:
-    """``player`` gives up the game being played."""
-    opened = load(store, bus, public_id)
-    opened.live.resign(_seated(opened, player), opened.game, datetime.now(UTC))
-    if opened.game is not None and opened.game.is_over:
+    def act(opened: OpenLive) -> OpenLive:
+        breaker = _seated(opened, player)
+        if opened.game is None:
+            raise ConflictError("the code of this game is not set yet")
+        games.check_row(len(opened.game.history), row)
+        opened.live.guess(breaker, opened.game, code, now=datetime.now(UTC))
         _record(opened)
-        _save_counted(store, bus, opened)
-    else:
         save(store, bus, opened)
+        return _with_last(opened)
+
+    return shown(_move(store, bus, public_id, act), player)
 
 
-def _save_counted(store: Store, bus: LiveBus, opened: OpenLive) -> bool:
-    """Save the match after its game ended (``True``); if a follower's request counted the game first (it
-    saw the finished game in the store), that stands (``False``)."""
-    counted = opened.game
-    try:
+def resign(store: Store, bus: LiveBus, public_id: str, player: str | None) -> dict[str, Any]:
+    """``player`` gives up the game being played (one transaction); the match as they may now see it."""
+
+    def act(opened: OpenLive) -> OpenLive:
+        opened.live.resign(_seated(opened, player), opened.game, datetime.now(UTC))
+        if opened.game is not None and opened.game.is_over:
+            _record(opened)
         save(store, bus, opened)
-        return True
-    except ConflictError:
-        again = load(store, bus, opened.public_id)
-        if counted is None or again.live.match is None or opened.live.match is None:
-            raise
-        if again.live.match.current_id is not None and again.game is not None and not again.game.is_over:
-            return False  # counted, and the next game already set
-        if len(again.live.match.match.played) < len(opened.live.match.match.played):
-            raise
-        return False
+        return _with_last(opened)
+
+    return shown(_move(store, bus, public_id, act), player)
+
+
+def _with_last(opened: OpenLive) -> OpenLive:
+    """The match with the game that ended last read, in the move's transaction."""
+    write = opened.write
+    assert write is not None
+    opened.last = _last_game(lambda game_id: write.game(game_id).record, opened)
+    return opened
 
 
 # -- what each viewer sees -----------------------------------------------------------------------------
@@ -295,7 +374,7 @@ def shared(store: Store, bus: LiveBus, public_id: str) -> OpenLive:
     """The match loaded for every viewer at once (what a stream's followers share, one read a change):
     :func:`shown` makes each viewer's view of it without reading the store again."""
     opened = load(store, bus, public_id)
-    opened.last = _last_game(store, opened)
+    opened.last = _last_game(store.games.record, opened)
     return opened
 
 
@@ -316,11 +395,11 @@ def view(store: Store, opened: OpenLive, viewer: str | None) -> dict[str, Any]:
     """What ``viewer`` may see of the match as loaded (and moved), with its version: a player sees the code
     they set; nobody else sees a code before its game ends."""
     if opened.last is False:
-        opened.last = _last_game(store, opened)
+        opened.last = _last_game(store.games.record, opened)
     return shown(opened, viewer)
 
 
-def _last_game(store: Store, opened: OpenLive) -> dict[str, Any] | None:
+def _last_game(record_of: Callable[[int], GameRecord], opened: OpenLive) -> dict[str, Any] | None:
     """The game that ended last, shown until the next game's code is set: with its code and guesses (it
     is over), or with no code (``None``) when it was given away before its code was set."""
     live = opened.live
@@ -337,7 +416,7 @@ def _last_game(store: Store, opened: OpenLive) -> dict[str, Any] | None:
     }
     if live.last_id is None:
         return shown
-    record = store.games.record(live.last_id)
+    record = record_of(live.last_id)
     if record.outcome is None:
         return None
     moves = [{"guess": m.guess, "black": m.feedback.black, "white": m.feedback.white} for m in record.moves]

@@ -4,6 +4,8 @@ to be continued, found by their public id, listed as history."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from typing import TypeVar
 
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -19,7 +21,9 @@ from keypeg.store.plumbing import Repository, find_player, game_records, now, pl
 from keypeg.store.values import GameRecord, SavedGame
 from keypeg.text import visible
 
-__all__ = ["Games", "add_game"]
+T = TypeVar("T")
+
+__all__ = ["GameWrite", "Games", "add_game", "saved_game", "update_game"]
 
 
 class Games(Repository):
@@ -110,39 +114,9 @@ class Games(Repository):
 
         def work() -> int:
             with self._session() as session:
-                # the game's row locked until this transaction ends: a writer that read it before another
-                # committed would otherwise pass the check below and replace that writer's moves
-                # (PostgreSQL; SQLite's transactions take the write lock as they begin)
-                row = session.get_one(GameRow, game_id, with_for_update=True)
-                if expect is not None and row.version != expect:
-                    raise MovedOnError(f"game {game_id} was played on elsewhere meanwhile; this copy is not kept")
-                if row.outcome is not None:
-                    raise MovedOnError(f"game {game_id} is over already; this copy is not kept")
-                session.execute(  # one statement, without loading the moves kept
-                    delete(GuessRow).where(GuessRow.game_id == game_id, GuessRow.number > keep),
-                    execution_options={"synchronize_session": False},
+                return update_game(
+                    session, game_id, keep=keep, moves=moves, state=state, outcome=outcome, secret=secret, expect=expect
                 )
-                for number, (guess, feedback) in enumerate(moves, keep + 1):
-                    session.add(
-                        GuessRow(
-                            game_id=game_id,
-                            number=number,
-                            guess=guess,
-                            black=feedback.black,
-                            white=feedback.white,
-                            made_at=now(),
-                        )
-                    )
-                row.guesses = keep + len(moves)
-                row.version = row.version + 1
-                if state is not None:
-                    row.state = state
-                if outcome is not None:
-                    row.outcome = outcome
-                    row.ended_at = now()
-                    if secret is not None:
-                        row.secret = secret
-                return row.version
 
         return self._guarded(work)
 
@@ -153,13 +127,31 @@ class Games(Repository):
 
         def work() -> SavedGame:
             with self._session() as session:
-                row = session.get(GameRow, game_id, options=[joinedload(GameRow.player), joinedload(GameRow.moves)])
-                if row is None:
-                    raise UnknownRecordError(f"no game {game_id!r} in the database")
-                record = game_records(session, [row], with_moves=True)[0]
-                return SavedGame(record, row.state, row.secret, row.match_id, row.version)
+                return saved_game(session, game_id)
 
         return self._guarded(work)
+
+    def move(self, public_id: str, work: Callable[[SavedGame, GameWrite], T]) -> T:
+        """Run ``work`` on the game with this public id (:class:`UnknownRecordError` when none has it) in one
+        transaction, the game's row locked: ``work`` gets it as :meth:`saved` reads it and writes it through
+        the :class:`GameWrite` (one move: read, scored and written at once)."""
+
+        def run() -> T:
+            with self._session() as session:
+                query = (
+                    select(GameRow)
+                    .where(GameRow.public_id == public_id)
+                    .options(joinedload(GameRow.player), joinedload(GameRow.moves))
+                    .with_for_update(of=GameRow)
+                )
+                row = session.scalars(query).unique().one_or_none()
+                if row is None:
+                    raise UnknownRecordError("no such game")
+                record = game_records(session, [row], with_moves=True)[0]
+                saved = SavedGame(record, row.state, row.secret, row.match_id, row.version)
+                return work(saved, GameWrite(session, row))
+
+        return self._guarded(run)
 
     def record(self, game_id: int) -> GameRecord:
         """One game with its guesses (its secret only once it is over)."""
@@ -291,3 +283,101 @@ def add_game(
     session.add(row)
     session.flush()
     return row
+
+
+class GameWrite:
+    """Writes one game within :meth:`Games.move`'s transaction (its row read and locked there)."""
+
+    def __init__(self, session: Session, row: GameRow) -> None:
+        self._session = session
+        self._row = row  # held: the session holds rows weakly, and the update finds it without a query
+
+    def update(
+        self,
+        game_id: int,
+        *,
+        keep: int,
+        moves: list[tuple[str, Feedback]],
+        state: str | None = None,
+        outcome: str | None = None,
+        secret: str | None = None,
+        expect: int | None = None,
+    ) -> int:
+        """:meth:`Games.update`, in the move's transaction."""
+        if game_id != self._row.id:
+            raise UnknownRecordError(f"game {game_id} is not the game of this move")
+        return update_game(
+            self._session,
+            game_id,
+            keep=keep,
+            moves=moves,
+            state=state,
+            outcome=outcome,
+            secret=secret,
+            expect=expect,
+            locked=True,
+        )
+
+
+def saved_game(session: Session, game_id: int, hold: list[object] | None = None) -> SavedGame:
+    """:meth:`Games.saved`, in a transaction another write may share (a live match's move: read afresh, with
+    what that transaction wrote); its row is put in ``hold`` (the session holds rows weakly: a later write
+    of the game in the transaction finds it without reading it again)."""
+    options = [joinedload(GameRow.player), joinedload(GameRow.moves)]
+    row = session.get(GameRow, game_id, options=options, populate_existing=True)
+    if row is None:
+        raise UnknownRecordError(f"no game {game_id!r} in the database")
+    if hold is not None:
+        hold.append(row)
+    record = game_records(session, [row], with_moves=True)[0]
+    return SavedGame(record, row.state, row.secret, row.match_id, row.version)
+
+
+def update_game(
+    session: Session,
+    game_id: int,
+    *,
+    keep: int,
+    moves: list[tuple[str, Feedback]],
+    state: str | None = None,
+    outcome: str | None = None,
+    secret: str | None = None,
+    expect: int | None = None,
+    locked: bool = False,
+) -> int:
+    """:meth:`Games.update`, in a transaction another write may share; ``locked``: the caller holds a lock
+    that keeps every other writer off the game (its live match's row), and the game was read in ``session``."""
+    # the game's row locked until this transaction ends: a writer that read it before another
+    # committed would otherwise pass the check below and replace that writer's moves
+    # (PostgreSQL; SQLite's transactions take the write lock as they begin)
+    row = session.get_one(GameRow, game_id) if locked else session.get_one(GameRow, game_id, with_for_update=True)
+    if expect is not None and row.version != expect:
+        raise MovedOnError(f"game {game_id} was played on elsewhere meanwhile; this copy is not kept")
+    if row.outcome is not None:
+        raise MovedOnError(f"game {game_id} is over already; this copy is not kept")
+    if row.guesses != keep:  # one statement, without loading the moves kept (none to drop: none sent)
+        session.execute(
+            delete(GuessRow).where(GuessRow.game_id == game_id, GuessRow.number > keep),
+            execution_options={"synchronize_session": False},
+        )
+    for number, (guess, feedback) in enumerate(moves, keep + 1):
+        session.add(
+            GuessRow(
+                game_id=game_id,
+                number=number,
+                guess=guess,
+                black=feedback.black,
+                white=feedback.white,
+                made_at=now(),
+            )
+        )
+    row.guesses = keep + len(moves)
+    row.version = row.version + 1
+    if state is not None:
+        row.state = state
+    if outcome is not None:
+        row.outcome = outcome
+        row.ended_at = now()
+        if secret is not None:
+            row.secret = secret
+    return row.version

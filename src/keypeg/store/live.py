@@ -8,19 +8,103 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import bindparam, or_, select, text, update
-from sqlalchemy.orm import aliased
+from sqlalchemy.orm import Session, aliased
 
+from keypeg.code import Feedback
 from keypeg.rules import Rules
 from keypeg.store.errors import MovedOnError, UnknownRecordError
-from keypeg.store.games import add_game
+from keypeg.store.games import add_game, saved_game, update_game
 from keypeg.store.models import MatchRow, PlayerRow
 from keypeg.store.plumbing import Repository, find_player, now, player_row
-from keypeg.store.values import LiveRecord
+from keypeg.store.values import LiveRecord, SavedGame
 
-__all__ = ["LiveMatches"]
+__all__ = ["LiveMatches", "LiveWrite"]
+
+T = TypeVar("T")
+
+
+class LiveWrite:
+    """One transaction on one live match (:meth:`LiveMatches.within`): the match as read at its start
+    (:attr:`record`), its games read and written, its new state saved and announced, all committed at
+    once (or nothing, when anything raises)."""
+
+    def __init__(self, session: Session, record: LiveRecord, locked: bool) -> None:
+        self._session = session
+        self.record = record
+        self._locked = locked
+        self._held: list[object] = []  # rows read here (the session holds them weakly)
+
+    def game(self, game_id: int) -> SavedGame:
+        """One of the match's games, read in this transaction."""
+        return saved_game(self._session, game_id, self._held)
+
+    def update_game(
+        self,
+        game_id: int,
+        *,
+        keep: int,
+        moves: list[tuple[str, Feedback]],
+        state: str | None = None,
+        outcome: str | None = None,
+        secret: str | None = None,
+        expect: int | None = None,
+    ) -> int:
+        """:meth:`Games.update <keypeg.store.games.Games.update>` of a game of the match, in this transaction."""
+        return update_game(
+            self._session,
+            game_id,
+            keep=keep,
+            moves=moves,
+            state=state,
+            outcome=outcome,
+            secret=secret,
+            expect=expect,
+            locked=self._locked,
+        )
+
+    def start_game(
+        self, player: str, rules: Rules, *, role: str, secret: str, state: str, maker: str, rated: bool = False
+    ) -> int:
+        """Record a new game of the match (as :meth:`LiveMatches.start_game` does); its id."""
+        owner = player_row(self._session, player, create=True)
+        return add_game(
+            self._session,
+            owner,
+            rules,
+            role=role,
+            secret=secret,
+            match_id=self.record.id,
+            state=state,
+            rated=rated,
+            maker=maker,
+        ).id
+
+    def save(self, state: str, *, opponent: str | None = None) -> int:
+        """Store the match's new state if no one else wrote it since it was read (else
+        :class:`MovedOnError`); its new version (the next :meth:`save` compares with that)."""
+        expect = self.record.version
+        values: dict[str, Any] = {"state": state, "version": expect + 1}
+        where = [MatchRow.id == self.record.id, MatchRow.version == expect]
+        if opponent is not None:
+            values.update(opponent_id=player_row(self._session, opponent, create=True).id)
+            where.append(MatchRow.opponent_id.is_(None))
+        moved = self._session.execute(update(MatchRow).where(*where).values(**values))
+        if moved.rowcount != 1:  # type: ignore[attr-defined]
+            raise MovedOnError("the match was moved on elsewhere meanwhile")
+        second = opponent if opponent is not None else self.record.second
+        self.record = LiveRecord(self.record.id, self.record.first, second, expect + 1, state)
+        return expect + 1
+
+    def notify(self, channel: str, payload: str) -> None:
+        """Tell every process listening on ``channel`` as this transaction commits (PostgreSQL's NOTIFY,
+        sent only if it commits); nothing on other databases."""
+        if self._session.get_bind().dialect.name == "postgresql":
+            self._session.execute(
+                text("SELECT pg_notify(:channel, :payload)"), {"channel": channel, "payload": payload}
+            )
 
 
 class LiveMatches(Repository):
@@ -56,6 +140,25 @@ class LiveMatches(Repository):
                 return LiveRecord(match_id, first_name, second_name, version, state)
 
         return self._guarded(work)
+
+    def within(self, public_id: str, work: Callable[[LiveWrite], T], *, lock: bool = False) -> T:
+        """Run ``work`` on the match with this public id in one transaction (:class:`UnknownRecordError`
+        when there is none), committed when it returns: with ``lock``, the match's row is locked first
+        (PostgreSQL; SQLite's write transactions are one at a time), so moves of one match take turns and
+        each reads what the one before wrote. On SQLite a busy database runs ``work`` again, from a fresh
+        read."""
+
+        def run() -> T:
+            with self._session() as session:
+                query = _live_query_locked() if lock else _live_query()
+                row = session.execute(query, {"public_id": public_id}).one_or_none()
+                if row is None:
+                    raise UnknownRecordError("no such match")
+                match_id, first_name, second_name, version, state = row
+                record = LiveRecord(match_id, first_name, second_name, version, state)
+                return work(LiveWrite(session, record, lock))
+
+        return self._guarded(run)
 
     def save(self, match_id: int, state: str, expect: int, *, opponent: str | None = None) -> int:
         """Store a match's new state if it is still at version ``expect`` (else :class:`MovedOnError`:
@@ -192,3 +295,9 @@ def _live_query() -> Any:
         .outerjoin(second, second.id == MatchRow.opponent_id)
         .where(MatchRow.public_id == bindparam("public_id"))
     )
+
+
+@functools.cache
+def _live_query_locked() -> Any:
+    """:func:`_live_query`, the match's row locked until the transaction ends (its seats' rows are not)."""
+    return _live_query().with_for_update(of=MatchRow)

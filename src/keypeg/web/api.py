@@ -233,8 +233,9 @@ def guess(
     request: Request, game_id: GameId, body: GuessIn, session: Annotated[WebSession, Depends(changing)]
 ) -> GameOut:
     """Guess the computer's code: the score, and the secret once the game is over."""
-    opened = load_game(request, session, game_id)
-    feedback = games.guess(opened, body.code, row=body.row)
+    opened, feedback = games.play(
+        store_of(request), session.player, game_id, lambda opened: games.guess(opened, body.code, row=body.row)
+    )
     return _out(game_id, opened, feedback)
 
 

@@ -130,8 +130,7 @@ def api_join(
 ) -> dict[str, Any]:
     """Take the second seat with the invitation's token."""
     player = player_for(request, session)
-    live.join(store_of(request), bus_of(request), match_id, player, body.token, body.nickname)
-    return live.snapshot(store_of(request), bus_of(request), match_id, player)
+    return live.join(store_of(request), bus_of(request), match_id, player, body.token, body.nickname)
 
 
 @api.post("/{match_id}/secret")
@@ -139,8 +138,7 @@ def api_secret(
     request: Request, match_id: str, body: CodeIn, session: Annotated[WebSession, Depends(changing)]
 ) -> dict[str, Any]:
     """As codemaker, set the code of the next game."""
-    live.set_code(store_of(request), bus_of(request), match_id, session.player, body.code)
-    return live.snapshot(store_of(request), bus_of(request), match_id, session.player)
+    return live.set_code(store_of(request), bus_of(request), match_id, session.player, body.code)
 
 
 @api.post("/{match_id}/guesses")
@@ -154,8 +152,7 @@ def api_guess(
 @api.post("/{match_id}/resign")
 def api_resign(request: Request, match_id: str, session: Annotated[WebSession, Depends(changing)]) -> dict[str, Any]:
     """Give up the game being played."""
-    live.resign(store_of(request), bus_of(request), match_id, session.player)
-    return live.snapshot(store_of(request), bus_of(request), match_id, session.player)
+    return live.resign(store_of(request), bus_of(request), match_id, session.player)
 
 
 @api.get("/{match_id}/events", response_class=StreamingResponse)
