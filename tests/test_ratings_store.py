@@ -155,3 +155,20 @@ def test_recording_equals_recomputing_on_postgresql() -> None:
         ratings.record(store, "room", f"p{n}", places, at=at)
     assert ratings.recompute(store) == []
     assert len(ratings.leaderboard(store)) == 4
+
+
+def test_a_live_match_is_rated_by_points_once_over(tmp_path: Path) -> None:
+    from types import SimpleNamespace
+    from typing import Any
+
+    store = Store(f"sqlite:///{tmp_path / 'k.sqlite3'}")
+
+    def live(over: bool, points: dict[str, int]) -> Any:
+        return SimpleNamespace(is_over=over, match=SimpleNamespace(points=lambda: points))
+
+    assert ratings.record_live(store, "lm1", live(False, {"ann": 3, "bob": 1})) == []
+    made = {c.player: c for c in ratings.record_live(store, "lm1", live(True, {"ann": 3, "bob": 1}), at=T0)}
+    assert made["ann"].change > 0 > made["bob"].change
+    drawn = {c.player: c for c in ratings.record_live(store, "lm2", live(True, {"ann": 2, "cy": 2}), at=T0)}
+    assert drawn["cy"].change > 0 > drawn["ann"].change  # a draw with a stronger player
+    assert ratings.record_live(store, "lm3", live(True, {"guest-0123456789ab": 1, "bob": 0})) == []
