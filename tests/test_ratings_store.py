@@ -65,9 +65,12 @@ def test_a_room_is_pairwise_by_place(store: Store) -> None:
     assert made["cy"].change < 0
 
 
-def test_kinds_are_checked(store: Store) -> None:
+def test_kinds_and_places_are_checked(store: Store) -> None:
     with pytest.raises(KeypegError):
         ratings.record(store, "solo", "1", [["ann"], ["bob"]])
+    with pytest.raises(KeypegError):
+        ratings.record(store, "match", "2", [["ann"], ["ANN"]])
+    assert store.ratings.count() == 0
 
 
 def test_idleness_grows_the_deviation_by_stored_days(store: Store) -> None:

@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from keypeg.errors import KeypegError, NotFoundError
+from keypeg.errors import KeypegError, NotFoundError, RefusedError
 from keypeg.play.ratings import Rated, Rating, provisional, rate_result
 from keypeg.rules import Rules
 from keypeg.services.stores import GUEST_PREFIX, GameRecord, Store, name_key
@@ -184,6 +184,9 @@ def record(
         return _changes(found)
     rated = [[name for name in place if not _is_guest(name)] for place in places]
     rated = [place for place in rated if place]
+    keys = [name_key(name) for place in rated for name in place]
+    if len(set(keys)) != len(keys):
+        raise RefusedError("a player holds one place only in a result")
     if sum(len(place) for place in rated) < 2:
         return []
     for place in rated:
