@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import desc, func, select, text
+from sqlalchemy import desc, func, or_, select, text
 from sqlalchemy.orm import Session
 
 from keypeg.store.models import PlayerRatingRow, PlayerRow, RatingChangeRow, RatingResultRow
@@ -213,7 +213,7 @@ class Ratings(Repository):
                 query = (
                     select(PlayerRow.name, PlayerRatingRow)
                     .join(PlayerRatingRow, PlayerRatingRow.player_id == PlayerRow.id)
-                    .where(PlayerRow.key.not_like(f"{GUEST_PREFIX}%"))
+                    .where(or_(PlayerRow.key.is_(None), PlayerRow.key.not_like(f"{GUEST_PREFIX}%")))
                     .order_by(desc(PlayerRatingRow.rating), PlayerRow.id)
                 )
                 return [_standing(name, row) for name, row in session.execute(query)]
