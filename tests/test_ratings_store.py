@@ -175,3 +175,17 @@ def test_a_live_match_is_rated_by_points_once_over(tmp_path: Path) -> None:
     drawn = {c.player: c for c in ratings.record_live(store, "lm2", live(True, {"ann": 2, "cy": 2}), at=T0)}
     assert drawn["cy"].change > 0 > drawn["ann"].change  # a draw with a stronger player
     assert ratings.record_live(store, "lm3", live(True, {"guest-0123456789ab": 1, "bob": 0})) == []
+
+
+def test_results_recorded_at_once_stay_replayable(store: Store) -> None:
+    """Results sharing players, recorded from many threads at once (each event twice): each is rated once,
+    one after the other, and replaying them gives the stored ratings."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    players = ["ann", "bob", "cy", "dee"]
+    events = [(f"t{n}", [[players[n % 4]], [players[(n + 1) % 4], players[(n + 2) % 4]]]) for n in range(12)]
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda e: ratings.record(store, "room", e[0], e[1], at=T0), events + events))
+    assert store.ratings.count() == 12
+    assert ratings.recompute(store) == []
+    assert sum(p.results for p in ratings.leaderboard(store)) == 12 * 3
