@@ -50,9 +50,11 @@ from click.testing import CliRunner, Result
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from conftest import app_in_thread
 from keypeg import Rules
 from keypeg.cli import cli
 from keypeg.errors import KeypegError
+from keypeg.web import create_app
 
 # -- the commands ----------------------------------------------------------------------------------
 
@@ -78,6 +80,7 @@ ARGUMENT_DEFAULTS: dict[str, list[str]] = {
     "what": ["1"],  # replay: game 1 of the seeded database
     "backup file": ["<NEW_FILE>"],  # a file the backup makes
     "restore file": ["<BACKUP>"],  # a backup to read (of the seeded database: restored over itself)
+    "room link": ["<ROOM>"],  # the watching link of a room that is over, on the world's server
 }
 """A valid value for each required argument, by parameter name (or command and name, where two commands
 mean different things by one name)."""
@@ -234,6 +237,7 @@ class World:
     root: Path
     template_db: Path
     tree: Path
+    room: str = ""
 
     def resolve(self, value: str, workdir: Path) -> str:
         made = {
@@ -245,6 +249,7 @@ class World:
             "<TREE>": lambda: self.tree,
             "<NEW_FILE>": lambda: workdir / "new-backup.keypeg",
             "<BACKUP>": lambda: copy_database(self.template_db, workdir / "backup.keypeg"),
+            "<ROOM>": lambda: self.room,
         }
         urls = {
             "<DB_READ_ONLY>": lambda: f"file:{self.template_db}?mode=ro&uri=true",
@@ -435,7 +440,7 @@ def no_real_server(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, object]]:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory: pytest.TempPathFactory) -> World:
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     root = tmp_path_factory.mktemp("robust")
     (root / "home").mkdir()
     template = root / "template.sqlite3"
@@ -451,7 +456,22 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> World:
         assert result.exit_code == 0, (args, result.output)
     assert dump(template), "the seeded database has tables"
     (root / "home").mkdir(exist_ok=True)
-    return world
+    with app_in_thread(create_app(f"sqlite:///{root / 'web.sqlite3'}")) as base:  # keypeg room's server
+        world.room = closed_room(base)
+        yield world
+
+
+def closed_room(base: str) -> str:
+    """The watching link of a room of two its host started and closed (``keypeg room`` watches it and ends)."""
+    import httpx
+
+    with httpx.Client(base_url=base) as host, httpx.Client(base_url=base) as guest:
+        hosts, guests = ({"X-CSRF-Token": c.get("/api/session").json()["csrf"]} for c in (host, guest))
+        made = host.post("/api/rooms", json={"pegs": 2, "colors": 3}, headers=hosts).json()
+        guest.post(f"/api/rooms/{made['id']}/join", json={"token": made["token"]}, headers=guests)
+        host.post(f"/api/rooms/{made['id']}/start", headers=hosts)
+        assert host.post(f"/api/rooms/{made['id']}/close", headers=hosts).json()["over"]
+    return f"{base}/rooms/{made['id']}"
 
 
 # -- the tests ------------------------------------------------------------------------------------

@@ -931,8 +931,9 @@ def room(link: str, nickname: str | None, user: str | None, password_stdin: bool
     stop = threading.Event()
     try:
         seat.apply(view)
-        threading.Thread(target=follow, args=(server.twin(), found.room, events, stop), daemon=True).start()
-        if seated:
+        if not seat.over:
+            threading.Thread(target=follow, args=(server.twin(), found.room, events, stop), daemon=True).start()
+        if seated and not seat.over:
             threading.Thread(target=read_lines, args=(lines, events), daemon=True).start()
         status = seat.run()
     except KeyboardInterrupt:
