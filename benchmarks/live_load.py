@@ -104,6 +104,12 @@ class Follower:
     """A player's live stream of a match, read in a task of its own: when each state arrived, and how far
     on it was."""
 
+    PATH = "/api/live/{}/events"
+
+    def mark(self, state: dict[str, Any]) -> Any:
+        """What is kept of a state as it arrives: how far on it is."""
+        return progress(state)
+
     def __init__(self, player: Player, match: str) -> None:
         self.player = player
         self.arrivals: list[tuple[float, Progress]] = []
@@ -142,7 +148,7 @@ class Follower:
     async def follow(self, match: str) -> bool:
         """Read the stream once, from its opening to its end: whether it was served (200)."""
         timeout = httpx.Timeout(60, read=60)
-        async with self.player.client.stream("GET", f"/api/live/{match}/events", timeout=timeout) as answer:
+        async with self.player.client.stream("GET", self.PATH.format(match), timeout=timeout) as answer:
             self.player.tally.statuses[answer.status_code] += 1
             if answer.status_code != 200:
                 self.error = f"GET events: {answer.status_code}"
@@ -157,7 +163,7 @@ class Follower:
                 elif line.startswith("data: ") and kind == "state":
                     now = time.perf_counter()
                     self.last = json.loads(line[6:])
-                    self.arrivals.append((now, progress(self.last)))
+                    self.arrivals.append((now, self.mark(self.last)))
                     self._arrived.set()
                     self._arrived = asyncio.Event()
                 elif line.startswith(":") or line.startswith("data: "):
@@ -180,6 +186,18 @@ class Follower:
             arrival = self._arrived
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(arrival.wait(), left)
+
+    async def reached_end(self) -> float | None:
+        """When the stream delivered a state of the match (or room) over; ``None`` if none did in time."""
+        deadline = time.perf_counter() + DELIVERY_TIMEOUT
+        while not self.last.get("over"):
+            left = deadline - time.perf_counter()
+            if left <= 0 or self.task.done():
+                return None
+            arrival = self._arrived
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(arrival.wait(), left)
+        return time.perf_counter()
 
     def why(self) -> str:
         """Why the stream stopped short."""
@@ -224,6 +242,7 @@ class LiveTally(Tally):
     lost_at: list[float] = field(default_factory=list)
     """When each move lost on the way to the other side's stream was sent (``time.perf_counter``)."""
     streams: list[Follower] = field(default_factory=list)
+    rooms: list[PlayedRoom] = field(default_factory=list)
 
 
 async def move(
@@ -361,6 +380,245 @@ async def matches(
     return time.perf_counter() - started
 
 
+# -- rooms ------------------------------------------------------------------------------------------
+
+ROOM_CREATE = "POST /api/rooms"
+ROOM_JOIN = "POST room join"
+ROOM_START = "POST start"
+ROOM_GUESS = "POST room guesses"
+SCREEN_ROOM = "guess -> every other player's stream"
+ROOM_REQUESTS = (ROOM_CREATE, ROOM_JOIN, ROOM_START, ROOM_GUESS)
+ENDED = 10**6
+"""How far a board is seen once its round is over (every guess of it shown)."""
+
+
+def seen_in(state: dict[str, Any], player: str, number: int) -> int:
+    """How many guesses of ``player``'s board of round ``number`` a room's state shows (:data:`ENDED` once
+    that round is over; -1 before it starts)."""
+    current, last = state.get("round"), state.get("last_round")
+    if state.get("over") or (current and current["number"] > number) or (last and last["number"] >= number):
+        return ENDED
+    if current and current["number"] == number:
+        return next((int(b["guesses"]) for b in current["boards"] if b["player"] == player), -1)
+    return -1
+
+
+class RoomFollower(Follower):
+    """A player's live stream of a room: the states themselves are kept."""
+
+    PATH = "/api/rooms/{}/stream"
+
+    def mark(self, state: dict[str, Any]) -> Any:
+        return state
+
+    async def shows(self, player: str, number: int, guesses: int, since: float) -> float | None:
+        """When the stream delivered the first state (sent no earlier than ``since``) that shows at least
+        ``guesses`` guesses of ``player``'s board of round ``number``; ``None`` if none did in time."""
+        deadline = time.perf_counter() + DELIVERY_TIMEOUT
+        seen = 0
+        while True:
+            for arrived, state in self.arrivals[seen:]:
+                if arrived >= since and seen_in(state, player, number) >= guesses:  # type: ignore[arg-type]
+                    return arrived
+            seen = len(self.arrivals)
+            left = deadline - time.perf_counter()
+            if left <= 0 or self.task.done():
+                return None
+            arrival = self._arrived
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(arrival.wait(), left)
+
+
+@dataclass
+class PlayedRoom:
+    """A room as its clients played it: each player's boards (round number, moves)."""
+
+    id: str
+    players: list[str] = field(default_factory=list)
+    boards: dict[str, list[tuple[int, list[tuple[str, int, int]]]]] = field(default_factory=dict)
+    final: list[dict[str, Any]] = field(default_factory=list)
+
+
+async def room_guess(player: Player, name: str, room: str, number: int, code: str, row: int) -> dict[str, Any] | None:
+    """A guess on ``name``'s board (sent again, or read back, when its answer was lost): the room's state
+    that acknowledges it, or ``None``."""
+    for _ in range(STALLS):
+        answer = await player.request(ROOM_GUESS, "POST", f"/api/rooms/{room}/guesses", {"guess": code, "row": row})
+        if answer is not None and answer.status_code == 200:
+            return dict(answer.json())
+        read = await player.request(None, "GET", f"/api/rooms/{room}")
+        if read is not None and read.status_code == 200 and my_rows(read.json(), name, number)[0][row - 1 : row]:
+            return dict(read.json())
+    return None
+
+
+def my_rows(state: dict[str, Any], name: str, number: int) -> tuple[list[dict[str, Any]], bool]:
+    """``name``'s rows of round ``number`` as a state shows them to them (with the guesses), and whether
+    that board is over."""
+    current = state.get("round")
+    if current and current["number"] == number and state.get("board") is not None:
+        return list(state["board"]["rows"]), bool(state["board"]["over"])
+    for ended in [*(state.get("rounds") or []), state.get("last_round") or {}]:
+        if ended.get("number") == number:
+            board = next((b for b in ended["boards"] if b["player"] == name), None)
+            return (list(board["rows"]) if board else []), True
+    return [], False
+
+
+async def play_board(
+    player: Player, name: str, others: list[RoomFollower], room: str, number: int, rules: Rules, rng: random.Random
+) -> list[tuple[str, int, int]] | None:
+    """One player's board of round ``number``: random codes that fit the scores so far, each timed until
+    every other player's stream shows it; the moves, or ``None`` if a guess was lost."""
+    tally: LiveTally = player.tally  # type: ignore[assignment]
+    moves: list[tuple[str, int, int]] = []
+    knowledge = Knowledge(rules)
+    while True:
+        fitting = knowledge.candidates
+        code = knowledge.space.code(int(fitting[rng.randrange(len(fitting))]))
+        await player.pause()
+        sent = time.perf_counter()
+        state = await room_guess(player, name, room, number, str(code), len(moves) + 1)
+        if state is None:
+            return None
+        rows, over = my_rows(state, name, number)
+        if len(rows) <= len(moves):
+            tally.failures.append(f"room {room}: {name}'s guess {len(moves) + 1} not in the answer")
+            return None
+        row = rows[len(moves)]
+        moves.append((str(code), int(row["black"]), int(row["white"])))
+        tally.moves += 1
+        shown = await asyncio.gather(*(other.shows(name, number, len(moves), sent) for other in others))
+        for other, when in zip(others, shown, strict=True):
+            if when is None:
+                tally.lost.append(f"room {room}: {name}'s guess {len(moves)} never on a stream ({other.why()})")
+                tally.lost_at.append(sent)
+            else:
+                tally.latency[SCREEN_ROOM].append(when - sent)
+        if over or row["black"] == rules.pegs:
+            return moves
+        knowledge = knowledge.add(code, Feedback(int(row["black"]), int(row["white"])))
+
+
+async def play_room(
+    players: list[Player], rules: Rules, variant: str, rounds: int, rng: random.Random, *, timed: bool = True
+) -> PlayedRoom | None:
+    """A room of ``players`` (the first its host), each following its stream, playing ``rounds`` rounds of the
+    computer's codes."""
+    tally: LiveTally = players[0].tally  # type: ignore[assignment]
+    body = {"variant": variant, "rounds": rounds, "maker": "computer"}
+    made = await players[0].request(ROOM_CREATE if timed else None, "POST", "/api/rooms", body)
+    if made is None or made.status_code != 201:
+        return None
+    room, token = made.json()["id"], made.json()["token"]
+    played = PlayedRoom(room, [str(made.json()["you"])])
+    tally.rooms.append(played)
+    followers = [RoomFollower(players[0], room)]
+    tally.streams.append(followers[0])
+    try:
+        for player in players[1:]:
+            joined = await player.request(
+                ROOM_JOIN if timed else None, "POST", f"/api/rooms/{room}/join", {"token": token}
+            )
+            if joined is None or joined.status_code != 200:
+                return None
+            seen = await player.request(None, "GET", f"/api/rooms/{room}")
+            if seen is None or seen.status_code != 200:
+                return None
+            played.players.append(str(seen.json()["you"]))
+            followers.append(RoomFollower(player, room))
+            tally.streams.append(followers[-1])
+        started = await players[0].request(ROOM_START if timed else None, "POST", f"/api/rooms/{room}/start", {})
+        if started is None or started.status_code != 200:
+            return None
+        total = int(started.json()["room"]["rounds"])
+        for name in played.players:
+            played.boards[name] = []
+        for number in range(1, total + 1):
+
+            async def board(k: int, number: int = number) -> None:
+                name = played.players[k]
+                others = [f for j, f in enumerate(followers) if j != k]
+                moves = await play_board(players[k], name, others, room, number, rules, rng)
+                if moves is not None:
+                    played.boards[name].append((number, moves))
+                if await followers[k].shows(name, number, ENDED, 0.0) is None:  # the round over, on its stream
+                    tally.lost.append(f"room {room}: the end of round {number} never on {name}'s stream")
+
+            await asyncio.gather(*(board(k) for k in range(len(players))))
+        for follower in followers:
+            if await follower.reached_end() is None:
+                tally.lost.append(f"room {room}: its end never on a stream ({follower.why()})")
+        played.final = [f.last for f in followers]
+        return played
+    finally:
+        for follower in followers:
+            await follower.close()
+
+
+async def rooms(
+    base: str, count: int, size: int, rules: Rules, variant: str, rounds: int, think: float, tally: LiveTally, seed: int
+) -> float:
+    """``count`` rooms at once of ``size`` new clients each; the seconds it all took."""
+
+    async def one(number: int) -> None:
+        players = [Player(base, tally, think, seed * 1_000_003 + size * number + k) for k in range(size)]
+        try:
+            if all(await asyncio.gather(*(p.start(kind=None) for p in players))):
+                await play_room(players, rules, variant, rounds, random.Random(f"{seed} {number}"))
+        finally:
+            for player in players:
+                await player.close()
+
+    started = time.perf_counter()
+    await asyncio.gather(*(one(n) for n in range(count)))
+    return time.perf_counter() - started
+
+
+def check_rooms(url: str, played: list[PlayedRoom]) -> Checked:
+    """Every room the clients played, read back from the database (through the rooms' own read, as a
+    spectator sees a room once over: every round's boards with their guesses): over, each board's guesses
+    and scores those its player saw, the standing each stream showed last the stored one."""
+    from keypeg.services import rooms as rooms_service
+
+    class Quiet:
+        def changed(self, kind: str, key: int) -> None:
+            pass
+
+    store = Store(url)
+    problems: list[str] = []
+    over = right = count = 0
+    for room in played:
+        try:
+            view = rooms_service.snapshot(store, Quiet(), room.id, None)
+        except Exception as error:
+            problems.append(f"room {room.id}: cannot be read back ({type(error).__name__}: {error})")
+            continue
+        over += bool(view["over"])
+        stored: dict[str, list[tuple[int, list[tuple[str, int, int]]]]] = {n: [] for n in room.players}
+        for ended in view.get("rounds") or []:
+            for board in ended["boards"]:
+                moves = [(r["guess"], int(r["black"]), int(r["white"])) for r in board["rows"]]
+                stored.setdefault(board["player"], []).append((int(ended["number"]), moves))
+        count += sum(len(m) for boards in stored.values() for _, m in boards)
+        wrong = []
+        if not view["over"]:
+            wrong.append("not over")
+        for name in room.players:
+            if stored.get(name) != room.boards.get(name):
+                wrong.append(f"{name}: stored {stored.get(name)}; played {room.boards.get(name)}")
+        standing = [(s["player"], s["points"]) for s in view["standing"]]
+        finals = [[(s["player"], s["points"]) for s in f.get("standing", [])] for f in room.final]
+        if any(f != standing for f in finals):
+            wrong.append(f"the streams last showed the standing {finals}; stored {standing}")
+        if wrong:
+            problems.append(f"room {room.id}: " + "; ".join(wrong)[:600])
+        else:
+            right += 1
+    store.engine.dispose()
+    return Checked(len(played), over, right, count, len(played), problems)
+
+
 # -- the check ----------------------------------------------------------------------------------------
 
 
@@ -434,13 +692,21 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=100, help="matches at once, two clients each (default 100)")
     parser.add_argument("--games", type=int, default=2, help="games in each match: an even number (default 2)")
     parser.add_argument("--variant", default="classic", help="the rules' preset (default classic)")
+    parser.add_argument("--rooms", type=int, default=0, help="rooms at once instead of matches (default none)")
+    parser.add_argument("--players", type=int, default=6, help="players in each room (default 6)")
+    parser.add_argument("--rounds", type=int, default=2, help="rounds in each room (default 2)")
     server_options(parser)
     options = parser.parse_args()
     if options.matches < 1 or options.games < 2 or options.games % 2:
         parser.error("--matches must be 1 or more; --games, an even number, 2 or more")
+    if options.rooms < 0 or not 2 <= options.players <= 8 or not 1 <= options.rounds <= 20:
+        parser.error("--rooms must be 0 or more; --players, 2 to 8; --rounds, 1 to 20")
     workers = checked_workers(parser, options)
     rules = find_variant(options.variant).rules
     _ = Knowledge(rules).add(random_code(rules, random.Random(0)), Feedback(0, 0)).candidates  # kernels loaded
+    if options.rooms:
+        main_rooms(options, workers, rules)
+        return
 
     tally, warm = LiveTally(), LiveTally()
     with tempfile.TemporaryDirectory() as folder, database(options, Path(folder)) as served:
@@ -470,6 +736,130 @@ def main() -> None:
         if served.fresh and checked.stored_matches != checked.matches:
             checked.problems.append(f"{checked.stored_matches} matches in the database, {checked.matches} played")
     summary(options, workers, served.label, tally, warm, seconds, cpu, opened, checked)
+
+
+def main_rooms(options: argparse.Namespace, workers: int, rules: Rules) -> None:
+    """``--rooms``: rooms of ``--players`` instead of matches."""
+    tally, warm = LiveTally(), LiveTally()
+    with tempfile.TemporaryDirectory() as folder, database(options, Path(folder)) as served:
+        try:
+            with server(served.url, workers, Path(folder) / "serve.log") as (base, pid):
+                print(f"keypeg serve --workers {workers} on {served.label}: {base}")
+                asyncio.run(
+                    rooms(
+                        base,
+                        2 * workers,
+                        options.players,
+                        rules,
+                        options.variant,
+                        1,
+                        0.0,
+                        warm,
+                        1_000_000 + options.seed,
+                    )
+                )
+                print(f"{options.rooms} rooms of {options.players} players, {options.rounds} rounds, at once ...")
+                cpu = Cpu(pid, served.pid)
+                with connections_opened(served.url) as opened, cpu.measure():
+                    seconds = asyncio.run(
+                        rooms(
+                            base,
+                            options.rooms,
+                            options.players,
+                            rules,
+                            options.variant,
+                            options.rounds,
+                            options.think,
+                            tally,
+                            options.seed,
+                        )
+                    )
+                print(f"... {seconds:.1f} s")
+        except KeyboardInterrupt:
+            raise SystemExit("stopped; so is the server") from None
+        checked = check_rooms(served.url, warm.rooms + tally.rooms)
+    room_summary(options, workers, served.label, tally, warm, seconds, cpu, opened, checked)
+
+
+def room_summary(
+    options: argparse.Namespace,
+    workers: int,
+    label: str,
+    tally: LiveTally,
+    warm: LiveTally,
+    seconds: float,
+    cpu: Cpu,
+    opened: list[int],
+    checked: Checked,
+) -> None:
+    def row(name: str, values: list[float]) -> list[str]:
+        return [name, f"{len(values):,}", ms(percentile(values, 0.5)), ms(percentile(values, 0.99)), ms(max(values))]
+
+    screens = tally.latency[SCREEN_ROOM]
+    rows = [row(kind, tally.latency[kind]) for kind in (*ROOM_REQUESTS, SCREEN_ROOM) if tally.latency.get(kind)]
+    screen_p99 = percentile(screens, 0.99) if screens else math.inf
+    all_requests = sum(len(tally.latency[k]) for k in ROOM_REQUESTS)
+    statuses = tally.statuses + warm.statuses
+    errors = sum(n for status, n in statuses.items() if status >= 500)
+    refused = sum(n for status, n in statuses.items() if 400 <= status < 500)
+    lost = tally.lost + warm.lost
+    broken = [f.error for f in tally.streams + warm.streams if f.error]
+    states = sum(len(f.arrivals) for f in tally.streams)
+    alive = sum(f.comments for f in tally.streams)
+    ok = not checked.problems and not errors and not lost and not broken
+    boards = sum(len(b) for r in tally.rooms for b in r.boards.values())
+    think = f", pausing {options.think:g} s on average before each guess" if options.think else ", without pausing"
+    rules = find_variant(options.variant).rules
+    size = options.players
+    notes = [
+        "",
+        f"{options.rooms} rooms at once of {size} people, {options.rooms * size} clients each with its own session "
+        f"(a guest) and connections, each following its room's live stream (server-sent events) from start to end"
+        f"{think}: {options.rounds} rounds of {options.variant} ({rules.describe()}), the computer setting each "
+        "round's code and every player breaking it on their own board at the same time, each guess a random code "
+        f"that fits the scores so far, against `keypeg serve --workers {workers}` on {label}, over loopback, client "
+        "and server on the same machine. After each guess the player waits until every other player's stream "
+        "shows it (as key pegs). **Move to every other screen**: from sending the guess to reading, off each other "
+        f"player's stream, the first state that shows it ({size - 1} figures a guess). Untimed rooms warmed the "
+        f"workers up first ({len(warm.rooms)} rooms of one round).",
+        "",
+        f"- Throughput: {tally.moves:,} guesses ({boards:,} boards) in {seconds:.1f} s: **{tally.moves / seconds:,.0f} "
+        f"guesses/s**, {all_requests / seconds:,.0f} requests/s; the streams delivered {states:,} states "
+        f"({states / max(tally.moves, 1):.2f} a guess, every stream counted) and {alive:,} keep-alives.",
+        cpu_note(cpu, seconds, all_requests, opened).replace("a request**", "a request, stream wake-ups included**"),
+        f"- A guess costs **{cpu.server / max(tally.moves, 1) * 1000:.1f} ms of the server's CPU** and "
+        f"{cpu.database / max(tally.moves, 1) * 1000:.1f} ms of the database server's, its request and the "
+        f"wake-ups of the {size} streams following the room (one shared read of the room a change in each worker).",
+        f"- Checked in the database: {checked.right:,} of the {checked.matches:,} rooms played (warm-up included) are "
+        f"there, over, with exactly the boards, guesses and scores their players saw ({checked.moves:,} guesses) and "
+        f"the standing each stream showed last: {'**all right**' if ok else '**wrong**'}. Guesses that never reached "
+        f"another player's stream: **{len(lost)}**; streams broken: {len(broken)}; answers 5xx: **{errors}**; "
+        f"refused (4xx): {refused}.",
+        f"- Faults met: tries that failed, by kind: {error_kinds(tally.errors + warm.errors)}; tried again: "
+        f"{tally.retries + warm.retries:,} of {tally.requests + warm.requests:,} tries (streams opened again "
+        f"included: {sum(f.reconnects for f in tally.streams + warm.streams):,}).",
+        f"- Goal: a move on every other screen in p99 <= {SCREEN_GOAL * 1000:.0f} ms with 50 rooms of 6: p99 "
+        f"{ms(screen_p99)} ms with {options.rooms} of {size}: "
+        f"{'**met**' if screen_p99 <= SCREEN_GOAL else '**not met**'}.",
+    ]
+    command = f"python benchmarks/live_load.py --rooms {options.rooms} --players {size} --rounds {options.rounds}"
+    if options.variant != "classic":
+        command += f" --variant {options.variant}"
+    command += server_command(options, workers)
+    report(
+        "web",
+        paced(f"Rooms of {size} players under load, on loopback", options.think),
+        command,
+        notes,
+        ["latency", "count", "p50 ms", "p99 ms", "max ms"],
+        rows,
+        save=not options.no_save,
+        section=True,
+    )
+    for problem in (checked.problems + lost + broken + tally.failures + warm.failures)[:20]:
+        print(f"problem: {problem}")
+    if not ok:
+        raise SystemExit(1)
 
 
 def summary(

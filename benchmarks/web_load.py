@@ -700,6 +700,9 @@ def server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--think", type=float, default=0.0, help="a player's mean pause before each request, in s")
     parser.add_argument("--seed", type=int, default=0, help="seeds the players' choice of guesses")
     parser.add_argument("--no-save", action="store_true")
+    parser.add_argument(
+        "--plain", action="store_true", help="serve with asyncio's event loop and h11 (not uvloop and httptools)"
+    )
 
 
 def checked_workers(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int:
@@ -710,6 +713,8 @@ def checked_workers(parser: argparse.ArgumentParser, options: argparse.Namespace
     if options.workers < 1 or options.think < 0:
         parser.error("--workers must be 1 or more; --think, 0 or more")
     signal.signal(signal.SIGTERM, interrupted)
+    if options.plain:  # keypeg serve reads it (its workers inherit the environment)
+        os.environ["KEYPEG_PLAIN_HTTP"] = "1"
     return 1 if options.sqlite else int(options.workers)
 
 
@@ -721,7 +726,7 @@ def paced(title: str, think: float) -> str:
 def server_command(options: argparse.Namespace, workers: int) -> str:
     """How the report names the options shared by every load test."""
     command = " --sqlite" if options.sqlite else f" --workers {workers}"
-    return command + (f" --think {options.think:g}" if options.think else "")
+    return command + (f" --think {options.think:g}" if options.think else "") + (" --plain" if options.plain else "")
 
 
 def cpu_note(cpu: Cpu, seconds: float, requests: int, opened: list[int]) -> str:
@@ -732,8 +737,9 @@ def cpu_note(cpu: Cpu, seconds: float, requests: int, opened: list[int]) -> str:
     return (
         f"- CPU meanwhile ({cores} cores x {seconds:.1f} s): the server's processes {cpu.server:.1f} s "
         f"(**{cpu.server / max(requests, 1) * 1000:.1f} ms a request**), {database}this client {cpu.client:.1f} s, "
-        f"other processes on the machine {cpu.others:.1f} s, idle {max(0.0, cores * seconds - cpu.machine):.1f} s."
-        f"{connections}"
+        f"other processes on the machine {cpu.others:.1f} s, idle {max(0.0, cores * seconds - cpu.machine):.1f} s "
+        f"(load average {os.getloadavg()[0]:.2f} at the end).{connections} The server: uvicorn on "
+        f"{'asyncio and h11' if os.environ.get('KEYPEG_PLAIN_HTTP') == '1' else 'uvloop and httptools'}."
     )
 
 

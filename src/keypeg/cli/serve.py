@@ -55,6 +55,7 @@ def serve(host: str, port: int, workers: int, https: bool, trust_proxy: tuple[st
         "forwarded_allow_ips": list(trust_proxy),
         "server_header": False,
         "timeout_graceful_shutdown": 3,  # live streams stay open: Ctrl-C closes them after 3 s
+        **event_loop_options(),
     }
     try:
         if workers == 1:
@@ -64,6 +65,17 @@ def serve(host: str, port: int, workers: int, https: bool, trust_proxy: tuple[st
     except SystemExit as stop:  # uvicorn exits 3 when it cannot start: one line, a run-time failure
         if stop.code not in (0, None):
             raise ServeError(f"the server on {visible(host)}:{port} stopped (uvicorn exit {stop.code})") from None
+
+
+def event_loop_options() -> dict[str, str]:
+    """uvicorn's event loop and HTTP parser: uvloop and httptools when installed (the web extra has them;
+    they cut the server's CPU a request, benchmarks/results/web.md), else asyncio's and h11;
+    ``$KEYPEG_PLAIN_HTTP=1`` takes the latter anyway (to measure the difference)."""
+    import importlib.util
+
+    plain = os.environ.get("KEYPEG_PLAIN_HTTP") == "1"
+    fast = not plain and all(importlib.util.find_spec(name) is not None for name in ("uvloop", "httptools"))
+    return {"loop": "uvloop", "http": "httptools"} if fast else {"loop": "asyncio", "http": "h11"}
 
 
 APP = "keypeg.web.app:app_from_environment"
