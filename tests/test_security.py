@@ -188,7 +188,7 @@ def test_serve_believes_forwarded_addresses_only_from_the_proxies_named(
 
 
 def test_the_password_is_never_an_argument() -> None:
-    for command in ("play", "solve", "match", "player"):
+    for command in ("play", "solve", "match", "player", "room"):
         params = {p.name for p in cli.commands[command].params}
         assert "password" not in params or cli.commands[command].params[0].name == "name"
         for param in cli.commands[command].params:
