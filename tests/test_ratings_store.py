@@ -135,10 +135,20 @@ events = st.lists(
 )
 
 
+@pytest.fixture(scope="module")
+def reused(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    return Store(f"sqlite:///{tmp_path_factory.mktemp('r') / 'k.sqlite3'}")
+
+
 @settings(max_examples=15, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 @given(events)
-def test_recording_one_by_one_equals_recomputing(tmp_path_factory: pytest.TempPathFactory, played: list) -> None:
-    store = Store(f"sqlite:///{tmp_path_factory.mktemp('r') / 'k.sqlite3'}")
+def test_recording_one_by_one_equals_recomputing(reused: Store, played: list) -> None:
+    from sqlalchemy import text
+
+    store = reused
+    with store.engine.begin() as connection:  # every example from empty tables (one schema made once)
+        for table in ("rating_changes", "player_ratings", "rating_results", "players"):
+            connection.execute(text(f"DELETE FROM {table}"))
     at = T0
     for n, (kind, players, groups, minutes) in enumerate(played):
         at += timedelta(minutes=minutes)
