@@ -1,0 +1,93 @@
+"""The per-process fan-out of live things (services.live_feed): every follower of one thing shares one read
+of it a change; a keep-alive reads nothing; a read that fails fails for everyone waiting on it."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from keypeg.errors import UnavailableError
+from keypeg.services.live_bus import LiveBus
+from keypeg.services.live_feed import Feed
+from keypeg.store import Store
+
+
+class Counted:
+    """A read that counts its calls (made from threads) and can be held until released, or made to fail."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.lock = threading.Lock()
+        self.held = threading.Event()
+        self.held.set()
+        self.failing = False
+
+    def __call__(self) -> int:
+        self.held.wait(30)
+        with self.lock:
+            self.calls += 1
+            if self.failing:
+                raise UnavailableError("the store is down")
+            return self.calls
+
+
+@pytest.fixture
+def feed(tmp_path: Path) -> Feed:
+    return Feed(LiveBus(Store(f"sqlite:///{tmp_path / 'feed.sqlite3'}")))
+
+
+def test_followers_of_one_thing_share_one_read_a_change(feed: Feed) -> None:
+    read = Counted()
+
+    async def main() -> None:
+        with contextlib.ExitStack() as stack:
+            followers = [stack.enter_context(feed.follow("room", 7, read)) for _ in range(5)]
+            assert await asyncio.gather(*(f.read() for f in followers)) == [1] * 5
+            assert not await followers[0].wait(0.05) and read.calls == 1  # a keep-alive: nothing changed, nothing read
+            read.held.clear()  # the next read waits until every follower has asked for it
+            feed.changed("room", 7)
+            assert all(await asyncio.gather(*(f.wait(5) for f in followers)))
+            reads = asyncio.gather(*(f.read() for f in followers))
+            await asyncio.sleep(0.05)
+            read.held.set()
+            assert await reads == [2] * 5 and read.calls == 2 and feed.topics() == 1
+        assert feed.topics() == 0  # the last follower gone, so is the topic
+
+    asyncio.run(main())
+
+
+def test_things_of_other_kinds_or_ids_are_read_apart(feed: Feed) -> None:
+    rooms, lives = Counted(), Counted()
+
+    async def main() -> None:
+        with feed.follow("room", 1, rooms) as room, feed.follow("live", 1, lives) as match:
+            await room.read()
+            await match.read()
+            feed.changed("live", 1)
+            assert await match.wait(5)
+            assert not await room.wait(0.05)
+            await match.read()
+        assert (rooms.calls, lives.calls) == (1, 2)
+
+    asyncio.run(main())
+
+
+def test_a_failed_read_fails_for_its_followers_and_the_next_one_reads_again(feed: Feed) -> None:
+    read = Counted()
+
+    async def main() -> None:
+        with feed.follow("live", 3, read) as one, feed.follow("live", 3, read) as two:
+            read.failing = True
+            results = await asyncio.gather(one.read(), two.read(), return_exceptions=True)
+            assert all(isinstance(r, UnavailableError) for r in results) and read.calls == 1
+            read.failing = False
+            assert await one.read() == 2  # nothing kept of the failure
+            assert await two.read() == 2  # the same read, kept
+            assert await two.fresh(time.monotonic()) == 3  # a read started now (a clock's deadline)
+
+    asyncio.run(main())
