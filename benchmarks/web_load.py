@@ -703,6 +703,7 @@ def server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--plain", action="store_true", help="serve with asyncio's event loop and h11 (not uvloop and httptools)"
     )
+    parser.add_argument("--label", default="", help="said after the section's title: a section of its own")
 
 
 def checked_workers(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int:
@@ -715,12 +716,19 @@ def checked_workers(parser: argparse.ArgumentParser, options: argparse.Namespace
     signal.signal(signal.SIGTERM, interrupted)
     if options.plain:  # keypeg serve reads it (its workers inherit the environment)
         os.environ["KEYPEG_PLAIN_HTTP"] = "1"
+    LABEL[:] = [options.label] if options.label else []
     return 1 if options.sqlite else int(options.workers)
 
 
+LABEL: list[str] = []
+"""``--label``, when given."""
+
+
 def paced(title: str, think: float) -> str:
-    """A section's title, with the players' pause when they take one (each pace is a section of its own)."""
-    return f"{title}: players pausing {think:g} s on average" if think else title
+    """A section's title, with the players' pause when they take one (each pace is a section of its own),
+    and the run's ``--label``."""
+    title = f"{title}: players pausing {think:g} s on average" if think else title
+    return f"{title} ({LABEL[0]})" if LABEL else title
 
 
 def server_command(options: argparse.Namespace, workers: int) -> str:
