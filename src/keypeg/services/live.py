@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,7 +29,7 @@ from keypeg.limits import LIVE_MOVE_DEFAULT
 from keypeg.play.live import LiveMatch, Standing, standing
 from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
-from keypeg.services import games
+from keypeg.services import games, ratings
 from keypeg.services.live_bus import CHANNEL
 from keypeg.services.recording import GameKeeper, continue_game
 from keypeg.store import player_name
@@ -43,6 +44,7 @@ T = TypeVar("T")
 MOVE_TRIES = 3
 """Times a move's transaction is run when its compare-and-swap finds the match moved on meanwhile (it is
 run again on what is stored then)."""
+log = logging.getLogger("keypeg.services")
 
 __all__ = [
     "OpenLive",
@@ -200,6 +202,7 @@ def _move(store: Store, bus: LiveBus, public_id: str, act: Callable[[OpenLive], 
         opened.write, opened.keeper = None, None  # the transaction is over
         if opened.changed:
             bus.wake(opened.id)
+            _rate_if_over(store, opened)
         return result
     raise AssertionError("unreachable")  # pragma: no cover
 
@@ -231,6 +234,19 @@ def save(store: Store, bus: LiveBus, opened: OpenLive, *, opponent: str | None =
     except ConflictError:
         raise ConflictError("the match was moved on meanwhile: reload it") from None
     bus.changed(opened.id)
+    _rate_if_over(store, opened)
+
+
+def _rate_if_over(store: Store, opened: OpenLive) -> None:
+    """Rate a match between people once its end is committed (rating it again changes nothing, so each
+    request that sees it over may call this). A failure leaves the match as it stands:
+    ``keypeg ratings --recompute`` shows what is missing."""
+    if not opened.live.is_over:
+        return
+    try:
+        ratings.record_live(store, opened.public_id, opened.live)
+    except KeypegError as error:
+        log.warning("the ratings of match %s were not recorded: %s", opened.public_id, error)
 
 
 def _record(opened: OpenLive) -> None:
