@@ -202,10 +202,12 @@ def test_the_clock_at_every_load(store: Store, clock: Clock) -> None:
     clock.skip(31)  # ann never sets her code: the computer does, and she scores nothing
     view = rooms.snapshot(store, feed, public_id, "bob")
     assert view["round"]["code_set"] and view["board"]["seconds_left"] == 30.0
-    rooms.guess(store, feed, public_id, "bob", "AAA")
+    code = rooms.shared(store, feed, public_id).room.current.code  # type: ignore[union-attr]
+    wrong = next(c for c in ("AAA", "BBB") if c != code)  # the computer's code is drawn at random
+    rooms.guess(store, feed, public_id, "bob", wrong)
     clock.skip(30)  # both breakers late: their boards end, the next round (bob's code) begins
     with pytest.raises(RefusedError):
-        rooms.guess(store, feed, public_id, "cy", "AAA")  # cy is timed out first, then refused
+        rooms.guess(store, feed, public_id, "cy", wrong)  # cy is timed out first, then refused
     view = rooms.snapshot(store, feed, public_id, "cy")
     assert view["last_round"]["maker_ended"] == "timed out" and view["last_round"]["maker_points"] == 0
     assert [b["ended"] for b in view["last_round"]["boards"]] == ["timed out", "timed out"]

@@ -27,7 +27,7 @@ from keypeg.limits import LIVE_MOVE_DEFAULT
 from keypeg.play.codemakers import RandomCodemaker
 from keypeg.play.rooms import Room, Round
 from keypeg.rules import Rules
-from keypeg.services import games
+from keypeg.services import games, ratings
 from keypeg.services.live import invite_token as _live_token
 from keypeg.store import player_name
 from keypeg.store.names import GUEST_PREFIX
@@ -227,8 +227,6 @@ def _save(store: Store, opened: OpenRoom, marks: Marks, seats: list[tuple[str, i
 
 def _rate(store: Store, opened: OpenRoom) -> None:
     """The room's standing to the ratings (idempotent per room; a failure is logged, the room stands)."""
-    from keypeg.services import ratings  # ratings' use case (issue 30): imported here, its module is theirs
-
     try:
         ratings.record(store, "room", opened.public_id, opened.room.places())
     except KeypegError as error:
@@ -331,7 +329,10 @@ def guess(
         room.guess(breaker, code, now=now)
         return []
 
-    return shown(_act(store, feed, public_id, move), player)
+    view = shown(_act(store, feed, public_id, move), player)
+    if view["you"] is not None:
+        view["links"] = links(store, public_id)
+    return view
 
 
 def resign(store: Store, feed: Announcer, public_id: str, player: str | None) -> None:
