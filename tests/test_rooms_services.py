@@ -247,3 +247,17 @@ def test_leave_rejoin_kick_and_close(store: Store, clock: Clock, rated: list[tup
     with pytest.raises(GameOverError):
         rooms.close(store, feed, public_id, "bob")
     assert [g.outcome for g in store.games.history("ann")] == ["resigned", "resigned"]
+
+
+def test_a_room_that_ends_is_rated_once_guests_left_out(store: Store, clock: Clock) -> None:
+    from keypeg.services import ratings
+
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob", "guest-q"], rounds=1)
+    rooms.start(store, feed, public_id, "ann")
+    assert ratings.record(store, "room", public_id, []) == []  # not rated while it is played
+    for player in ("ann", "guest-q", "bob"):
+        rooms.resign(store, feed, public_id, player)
+    assert rooms.snapshot(store, feed, public_id, None)["over"]
+    recorded = ratings.record(store, "room", public_id, [])  # what the room's end recorded, found again
+    assert sorted(change.player for change in recorded) == ["ann", "bob"]
