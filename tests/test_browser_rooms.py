@@ -36,7 +36,7 @@ from browser_support import (
     rows,
     serve,
 )
-from conftest import code_shown, environment
+from conftest import NOISE, code_shown, environment
 from keypeg import Feedback
 from keypeg.variants import find_variant
 
@@ -322,8 +322,10 @@ def check_spectator(spectator: Visit, codes: dict[int, str], guesses: dict[int, 
         assert "code" not in in_play, f"round {number}'s code was sent to the spectator"
         for board in in_play["boards"]:
             assert all(set(row) == {"black", "white"} for row in board["rows"]), f"a guess of round {number} sent"
-        text = json.dumps({k: v for k, v in view.items() if k not in ("rounds", "last_round")})
+        text = json.dumps({k: v for k, v in view.items() if k not in ("room", "rounds", "last_round")})
         assert not code_shown(RULES, codes[number], text), f"round {number}'s code in the stream: {text}"
+        plain = NOISE.sub("-", text)
+        assert not [g for g in guesses[number] if g in plain], f"a guess of round {number} in the stream: {text}"
     pages = seen["pages"]
     assert {int(p["round"]) for p in pages if p["round"]} == set(codes), "the page did not follow every round"
     for shown in pages:

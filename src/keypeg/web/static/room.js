@@ -85,6 +85,12 @@ document.addEventListener("pointerup", lifted, true);
 document.addEventListener("pointercancel", lifted, true);
 const unpressed = () => (pressed ? new Promise((go) => held.push(go)) : Promise.resolve());
 
+// The round a page shows in play ("" between rounds).
+function roundOf(root) {
+  const found = root.querySelector("[data-room-events]");
+  return found ? found.getAttribute("data-round") : "";
+}
+
 // Show the page of the state a stream sent; false when the page could not be had.
 async function showState(data) {
   const shownNow = document.querySelector("[data-room-events]");
@@ -99,17 +105,30 @@ async function showState(data) {
   }
   if (!answer || !answer.ok) { if (following) following.reopen(); return false; }
   await unpressed();
+  show(html, false);
+  return true;
+}
+
+// Show a room's page in place of this one, unless the page shown is as new or newer (``force``: an
+// answer that says why a move was refused is shown whatever its version). Whether it was shown.
+function show(html, force) {
   const now = document.querySelector("[data-room-events]");
   const got = new DOMParser().parseFromString(html, "text/html").querySelector("main [data-room-events]");
+  if (got && now && !force && Number(got.getAttribute("data-version")) <= Number(now.getAttribute("data-version"))) return false;
   if (!got) { showPage(html); return true; } // no longer a room's page (the room is gone)
-  if (now && Number(got.getAttribute("data-version")) <= Number(now.getAttribute("data-version"))) return true;
   const said = now ? now.getAttribute("data-say") : "";
+  // The row being filled is kept for the same row of the same form only: not once it is being sent (the
+  // next row starts empty), nor for another round's board.
   const typed = document.querySelector("main input[data-code]");
-  const kept = typed ? typed.value : "";
+  const form = typed ? typed.closest("form") : null;
+  const kept = typed && !form.dataset.sending ? typed.value : "";
+  const rowOf = (f) => { const row = f.querySelector("input[name=row]"); return row ? row.value : ""; };
   const key = focusKey();
   const main = showPage(html, (fresh) => {
     const input = fresh.querySelector("input[data-code]");
-    if (input && kept && input.closest("form").getAttribute("action") === typed.closest("form").getAttribute("action")) input.value = kept;
+    const there = input ? input.closest("form") : null;
+    if (!kept || !there || there.getAttribute("action") !== form.getAttribute("action")) return;
+    if (rowOf(there) === rowOf(form) && roundOf(fresh) === roundOf(document)) input.value = kept;
   });
   if (!main) return true;
   const marker = main.querySelector("[data-room-events]");
@@ -120,6 +139,45 @@ async function showState(data) {
     if (target) target.focus({ preventScroll: true });
   }
   return true;
+}
+
+// A room's form (a guess, a code, start, leave ...) sent in the background; its answer is shown unless
+// the stream already brought the room as new or newer (then the answer, older, would undo what came
+// after: the row being filled, someone else's move).
+async function send(form, submitter) {
+  if (form.dataset.sending) return; // a double click sends the form once
+  form.dataset.sending = "yes";
+  form.querySelectorAll("button").forEach((b) => { b.disabled = true; });
+  const data = new FormData(form);
+  if (submitter && submitter.name) data.append(submitter.name, submitter.value);
+  let answer, html;
+  try {
+    answer = await fetch(form.action, { method: "POST", body: data, credentials: "same-origin" });
+    html = await answer.text();
+  } catch (error) {
+    form.submit();
+    return;
+  }
+  const before = document.querySelector("main");
+  if (!show(html, !answer.ok) && form.isConnected) {
+    delete form.dataset.sending;
+    form.querySelectorAll("button").forEach((b) => { b.disabled = false; });
+  }
+  const main = document.querySelector("main");
+  if (main !== before && !main.contains(document.activeElement)) {
+    const focus = main.querySelector("[role=alert]") || main.querySelector("[autofocus]") || main.querySelector("h1");
+    if (focus) focus.focus();
+  }
+}
+
+function setUpForms(root) {
+  root.querySelectorAll("form[data-room-form]").forEach((form) => {
+    form.addEventListener("submit", (event) => {
+      if (event.defaultPrevented) return;
+      event.preventDefault();
+      send(form, event.submitter);
+    });
+  });
 }
 
 // The clock of the move awaited from you (or of the round), counted down from the page's seconds.
@@ -161,6 +219,7 @@ function setUpCopy(root) {
 }
 
 export function setUp(root) {
+  setUpForms(root);
   setUpClock(root);
   setUpCopy(root);
   follow(root);
