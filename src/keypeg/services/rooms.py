@@ -15,9 +15,11 @@ the store's private side.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import hmac
 import json
 import logging
+import weakref
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, Protocol
@@ -28,7 +30,6 @@ from keypeg.play.codemakers import RandomCodemaker
 from keypeg.play.rooms import Room, Round
 from keypeg.rules import Rules
 from keypeg.services import games, ratings
-from keypeg.services.live import invite_token as _live_token
 from keypeg.store import player_name
 from keypeg.store.names import GUEST_PREFIX
 from keypeg.store.rooms import BoardWrite
@@ -84,11 +85,21 @@ class OpenRoom:
     id: int
     version: int
     room: Room
+    links: dict[str, str]
+    """The room's links (its join link shown to its seated players only)."""
+
+
+_KEYS: weakref.WeakKeyDictionary[Store, bytes] = weakref.WeakKeyDictionary()
+"""The server's key of invitations, per store (read once: a server key never changes)."""
 
 
 def invite_token(store: Store, public_id: str) -> str:
-    """The token of the room's join link: only who holds it takes (or takes back) a seat."""
-    return _live_token(store, f"room {public_id}")
+    """The token of the room's join link: only who holds it takes (or takes back) a seat (an HMAC of the
+    room's id by the server's key of invitations, as a live match's)."""
+    key = _KEYS.get(store)
+    if key is None:
+        key = _KEYS[store] = store.keys.server_key("invite")
+    return hmac.new(key, f"room {public_id}".encode(), hashlib.sha256).hexdigest()[:32]
 
 
 def links(store: Store, public_id: str) -> dict[str, str]:
@@ -110,7 +121,7 @@ def _read(store: Store, public_id: str) -> OpenRoom:
         raise NotFoundError("no such room") from None
     except (ValueError, KeypegError):
         raise NotFoundError("no such room") from None  # damaged: nothing to show
-    return OpenRoom(public_id, record.id, record.version, room)
+    return OpenRoom(public_id, record.id, record.version, room, links(store, public_id))
 
 
 def store_id(store: Store, public_id: str) -> int:
@@ -329,10 +340,7 @@ def guess(
         room.guess(breaker, code, now=now)
         return []
 
-    view = shown(_act(store, feed, public_id, move), player)
-    if view["you"] is not None:
-        view["links"] = links(store, public_id)
-    return view
+    return shown(_act(store, feed, public_id, move), player)
 
 
 def resign(store: Store, feed: Announcer, public_id: str, player: str | None) -> None:
@@ -364,23 +372,20 @@ def shared(store: Store, feed: Announcer, public_id: str) -> OpenRoom:
 
 
 def shown(opened: OpenRoom, viewer: str | None) -> dict[str, Any]:
-    """What ``viewer`` may see of the room as loaded, with its id and version (pure: reads nothing)."""
+    """What ``viewer`` may see of the room as loaded, with its id, version and links (the join link only
+    for a seated player); pure: reads nothing."""
     view = opened.room.view(viewer, datetime.now(UTC))
     view["room"]["id"] = opened.public_id
     view["id"] = opened.public_id
     view["version"] = opened.version
-    view["links"] = {"watch": f"/rooms/{opened.public_id}"}
+    view["links"] = dict(opened.links) if view["you"] is not None else {"watch": opened.links["watch"]}
     return view
 
 
 def snapshot(store: Store, feed: Announcer, public_id: str, viewer: str | None) -> dict[str, Any]:
     """What ``viewer`` may see of the room now (the clock applied first), with its links (the join link
     only for a seated player)."""
-    opened = load(store, feed, public_id)
-    view = shown(opened, viewer)
-    if view["you"] is not None:
-        view["links"] = links(store, public_id)
-    return view
+    return shown(load(store, feed, public_id), viewer)
 
 
 def rooms_of(store: Store, player: str, limit: int = 20) -> list[dict[str, Any]]:
