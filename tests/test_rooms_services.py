@@ -261,3 +261,16 @@ def test_a_room_that_ends_is_rated_once_guests_left_out(store: Store, clock: Clo
     assert rooms.snapshot(store, feed, public_id, None)["over"]
     recorded = ratings.record(store, "room", public_id, [])  # what the room's end recorded, found again
     assert sorted(change.player for change in recorded) == ["ann", "bob"]
+
+
+def test_a_room_ended_by_the_clock_under_a_late_move_is_rated(
+    store: Store, clock: Clock, rated: list[tuple[Any, ...]]
+) -> None:
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob"], rounds=1, move_seconds=30)
+    rooms.start(store, feed, public_id, "ann")
+    clock.skip(31)
+    with pytest.raises(GameOverError):
+        rooms.guess(store, feed, public_id, "bob", "AAA")  # both timed out first: the room is over
+    assert rooms.snapshot(store, feed, public_id, None)["over"]
+    assert rated == [("room", public_id, [["ann", "bob"]])]

@@ -153,21 +153,34 @@ def _act(
         except KeypegError:
             if moved:  # the clock's own changes stand (a late player's move is refused after them)
                 with contextlib.suppress(ConflictError):
-                    _save(store, opened, marks, [], room.host != host)
-                    feed.changed(KIND, opened.id)
+                    _commit(store, feed, opened, marks, [], host, was_over)
             raise
         if seats is None and not moved:
             return opened
         room.advance(now, draw)
         try:
-            _save(store, opened, marks, seats or [], room.host != host)
+            _commit(store, feed, opened, marks, seats or [], host, was_over)
         except ConflictError:
             continue
-        feed.changed(KIND, opened.id)
-        if room.is_over and not was_over:
-            _rate(store, opened)
         return opened
     raise ConflictError("the room is busy: try again")
+
+
+def _commit(
+    store: Store,
+    feed: Announcer,
+    opened: OpenRoom,
+    marks: Marks,
+    seats: list[tuple[str, int]],
+    host: str,
+    was_over: bool,
+) -> None:
+    """Save the room as moved (:class:`ConflictError` if another request saved it first), tell its
+    followers, and rate it if it has just ended."""
+    _save(store, opened, marks, seats, opened.room.host != host)
+    feed.changed(KIND, opened.id)
+    if opened.room.is_over and not was_over:
+        _rate(store, opened)
 
 
 @dataclass(frozen=True)
