@@ -164,6 +164,14 @@ def build(browser: Browser, server: Server) -> World:
         while live_move(apis, finished["id"], {"ada": "DCA", "bea": "CAB"}):
             pass
         paths["live-over"] = finished["watch"]
+        lobby = ada.post("/api/rooms", {"variant": "classic", "rounds": 2, "move_seconds": 86_400})
+        bea.post(f"/api/rooms/{lobby['id']}/join", {"token": lobby["token"], "nickname": "Bea"})
+        paths["room-lobby"] = lobby["watch"]
+        room = ada.post("/api/rooms", {"variant": "classic", "rounds": 2, "move_seconds": 86_400})
+        bea.post(f"/api/rooms/{room['id']}/join", {"token": room["token"], "nickname": "Bea"})
+        ada.post(f"/api/rooms/{room['id']}/start")
+        ada.post(f"/api/rooms/{room['id']}/guesses", {"guess": "RRGG", "row": 1})  # Bea's board waits for her
+        paths["room-playing"] = room["watch"]
         people = {name: context.storage_state() for name, context in contexts.items()}
     finally:
         for context in contexts.values():
@@ -217,6 +225,8 @@ CASES = [
     Case("live-waiting", "ada", "live-waiting"),
     Case("live-playing", "bea", "live-playing", board=True),
     Case("live-over", "ada", "live-over"),
+    Case("room-lobby", "ada", "room-lobby"),
+    Case("room-playing", "bea", "room-playing"),
     Case("analyse", "guest", "/analyse?variant=classic&scored=RRGG+1+0%0ABBYR+0+2"),
     Case("strategies", "guest", "/strategies?variant=classic"),
     Case("players-out", "guest", "/players"),

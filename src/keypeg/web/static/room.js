@@ -105,13 +105,14 @@ async function showState(data) {
   }
   if (!answer || !answer.ok) { if (following) following.reopen(); return false; }
   await unpressed();
-  show(html, false);
+  show(html, false, true);
   return true;
 }
 
 // Show a room's page in place of this one, unless the page shown is as new or newer (``force``: an
-// answer that says why a move was refused is shown whatever its version). Whether it was shown.
-function show(html, force) {
+// answer that says why a move was refused is shown whatever its version; ``quiet``: someone else's move,
+// shown without the board's animations, which would replay at every move). Whether it was shown.
+function show(html, force, quiet = false) {
   const now = document.querySelector("[data-room-events]");
   const got = new DOMParser().parseFromString(html, "text/html").querySelector("main [data-room-events]");
   if (got && now && !force && Number(got.getAttribute("data-version")) <= Number(now.getAttribute("data-version"))) return false;
@@ -125,6 +126,7 @@ function show(html, force) {
   const rowOf = (f) => { const row = f.querySelector("input[name=row]"); return row ? row.value : ""; };
   const key = focusKey();
   const main = showPage(html, (fresh) => {
+    if (quiet) fresh.classList.add("rm-quiet");
     const input = fresh.querySelector("input[data-code]");
     const there = input ? input.closest("form") : null;
     if (!kept || !there || there.getAttribute("action") !== form.getAttribute("action")) return;
