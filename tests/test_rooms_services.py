@@ -240,8 +240,10 @@ def test_leave_rejoin_kick_and_close(store: Store, clock: Clock, rated: list[tup
         rooms.resign(store, feed, public_id, player)
     view = rooms.snapshot(store, feed, public_id, "ann")
     assert view["round"]["number"] == 2 and [b["player"] for b in view["round"]["boards"]] == ["ann", "bob", "cy"]
+    rooms.resign(store, feed, public_id, "ann")  # her board ends before the room closes: it stays so
     rooms.close(store, feed, public_id, "bob")
     view = rooms.snapshot(store, feed, public_id, None)
+    assert [b["ended"] for b in view["rounds"][-1]["boards"]] == ["resigned", "closed", "closed"]
     assert view["over"] and view["room"]["closed"] and view["rounds"][-1]["closed"]
     assert len(rated) == 1
     with pytest.raises(GameOverError):

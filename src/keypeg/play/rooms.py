@@ -290,7 +290,8 @@ class Room:
         if round_ is not None:
             round_.closed = True
             for board in round_.boards.values():
-                self._end(board, round_, "closed", now)
+                if board.ended is None:
+                    self._end(board, round_, "closed", now)
             if round_.code is None:
                 round_.maker_ended = "closed"
             self.played.append(round_)
