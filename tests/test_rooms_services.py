@@ -219,6 +219,9 @@ def test_leave_rejoin_kick_and_close(store: Store, clock: Clock, rated: list[tup
     feed = Feed()
     public_id = room_of(store, feed, ["ann", "bob", "cy", "guest-z9"], rounds=3)
     token = rooms.invite_token(store, public_id)
+    rooms.join(store, feed, public_id, "dan", token)
+    rooms.leave(store, feed, public_id, "dan")  # before the start: the seat is freed, the room not his
+    assert rooms.rooms_of(store, "dan") == [] and len(rooms.rooms_of(store, "cy")) == 1
     rooms.start(store, feed, public_id, "ann")
     with pytest.raises(RefusedError):
         rooms.join(store, feed, public_id, "dan", token)  # seats only before the start

@@ -410,6 +410,8 @@ def rooms_of(store: Store, player: str, limit: int = 20) -> list[dict[str, Any]]
             room = Room.from_state(json.loads(state))
         except (ValueError, KeypegError):
             continue
+        if room.seat(player) is None:  # left before the start: not theirs any more
+            continue
         standing = room.standing()
         order = [s.player for s in standing]
         listed.append(
