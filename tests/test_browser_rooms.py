@@ -335,3 +335,51 @@ def check_spectator(spectator: Visit, codes: dict[int, str], guesses: dict[int, 
         assert shown["pegs"] == 0, f"a peg (a guess or a code) on the spectator's page in round {number}"
         found = code_shown(RULES, codes[number], shown["text"])
         assert not found, f"round {number}'s code {codes[number]} shown to the spectator as {found}"
+
+
+def test_a_room_without_javascript_is_plain_forms(server: Server, browser: Browser) -> None:
+    """Without JavaScript a room is made, joined, started and played with plain forms: each answer (a
+    redirect to the room) shows it as it is; the host's page is brought up to date by a reload."""
+    contexts: list[BrowserContext] = []
+    visits: list[Visit] = []
+    for name, size in (("plain-ann", DESKTOP), ("plain-bob", PHONE)):
+        context, visit = open_tab(browser, server.base, f"room-{name}", viewport=size, java_script_enabled=False)
+        contexts.append(context)
+        visits.append(visit)
+    ann, bob = visits
+    try:
+        ann.goto("/rooms/new", "new")
+        ann.page.locator("select[name=variant]").select_option("3x4")
+        ann.page.locator("select[name=rounds]").select_option("1")
+        ann.page.get_by_label("Your name in the room").fill("Ann")
+        ann.page.get_by_role("button", name="Make the room").click()
+        expect(ann.page.locator("main h1")).to_have_text("A room, waiting to start")
+        join = ann.page.locator("#join-link").input_value()
+        bob.page.goto(join)
+        bob.page.get_by_label("Your name in the room").fill("Bob")
+        bob.page.get_by_role("button", name="Join the room").click()
+        expect(bob.page.locator("main")).to_contain_text("Waiting for the host to start")
+        ann.page.reload()
+        expect(ann.page.locator("main .rm-seats li")).to_have_count(2)
+        ann.page.get_by_role("button", name="Start the room").click()
+        for visit in (ann, bob):
+            visit.page.reload()
+            expect(visit.page.locator("main h1")).to_have_text("Round 1 of 1")
+            history: list[tuple[str, Feedback]] = []
+            while not history or history[-1][1].black < RULES.pegs:
+                guess = next_guess(RULES, history)
+                enter_guess(visit, guess, "field")
+                if "over" in visit.page.locator("main h1").inner_text():
+                    break
+                history.append((guess, read_score(visit, len(history) + 1)))
+            visit.shot("played")
+        expect(bob.page.locator("main h1")).to_contain_text("The room is over")
+        ann.page.reload()
+        expect(ann.page.locator("main h1")).to_contain_text("The room is over")
+        expect(ann.page.locator("main .rm-standing tbody tr")).to_have_count(2)
+        ann.shot("over")
+        for visit in visits:
+            visit.clean()
+    finally:
+        for context in contexts:
+            context.close()

@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from keypeg.errors import KeypegError
 from keypeg.limits import TOP_RULE
-from keypeg.services import live, ratings, records
+from keypeg.services import live, ratings, records, rooms
 from keypeg.services.accounts import ThrottledError
 from keypeg.services.daily import streaks as daily_streaks
 from keypeg.variants import game_label
@@ -82,6 +82,7 @@ def _players_page(request: Request, *, status: int = 200, error: str = "", name:
         stats=stats,
         chart=chart,
         standing=record,
+        rooms=rooms.rooms_of(store_of(request), session.player) if session is not None and session.player else [],
         streaks=streaks,
         rating=rating,
         rating_changes=rating_changes,

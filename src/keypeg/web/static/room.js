@@ -7,7 +7,8 @@
 import { announce } from "./announce.js";
 import { showPage } from "./pages.js";
 
-const STATE_EVENTS = ["state", "message", "view"];
+const STATE_EVENTS = ["state", "alive", "message"];
+const KEEPALIVE_MS = 5000;
 let following = null;
 
 function follow(root) {
@@ -20,7 +21,8 @@ function follow(root) {
 }
 
 // An EventSource that is opened again after 1, 2, 4 ... at most 30 s when the server closes it for good
-// (a restart, an answer that is not 200); the browser itself reconnects a stream cut by the network.
+// (a restart, an answer that is not 200) or it falls silent; the browser itself reconnects a stream cut by
+// the network. The server sends a state at every change and an "alive" event with its version every 5 s.
 function stream(address) {
   const run = { address, source: null, delay: 1000, again: null, stopped: false };
   const reopen = () => {
@@ -33,13 +35,22 @@ function stream(address) {
   const open = () => {
     const source = new EventSource(address);
     run.source = source;
-    const got = async (event) => { if (await showState(event.data)) run.delay = 1000; };
+    run.heard = Date.now();
+    const got = async (event) => {
+      run.heard = Date.now();
+      if (await showState(event.data, event.type)) run.delay = 1000;
+    };
     for (const name of STATE_EVENTS) source.addEventListener(name, got);
     source.addEventListener("error", () => { if (source.readyState === EventSource.CLOSED) reopen(); });
   };
+  // A stream silent for longer than two keep-alives (a proxy holding it, a server gone) is opened again.
+  const watchdog = window.setInterval(() => {
+    if (run.source && Date.now() - run.heard > 2 * KEEPALIVE_MS + 1000) reopen();
+  }, 1000);
   run.reopen = reopen;
   run.stop = () => {
     run.stopped = true;
+    window.clearInterval(watchdog);
     if (run.again) window.clearTimeout(run.again);
     if (run.source) run.source.close();
   };
@@ -92,9 +103,10 @@ function roundOf(root) {
 }
 
 // Show the page of the state a stream sent; false when the page could not be had.
-async function showState(data) {
+async function showState(data, kind) {
   const shownNow = document.querySelector("[data-room-events]");
   const version = versionOf(data);
+  if (kind === "alive" && version === null) return true; // a keep-alive that tells no version
   if (shownNow && version !== null && version === shownNow.getAttribute("data-version")) return true;
   let answer, html;
   try {
