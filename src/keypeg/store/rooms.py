@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from keypeg.code import Feedback
@@ -94,16 +94,20 @@ class Rooms(Repository):
         def work() -> tuple[int, list[int | None]]:
             with self._session() as session:
                 # the room first: a request that lost the race writes nothing of its boards
-                claimed = session.execute(
-                    update(RoomRow).where(RoomRow.id == room_id, RoomRow.version == expect).values(version=expect + 1)
-                )
+                where = (RoomRow.id == room_id, RoomRow.version == expect)
+                values: dict[str, object] = {"version": expect + 1}
+                making = callable(state) and any(board.game_id is None for board in boards)
+                if not making:  # the state known now: one statement (a move's usual case)
+                    values["state"] = state([None] * len(boards)) if callable(state) else state
+                if host is not None:
+                    values["host_id"] = player_row(session, host, create=True).id
+                claimed = session.execute(update(RoomRow).where(*where).values(**values))
                 if claimed.rowcount != 1:  # type: ignore[attr-defined]
                     raise MovedOnError("the room was moved on elsewhere meanwhile")
                 made = [_write_board(session, board) for board in boards]
-                values: dict[str, object] = {"state": state(made) if callable(state) else state}
-                if host is not None:
-                    values["host_id"] = player_row(session, host, create=True).id
-                session.execute(update(RoomRow).where(RoomRow.id == room_id).values(**values))
+                if making:
+                    assert callable(state)
+                    session.execute(update(RoomRow).where(RoomRow.id == room_id).values(state=state(made)))
                 for player, seat in seats:
                     player_id = player_row(session, player, create=True).id
                     taken = session.get(RoomSeatRow, (room_id, player_id))
@@ -149,26 +153,29 @@ def _write_board(session: Session, board: BoardWrite) -> int | None:
             maker=board.maker,
         )
         made = game_id = row.id
-    else:
+    else:  # one statement: only the room's writes move its games, and the room's row is claimed already
         game_id = board.game_id
-        row = session.get_one(GameRow, game_id, with_for_update=True)
-        if row.outcome is not None:
-            raise MovedOnError(f"game {game_id} is over already")
-        session.execute(
-            delete(GuessRow).where(GuessRow.game_id == game_id, GuessRow.number > board.keep),
+        values: dict[str, object] = {
+            "guesses": board.keep + len(board.moves),
+            "version": GameRow.version + 1,
+            "state": board.state,
+        }
+        if board.outcome is not None:
+            values.update(outcome=board.outcome, ended_at=now())
+        moved = session.execute(
+            update(GameRow).where(GameRow.id == game_id, GameRow.outcome.is_(None)).values(**values),
             execution_options={"synchronize_session": False},
         )
+        if moved.rowcount != 1:  # type: ignore[attr-defined]
+            raise MovedOnError(f"game {game_id} is over already")
     at = now()
-    for number, (guess, feedback) in enumerate(board.moves, board.keep + 1):
-        session.add(
-            GuessRow(
-                game_id=game_id, number=number, guess=guess, black=feedback.black, white=feedback.white, made_at=at
-            )
-        )
-    row.guesses = board.keep + len(board.moves)
-    row.version = (row.version or 0) + 1
-    row.state = board.state
-    if board.outcome is not None:
-        row.outcome = board.outcome
-        row.ended_at = at
+    session.add_all(
+        GuessRow(game_id=game_id, number=number, guess=guess, black=feedback.black, white=feedback.white, made_at=at)
+        for number, (guess, feedback) in enumerate(board.moves, board.keep + 1)
+    )
+    if board.game_id is None:
+        row.guesses = len(board.moves)
+        row.version = 1
+        if board.outcome is not None:
+            row.outcome, row.ended_at = board.outcome, at
     return made
