@@ -279,3 +279,18 @@ def test_a_room_ended_by_the_clock_under_a_late_move_is_rated(
         rooms.guess(store, feed, public_id, "bob", "AAA")  # both timed out first: the room is over
     assert rooms.snapshot(store, feed, public_id, None)["over"]
     assert rated == [("room", public_id, [["ann", "bob"]])]
+
+
+def test_a_store_that_is_down_is_unavailable_not_a_missing_room(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    from keypeg.errors import UnavailableError
+    from keypeg.store import StoreUnavailableError
+
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob"])
+
+    def down(*_: object) -> None:
+        raise StoreUnavailableError("cannot use the database: connection refused")
+
+    monkeypatch.setattr(store.rooms, "get", down)
+    with pytest.raises(UnavailableError):
+        rooms.snapshot(store, feed, public_id, None)

@@ -116,9 +116,10 @@ def _draw(rules: Rules) -> Callable[[], Code | str]:
 def _read(store: Store, public_id: str) -> OpenRoom:
     try:
         record = store.rooms.get(public_id)
-        room = Room.from_state(json.loads(record.state))
     except NotFoundError:
-        raise NotFoundError("no such room") from None
+        raise NotFoundError("no such room") from None  # a store that is down stays an UnavailableError (503)
+    try:
+        room = Room.from_state(json.loads(record.state))
     except (ValueError, KeypegError):
         raise NotFoundError("no such room") from None  # damaged: nothing to show
     return OpenRoom(public_id, record.id, record.version, room, links(store, public_id))
