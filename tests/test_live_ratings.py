@@ -84,3 +84,30 @@ def test_a_match_with_a_guest_is_not_rated(url: str) -> None:
     assert move(ann, f"/api/live/{match}/guesses", {"code": "BBB"})["over"] is True
     store = Store(url)
     assert ratings.rating_of(store, "ann") is None and ratings.result_count(store) == 0
+
+
+def test_a_rating_that_failed_when_the_match_ended_is_written_at_its_next_read(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from keypeg.errors import UnavailableError
+
+    ann, bob, match = seated(url)
+    move(ann, f"/api/live/{match}/secret", {"code": "ABC"})
+    move(bob, f"/api/live/{match}/guesses", {"code": "ABC"})
+    move(bob, f"/api/live/{match}/secret", {"code": "EDC"})
+    record_live = ratings.record_live
+
+    def down(*args: object, **kwargs: object) -> object:
+        raise UnavailableError("the store is down")
+
+    monkeypatch.setattr(ratings, "record_live", down)
+    assert move(ann, f"/api/live/{match}/guesses", {"code": "AAA"})["over"] is False
+    last = move(ann, f"/api/live/{match}/resign")  # the match ends while the ratings cannot be written
+    assert last["over"] is True
+    store = Store(url)
+    assert ratings.result_count(store) == 0
+    monkeypatch.setattr(ratings, "record_live", record_live)
+    bob.view(match)
+    assert ratings.result_count(store) == 1 and ratings.recompute(store) == []
+    bob.view(match)
+    assert ratings.result_count(store) == 1

@@ -137,6 +137,7 @@ def load(store: Store, bus: LiveBus, public_id: str) -> OpenLive:
         _checked(store, bus, opened)
     except ConflictError:  # another request moved the match on first (its own check, or a move): read it again
         return load(store, bus, public_id)
+    _rate_if_over(store, opened)  # a match whose rating failed when it ended is rated at its next read
     return opened
 
 
@@ -239,8 +240,8 @@ def save(store: Store, bus: LiveBus, opened: OpenLive, *, opponent: str | None =
 
 def _rate_if_over(store: Store, opened: OpenLive) -> None:
     """Rate a match between people once its end is committed (rating it again changes nothing, so each
-    request that sees it over may call this). A failure leaves the match as it stands:
-    ``keypeg ratings --recompute`` shows what is missing."""
+    request that sees it over may call this). A failure leaves the match as it stands, to be rated at its
+    next read."""
     if not opened.live.is_over:
         return
     try:
