@@ -235,6 +235,10 @@ def test_a_room_of_four_plays_three_rounds_with_a_spectator(server: Server, brow
         watch = ada.page.locator("#watch-link").input_value()
         assert "/join?token=" in join and watch.endswith(watch.rsplit("/", 1)[1])
         room = watch.rsplit("/", 1)[1]
+        ada.page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        ada.page.get_by_role("button", name="Copy the players' link").click()
+        expect(ada.page.locator("#announce")).to_have_text("Copied the link.")
+        assert ada.page.evaluate("() => navigator.clipboard.readText()") == join
         ada.shot("lobby")
 
         spectator.goto(f"/rooms/{room}", "watching")
