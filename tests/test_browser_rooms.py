@@ -190,8 +190,10 @@ def play_round(visit: Visit, number: int, how: str, stop_after: int | None = Non
 def code_in_play(server: Server) -> str:
     """The code of the round in play, as the server keeps it (the test's own knowledge, never a page's)."""
     with sqlite3.connect(server.db.removeprefix("sqlite:///")) as connection:
-        (state,) = connection.execute("SELECT state FROM rooms ORDER BY id DESC LIMIT 1").fetchone()
-    code: str = json.loads(state)["current"]["code"]
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(rooms)")}
+        hidden = "secret" if "secret" in columns else "NULL"  # the private side of the round in play
+        state, secret = connection.execute(f"SELECT state, {hidden} FROM rooms ORDER BY id DESC LIMIT 1").fetchone()
+    code: str = json.loads(secret)["code"] if secret else json.loads(state)["current"]["code"]
     return code
 
 

@@ -13,6 +13,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from conftest import NOISE, code_shown
@@ -37,26 +38,29 @@ def token_of(html: str) -> str:
 class Person:
     """A browser without JavaScript: its cookie and its pages' CSRF token."""
 
-    def __init__(self, app: object) -> None:
-        self.client = TestClient(app, base_url=SITE)  # type: ignore[arg-type]
+    def __init__(self, app: FastAPI) -> None:
+        self.client = TestClient(app, base_url=SITE)
+        self.status = 0
         self.csrf = token_of(self.client.get("/").text)
 
     def post(self, path: str, **fields: str) -> str:
         answer = self.client.post(path, data={"csrf": self.csrf, **fields})
         self.status = answer.status_code
-        return answer.text
+        return str(answer.text)
 
     def get(self, path: str) -> str:
         answer = self.client.get(path)
         assert answer.status_code == 200, f"{path}: {answer.status_code}"
-        return answer.text
+        return str(answer.text)
 
 
 def code_in_play(db: Path) -> str:
     """The code of the round in play, read from the store (what the server keeps)."""
     with sqlite3.connect(db) as connection:
-        (state,) = connection.execute("SELECT state FROM rooms ORDER BY id DESC LIMIT 1").fetchone()
-    code: str = json.loads(state)["current"]["code"]
+        columns = {row[1] for row in connection.execute("PRAGMA table_info(rooms)")}
+        hidden = "secret" if "secret" in columns else "NULL"  # the private side of the round in play
+        state, secret = connection.execute(f"SELECT state, {hidden} FROM rooms ORDER BY id DESC LIMIT 1").fetchone()
+    code: str = json.loads(secret)["code"] if secret else json.loads(state)["current"]["code"]
     return code
 
 
