@@ -916,9 +916,10 @@ def summary(
         "comments.",
         cpu_note(cpu, seconds, all_requests, opened).replace("a request**", "a request, stream wake-ups included**"),
         f"- A move costs **{cpu.server / max(tally.moves, 1) * 1000:.1f} ms of the server's CPU** and "
-        f"{cpu.database / max(tally.moves, 1) * 1000:.1f} ms of the database server's: its request (the match and "
-        "its game read, the guess written, the match marked changed and announced, the answer read back) and the "
-        "wake-ups of the streams following the match (each reads the match and its game again).",
+        f"{cpu.database / max(tally.moves, 1) * 1000:.1f} ms of the database server's: its request (one transaction: "
+        "the match and its game read, the guess written with the match's new state, announced as it commits) and "
+        "the wake-ups of the streams following the match (one shared read of the match a change in each worker "
+        "that follows it).",
         f"- Checked in the database: {checked.right:,} of the {checked.matches:,} matches played (warm-up included) "
         f"are there, over, with exactly the games, codes, guesses and scores the clients saw ({checked.moves:,} "
         f"guesses) and the points counted here, which each player's stream showed last: "
