@@ -103,7 +103,7 @@ def server(url: str, workers: int, log: Path, prefix: Sequence[str] = ()) -> Ite
     port = free_port()
     paths = [str(Path(keypeg.__file__).parents[1]), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
-    command = [*prefix, sys.executable, "-m", "keypeg", "serve", "--workers", str(workers), "--port", str(port)]
+    command = [*prefix, *NICE, sys.executable, "-m", "keypeg", "serve", "--workers", str(workers), "--port", str(port)]
     command += ["--db", url, "--trust-proxy", "127.0.0.1"]  # each player's address: see Player
     with log.open("wb") as output:
         process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=env, start_new_session=True)
@@ -704,6 +704,9 @@ def server_options(parser: argparse.ArgumentParser) -> None:
         "--plain", action="store_true", help="serve with asyncio's event loop and h11 (not uvloop and httptools)"
     )
     parser.add_argument("--label", default="", help="said after the section's title: a section of its own")
+    parser.add_argument(
+        "--nice", type=int, default=0, help="run the server at this niceness (negative: ahead of the machine's others)"
+    )
 
 
 def checked_workers(parser: argparse.ArgumentParser, options: argparse.Namespace) -> int:
@@ -717,11 +720,14 @@ def checked_workers(parser: argparse.ArgumentParser, options: argparse.Namespace
     if options.plain:  # keypeg serve reads it (its workers inherit the environment)
         os.environ["KEYPEG_PLAIN_HTTP"] = "1"
     LABEL[:] = [options.label] if options.label else []
+    NICE[:] = ["nice", "-n", str(options.nice)] if options.nice else []
     return 1 if options.sqlite else int(options.workers)
 
 
 LABEL: list[str] = []
 """``--label``, when given."""
+NICE: list[str] = []
+"""The command ``keypeg serve`` runs through for ``--nice``."""
 
 
 def paced(title: str, think: float) -> str:
@@ -734,7 +740,8 @@ def paced(title: str, think: float) -> str:
 def server_command(options: argparse.Namespace, workers: int) -> str:
     """How the report names the options shared by every load test."""
     command = " --sqlite" if options.sqlite else f" --workers {workers}"
-    return command + (f" --think {options.think:g}" if options.think else "") + (" --plain" if options.plain else "")
+    command += f" --think {options.think:g}" if options.think else ""
+    return command + (" --plain" if options.plain else "") + (f" --nice {options.nice}" if options.nice else "")
 
 
 def cpu_note(cpu: Cpu, seconds: float, requests: int, opened: list[int]) -> str:
