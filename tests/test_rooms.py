@@ -297,15 +297,32 @@ def test_the_state_round_trips_through_json(players: int, maker: str, actions: l
     room = seated(players, maker=maker)
     room.start("ann", now=AT, draw=drawer(CODES))
     for now, state in play(room, actions):
-        kept = json.loads(json.dumps(state.to_state()))
-        again = Room.from_state(kept)
+        public, private = json.loads(json.dumps(state.to_state()))
+        again = Room.from_state(public, private)
         assert again.to_state() == state.to_state()
         assert again.view("bob", now) == state.view("bob", now)
         assert again.standing() == state.standing()
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 5), st.sampled_from(["computer", "turns"]), st.lists(ACTION, max_size=30))
+def test_the_public_state_never_holds_a_code_or_guess_of_the_round_in_play(
+    players: int, maker: str, actions: list[tuple[str, int, str, int]]
+) -> None:
+    room = seated(players, maker=maker)
+    room.start("ann", now=AT, draw=drawer(CODES))
+    for _, state in play(room, actions):
+        public, private = state.to_state()
+        assert (private is None) == (state.current is None)
+        text = json.dumps(dict(public, played=None))  # ended rounds are public whole
+        for secret in in_play(state):
+            assert f'"{secret}"' not in text
+        if state.current is not None:
+            assert private is not None and private["code"] == state.current.code
+
+
 @st.composite
-def damaged(draw: st.DrawFn) -> dict[str, Any]:
+def damaged(draw: st.DrawFn) -> list[Any]:
     room = seated(3, maker=draw(st.sampled_from(["computer", "turns"])))
     room.start("ann", now=AT, draw=drawer(CODES))
     if room.maker == "turns":
@@ -313,7 +330,7 @@ def damaged(draw: st.DrawFn) -> dict[str, Any]:
     room.guess("bob", "AB", now=later(1))
     if draw(st.booleans()):
         room.close("ann", now=later(2))
-    state = json.loads(json.dumps(room.to_state()))
+    state = json.loads(json.dumps(list(room.to_state())))  # [public, private]: either side damaged
     paths = []
 
     def walk(node: Any, path: tuple[Any, ...]) -> None:
@@ -340,9 +357,9 @@ def damaged(draw: st.DrawFn) -> dict[str, Any]:
 
 @settings(max_examples=200, deadline=None)
 @given(damaged())
-def test_a_damaged_state_raises_keypeg_errors_only(state: dict[str, Any]) -> None:
+def test_a_damaged_state_raises_keypeg_errors_only(state: list[Any]) -> None:
     try:
-        room = Room.from_state(state)
+        room = Room.from_state(*state)
     except KeypegError:
         return
     room.view("bob", later(1))  # what was read still makes a view

@@ -174,7 +174,8 @@ def test_two_guesses_sent_at_once_leave_one_and_two_players_at_once_both_stand(s
     assert sorted(answers) == [("ann", "ok"), ("bob", "conflict"), ("bob", "ok"), ("cy", "ok")]
     room = rooms.shared(store, feed, public_id).room
     assert room.current is not None and [len(b.guesses) for b in room.current.boards.values()] == [1, 1, 1]
-    assert [g.guesses for g in store.games.history("bob")] == [1]
+    assert store.games.record(room.current.boards["bob"].game).guesses == 1  # type: ignore[arg-type]
+    assert store.games.history("bob") == []  # a board of the round in play is in no history
 
 
 def test_a_move_is_one_transaction(store: Store, clock: Clock, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -192,7 +193,8 @@ def test_a_move_is_one_transaction(store: Store, clock: Clock, monkeypatch: pyte
     with pytest.raises(Exception, match="board"):
         rooms.guess(store, feed, public_id, "bob", "AAA")
     monkeypatch.undo()
-    assert store.rooms.get(public_id) == before and store.games.history("bob")[0].guesses == 0
+    board = rooms.shared(store, feed, public_id).room.current.boards["bob"]  # type: ignore[union-attr]
+    assert store.rooms.get(public_id) == before and store.games.record(board.game).guesses == 0  # type: ignore[arg-type]
 
 
 def test_the_clock_at_every_load(store: Store, clock: Clock) -> None:
@@ -294,3 +296,71 @@ def test_a_store_that_is_down_is_unavailable_not_a_missing_room(store: Store, mo
     monkeypatch.setattr(store.rooms, "get", down)
     with pytest.raises(UnavailableError):
         rooms.snapshot(store, feed, public_id, None)
+
+
+def _in_play(store: Store, feed: Feed, public_id: str) -> tuple[str, list[int]]:
+    """The round in play's code and its boards' games (read on the server's side)."""
+    current = rooms.shared(store, feed, public_id).room.current
+    assert current is not None and current.code is not None
+    return current.code, [b.game for b in current.boards.values() if b.game is not None]
+
+
+ENDINGS = ["resign", "leave", "kick", "time-out", "broken", "out of rows"]
+
+
+@pytest.mark.parametrize("maker", ["computer", "turns"])
+@pytest.mark.parametrize("ending", ENDINGS)
+def test_no_reader_of_games_shows_a_board_of_the_round_in_play(
+    store: Store, clock: Clock, rated: list[tuple[Any, ...]], ending: str, maker: str
+) -> None:
+    from keypeg.services import records
+
+    feed = Feed()
+    players = ["ann", "bob", "cy", "dan"]
+    public_id = room_of(store, feed, players, rounds=1, maker=maker, move_seconds=30)
+    rooms.start(store, feed, public_id, "ann")
+    if maker == "turns":
+        rooms.set_code(store, feed, public_id, "ann", "ABC")  # ann makes round 1: her "made" games
+    code, boards = _in_play(store, feed, public_id)
+    wrong = next(c for c in ("AAA", "BBB") if c != code)
+    others = [p for p in players if p != "bob" and (maker == "computer" or p != "ann")]  # still playing
+    for player in others:
+        rooms.guess(store, feed, public_id, player, wrong)
+    if ending == "resign":
+        rooms.resign(store, feed, public_id, "bob")
+    elif ending == "leave":
+        rooms.leave(store, feed, public_id, "bob")
+    elif ending == "kick":
+        rooms.kick(store, feed, public_id, "ann", "bob")
+    elif ending == "time-out":
+        clock.skip(20)
+        for player in others:
+            rooms.guess(store, feed, public_id, player, wrong)
+        clock.skip(11)  # bob's clock runs out, not theirs
+    elif ending == "broken":
+        rooms.guess(store, feed, public_id, "bob", code)
+    else:
+        for _ in range(RULES.rows):
+            rooms.guess(store, feed, public_id, "bob", wrong)
+    view = rooms.snapshot(store, feed, public_id, None)
+    bob = next(b for b in view["round"]["boards"] if b["player"] == "bob")
+    assert bob["over"] and view["round"]["number"] == 1  # bob's board is over, the others still play
+    assert [b["over"] for b in view["round"]["boards"] if b["player"] != "bob"] == [False] * len(others)
+    stored = store.rooms.get(public_id)
+    assert f'"{code}"' not in stored.state and stored.secret is not None and f'"{code}"' in stored.secret
+    for game in boards:  # a game read alone (keypeg replay, show): no secret
+        assert store.games.record(game).secret is None
+    for player in players:  # the history of every face (API, pages, keypeg history, the Players page)
+        for made in (False, True):
+            seen = records.history(store, player, limit=None, with_moves=True, made=made)
+            assert [g for g in seen if g.room == public_id] == []
+            assert all(g.secret != code for g in seen)
+        assert records.stats(store, player).games == 0
+    for player in others:  # the round ends: everything of it is shown
+        rooms.resign(store, feed, public_id, player)
+    for game in boards:
+        assert store.games.record(game).secret == code
+    seen = records.history(store, "ann", limit=None, with_moves=True, made=True)
+    assert len([g for g in seen if g.room == public_id]) == (3 if maker == "turns" else 1)
+    (board,) = records.history(store, "bob", limit=None, with_moves=True)
+    assert board.room == public_id and board.secret == code and board.outcome is not None

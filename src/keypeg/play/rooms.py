@@ -297,6 +297,8 @@ class Room:
             self.played.append(round_)
             self.current = None
         self.closed = True
+        if self.total is None:  # closed before the start: over with no round
+            self.total = 0
         self.status = "over"
         self.notes.append("the host closed the room")
 
@@ -314,8 +316,12 @@ class Room:
         if self.is_over:
             raise GameOverError("the room is over")
         shown = self.shown(player)
-        if self.status == "waiting":
+        if self.status == "waiting" and len(self.seats) > 1:
             self.seats.remove(seat)
+        elif self.status == "waiting":  # the last seat: the room is over with no round, still theirs to see
+            seat.status = why
+            self.total = 0
+            self.status = "over"
         else:
             seat.status = why
             round_ = self.current
@@ -324,8 +330,6 @@ class Room:
         self.notes.append(f"{shown} {'left' if why == 'left' else 'was removed by the host'}")
         if player == self.host:
             self._next_host()
-        if self.status == "waiting" and not self.seats:
-            self.status = "over"
 
     def _next_host(self) -> None:
         """The next present seated player after the host, in seat order, becomes host (if any)."""
@@ -644,9 +648,12 @@ class Room:
 
     # -- saving -----------------------------------------------------------------------------------------
 
-    def to_state(self) -> dict[str, Any]:
-        """JSON-ready state (the round's code in it: the store keeps it private, views are made from it)."""
-        return {
+    def to_state(self) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """JSON-ready state, public and private: as a game keeps its secret, the round in play's code and
+        its boards' guesses go to the private side (the store's private column), the public state holding of
+        it only what a spectator sees (key pegs); ended rounds are public whole. The private side is ``None``
+        when no round is in play."""
+        state = {
             "room": ROOM_VERSION,
             "rules": self.rules.as_dict(),
             "host": self.host,
@@ -657,15 +664,16 @@ class Room:
             "kicked": self.kicked,
             "status": self.status,
             "total": self.total,
-            "current": _round_state(self.current) if self.current is not None else None,
+            "current": _round_state(self.current, hidden=True) if self.current is not None else None,
             "played": [_round_state(r) for r in self.played],
             "closed": self.closed,
             "notes": self.notes[-50:],
         }
+        return state, _private(self.current) if self.current is not None else None
 
     @classmethod
-    def from_state(cls, state: dict[str, Any]) -> Room:
-        """A room from :meth:`to_state`; a damaged state raises :class:`KeypegError`."""
+    def from_state(cls, state: dict[str, Any], private: dict[str, Any] | None = None) -> Room:
+        """A room from :meth:`to_state`'s two sides; a damaged state raises :class:`KeypegError`."""
         try:
             if not isinstance(state, dict) or state.get("room") != ROOM_VERSION:
                 raise KeypegError("not a room")
@@ -673,6 +681,9 @@ class Room:
             status = state["status"]
             if maker not in ("computer", "turns") or status not in ("waiting", "playing", "over"):
                 raise KeypegError("damaged room state: its maker or status")
+            current = state["current"]
+            if (current is None) != (private is None):
+                raise KeypegError("damaged room state: the round in play with no private side, or one with none")
             room = cls(
                 Rules.from_dict(state["rules"]),
                 str(state["host"]),
@@ -683,13 +694,15 @@ class Room:
                 [str(p) for p in state["kicked"]],
                 status,
                 None if state["total"] is None else int(state["total"]),
-                _round_from(state["current"]) if state["current"] is not None else None,
+                _round_from(current, private) if current is not None else None,
                 [_round_from(r) for r in state["played"]],
                 bool(state["closed"]),
                 [str(n) for n in state["notes"]],
             )
-            if room.status != "waiting" and room.total is None:
+            if room.status == "playing" and room.total is None:
                 raise KeypegError("damaged room state: started with no number of rounds")
+            if room.status == "over" and room.total is None:  # ended before its start: 0 rounds
+                room.total = 0
             return room
         except KeypegError:
             raise
@@ -697,19 +710,21 @@ class Room:
             raise KeypegError(f"damaged room state: {error.__class__.__name__}: {error}") from None
 
 
-def _round_state(round_: Round) -> dict[str, Any]:
+def _round_state(round_: Round, *, hidden: bool = False) -> dict[str, Any]:
+    """A round's state: whole once ended; ``hidden`` (the round in play), with no code and key pegs only."""
     return {
         "number": round_.number,
         "maker": round_.maker,
         "began": round_.began.isoformat(),
-        "code": round_.code,
+        "code": None if hidden else round_.code,
+        "code_set": round_.code is not None,
         "maker_ended": round_.maker_ended,
         "closed": round_.closed,
         "boards": [
             {
                 "player": b.player,
                 "clock": b.clock.isoformat(),
-                "guesses": [list(g) for g in b.guesses],
+                "guesses": [[k, w] if hidden else [g, k, w] for g, k, w in b.guesses],
                 "game": b.game,
                 "ended": b.ended,
                 "tenths": b.tenths,
@@ -719,12 +734,33 @@ def _round_state(round_: Round) -> dict[str, Any]:
     }
 
 
-def _round_from(state: dict[str, Any]) -> Round:
+def _private(round_: Round) -> dict[str, Any]:
+    """The private side of the round in play: its code and each board's guesses."""
+    return {"code": round_.code, "guesses": {b.player: [g for g, _, _ in b.guesses] for b in round_.boards.values()}}
+
+
+def _round_from(state: dict[str, Any], private: dict[str, Any] | None = None) -> Round:
+    """A round from its state (with ``private``, the round in play's private side)."""
+    guessed: dict[str, Any] = {}
+    code = state["code"]
+    if private is not None:
+        code, guessed = private["code"], private["guesses"]
+        if state["code"] is not None or bool(state["code_set"]) != (code is not None) or not isinstance(guessed, dict):
+            raise KeypegError("damaged room state: the round in play's code")
+
+    def moves(board: dict[str, Any]) -> list[tuple[str, int, int]]:
+        if private is None:
+            return [(str(g), int(k), int(w)) for g, k, w in board["guesses"]]
+        texts = guessed[str(board["player"])]
+        if not isinstance(texts, list) or len(texts) != len(board["guesses"]):
+            raise KeypegError("damaged room state: a board's guesses")
+        return [(str(g), int(k), int(w)) for g, (k, w) in zip(texts, board["guesses"], strict=True)]
+
     boards = [
         Board(
             str(b["player"]),
             _when(b["clock"]),
-            [(str(g), int(k), int(w)) for g, k, w in b["guesses"]],
+            moves(b),
             None if b["game"] is None else int(b["game"]),
             None if b["ended"] is None else str(b["ended"]),
             None if b["tenths"] is None else int(b["tenths"]),
@@ -735,7 +771,7 @@ def _round_from(state: dict[str, Any]) -> Round:
         int(state["number"]),
         None if state["maker"] is None else str(state["maker"]),
         _when(state["began"]),
-        None if state["code"] is None else str(state["code"]),
+        None if code is None else str(code),
         {b.player: b for b in boards},
         None if state["maker_ended"] is None else str(state["maker_ended"]),
         bool(state["closed"]),

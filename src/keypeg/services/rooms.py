@@ -119,10 +119,21 @@ def _read(store: Store, public_id: str) -> OpenRoom:
     except NotFoundError:
         raise NotFoundError("no such room") from None  # a store that is down stays an UnavailableError (503)
     try:
-        room = Room.from_state(json.loads(record.state))
+        room = _room(record.state, record.secret)
     except (ValueError, KeypegError):
         raise NotFoundError("no such room") from None  # damaged: nothing to show
     return OpenRoom(public_id, record.id, record.version, room, links(store, public_id))
+
+
+def _room(state: str, secret: str | None) -> Room:
+    """A room from its stored state and private side (:class:`ValueError` or :class:`KeypegError` if damaged)."""
+    return Room.from_state(json.loads(state), None if secret is None else json.loads(secret))
+
+
+def _stored(room: Room) -> tuple[str, str | None]:
+    """A room's state and private side as stored (JSON)."""
+    public, private = room.to_state()
+    return json.dumps(public), None if private is None else json.dumps(private)
 
 
 def store_id(store: Store, public_id: str) -> int:
@@ -207,10 +218,14 @@ def _save(store: Store, opened: OpenRoom, marks: Marks, seats: list[tuple[str, i
     rounds += [room.current] if room.current is not None else []
     written: list[tuple[Round, str]] = []
     writes: list[BoardWrite] = []
+    reveal: list[tuple[int, str]] = []
     for round_ in rounds:
+        ended = round_ is not room.current  # its code goes to its boards' games now, not before
         for board in round_.boards.values():
             mark = marks.boards.get(board.player) if round_.number == marks.first else None
             if board.game is not None and mark == (len(board.guesses), board.ended):
+                if ended:
+                    reveal.append((board.game, str(round_.code)))
                 continue
             keep = mark[0] if mark is not None and board.game is not None else 0
             session = room.session(round_, board.player)
@@ -221,7 +236,7 @@ def _save(store: Store, opened: OpenRoom, marks: Marks, seats: list[tuple[str, i
                     board.player,
                     board.game,
                     room.rules,
-                    str(round_.code),
+                    str(round_.code) if ended else None,
                     json.dumps(public),
                     keep,
                     [(str(g), f) for g, f in session.history[keep:]],
@@ -231,11 +246,11 @@ def _save(store: Store, opened: OpenRoom, marks: Marks, seats: list[tuple[str, i
             )
             written.append((round_, board.player))
 
-    def state(made: list[int | None]) -> str:
+    def state(made: list[int | None]) -> tuple[str, str | None]:
         for (round_, player), game_id in zip(written, made, strict=True):
             if game_id is not None:
                 round_.boards[player].game = game_id
-        return json.dumps(room.to_state())
+        return _stored(room)
 
     try:
         opened.version, _ = store.rooms.save(
@@ -245,13 +260,17 @@ def _save(store: Store, opened: OpenRoom, marks: Marks, seats: list[tuple[str, i
             host=room.host if new_host else None,
             seats=seats,
             boards=writes,
+            reveal=reveal,
         )
     except ConflictError:
         raise ConflictError("the room was moved on meanwhile: reload it") from None
 
 
 def _rate(store: Store, opened: OpenRoom) -> None:
-    """The room's standing to the ratings (idempotent per room; a failure is logged, the room stands)."""
+    """The room's standing to the ratings (idempotent per room; a failure is logged, the room stands); a
+    room that ended with no round counted (closed or left before its start) is not rated."""
+    if not any(not r.closed for r in opened.room.played):
+        return
     try:
         ratings.record(store, "room", opened.public_id, opened.room.places())
     except KeypegError as error:
@@ -305,7 +324,8 @@ def create(
         guest=player.startswith(GUEST_PREFIX),
     )
     public_id = games.new_id()
-    store.rooms.create(player, json.dumps(room.to_state()), public_id)
+    state, secret = _stored(room)
+    store.rooms.create(player, state, public_id, secret)
     return public_id
 
 
@@ -406,9 +426,10 @@ def rooms_of(store: Store, player: str, limit: int = 20) -> list[dict[str, Any]]
     """``player``'s latest rooms: each one's public id, its players as shown in standing order, their points
     and places, the player's index among them, and whether it is over (a damaged record is left out)."""
     listed = []
-    for public_id, state in store.rooms.of_player(player, limit=limit):
+    for record in store.rooms.of_player(player, limit=limit):
+        public_id = record.public_id
         try:
-            room = Room.from_state(json.loads(state))
+            room = _room(record.state, record.secret)
         except (ValueError, KeypegError):
             continue
         if room.seat(player) is None:  # left before the start: not theirs any more

@@ -15,7 +15,7 @@ from keypeg.code import Feedback
 from keypeg.rules import Rules
 from keypeg.store.errors import MovedOnError, PlayedAlreadyError, UnknownRecordError
 from keypeg.store.game_keys import KeyedGame, find_keyed, remember_key
-from keypeg.store.models import GameRow, GuessRow, PlayerRow
+from keypeg.store.models import GameRow, GuessRow, PlayerRow, RoomGameRow
 from keypeg.store.names import GUEST_PREFIX
 from keypeg.store.plumbing import Repository, find_player, game_records, now, player_row
 from keypeg.store.values import GameRecord, SavedGame
@@ -208,6 +208,8 @@ class Games(Repository):
                     )
                 if rules is not None:
                     query = query.where(GameRow.variant == rules.slug, GameRow.rows == rules.rows)
+                # a room's board shows nothing before its round ends (its secret is written then)
+                query = query.where(or_(GameRow.secret.is_not(None), GameRow.id.not_in(select(RoomGameRow.game_id))))
                 if limit is not None:
                     query = query.limit(limit)
                 return game_records(session, session.scalars(query), with_moves)

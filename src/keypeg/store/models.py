@@ -17,6 +17,7 @@ __all__ = [
     "ServerKeyRow",
     "WebSessionRow",
     "LoginFailureRow",
+    "RoomGameRow",
     "RoomRow",
     "RoomSeatRow",
     "RatingResultRow",
@@ -181,7 +182,7 @@ class GameKeyRow(Base):
 
 class RoomRow(Base):
     """A room of 2 to 8 players playing rounds: its state is the JSON of
-    :meth:`keypeg.play.rooms.Room.to_state` (the round's code in it is never shown: views are made from it)."""
+    :meth:`keypeg.play.rooms.Room.to_state` (public: the round in play's code is on the private side)."""
 
     __tablename__ = "rooms"
 
@@ -191,9 +192,21 @@ class RoomRow(Base):
     host_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), default=None, index=True)
     """The host now (the next seated player once the host leaves)."""
     state: Mapped[str] = mapped_column(Text)
+    secret: Mapped[str | None] = mapped_column(Text, default=None)
+    """The private side (JSON): the round in play's code and its boards' guesses, never in ``state``."""
     version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     """Bumped at every write: a writer names the version it loaded, and followers compare it."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RoomGameRow(Base):
+    """A room's board: the game a breaker played in one of its rounds (its secret written when the round
+    ends; until then the game is left out of every history)."""
+
+    __tablename__ = "room_games"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    room_id: Mapped[int] = mapped_column(ForeignKey("rooms.id"), index=True)
 
 
 class RoomSeatRow(Base):

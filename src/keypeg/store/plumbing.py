@@ -20,7 +20,7 @@ from keypeg.code import Feedback
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 from keypeg.store.errors import DamagedRecordError, StoreUnavailableError, UnknownRecordError
-from keypeg.store.models import GameRow, PlayerRow
+from keypeg.store.models import GameRow, PlayerRow, RoomGameRow, RoomRow
 from keypeg.store.names import name_key, player_name
 from keypeg.store.values import GameRecord, MoveRecord
 from keypeg.text import visible
@@ -142,6 +142,12 @@ def player_row(session: Session, name: str, create: bool) -> PlayerRow:
 def game_records(session: Session, rows: Any, with_moves: bool = False) -> list[GameRecord]:
     """Stored games as records (their secret only once over; their moves with ``with_moves``)."""
     records = []
+    rows = list(rows)
+    ids = [row.id for row in rows]
+    query = select(RoomGameRow.game_id, RoomRow.public_id).join(RoomRow, RoomRow.id == RoomGameRow.room_id)
+    rooms: dict[int, str] = {}  # each room's board: its room's public id
+    if ids:
+        rooms.update((game, room) for game, room in session.execute(query.where(RoomGameRow.game_id.in_(ids))))
     for row in rows:
         try:
             moves = [MoveRecord(m.number, m.guess, Feedback(m.black, m.white)) for m in row.moves] if with_moves else []
@@ -164,6 +170,7 @@ def game_records(session: Session, rows: Any, with_moves: bool = False) -> list[
                 public_id=row.public_id,
                 daily=row.daily,
                 maker=session.get(PlayerRow, row.maker_id).name if row.maker_id is not None else None,  # type: ignore[union-attr]
+                room=rooms.get(row.id),
             )
         )
     return records

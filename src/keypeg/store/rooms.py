@@ -1,5 +1,7 @@
-"""Rooms: their state and version (compared and swapped), their seats, and their boards' games, written
-with the room's new state in one transaction (a move is one transaction)."""
+"""Rooms: their state, private side and version (compared and swapped), their seats, and their boards'
+games, written with the room's new state in one transaction (a move is one transaction). A board's game
+gets its secret only when its round ends (the room keeps the round's code on its own private side); until
+then the game is left out of every history (:meth:`keypeg.store.games.Games.history`)."""
 
 from __future__ import annotations
 
@@ -13,32 +15,37 @@ from keypeg.code import Feedback
 from keypeg.rules import Rules
 from keypeg.store.errors import MovedOnError, UnknownRecordError
 from keypeg.store.games import add_game
-from keypeg.store.models import GameRow, GuessRow, RoomRow, RoomSeatRow
+from keypeg.store.models import GameRow, GuessRow, RoomGameRow, RoomRow, RoomSeatRow
 from keypeg.store.plumbing import Repository, find_player, now, player_row
 
-__all__ = ["BoardWrite", "RoomRecord", "Rooms"]
+__all__ = ["BoardWrite", "RoomRecord", "Rooms", "State"]
+
+State = tuple[str, str | None]
+"""A room's state as stored: its public JSON and its private side's JSON (``None``: no round in play)."""
 
 
 @dataclass(frozen=True)
 class RoomRecord:
-    """A room as its use cases load it: the store's id, version and state (JSON)."""
+    """A room as its use cases load it: the store's id, version, state (JSON) and private side (JSON)."""
 
     id: int
     public_id: str
     version: int
     state: str
+    secret: str | None = None
 
 
 @dataclass
 class BoardWrite:
     """What a move changed of one board's game: made now (``game_id`` ``None``: the breaker's game of
-    ``rules`` with ``secret``, set by ``maker``, if a person) or updated; its guesses after the first ``keep``
-    (``moves``), the session's ``state``, and its ``outcome`` once it ends."""
+    ``rules``, set by ``maker``, if a person) or updated; its guesses after the first ``keep`` (``moves``),
+    the session's ``state``, its ``outcome`` once it ends, and its ``secret`` once its ROUND ends (``None``
+    before: the game shows no code)."""
 
     player: str
     game_id: int | None
     rules: Rules
-    secret: str
+    secret: str | None
     state: str
     keep: int = 0
     moves: list[tuple[str, Feedback]] = field(default_factory=list)
@@ -49,13 +56,15 @@ class BoardWrite:
 class Rooms(Repository):
     """Rooms, compared and swapped by version."""
 
-    def create(self, player: str, state: str, public_id: str) -> int:
+    def create(self, player: str, state: str, public_id: str, secret: str | None = None) -> int:
         """Record a new room, ``player`` its host in the first seat (at version 0); its id."""
 
         def work() -> int:
             with self._session() as session:
                 host = player_row(session, player, create=True)
-                row = RoomRow(public_id=public_id, host_id=host.id, state=state, version=0, created_at=now())
+                row = RoomRow(
+                    public_id=public_id, host_id=host.id, state=state, secret=secret, version=0, created_at=now()
+                )
                 session.add(row)
                 session.flush()
                 session.add(RoomSeatRow(room_id=row.id, player_id=host.id, seat=0, joined_at=now()))
@@ -68,11 +77,13 @@ class Rooms(Repository):
 
         def work() -> RoomRecord:
             with self._session() as session:
-                query = select(RoomRow.id, RoomRow.version, RoomRow.state).where(RoomRow.public_id == public_id)
+                query = select(RoomRow.id, RoomRow.version, RoomRow.state, RoomRow.secret).where(
+                    RoomRow.public_id == public_id
+                )
                 row = session.execute(query).one_or_none()
                 if row is None:
                     raise UnknownRecordError("no such room")
-                return RoomRecord(row[0], public_id, row[1], row[2])
+                return RoomRecord(row[0], public_id, row[1], row[2], row[3])
 
         return self._guarded(work)
 
@@ -80,16 +91,18 @@ class Rooms(Repository):
         self,
         room_id: int,
         expect: int,
-        state: str | Callable[[list[int | None]], str],
+        state: State | Callable[[list[int | None]], State],
         *,
         host: str | None = None,
         seats: Sequence[tuple[str, int]] = (),
         boards: Sequence[BoardWrite] = (),
+        reveal: Sequence[tuple[int, str]] = (),
     ) -> tuple[int, list[int | None]]:
-        """Store a room's new state if it is still at version ``expect`` (else :class:`MovedOnError`), in one
-        transaction with: its ``host`` now, the ``seats`` taken (player, seat number), and its ``boards``'
-        games made or moved on. ``state`` may be a function of the ids of the games made (one per board
-        written, in order; ``None`` for a game moved on). The new version and those ids."""
+        """Store a room's new state and private side (``state``: both) if it is still at version ``expect``
+        (else :class:`MovedOnError`), in one transaction with: its ``host`` now, the ``seats`` taken (player,
+        seat number), its ``boards``' games made or moved on, and the secrets of the games of rounds that
+        ended (``reveal``: game id, code). ``state`` may be a function of the ids of the games made (one per
+        board written, in order; ``None`` for a game moved on). The new version and those ids."""
 
         def work() -> tuple[int, list[int | None]]:
             with self._session() as session:
@@ -98,16 +111,22 @@ class Rooms(Repository):
                 values: dict[str, object] = {"version": expect + 1}
                 making = callable(state) and any(board.game_id is None for board in boards)
                 if not making:  # the state known now: one statement (a move's usual case)
-                    values["state"] = state([None] * len(boards)) if callable(state) else state
+                    values["state"], values["secret"] = state([None] * len(boards)) if callable(state) else state
                 if host is not None:
                     values["host_id"] = player_row(session, host, create=True).id
                 claimed = session.execute(update(RoomRow).where(*where).values(**values))
                 if claimed.rowcount != 1:  # type: ignore[attr-defined]
                     raise MovedOnError("the room was moved on elsewhere meanwhile")
-                made = [_write_board(session, board) for board in boards]
+                made = [_write_board(session, room_id, board) for board in boards]
                 if making:
                     assert callable(state)
-                    session.execute(update(RoomRow).where(RoomRow.id == room_id).values(state=state(made)))
+                    public, secret = state(made)
+                    session.execute(update(RoomRow).where(RoomRow.id == room_id).values(state=public, secret=secret))
+                for game_id, code in reveal:
+                    session.execute(
+                        update(GameRow).where(GameRow.id == game_id).values(secret=code, version=GameRow.version + 1),
+                        execution_options={"synchronize_session": False},
+                    )
                 for player, seat in seats:
                     player_id = player_row(session, player, create=True).id
                     taken = session.get(RoomSeatRow, (room_id, player_id))
@@ -117,28 +136,28 @@ class Rooms(Repository):
 
         return self._guarded(work)
 
-    def of_player(self, player: str, limit: int = 50) -> list[tuple[str, str]]:
-        """The public ids and states of the rooms ``player`` took a seat in, newest first."""
+    def of_player(self, player: str, limit: int = 50) -> list[RoomRecord]:
+        """The rooms ``player`` took a seat in, newest first."""
 
-        def work() -> list[tuple[str, str]]:
+        def work() -> list[RoomRecord]:
             with self._session() as session:
                 row = find_player(session, player)
                 if row is None:
                     return []
                 query = (
-                    select(RoomRow.public_id, RoomRow.state)
+                    select(RoomRow.id, RoomRow.public_id, RoomRow.version, RoomRow.state, RoomRow.secret)
                     .join(RoomSeatRow, RoomSeatRow.room_id == RoomRow.id)
                     .where(RoomSeatRow.player_id == row.id)
                     .order_by(RoomRow.id.desc())
                     .limit(limit)
                 )
-                return [(p, s) for p, s in session.execute(query)]
+                return [RoomRecord(*row) for row in session.execute(query)]
 
         return self._guarded(work)
 
 
-def _write_board(session: Session, board: BoardWrite) -> int | None:
-    """Make or move on one board's game in ``session``; the id of a game made."""
+def _write_board(session: Session, room_id: int, board: BoardWrite) -> int | None:
+    """Make or move on one board's game of room ``room_id`` in ``session``; the id of a game made."""
     made = None
     if board.game_id is None:
         owner = player_row(session, board.player, create=True)
@@ -153,6 +172,7 @@ def _write_board(session: Session, board: BoardWrite) -> int | None:
             maker=board.maker,
         )
         made = game_id = row.id
+        session.add(RoomGameRow(game_id=game_id, room_id=room_id))
     else:  # one statement: only the room's writes move its games, and the room's row is claimed already
         game_id = board.game_id
         values: dict[str, object] = {
@@ -162,6 +182,8 @@ def _write_board(session: Session, board: BoardWrite) -> int | None:
         }
         if board.outcome is not None:
             values.update(outcome=board.outcome, ended_at=now())
+        if board.secret is not None:
+            values["secret"] = board.secret
         moved = session.execute(
             update(GameRow).where(GameRow.id == game_id, GameRow.outcome.is_(None)).values(**values),
             execution_options={"synchronize_session": False},

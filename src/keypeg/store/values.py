@@ -51,6 +51,8 @@ class GameRecord:
     """The daily puzzle the game is (``2026-11-23 classic``), if it is one."""
     maker: str | None = None
     """The person who set the code, in a game between two people."""
+    room: str | None = None
+    """The public id of the room the game is a board of (a room's round), if it is one."""
 
     @property
     def variant(self) -> str:

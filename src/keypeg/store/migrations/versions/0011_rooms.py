@@ -1,5 +1,5 @@
-"""Rooms: 2 to 8 players playing rounds on the same code (the room's state, version and host), and the
-seats taken in each (a player's rooms are found by them).
+"""Rooms: 2 to 8 players playing rounds on the same code (the room's state, its private side, version and
+host), the seats taken in each (a player's rooms are found by them), and the games that are its boards.
 
 Revision ID: 0011
 Revises: 0010
@@ -23,6 +23,7 @@ def upgrade() -> None:
         sa.Column("public_id", sa.String(32), nullable=False),
         sa.Column("host_id", sa.Integer, sa.ForeignKey("players.id"), nullable=True),
         sa.Column("state", sa.Text, nullable=False),
+        sa.Column("secret", sa.Text, nullable=True),
         sa.Column("version", sa.Integer, nullable=False, server_default="0"),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
     )
@@ -36,9 +37,17 @@ def upgrade() -> None:
         sa.Column("joined_at", sa.DateTime(timezone=True), nullable=False),
     )
     op.create_index("ix_room_seats_player_id", "room_seats", ["player_id"])
+    op.create_table(
+        "room_games",
+        sa.Column("game_id", sa.Integer, sa.ForeignKey("games.id"), primary_key=True),
+        sa.Column("room_id", sa.Integer, sa.ForeignKey("rooms.id"), nullable=False),
+    )
+    op.create_index("ix_room_games_room_id", "room_games", ["room_id"])
 
 
 def downgrade() -> None:
+    op.drop_index("ix_room_games_room_id", "room_games")
+    op.drop_table("room_games")
     op.drop_index("ix_room_seats_player_id", "room_seats")
     op.drop_table("room_seats")
     op.drop_index("ix_rooms_host_id", "rooms")
