@@ -184,6 +184,8 @@ def play_round(visit: Visit, number: int, how: str, stop_after: int | None = Non
         if feedback.black == RULES.pegs:
             expect(page.locator("main .rm-done")).to_contain_text("You broke the code")
             break
+        said = f"Guess {len(made)}: {feedback.black} black, {feedback.white} white"
+        expect(page.locator("#announce")).to_have_text(said)  # the score said to a screen reader at once
     return made
 
 

@@ -178,6 +178,11 @@ async function send(form, submitter) {
     form.querySelectorAll("button").forEach((b) => { b.disabled = false; });
   }
   const main = document.querySelector("main");
+  if (answer.ok && form.getAttribute("action").endsWith("/guess")) { // your guess's score, said at once
+    const played = main.querySelectorAll("[data-board=current] li.played");
+    const score = played.length ? played[played.length - 1].querySelector(".score-text") : null;
+    if (score) announce(`Guess ${played.length}: ${score.textContent}`);
+  }
   if (main !== before && !main.contains(document.activeElement)) {
     const focus = main.querySelector("[role=alert]") || main.querySelector("[autofocus]") || main.querySelector("h1");
     if (focus) focus.focus();
