@@ -13,10 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from keypeg import Feedback, Rules
 from keypeg.errors import KeypegError
 from keypeg.play.ratings import Rating, update
-from keypeg.services import ratings
+from keypeg.services import games, ratings
 from keypeg.store import Store
 
 T0 = datetime(2026, 11, 1, 12, tzinfo=UTC)
@@ -96,20 +95,39 @@ def test_a_tampered_rating_shows_as_drift(store: Store) -> None:
 
 
 def test_first_solo_games_seed_against_the_levels(tmp_path: Path) -> None:
+    """Solo games played as every face plays them (services.games: a rated game of classic, no level
+    stored for a codebreaker's game) seed the rating; practice games do not."""
+    from keypeg.play.sessions import BreakSession
+
     store = Store(f"sqlite:///{tmp_path / 'k.sqlite3'}")
-    rules = Rules(4, 6)
-    for n, secret in enumerate(["ABCD", "FFEA", "CAFE", "BBBB", "DDAB", "ABAB"]):
-        game = store.games.start("ann", rules, role="breaker", level=3, secret=secret, rated=True)
-        moves = [("AABB", Feedback(0, 1))] * n + [(secret, Feedback(4, 0))]
-        store.games.update(game, keep=0, moves=moves, outcome="solved", expect=0)
-    practice = store.games.start("ann", rules, role="breaker", level=3, secret="ABCD")
-    store.games.update(practice, keep=0, moves=[("ABCD", Feedback(4, 0))], outcome="solved", expect=0)
+    rules = ratings.SEED_RULES
+
+    def played(*, broken: bool, practice: bool = False) -> None:
+        while True:  # a secret no level guesses first, so one guess beats them all
+            session = games.new_session(rules, "breaker", practice=practice)
+            assert isinstance(session, BreakSession)
+            secret = str(session.codemaker.reveal())
+            if all(ratings.level_guesses(n, rules, secret) > 1 for n in range(1, 5)):
+                break
+        opened = games.start(store, "ann", session, public=True)
+        assert session.rated is not practice
+        if broken:
+            games.guess(opened, secret)  # one guess: better than every level
+        else:
+            games.guess(opened, "AABB" if secret != "AABB" else "CCDD")
+            games.resign(opened)  # not broken: worse than every level
+        games.save(opened)
+
+    played(broken=True)
+    for _ in range(5):  # the sixth is not counted: only the first five seed
+        played(broken=False)
+    played(broken=True, practice=True)
     made = ratings.seed(store, "ann")
     assert len(made) == ratings.SEED_GAMES and {c.kind for c in made} == {"solo"}
     assert ratings.seed(store, "ann") == []  # counted once
     first = made[0]
     assert first.after.rating > first.before.rating  # one guess beats every level
-    assert made[-1].after.rating < made[-1].before.rating  # five guesses wasted lose to most
+    assert all(c.after.rating < c.before.rating for c in made[1:])  # a code not broken loses to every level
     assert ratings.recompute(store) == []
     ratings.record(store, "match", "m", [["bob"], ["ann"]], at=datetime.now(UTC))
     ann = ratings.rating_of(store, "ann")

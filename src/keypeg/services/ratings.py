@@ -244,7 +244,6 @@ def _seeding(game: GameRecord) -> bool:
         game.rated
         and game.role == "breaker"
         and game.maker is None
-        and game.level is not None
         and game.outcome is not None
         and game.guesses > 0
         and game.secret is not None
