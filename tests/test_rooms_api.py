@@ -148,3 +148,117 @@ def test_the_rooms_stream_follows_every_move(url: str, monkeypatch: pytest.Monke
                 assert '"AAA"' not in text or name == "bob"  # a guess only to its player
         for stream in streams.values():
             stream.stop.set()
+
+
+def test_every_answer_carries_the_links_the_contract_says(url: str) -> None:
+    app = create_app(url)
+    ann, bob, cy = (Player(TestClient(app, base_url="https://keypeg.test"), n) for n in ("ann", "bob", "cy"))
+    eve = Player(TestClient(app, base_url="https://keypeg.test"))  # a spectator, no seat
+    made = ann.post("/api/rooms", BODY | {"rounds": 2}).json()
+    public_id, token = made["id"], made["token"]
+    seated = {"watch": f"/rooms/{public_id}", "join": f"/rooms/{public_id}/join?token={token}", "token": token}
+    room = f"/api/rooms/{public_id}"
+    answers: list[tuple[Player, httpx.Response]] = [
+        (bob, bob.post(f"{room}/join", {"token": token})),
+        (cy, cy.post(f"{room}/join", {"token": token})),
+        (ann, ann.post(f"{room}/start")),
+        (bob, bob.post(f"{room}/guesses", {"guess": "AAB", "row": 1})),
+        (cy, cy.post(f"{room}/guesses", {"guess": "ABB"})),
+        (bob, bob.post(f"{room}/resign")),
+        (cy, cy.post(f"{room}/leave")),
+        (cy, cy.post(f"{room}/join", {"token": token})),
+        (ann, ann.post(f"{room}/kick", {"player": "cy"})),
+    ]
+    for who in (ann, bob, cy, eve):
+        answers.append((who, who.client.get(room)))
+    answers.append((ann, ann.post(f"{room}/close")))
+    for who, answer in answers:
+        assert answer.status_code == 200, answer.text
+        view = answer.json()
+        expected = seated if view["you"] is not None else {"watch": seated["watch"]}
+        assert view["links"] == expected and (who is not eve) == (view["you"] is not None)
+        if who is eve:
+            assert token not in answer.text
+
+
+def test_a_room_closed_or_left_before_its_start_stays_readable_as_over(url: str) -> None:
+    app = create_app(url)
+    ann, bob = (Player(TestClient(app, base_url="https://keypeg.test"), n) for n in ("ann", "bob"))
+    eve = Player(TestClient(app, base_url="https://keypeg.test"))
+    closing = ann.post("/api/rooms", BODY).json()
+    assert bob.post(f"/api/rooms/{closing['id']}/join", {"token": closing["token"]}).status_code == 200
+    closed = ann.post(f"/api/rooms/{closing['id']}/close")
+    assert closed.status_code == 200 and closed.json()["over"] and closed.json()["room"]["rounds"] == 0
+    left = ann.post("/api/rooms", BODY).json()
+    assert bob.post(f"/api/rooms/{left['id']}/join", {"token": left["token"]}).status_code == 200
+    assert bob.post(f"/api/rooms/{left['id']}/leave").json()["room"]["status"] == "waiting"
+    emptied = ann.post(f"/api/rooms/{left['id']}/leave")  # the last seat: over, nobody to play
+    assert emptied.status_code == 200 and emptied.json()["over"] and emptied.json()["room"]["rounds"] == 0
+    for public_id in (closing["id"], left["id"]):
+        for who in (ann, bob, eve):
+            answer = who.client.get(f"/api/rooms/{public_id}")
+            assert answer.status_code == 200 and answer.json()["room"]["status"] == "over"
+            assert answer.json()["round"] is None and answer.json()["rounds"] == []
+        assert who.client.get(f"/rooms/{public_id}").status_code == 200  # the page too
+    from keypeg.services import rooms
+    from keypeg.store import Store
+
+    store = Store(url)
+    assert [r["id"] for r in rooms.rooms_of(store, "ann")] == [left["id"], closing["id"]]
+    assert [(r["id"], r["status"]) for r in rooms.rooms_of(store, "bob")] == [(closing["id"], "over")]
+
+
+def test_no_face_shows_a_board_of_the_round_in_play_and_each_board_is_a_room_game(url: str) -> None:
+    from click.testing import CliRunner
+
+    from keypeg.cli import cli
+    from keypeg.services import rooms
+    from keypeg.store import Store
+
+    app = create_app(url)
+    ann, bob = (Player(TestClient(app, base_url="https://keypeg.test"), n) for n in ("ann", "bob"))
+    pup = Player(TestClient(app, base_url="https://keypeg.test"))  # the sock puppet of F1: a guest
+    made = ann.post("/api/rooms", BODY | {"rounds": 2}).json()
+    public_id, token = made["id"], made["token"]
+    room = f"/api/rooms/{public_id}"
+    for who in (bob, pup):
+        assert who.post(f"{room}/join", {"token": token, "nickname": "Pup"}).status_code == 200
+    ann.post(f"{room}/start")
+    store = Store(url)
+
+    class Quiet:
+        def changed(self, kind: str, key: int) -> None:
+            pass
+
+    def code() -> str:
+        current = rooms.shared(store, Quiet(), public_id).room.current
+        assert current is not None and current.code is not None
+        return current.code
+
+    def faces_show(secret: str) -> list[str]:
+        """What of the room's games every face shows: the API's history, the Players page, keypeg history."""
+        found = []
+        for who in (ann, bob, pup):
+            games = who.get("/api/history")
+            found += [f"api {g['id']}" for g in games if g["room"] == public_id or g["secret"] == secret]
+        for who in (ann, bob):
+            page = who.client.get("/players").text
+            found += [f"page: {seen}" for seen in (">a room</a>", f">{secret}<") if seen in page]
+        listed = CliRunner().invoke(cli, ["history", "--json"], env={"KEYPEG_DB": url})
+        found += [f"cli {g['id']}" for g in json.loads(listed.output) if g["room"] == public_id]
+        table = CliRunner().invoke(cli, ["history"], env={"KEYPEG_DB": url}).output
+        found += [f"cli table: {line}" for line in table.splitlines() if "room" in line or secret in line]
+        return found
+
+    first = code()
+    assert pup.post(f"{room}/resign").status_code == 200  # pup's board is over, ann's and bob's are not
+    assert faces_show(first) == []
+    for who in (ann, bob):
+        who.post(f"{room}/resign")
+    assert rooms.snapshot(store, Quiet(), public_id, None)["round"]["number"] == 2  # round 1 ended: shown
+    (board,) = [g for g in bob.get("/api/history") if g["room"] == public_id]
+    assert board["secret"] == first and board["outcome"] == "resigned"
+    page = bob.client.get("/players").text
+    assert f'<a href="/rooms/{public_id}">a room</a>' in page and "terminal" not in page
+    listed = CliRunner().invoke(cli, ["history", "--player", "bob"], env={"KEYPEG_DB": url}).output
+    assert "room" in listed and "practice" not in listed

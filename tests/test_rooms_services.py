@@ -364,3 +364,16 @@ def test_no_reader_of_games_shows_a_board_of_the_round_in_play(
     assert len([g for g in seen if g.room == public_id]) == (3 if maker == "turns" else 1)
     (board,) = records.history(store, "bob", limit=None, with_moves=True)
     assert board.room == public_id and board.secret == code and board.outcome is not None
+
+
+def test_a_room_ended_before_its_start_is_not_rated(store: Store, clock: Clock, rated: list[tuple[Any, ...]]) -> None:
+    feed = Feed()
+    closing = room_of(store, feed, ["ann", "bob", "cy"])
+    rooms.close(store, feed, closing, "ann")
+    emptied = room_of(store, feed, ["ann", "bob"])
+    rooms.leave(store, feed, emptied, "bob")
+    rooms.leave(store, feed, emptied, "ann")
+    for public_id in (closing, emptied):
+        view = rooms.snapshot(store, feed, public_id, None)
+        assert view["over"] and view["room"]["rounds"] == 0 and view["standing"]
+    assert rated == []  # no round played: no result (a draw of everyone would move their ratings)

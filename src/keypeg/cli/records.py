@@ -217,7 +217,8 @@ def history(player: str | None, limit: int, db: str | None, as_json: bool) -> No
             role = Text.assemble("breaker of ", plain(g.maker, 20), "'s code")
         table.add_row(
             str(g.id), g.started_at.strftime("%m-%d"), plain(g.player, 20), plain(g.variant, 20), role,
-            f"{g.guesses}/{g.rows}", g.outcome or "unfinished", "rated" if g.rated else "practice",
+            f"{g.guesses}/{g.rows}", g.outcome or "unfinished",
+            f"room {g.room}" if g.room else "rated" if g.rated else "practice",
         )  # fmt: skip
     out.print(table if games else "no games yet")
 

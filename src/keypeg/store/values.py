@@ -85,6 +85,7 @@ class GameRecord:
             "id": self.id,
             "player": self.player,
             "maker": self.maker,
+            "room": self.room,
             "variant": self.variant,
             "rules": self.rules.as_dict(),
             "role": self.role,
