@@ -7,6 +7,7 @@ import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from urllib.parse import quote
 
 from click.testing import CliRunner, Result
 from fastapi.testclient import TestClient
@@ -69,6 +70,9 @@ def test_the_web_shows_ratings(tmp_path: Path) -> None:
     assert [p["player"] for p in api["ratings"]] == [HOSTILE, "ann", "bob"]
     one = client.get("/api/ratings/ann").json()
     assert one["rating"]["results"] == 2 and [c["event"] for c in one["changes"]] == ["r1", "m1"]
+    for path in (HOSTILE, quote(HOSTILE, safe="")):  # a name holding "/" is found too
+        hostile = client.get(f"/api/ratings/{path}")
+        assert hostile.status_code == 200 and hostile.json()["rating"]["player"] == HOSTILE
     csrf = re.search(r'name="csrf" value="([^"]+)"', client.get("/players").text)
     assert csrf is not None
     client.post("/players/register", data={"csrf": csrf.group(1), "name": "Cy", "password": "long enough"})

@@ -112,9 +112,10 @@ def rating_leaderboard(request: Request, limit: Annotated[int, Query(ge=1, le=10
     return RatingsOut(rule=ratings.RATING_RULE, ratings=[_rated_out(p, rank) for rank, p in enumerate(board, 1)])
 
 
-@router.get("/ratings/{player}", response_model=PlayerRatingOut)
+@router.get("/ratings/{player:path}", response_model=PlayerRatingOut)
 def player_rating(request: Request, player: str, limit: Annotated[int, Query(ge=1, le=1000)] = 20) -> PlayerRatingOut:
-    """A player's rating and its changes, newest first."""
+    """A player's rating and its changes, newest first (the name as registered, any character in it; a
+    ``/`` may be sent as it is or as ``%2F``)."""
     store = store_of(request)
     found = ratings.rating_of(store, player)
     changes = [
