@@ -363,10 +363,15 @@ def guess(
     return shown(_move(store, bus, public_id, act), player)
 
 
-def resign(store: Store, bus: LiveBus, public_id: str, player: str | None) -> dict[str, Any]:
-    """``player`` gives up the game being played (one transaction); the match as they may now see it."""
+def resign(store: Store, bus: LiveBus, public_id: str, player: str | None, game: int | None = None) -> dict[str, Any]:
+    """``player`` gives up the game being played (one transaction); the match as they may now see it.
+    ``game``, when given, is the number of the game meant (1 for the first): a request for a game that has
+    ended (a resignation sent twice) is a conflict, never the next game given away."""
 
     def act(opened: OpenLive) -> OpenLive:
+        match = opened.live.match
+        if game is not None and match is not None and game != len(match.match.played) + 1:
+            raise ConflictError(f"game {game} is over already: nothing was given up")
         opened.live.resign(_seated(opened, player), opened.game, datetime.now(UTC))
         if opened.game is not None and opened.game.is_over:
             _record(opened)

@@ -149,10 +149,22 @@ def api_guess(
     return live.guess(store_of(request), bus_of(request), match_id, session.player, body.code, body.row)
 
 
+class ResignIn(RequestBody):
+    game: int | None = Field(
+        None, ge=1, le=WEB_MATCH_GAMES, description="The game you give up (1 for the first): one that ended is 409."
+    )
+
+
 @api.post("/{match_id}/resign")
-def api_resign(request: Request, match_id: str, session: Annotated[WebSession, Depends(changing)]) -> dict[str, Any]:
-    """Give up the game being played."""
-    return live.resign(store_of(request), bus_of(request), match_id, session.player)
+def api_resign(
+    request: Request,
+    match_id: str,
+    session: Annotated[WebSession, Depends(changing)],
+    body: ResignIn | None = None,
+) -> dict[str, Any]:
+    """Give up the game being played (name it by ``game``, so a request sent twice gives up nothing more)."""
+    game = body.game if body is not None else None
+    return live.resign(store_of(request), bus_of(request), match_id, session.player, game)
 
 
 @api.get("/{match_id}/events", response_class=StreamingResponse)
@@ -383,5 +395,6 @@ def live_guess(request: Request, public_id: str, csrf: Csrf, code: Code = "", ro
 
 
 @pages.post("/live/{public_id}/resign", response_class=HTMLResponse)
-def live_resign(request: Request, public_id: str, csrf: Csrf) -> Response:
-    return _act(request, public_id, csrf, live.resign)
+def live_resign(request: Request, public_id: str, csrf: Csrf, game: Row = "") -> Response:
+    number = int(game) if game.isascii() and game.isdigit() else None
+    return _act(request, public_id, csrf, live.resign, number)
