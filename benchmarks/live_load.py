@@ -362,11 +362,21 @@ async def play_match(
 
 
 async def matches(
-    base: str, count: int, rules: Rules, variant: str, games: int, think: float, tally: LiveTally, seed: int
+    base: str,
+    count: int,
+    rules: Rules,
+    variant: str,
+    games: int,
+    think: float,
+    tally: LiveTally,
+    seed: int,
+    ramp: float = 0.0,
 ) -> float:
-    """``count`` matches at once, each between two new clients; the seconds it all took."""
+    """``count`` matches at once, each between two new clients (their starts spread evenly over ``ramp``
+    seconds); the seconds it all took."""
 
     async def one(number: int) -> None:
+        await asyncio.sleep(ramp * number / count)
         first, second = (Player(base, tally, think, seed * 1_000_003 + 2 * number + k) for k in range(2))
         try:
             if all(await asyncio.gather(first.start(kind=None), second.start(kind=None))):
@@ -557,11 +567,22 @@ async def play_room(
 
 
 async def rooms(
-    base: str, count: int, size: int, rules: Rules, variant: str, rounds: int, think: float, tally: LiveTally, seed: int
+    base: str,
+    count: int,
+    size: int,
+    rules: Rules,
+    variant: str,
+    rounds: int,
+    think: float,
+    tally: LiveTally,
+    seed: int,
+    ramp: float = 0.0,
 ) -> float:
-    """``count`` rooms at once of ``size`` new clients each; the seconds it all took."""
+    """``count`` rooms at once of ``size`` new clients each (their starts spread evenly over ``ramp``
+    seconds); the seconds it all took."""
 
     async def one(number: int) -> None:
+        await asyncio.sleep(ramp * number / count)
         players = [Player(base, tally, think, seed * 1_000_003 + size * number + k) for k in range(size)]
         try:
             if all(await asyncio.gather(*(p.start(kind=None) for p in players))):
@@ -695,6 +716,9 @@ def main() -> None:
     parser.add_argument("--rooms", type=int, default=0, help="rooms at once instead of matches (default none)")
     parser.add_argument("--players", type=int, default=6, help="players in each room (default 6)")
     parser.add_argument("--rounds", type=int, default=2, help="rounds in each room (default 2)")
+    parser.add_argument(
+        "--ramp", type=float, default=0.0, help="seconds over which the matches' (rooms') starts are spread (default 0)"
+    )
     server_options(parser)
     options = parser.parse_args()
     if options.matches < 1 or options.games < 2 or options.games % 2:
@@ -727,6 +751,7 @@ def main() -> None:
                             options.think,
                             tally,
                             options.seed,
+                            options.ramp,
                         )
                     )
                 print(f"... {seconds:.1f} s")
@@ -772,6 +797,7 @@ def main_rooms(options: argparse.Namespace, workers: int, rules: Rules) -> None:
                             options.think,
                             tally,
                             options.seed,
+                            options.ramp,
                         )
                     )
                 print(f"... {seconds:.1f} s")
@@ -813,7 +839,9 @@ def room_summary(
     size = options.players
     notes = [
         "",
-        f"{options.rooms} rooms at once of {size} people, {options.rooms * size} clients each with its own session "
+        f"{options.rooms} rooms at once of {size} people"
+        + (f" (their starts spread evenly over the first {options.ramp:g} s)" if options.ramp else "")
+        + f", {options.rooms * size} clients each with its own session "
         f"(a guest) and connections, each following its room's live stream (server-sent events) from start to end"
         f"{think}: {options.rounds} rounds of {options.variant} ({rules.describe()}), the computer setting each "
         "round's code and every player breaking it on their own board at the same time, each guess a random code "
@@ -843,6 +871,7 @@ def room_summary(
         f"{'**met**' if screen_p99 <= SCREEN_GOAL else '**not met**'}.",
     ]
     command = f"python benchmarks/live_load.py --rooms {options.rooms} --players {size} --rounds {options.rounds}"
+    command += f" --ramp {options.ramp:g}" if options.ramp else ""
     if options.variant != "classic":
         command += f" --variant {options.variant}"
     command += server_command(options, workers)
@@ -900,7 +929,9 @@ def summary(
 
     notes = [
         "",
-        f"{options.matches} matches at once between two people, {2 * options.matches} clients each with its own "
+        f"{options.matches} matches at once between two people"
+        + (f" (their starts spread evenly over the first {options.ramp:g} s)" if options.ramp else "")
+        + f", {2 * options.matches} clients each with its own "
         f"session (a guest) and connections, each following its match's live stream (server-sent events) from start "
         f"to end{think}: {options.games} games of {options.variant} ({rules.describe()}) a match, the codemaker "
         "setting a random code, the codebreaker guessing random codes that fit the scores so far, against "
@@ -932,6 +963,7 @@ def summary(
         f"once: p99 {ms(screen_p99)} ms with {options.matches}: {met(screen_p99 <= SCREEN_GOAL)}.",
     ]
     command = f"python benchmarks/live_load.py --matches {options.matches} --games {options.games}"
+    command += f" --ramp {options.ramp:g}" if options.ramp else ""
     if options.variant != "classic":
         command += f" --variant {options.variant}"
     command += server_command(options, workers)
