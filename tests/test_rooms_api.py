@@ -77,9 +77,13 @@ def test_a_room_through_the_api(url: str) -> None:
     )
     assert ann.post(f"/api/rooms/{public_id}/code", {"code": "ABC"}).status_code == 400  # the computer's round
     assert bob.post(f"/api/rooms/{public_id}/kick", {"player": "ann"}).status_code == 403
-    assert ann.post(f"/api/rooms/{public_id}/kick", {"player": "bob"}).json()["seats"][1]["status"] == "kicked"
+    kicked = ann.post(f"/api/rooms/{public_id}/kick", {"player": "bob"}).json()
+    assert kicked["seats"][1]["status"] == "kicked" and kicked["links"]["token"] != token  # the link renewed
     assert bob.post(f"/api/rooms/{public_id}/join", {"token": token}).status_code == 403
-    assert guest.post(f"/api/rooms/{public_id}/leave").json()["seats"][2]["status"] == "left"
+    left = guest.post(f"/api/rooms/{public_id}/leave").json()
+    assert left["seats"][2]["status"] == "left"
+    assert guest.post(f"/api/rooms/{public_id}/join", {"token": token}).status_code == 403  # the old link
+    token = left["links"]["token"]  # a player who left sees the new one
     assert guest.post(f"/api/rooms/{public_id}/join", {"token": token}).json()["seats"][2]["status"] == "present"
     resigned = ann.post(f"/api/rooms/{public_id}/resign").json()  # every board over: round 2, the guest back in it
     assert resigned["last_round"]["boards"][0]["ended"] == "resigned" and resigned["round"]["number"] == 2
@@ -172,9 +176,13 @@ def test_every_answer_carries_the_links_the_contract_says(url: str) -> None:
     for who in (ann, bob, cy, eve):
         answers.append((who, who.client.get(room)))
     answers.append((ann, ann.post(f"{room}/close")))
-    for who, answer in answers:
+    renewed = answers[-1][1].json()["links"]["token"]  # a kick renews the link (review F9)
+    assert renewed != token
+    for index, (who, answer) in enumerate(answers):
         assert answer.status_code == 200, answer.text
         view = answer.json()
+        if index == 8:  # from the kick on, the new link
+            seated = {"watch": seated["watch"], "join": f"/rooms/{public_id}/join?token={renewed}", "token": renewed}
         expected = seated if view["you"] is not None else {"watch": seated["watch"]}
         assert view["links"] == expected and (who is not eve) == (view["you"] is not None)
         if who is eve:

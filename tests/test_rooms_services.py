@@ -4,6 +4,7 @@ leaving, rejoining, kicking and closing, and the ratings recorded once."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from collections.abc import Iterator
@@ -276,9 +277,10 @@ def test_a_room_ended_by_the_clock_under_a_late_move_is_rated(
     feed = Feed()
     public_id = room_of(store, feed, ["ann", "bob"], rounds=1, move_seconds=30)
     rooms.start(store, feed, public_id, "ann")
+    rooms.resign(store, feed, public_id, "ann")  # someone played: the round counts
     clock.skip(31)
     with pytest.raises(GameOverError):
-        rooms.guess(store, feed, public_id, "bob", "AAA")  # both timed out first: the room is over
+        rooms.guess(store, feed, public_id, "bob", "AAA")  # timed out first: the room is over
     assert rooms.snapshot(store, feed, public_id, None)["over"]
     assert rated == [("room", public_id, [["ann", "bob"]])]
 
@@ -377,3 +379,163 @@ def test_a_room_ended_before_its_start_is_not_rated(store: Store, clock: Clock, 
         view = rooms.snapshot(store, feed, public_id, None)
         assert view["over"] and view["room"]["rounds"] == 0 and view["standing"]
     assert rated == []  # no round played: no result (a draw of everyone would move their ratings)
+
+
+# -- review F4, F8, F9, F12, F13, F14 ---------------------------------------------------------------------
+
+
+def test_six_players_guessing_at_once_are_never_refused_as_busy(store: Store) -> None:
+    """F13: the moves of a room take turns on its row's lock: a legal move is never refused because others
+    moved at the same time (before, 6 players at once lost the compare-and-swap 8 times in a row: 409)."""
+    if store.engine.dialect.name != "postgresql":
+        pytest.skip("SQLite's writers are one at a time anyway")
+    feed = Feed()
+    players = ["p0", "p1", "p2", "p3", "p4", "p5"]
+    public_id = room_of(store, feed, players, rounds=4)
+    rooms.start(store, feed, public_id, "p0")
+    refused: list[str] = []
+    played: list[int] = []
+    go, stop = threading.Barrier(len(players)), threading.Event()
+
+    def play(player: str) -> None:
+        go.wait()
+        while not stop.is_set():
+            view = rooms.snapshot(store, feed, public_id, player)
+            if view["over"]:
+                return
+            board, round_ = view["board"], view["round"]
+            if board is None or board["over"]:
+                continue  # the others' boards: wait for the next round
+            row = len(board["rows"]) + 1
+            try:
+                rooms.guess(store, feed, public_id, player, "ABCD"[row % 4] * 3, row, round_["number"])
+                played.append(1)
+            except ConflictError as error:
+                if "busy" in str(error):
+                    refused.append(str(error))
+                    stop.set()  # the others would wait for this board's end
+            except GameOverError:
+                pass
+
+    threads = [threading.Thread(target=play, args=(p,), daemon=True) for p in players]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    stop.set()
+    assert refused == [] and len(played) >= 4 * 6
+    view = rooms.snapshot(store, feed, public_id, None)
+    assert view["over"] and len(view["rounds"]) == 4
+
+
+def test_a_guess_names_its_round_a_stale_one_is_refused(store: Store) -> None:
+    """F8: a guess re-sent after its round ended (the move that ended it) never lands on the next round."""
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob"], rounds=2)
+    rooms.start(store, feed, public_id, "ann")
+    rooms.resign(store, feed, public_id, "bob")
+    for row in range(1, RULES.rows + 1):
+        view = rooms.snapshot(store, feed, public_id, "ann")
+        if view["round"]["number"] != 1:
+            break
+        rooms.guess(store, feed, public_id, "ann", "ABCD"[row % 4] * 3, row, 1)
+    view = rooms.snapshot(store, feed, public_id, "ann")
+    assert view["round"]["number"] == 2 and view["board"]["rows"] == []
+    with pytest.raises(ConflictError, match="round 1"):
+        rooms.guess(store, feed, public_id, "ann", "AAA", 1, 1)  # round 1's first guess, sent again
+    assert rooms.snapshot(store, feed, public_id, "ann")["board"]["rows"] == []
+    rooms.guess(store, feed, public_id, "ann", "AAA", 1, 2)  # the round in play: played
+    assert len(rooms.snapshot(store, feed, public_id, "ann")["board"]["rows"]) == 1
+
+
+def test_a_room_whose_rating_failed_is_rated_at_its_next_read(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """F4: the rating write failed when the room ended (a store blip): the next read rates it (once)."""
+    from keypeg.errors import UnavailableError
+    from keypeg.services import ratings
+
+    feed = Feed()
+    calls: list[str] = []
+
+    def record(store: Store, kind: str, event: str, places: Any, **_: Any) -> None:
+        calls.append(event)
+        if len(calls) == 1:
+            raise UnavailableError("the store is down for a moment")
+
+    monkeypatch.setattr(ratings, "record", record)
+    public_id = room_of(store, feed, ["ann", "bob"], rounds=1)
+    rooms.start(store, feed, public_id, "ann")
+    rooms.resign(store, feed, public_id, "ann")
+    rooms.resign(store, feed, public_id, "bob")  # the room ends: its rating fails
+    assert calls == [public_id]
+    assert rooms.snapshot(store, feed, public_id, None)["over"]
+    assert calls == [public_id, public_id]  # rated at the next read
+    rooms.snapshot(store, feed, public_id, "ann")
+    assert calls == [public_id, public_id]  # and not again
+
+
+def test_a_room_with_no_round_played_is_not_rated(store: Store, clock: Clock, rated: list[tuple[Any, ...]]) -> None:
+    """F14: closed during its first round, or every round run out with nobody moving: not rated."""
+    feed = Feed()
+    closed = room_of(store, feed, ["ann", "bob"], rounds=2)
+    rooms.start(store, feed, closed, "ann")
+    rooms.guess(store, feed, closed, "bob", "AAA")
+    rooms.close(store, feed, closed, "ann")  # behind in round 1: no rated draw
+    idle = room_of(store, feed, ["cy", "dan", "eve"], rounds=3, move_seconds=30)
+    rooms.start(store, feed, idle, "cy")
+    for _ in range(3):
+        clock.skip(31)
+        rooms.snapshot(store, feed, idle, None)
+    assert rooms.snapshot(store, feed, closed, None)["over"] and rooms.snapshot(store, feed, idle, None)["over"]
+    assert rated == []
+
+
+def test_the_host_kicks_a_player_who_left_and_a_kick_renews_the_link(store: Store) -> None:
+    """F9: the host kicks a seat whatever its status; the kicked player cannot come back, not even as a
+    new guest with the old link (each kick renews it)."""
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob", "cy"], rounds=1)
+    old = rooms.invite_token(store, public_id)
+    rooms.kick(store, feed, public_id, "ann", "cy")  # before the start
+    new = rooms.invite_token(store, public_id)
+    assert new != old and rooms.snapshot(store, feed, public_id, "ann")["links"]["token"] == new
+    with pytest.raises(ForbiddenError):
+        rooms.join(store, feed, public_id, "guest-cy2", old, "cy")  # a new guest with the old link
+    rooms.join(store, feed, public_id, "dan", new)
+    rooms.start(store, feed, public_id, "ann")
+    rooms.leave(store, feed, public_id, "bob")
+    rooms.kick(store, feed, public_id, "ann", "bob")  # left: kicked all the same
+    view = rooms.snapshot(store, feed, public_id, "ann")
+    assert [s["status"] for s in view["seats"]] == ["present", "kicked", "present"]
+    with pytest.raises(ForbiddenError):
+        rooms.join(store, feed, public_id, "bob", view["links"]["token"])
+    with pytest.raises(RefusedError):
+        rooms.kick(store, feed, public_id, "ann", "bob")  # removed already
+
+
+def test_a_room_too_large_is_refused_and_the_stream_sends_ended_rounds_once(store: Store) -> None:
+    """F12: a room that could hold more guesses than the limit is refused when made; the stream's views
+    carry the ended rounds but the last as summaries (no rows), GET has them whole."""
+    from keypeg.limits import ROOM_GUESSES_LIMIT
+
+    with pytest.raises(RefusedError, match="guesses"):
+        rooms.create(store, "ann", Rules(4, 6, rows=100), rounds=20, maker="turns")
+    assert ROOM_GUESSES_LIMIT >= 8 * 7 * 3 * 12  # a room in turns of 3 codes each, 12 rows: made
+    rooms.create(store, "ann", Rules(4, 6, rows=12), rounds=3, maker="turns")
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob"], rounds=3)
+    rooms.start(store, feed, public_id, "ann")
+    for _ in range(2):
+        rooms.guess(store, feed, public_id, "ann", "AAA")
+        rooms.guess(store, feed, public_id, "bob", "BBB")
+        for player in ("ann", "bob"):
+            with contextlib.suppress(GameOverError):  # broken
+                rooms.resign(store, feed, public_id, player)
+    opened = rooms.shared(store, feed, public_id)
+    streamed, whole = rooms.shown(opened, "ann", whole=False), rooms.shown(opened, "ann")
+    assert [r["number"] for r in streamed["rounds"]] == [1, 2]
+    assert all("rows" not in b for b in streamed["rounds"][0]["boards"])
+    assert streamed["rounds"][1] == streamed["last_round"] == whole["rounds"][1]
+    assert [len(b["rows"]) for b in whole["rounds"][0]["boards"]] == [1, 1]
+    assert {k: v for k, v in whole["rounds"][0].items() if k != "boards"} == {
+        k: v for k, v in streamed["rounds"][0].items() if k != "boards"
+    }

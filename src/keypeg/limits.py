@@ -25,6 +25,7 @@ __all__ = [
     "WEB_BODY_LIMIT",
     "LIVE_MOVE_SECONDS",
     "LIVE_MOVE_DEFAULT",
+    "ROOM_GUESSES_LIMIT",
     "COACH_EXACT_LIMIT",
     "WEB_STREAMS_PER_SESSION",
     "WEB_STREAMS_PER_ADDRESS",
@@ -248,3 +249,8 @@ WEB_ANALYSIS_WAIT = 10.0
 (:data:`WEB_BUDGET`), so the first in line always gets one."""
 WEB_BUSY_RETRY = 2
 """Seconds a client refused an analysis because the worker is busy is asked to wait (``Retry-After``)."""
+
+ROOM_GUESSES_LIMIT = 8 * 20 * 12 * 12
+"""The most guesses a room may come to hold (23,040: 1,920 boards of 12 rows): a room whose boards (8 seats
+x its rounds, x 7 more in turns, where each player makes that many codes) x rows could exceed it is refused
+when made (its state is rewritten at every move, and its ended rounds are shown)."""

@@ -762,7 +762,8 @@ class Seat:
             self.terminal.warn(str(error))
             return
         board = self.view.get("board") or {}
-        self.act("guesses", {"guess": str(guess), "row": len(board.get("rows") or []) + 1})
+        number = (self.view.get("round") or {}).get("number")  # a guess sent after its round ended is refused
+        self.act("guesses", {"guess": str(guess), "row": len(board.get("rows") or []) + 1, "round": number})
 
     def act(self, what: str, body: object) -> None:
         """POST a move and take the view it answers. A refusal (400, 409) is said and the room read again;

@@ -42,7 +42,7 @@ from typing import Any, Literal
 from keypeg.code import Code, Feedback
 from keypeg.errors import ConflictError, ForbiddenError, GameOverError, IllegalMoveError, KeypegError, RefusedError
 from keypeg.feedback import score
-from keypeg.limits import LIVE_MOVE_DEFAULT
+from keypeg.limits import LIVE_MOVE_DEFAULT, ROOM_GUESSES_LIMIT
 from keypeg.play.codemakers import FixedCodemaker
 from keypeg.play.live import check_move_seconds, per_move
 from keypeg.play.sessions import BreakSession
@@ -144,6 +144,11 @@ class Round:
     def over(self) -> bool:
         return self.code is not None and all(b.ended is not None for b in self.boards.values())
 
+    def played(self) -> bool:
+        """Whether someone played the round: a breaker guessed or gave up, or the maker set the code."""
+        made = self.maker is not None and self.code is not None and not self.maker_ended
+        return made or any(b.guesses or b.ended == "resigned" for b in self.boards.values())
+
     def points(self, rules: Rules) -> dict[str, int]:
         """Each player's points of the round (the maker's too, in turns); none for a closed round."""
         if self.closed:
@@ -186,6 +191,8 @@ class Room:
     played: list[Round] = field(default_factory=list)
     closed: bool = False
     notes: list[str] = field(default_factory=list)
+    link: int = 0
+    """The number of the room's join link: each kick renews it (the services sign it; an old one is refused)."""
 
     @classmethod
     def new(
@@ -203,8 +210,19 @@ class Room:
         if maker not in ("computer", "turns"):
             raise RefusedError(f"the codes are set by the computer or in turns, not {maker!r}")
         room = cls(rules, host, check_rounds(rounds), maker, check_move_seconds(move_seconds))  # type: ignore[arg-type]
+        most = room.most_guesses()
+        if most > ROOM_GUESSES_LIMIT:
+            raise RefusedError(
+                f"a room this large could hold {most:,} guesses (at most {ROOM_GUESSES_LIMIT:,}): fewer rounds or rows"
+            )
         room.seats.append(Seat(host, nickname or None, guest))
         return room
+
+    def most_guesses(self) -> int:
+        """The most guesses the room could come to hold: every seat taken, every board played to its last
+        row (in turns, each of the players makes :attr:`rounds` codes, the others breaking them)."""
+        boards = MAX_SEATS * self.rounds * ((MAX_SEATS - 1) if self.maker == "turns" else 1)
+        return boards * self.rules.rows
 
     # -- seats ------------------------------------------------------------------------------------------
 
@@ -272,14 +290,25 @@ class Room:
         self._gone(player, "left", now)
 
     def kick(self, host: str | None, whom: str, *, now: datetime) -> None:
-        """The host removes ``whom`` (as leaving, and they may not come back)."""
+        """The host removes ``whom``, whatever their seat's status (as leaving, and they may not come back):
+        the room's join link is renewed (:attr:`link`), so the old one lets nobody in any more."""
         self._host_only(host, "remove a player")
         if whom == self.host:
             raise RefusedError("the host cannot remove themself: leave instead")
-        if self.seat(whom) is None:
+        seat = self.seat(whom)
+        if seat is None:
             raise RefusedError("that player has no seat in this room")
-        self._gone(whom, "kicked", now)
+        if seat.status == "kicked" or whom in self.kicked:
+            raise RefusedError("that player was removed already")
+        if seat.status == "present":
+            self._gone(whom, "kicked", now)
+        else:  # left: they may not come back either
+            if self.is_over:
+                raise GameOverError("the room is over")
+            seat.status = "kicked"
+            self.notes.append(f"{self.shown(whom)} was removed by the host")
         self.kicked.append(whom)
+        self.link += 1
 
     def close(self, host: str | None, *, now: datetime) -> None:
         """The host closes the room: it is over, the round in play not counted, the standing as it is."""
@@ -488,6 +517,12 @@ class Room:
             lines.append(Standing(place, player, points[player], guesses[player]))
         return lines
 
+    def rated(self) -> bool:
+        """Whether the room's standing goes to the ratings: at least one round counted, one not closed in
+        which someone played (a breaker guessed or gave up, or the maker set the code); a room closed during
+        its first round, or whose players all ran out of time or left, is not rated."""
+        return any(not r.closed and r.played() for r in self.played)
+
     def places(self) -> list[list[str]]:
         """The standing's players grouped by place, best first (what ratings take)."""
         groups: list[list[str]] = []
@@ -511,10 +546,11 @@ class Room:
 
     # -- what each viewer sees --------------------------------------------------------------------------
 
-    def view(self, viewer: str | None, now: datetime) -> dict[str, Any]:
+    def view(self, viewer: str | None, now: datetime, *, whole: bool = True) -> dict[str, Any]:
         """What ``viewer`` (a seated player, or ``None``/anyone else: a spectator) may see at ``now``: every
         board of the round in play as key pegs only, the viewer's own board with its guesses, the code only
-        to the maker who set it; every ended round whole."""
+        to the maker who set it; every ended round whole (not ``whole``: the last one whole, the others as
+        summaries, their boards with no rows)."""
         seat = self.seat(viewer)
         you = viewer if seat is not None else None
         round_ = self.current
@@ -566,7 +602,8 @@ class Room:
                     "deadline": due.isoformat() if due is not None else None,
                     "seconds_left": left(due),
                 }
-        ended = [self._ended(r) for r in self.played]
+        last = len(self.played) - 1
+        ended = [self._ended(r, rows=whole or i == last) for i, r in enumerate(self.played)]
         due_all = self.deadline()
         yours = clocks.get(you) if you is not None else None
         return {
@@ -621,7 +658,8 @@ class Room:
         seat = self.seat(player)
         return seat.status if seat is not None else "left"
 
-    def _ended(self, round_: Round) -> dict[str, Any]:
+    def _ended(self, round_: Round, *, rows: bool = True) -> dict[str, Any]:
+        """An ended round, everything shown (with no ``rows``: its boards with no rows, a summary)."""
         points = round_.points(self.rules)
         return {
             "number": round_.number,
@@ -635,7 +673,7 @@ class Room:
                 {
                     "player": b.player,
                     "name": self.shown(b.player),
-                    "rows": [{"guess": g, "black": k, "white": w} for g, k, w in b.guesses],
+                    **({"rows": [{"guess": g, "black": k, "white": w} for g, k, w in b.guesses]} if rows else {}),
                     "guesses": len(b.guesses),
                     "broken": b.broken,
                     "ended": b.ended,
@@ -668,6 +706,7 @@ class Room:
             "played": [_round_state(r) for r in self.played],
             "closed": self.closed,
             "notes": self.notes[-50:],
+            "link": self.link,
         }
         return state, _private(self.current) if self.current is not None else None
 
@@ -698,6 +737,7 @@ class Room:
                 [_round_from(r) for r in state["played"]],
                 bool(state["closed"]),
                 [str(n) for n in state["notes"]],
+                int(state.get("link", 0)),
             )
             if room.status == "playing" and room.total is None:
                 raise KeypegError("damaged room state: started with no number of rounds")

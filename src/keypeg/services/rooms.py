@@ -14,7 +14,6 @@ the store's private side.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import json
@@ -31,8 +30,9 @@ from keypeg.play.rooms import Room, Round
 from keypeg.rules import Rules
 from keypeg.services import games, ratings
 from keypeg.store import player_name
+from keypeg.store.errors import MovedOnError, UnknownRecordError
 from keypeg.store.names import GUEST_PREFIX
-from keypeg.store.rooms import BoardWrite
+from keypeg.store.rooms import BoardWrite, RoomRecord, RoomWrite
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -93,18 +93,23 @@ _KEYS: weakref.WeakKeyDictionary[Store, bytes] = weakref.WeakKeyDictionary()
 """The server's key of invitations, per store (read once: a server key never changes)."""
 
 
-def invite_token(store: Store, public_id: str) -> str:
+def invite_token(store: Store, public_id: str, link: int | None = None) -> str:
     """The token of the room's join link: only who holds it takes (or takes back) a seat (an HMAC of the
-    room's id by the server's key of invitations, as a live match's)."""
+    room's id and its link's number by the server's key of invitations). Each kick renews the link (its
+    number, ``link``: read from the room when not given), and the old link is refused from then on."""
     key = _KEYS.get(store)
     if key is None:
         key = _KEYS[store] = store.keys.server_key("invite")
-    return hmac.new(key, f"room {public_id}".encode(), hashlib.sha256).hexdigest()[:32]
+    if link is None:
+        link = _read(store, public_id).room.link
+    text = f"room {public_id}" if link == 0 else f"room {public_id} {link}"
+    return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()[:32]
 
 
-def links(store: Store, public_id: str) -> dict[str, str]:
-    """The room's links: to join (with its token) and to watch."""
-    token = invite_token(store, public_id)
+def links(store: Store, public_id: str, link: int | None = None) -> dict[str, str]:
+    """The room's links: to join (with its token; ``link``: the link's number, read when not given) and to
+    watch."""
+    token = invite_token(store, public_id, link)
     return {"token": token, "join": f"/rooms/{public_id}/join?token={token}", "watch": f"/rooms/{public_id}"}
 
 
@@ -118,11 +123,16 @@ def _read(store: Store, public_id: str) -> OpenRoom:
         record = store.rooms.get(public_id)
     except NotFoundError:
         raise NotFoundError("no such room") from None  # a store that is down stays an UnavailableError (503)
+    return _opened(store, record)
+
+
+def _opened(store: Store, record: RoomRecord) -> OpenRoom:
+    """The room of a stored record (:class:`NotFoundError` when damaged: nothing to show)."""
     try:
         room = _room(record.state, record.secret)
     except (ValueError, KeypegError):
-        raise NotFoundError("no such room") from None  # damaged: nothing to show
-    return OpenRoom(public_id, record.id, record.version, room, links(store, public_id))
+        raise NotFoundError("no such room") from None
+    return OpenRoom(record.public_id, record.id, record.version, room, links(store, record.public_id, room.link))
 
 
 def _room(state: str, secret: str | None) -> Room:
@@ -143,56 +153,76 @@ def store_id(store: Store, public_id: str) -> int:
 
 def load(store: Store, feed: Announcer, public_id: str) -> OpenRoom:
     """The room (:class:`NotFoundError` if there is none) with the clock applied: whoever ran out of time
-    is timed out, and the room moved on, before any move or view."""
-    return _act(store, feed, public_id, lambda opened, now: None)
+    is timed out, and the room moved on, before any move or view. A room over and not yet rated (its
+    rating failed when it ended) is rated now."""
+    opened = _read(store, public_id)
+    if opened.room.advance(datetime.now(UTC), _draw(opened.room.rules)):  # the clock moved it: write that
+        opened = _act(store, feed, public_id, lambda opened, now: None)
+    elif opened.room.is_over:
+        _rate(store, opened)
+    return opened
+
+
+@dataclass
+class _Done:
+    """What a move's transaction did: the room as saved, whether it changed, whether it has just ended,
+    and the move's refusal (raised once the clock's own changes are committed)."""
+
+    opened: OpenRoom
+    changed: bool = False
+    ended: bool = False
+    error: KeypegError | None = None
 
 
 def _act(
     store: Store, feed: Announcer, public_id: str, move: Callable[[OpenRoom, datetime], list[tuple[str, int]] | None]
 ) -> OpenRoom:
-    """Load the room, apply the clock, make ``move`` (it returns the seats taken, or ``None`` when it
-    changed nothing), move the room on and save it; tried again on the room as it is now when another
-    request saved it first."""
-    for _ in range(TRIES):
-        opened = _read(store, public_id)
+    """Load the room with its row locked (its moves take turns), apply the clock, make ``move`` (it returns
+    the seats taken, or ``None`` when it changed nothing), move the room on and save it, in one transaction;
+    then tell its followers, and rate it if it is over. Tried again from a fresh read should a writer that
+    did not lock the room have moved it on meanwhile (its compare-and-swap)."""
+
+    def work(write: RoomWrite) -> _Done:
+        opened = _opened(store, write.record)
         room = opened.room
         marks, host, was_over = _marks(room), room.host, room.is_over
         now = datetime.now(UTC)
         draw = _draw(room.rules)
         moved = room.advance(now, draw)
+        done = _Done(opened)
         try:
             seats = move(opened, now)
-        except KeypegError:
-            if moved:  # the clock's own changes stand (a late player's move is refused after them)
-                with contextlib.suppress(ConflictError):
-                    _commit(store, feed, opened, marks, [], host, was_over)
-            raise
+        except KeypegError as error:
+            if not moved:
+                raise
+            done.error, seats = error, []  # the clock's own changes stand (a late player's move is refused after them)
         if seats is None and not moved:
-            return opened
+            return done
         room.advance(now, draw)
+        _save(write, opened, marks, seats or [], room.host != host)
+        done.changed, done.ended = True, room.is_over and not was_over
+        return done
+
+    for _ in range(TRIES):
         try:
-            _commit(store, feed, opened, marks, seats or [], host, was_over)
-        except ConflictError:
-            continue
+            done = store.rooms.within(public_id, work, lock=True)
+        except ConflictError as error:
+            if isinstance(error, MovedOnError):
+                continue
+            raise
+        except NotFoundError as error:
+            if isinstance(error, UnknownRecordError):
+                raise NotFoundError("no such room") from None
+            raise
+        opened = done.opened
+        if done.changed:
+            feed.changed(KIND, opened.id)
+        if opened.room.is_over:
+            _rate(store, opened)
+        if done.error is not None:
+            raise done.error
         return opened
     raise ConflictError("the room is busy: try again")
-
-
-def _commit(
-    store: Store,
-    feed: Announcer,
-    opened: OpenRoom,
-    marks: Marks,
-    seats: list[tuple[str, int]],
-    host: str,
-    was_over: bool,
-) -> None:
-    """Save the room as moved (:class:`ConflictError` if another request saved it first), tell its
-    followers, and rate it if it has just ended."""
-    _save(store, opened, marks, seats, opened.room.host != host)
-    feed.changed(KIND, opened.id)
-    if opened.room.is_over and not was_over:
-        _rate(store, opened)
 
 
 @dataclass(frozen=True)
@@ -211,8 +241,8 @@ def _marks(room: Room) -> Marks:
     return Marks(current.number, {b.player: (len(b.guesses), b.ended) for b in current.boards.values()})
 
 
-def _save(store: Store, opened: OpenRoom, marks: Marks, seats: list[tuple[str, int]], new_host: bool) -> None:
-    """Write the room and every board that moved (games made for new boards), in one transaction."""
+def _save(write: RoomWrite, opened: OpenRoom, marks: Marks, seats: list[tuple[str, int]], new_host: bool) -> None:
+    """Write the room and every board that moved (games made for new boards), in the move's transaction."""
     room = opened.room
     rounds: list[Round] = [r for r in room.played if r.number >= marks.first]
     rounds += [room.current] if room.current is not None else []
@@ -252,29 +282,31 @@ def _save(store: Store, opened: OpenRoom, marks: Marks, seats: list[tuple[str, i
                 round_.boards[player].game = game_id
         return _stored(room)
 
-    try:
-        opened.version, _ = store.rooms.save(
-            opened.id,
-            opened.version,
-            state,
-            host=room.host if new_host else None,
-            seats=seats,
-            boards=writes,
-            reveal=reveal,
-        )
-    except ConflictError:
-        raise ConflictError("the room was moved on meanwhile: reload it") from None
+    opened.version, _ = write.save(
+        opened.version, state, host=room.host if new_host else None, seats=seats, boards=writes, reveal=reveal
+    )
+
+
+_RATED: weakref.WeakKeyDictionary[Store, set[str]] = weakref.WeakKeyDictionary()
+"""The rooms over whose ratings this process has seen recorded, per store (not recorded again at each read)."""
 
 
 def _rate(store: Store, opened: OpenRoom) -> None:
-    """The room's standing to the ratings (idempotent per room; a failure is logged, the room stands); a
-    room that ended with no round counted (closed or left before its start) is not rated."""
-    if not any(not r.closed for r in opened.room.played):
+    """The standing of a room that is over to the ratings: once (idempotent per room), called at every read
+    of a room over, so one whose rating failed when it ended (logged; the room stands) is rated at its next
+    read. A room is rated only if at least one round counted (:meth:`Room.rated`): a room closed or left
+    during its first round, or in which nobody moved, is not."""
+    room = opened.room
+    done = _RATED.setdefault(store, set())
+    if not room.is_over or opened.public_id in done:
         return
-    try:
-        ratings.record(store, "room", opened.public_id, opened.room.places())
-    except KeypegError as error:
-        log.warning("the ratings of room %s were not recorded: %s", opened.public_id, error)
+    if room.rated():
+        try:
+            ratings.record(store, "room", opened.public_id, room.places())
+        except KeypegError as error:
+            log.warning("the ratings of room %s were not recorded: %s", opened.public_id, error)
+            return
+    done.add(opened.public_id)
 
 
 def _changing(action: Callable[[OpenRoom, datetime], object]) -> Callable[[OpenRoom, datetime], list[tuple[str, int]]]:
@@ -332,13 +364,12 @@ def create(
 def join(store: Store, feed: Announcer, public_id: str, player: str, token: str, nickname: str | None = None) -> None:
     """``player`` takes a seat with the link's ``token`` (:class:`ForbiddenError` for a wrong one) before
     the start, or takes theirs back after leaving; opening the link again once seated changes nothing."""
-    _read(store, public_id)  # no such room: 404 before the token is judged
-    if not isinstance(token, str) or not hmac.compare_digest(token.encode(), invite_token(store, public_id).encode()):
-        raise ForbiddenError("this link is not valid for this room")
     nick = _nickname(player, nickname)
 
     def move(opened: OpenRoom, now: datetime) -> list[tuple[str, int]] | None:
         room = opened.room
+        if not isinstance(token, str) or not hmac.compare_digest(token.encode(), opened.links["token"].encode()):
+            raise ForbiddenError("this link is not valid for this room")
         if not room.join(player, nick, guest=player.startswith(GUEST_PREFIX), now=now):
             return None
         return [(player, [s.player for s in room.seats].index(player))]
@@ -361,13 +392,22 @@ def set_code(store: Store, feed: Announcer, public_id: str, player: str | None, 
 
 
 def guess(
-    store: Store, feed: Announcer, public_id: str, player: str | None, code: str, row: int | None = None
+    store: Store,
+    feed: Announcer,
+    public_id: str,
+    player: str | None,
+    code: str,
+    row: int | None = None,
+    round: int | None = None,
 ) -> dict[str, Any]:
-    """``player`` guesses on their board (``row``, when given, must be its next row: a request sent twice is
-    a conflict); the room as they may now see it."""
+    """``player`` guesses on their board (``row``, when given, must be its next row, and ``round``, when
+    given, the round in play: a request sent twice, or after its round ended, is a conflict); the room as
+    they may now see it."""
 
     def move(opened: OpenRoom, now: datetime) -> list[tuple[str, int]]:
         room, breaker = opened.room, _seated(opened, player)
+        if round is not None and (room.current is None or room.current.number != round):
+            raise ConflictError(f"round {round} is over: your guess was not played")
         board = room.current.boards.get(breaker) if room.current is not None else None
         if board is not None:
             games.check_row(len(board.guesses), row)
@@ -405,10 +445,11 @@ def shared(store: Store, feed: Announcer, public_id: str) -> OpenRoom:
     return load(store, feed, public_id)
 
 
-def shown(opened: OpenRoom, viewer: str | None) -> dict[str, Any]:
+def shown(opened: OpenRoom, viewer: str | None, *, whole: bool = True) -> dict[str, Any]:
     """What ``viewer`` may see of the room as loaded, with its id, version and links (the join link only
-    for a seated player); pure: reads nothing."""
-    view = opened.room.view(viewer, datetime.now(UTC))
+    for a seated player); pure: reads nothing. Not ``whole`` (the stream's events), the ended rounds but
+    the last are summaries: their boards with no rows (``GET`` has them whole)."""
+    view = opened.room.view(viewer, datetime.now(UTC), whole=whole)
     view["room"]["id"] = opened.public_id
     view["id"] = opened.public_id
     view["version"] = opened.version

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -18,7 +19,9 @@ from keypeg.store.games import add_game
 from keypeg.store.models import GameRow, GuessRow, RoomGameRow, RoomRow, RoomSeatRow
 from keypeg.store.plumbing import Repository, find_player, now, player_row
 
-__all__ = ["BoardWrite", "RoomRecord", "Rooms", "State"]
+__all__ = ["BoardWrite", "RoomRecord", "RoomWrite", "Rooms", "State"]
+
+T = TypeVar("T")
 
 State = tuple[str, str | None]
 """A room's state as stored: its public JSON and its private side's JSON (``None``: no round in play)."""
@@ -51,6 +54,28 @@ class BoardWrite:
     moves: list[tuple[str, Feedback]] = field(default_factory=list)
     outcome: str | None = None
     maker: str | None = None
+
+
+class RoomWrite:
+    """A room read in a transaction (:meth:`Rooms.within`): its ``record``, and :meth:`save` in the same
+    transaction."""
+
+    def __init__(self, session: Session, record: RoomRecord) -> None:
+        self._session = session
+        self.record = record
+
+    def save(
+        self,
+        expect: int,
+        state: State | Callable[[list[int | None]], State],
+        *,
+        host: str | None = None,
+        seats: Sequence[tuple[str, int]] = (),
+        boards: Sequence[BoardWrite] = (),
+        reveal: Sequence[tuple[int, str]] = (),
+    ) -> tuple[int, list[int | None]]:
+        """:meth:`Rooms.save` in this transaction (committed when the work returns)."""
+        return _save(self._session, self.record.id, expect, state, host, seats, boards, reveal)
 
 
 class Rooms(Repository):
@@ -87,6 +112,24 @@ class Rooms(Repository):
 
         return self._guarded(work)
 
+    def within(self, public_id: str, work: Callable[[RoomWrite], T], *, lock: bool = False) -> T:
+        """Run ``work`` on the room with this public id in one transaction (:class:`UnknownRecordError` when
+        there is none), committed when it returns: with ``lock``, the room's row is locked first (``SELECT
+        ... FOR UPDATE`` on PostgreSQL; SQLite's transactions take its write lock at their start), so the
+        moves of one room take turns and each reads what the one before wrote."""
+
+        def run() -> T:
+            with self._session() as session:
+                query = select(RoomRow.id, RoomRow.version, RoomRow.state, RoomRow.secret).where(
+                    RoomRow.public_id == public_id
+                )
+                row = session.execute(query.with_for_update() if lock else query).one_or_none()
+                if row is None:
+                    raise UnknownRecordError("no such room")
+                return work(RoomWrite(session, RoomRecord(row[0], public_id, row[1], row[2], row[3])))
+
+        return self._guarded(run)
+
     def save(
         self,
         room_id: int,
@@ -106,33 +149,7 @@ class Rooms(Repository):
 
         def work() -> tuple[int, list[int | None]]:
             with self._session() as session:
-                # the room first: a request that lost the race writes nothing of its boards
-                where = (RoomRow.id == room_id, RoomRow.version == expect)
-                values: dict[str, object] = {"version": expect + 1}
-                making = callable(state) and any(board.game_id is None for board in boards)
-                if not making:  # the state known now: one statement (a move's usual case)
-                    values["state"], values["secret"] = state([None] * len(boards)) if callable(state) else state
-                if host is not None:
-                    values["host_id"] = player_row(session, host, create=True).id
-                claimed = session.execute(update(RoomRow).where(*where).values(**values))
-                if claimed.rowcount != 1:  # type: ignore[attr-defined]
-                    raise MovedOnError("the room was moved on elsewhere meanwhile")
-                made = [_write_board(session, room_id, board) for board in boards]
-                if making:
-                    assert callable(state)
-                    public, secret = state(made)
-                    session.execute(update(RoomRow).where(RoomRow.id == room_id).values(state=public, secret=secret))
-                for game_id, code in reveal:
-                    session.execute(
-                        update(GameRow).where(GameRow.id == game_id).values(secret=code, version=GameRow.version + 1),
-                        execution_options={"synchronize_session": False},
-                    )
-                for player, seat in seats:
-                    player_id = player_row(session, player, create=True).id
-                    taken = session.get(RoomSeatRow, (room_id, player_id))
-                    if taken is None:
-                        session.add(RoomSeatRow(room_id=room_id, player_id=player_id, seat=seat, joined_at=now()))
-                return expect + 1, made
+                return _save(session, room_id, expect, state, host, seats, boards, reveal)
 
         return self._guarded(work)
 
@@ -154,6 +171,46 @@ class Rooms(Repository):
                 return [RoomRecord(*row) for row in session.execute(query)]
 
         return self._guarded(work)
+
+
+def _save(
+    session: Session,
+    room_id: int,
+    expect: int,
+    state: State | Callable[[list[int | None]], State],
+    host: str | None,
+    seats: Sequence[tuple[str, int]],
+    boards: Sequence[BoardWrite],
+    reveal: Sequence[tuple[int, str]],
+) -> tuple[int, list[int | None]]:
+    """:meth:`Rooms.save`'s writes in ``session``."""
+    # the room first: a request that lost the race writes nothing of its boards
+    where = (RoomRow.id == room_id, RoomRow.version == expect)
+    values: dict[str, object] = {"version": expect + 1}
+    making = callable(state) and any(board.game_id is None for board in boards)
+    if not making:  # the state known now: one statement (a move's usual case)
+        values["state"], values["secret"] = state([None] * len(boards)) if callable(state) else state
+    if host is not None:
+        values["host_id"] = player_row(session, host, create=True).id
+    claimed = session.execute(update(RoomRow).where(*where).values(**values))
+    if claimed.rowcount != 1:  # type: ignore[attr-defined]
+        raise MovedOnError("the room was moved on elsewhere meanwhile")
+    made = [_write_board(session, room_id, board) for board in boards]
+    if making:
+        assert callable(state)
+        public, secret = state(made)
+        session.execute(update(RoomRow).where(RoomRow.id == room_id).values(state=public, secret=secret))
+    for game_id, code in reveal:
+        session.execute(
+            update(GameRow).where(GameRow.id == game_id).values(secret=code, version=GameRow.version + 1),
+            execution_options={"synchronize_session": False},
+        )
+    for player, seat in seats:
+        player_id = player_row(session, player, create=True).id
+        taken = session.get(RoomSeatRow, (room_id, player_id))
+        if taken is None:
+            session.add(RoomSeatRow(room_id=room_id, player_id=player_id, seat=seat, joined_at=now()))
+    return expect + 1, made
 
 
 def _write_board(session: Session, room_id: int, board: BoardWrite) -> int | None:

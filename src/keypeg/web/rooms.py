@@ -234,10 +234,16 @@ def room_code(request: Request, public_id: str, csrf: Csrf, code: Text = "") -> 
 
 @pages.post("/rooms/{public_id}/guess", response_class=HTMLResponse)
 def room_guess(
-    request: Request, public_id: str, csrf: Csrf, code: Text = "", row: Annotated[str, Form(max_length=4)] = ""
+    request: Request,
+    public_id: str,
+    csrf: Csrf,
+    code: Text = "",
+    row: Annotated[str, Form(max_length=4)] = "",
+    round: Annotated[str, Form(max_length=4)] = "",
 ) -> Response:
     number = int(row) if row.isascii() and row.isdigit() else None
-    return _act(request, public_id, csrf, rooms.guess, code, number)
+    played = int(round) if round.isascii() and round.isdigit() else None  # a guess sent after its round: 409
+    return _act(request, public_id, csrf, rooms.guess, code, number, played)
 
 
 @pages.post("/rooms/{public_id}/resign", response_class=HTMLResponse)

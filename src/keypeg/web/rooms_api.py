@@ -76,6 +76,9 @@ class CodeIn(RequestBody):
 class GuessIn(RequestBody):
     guess: str = Field(min_length=1, max_length=200)
     row: int | None = Field(None, ge=1, le=101, description="The row this guess is for: a request sent twice is 409.")
+    round: int | None = Field(
+        None, ge=1, le=100_000, description="The round this guess is for: sent after its round ended, it is 409."
+    )
 
 
 class KickIn(RequestBody):
@@ -140,7 +143,7 @@ def api_guess(
     request: Request, room_id: RoomId, body: GuessIn, session: Annotated[WebSession, Depends(changing)]
 ) -> dict[str, Any]:
     """Guess on your board of the round: the server scores it."""
-    return rooms.guess(store_of(request), feed_of(request), room_id, session.player, body.guess, body.row)
+    return rooms.guess(store_of(request), feed_of(request), room_id, session.player, body.guess, body.row, body.round)
 
 
 @api.post("/{room_id}/resign")
@@ -195,7 +198,7 @@ async def api_stream(request: Request, room_id: RoomId) -> StreamingResponse:
             following.__exit__(None, None, None)
 
     try:
-        first = rooms.shown(await follower.read(), viewer)
+        first = rooms.shown(await follower.read(), viewer, whole=False)
     except BaseException:
         leave()
         raise
@@ -227,7 +230,7 @@ async def _follow(
         if need is not None:
             try:
                 opened = await (follower.read() if need < 0 else follower.fresh(need))
-                state = rooms.shown(opened, viewer)
+                state = rooms.shown(opened, viewer, whole=False)
                 failures = 0
             except (NotFoundError, ConflictError):
                 state = None
