@@ -832,7 +832,7 @@ def room_summary(
     broken = [f.error for f in tally.streams + warm.streams if f.error]
     states = sum(len(f.arrivals) for f in tally.streams)
     alive = sum(f.comments for f in tally.streams)
-    ok = not checked.problems and not errors and not lost and not broken
+    ok = not checked.problems and not errors and not lost and not broken and not refused  # a refused move fails
     boards = sum(len(b) for r in tally.rooms for b in r.boards.values())
     think = f", pausing {options.think:g} s on average before each guess" if options.think else ", without pausing"
     rules = find_variant(options.variant).rules

@@ -88,6 +88,12 @@ def test_a_room_through_the_api(url: str) -> None:
     resigned = ann.post(f"/api/rooms/{public_id}/resign").json()  # every board over: round 2, the guest back in it
     assert resigned["last_round"]["boards"][0]["ended"] == "resigned" and resigned["round"]["number"] == 2
     assert [b["player"] for b in resigned["round"]["boards"]] == ["ann", joined["seats"][2]["player"]]
+    stale = guest.post(f"/api/rooms/{public_id}/guesses", {"guess": "ABC", "row": 1, "round": 1})
+    assert stale.status_code == 409 and "round 1" in stale.json()["error"]  # a guess of round 1, after it (F8)
+    played = guest.post(f"/api/rooms/{public_id}/guesses", {"guess": "ABC", "row": 1, "round": 2})
+    assert played.status_code == 200 and played.json()["board"]["rows"][0]["guess"] == "ABC"
+    if not played.json()["board"]["over"]:  # the page's form names the round too
+        assert '<input type="hidden" name="round" value="2">' in guest.client.get(f"/rooms/{public_id}").text
     closed = ann.post(f"/api/rooms/{public_id}/close").json()
     assert closed["over"] and closed["room"]["closed"] and closed["last_round"]["closed"]
     assert "AAB" in json.dumps(eve.get(f"/api/rooms/{public_id}")["rounds"])  # ended: shown to all
