@@ -501,6 +501,7 @@ def test_the_host_kicks_a_player_who_left_and_a_kick_renews_the_link(store: Stor
     with pytest.raises(ForbiddenError):
         rooms.join(store, feed, public_id, "guest-cy2", old, "cy")  # a new guest with the old link
     rooms.join(store, feed, public_id, "dan", new)
+    rooms.join(store, feed, public_id, "bob", old)  # seated already: the old link changes nothing, refuses nothing
     rooms.start(store, feed, public_id, "ann")
     rooms.leave(store, feed, public_id, "bob")
     rooms.kick(store, feed, public_id, "ann", "bob")  # left: kicked all the same

@@ -368,6 +368,9 @@ def join(store: Store, feed: Announcer, public_id: str, player: str, token: str,
 
     def move(opened: OpenRoom, now: datetime) -> list[tuple[str, int]] | None:
         room = opened.room
+        seat = room.seat(player)
+        if seat is not None and seat.status == "present":
+            return None  # seated already: an old link changes nothing either
         if not isinstance(token, str) or not hmac.compare_digest(token.encode(), opened.links["token"].encode()):
             raise ForbiddenError("this link is not valid for this room")
         if not room.join(player, nick, guest=player.startswith(GUEST_PREFIX), now=now):
