@@ -1,15 +1,16 @@
 """Rooms for every face: create one, join it by its link (and rejoin after leaving), start it, set a code,
 guess, give up a board, leave, kick, close, and what each viewer may see of it.
 
-The rules are the play layer's (:mod:`keypeg.play.rooms`). Each use case loads the room, applies the clock
+The rules are the play layer's (:mod:`keypeg.play.rooms`). Each use case loads the room with its row locked
+(its moves take turns: a legal move is never refused because others moved at once), applies the clock
 (:meth:`~keypeg.play.rooms.Room.advance`: a late maker's code set by the computer, late boards ended, the
-next round begun), acts, and saves it by compare-and-swap on its version together with every board's game
-it changed, in one transaction (:meth:`keypeg.store.rooms.Rooms.save`); a request that lost a race to
-another player's is tried again on the room as it is now (a guess sent twice with its ``row`` is then a
-:class:`~keypeg.errors.ConflictError`). After a save the room's followers are told (``feed.changed("room",
-id)``). When the room ends, its standing goes to the ratings (once: :func:`keypeg.services.ratings.record`
-is idempotent per room). Each board is a game of its player's (not rated as a solo game), its secret on
-the store's private side.
+next round begun), acts, and saves it together with every board's game it changed, in one transaction
+(:meth:`keypeg.store.rooms.Rooms.within`); the save still compares and swaps the room's version, for any
+writer that does not lock. A read that finds nothing late writes nothing. After a save the room's followers
+are told (``feed.changed("room", id)``). A room over is rated (once: :func:`keypeg.services.ratings.record`
+is idempotent per room) at the save that ends it and, should that fail, at its next read; only if a round
+counted (:meth:`~keypeg.play.rooms.Room.rated`). Each board is a game of its player's (not rated as a solo
+game), its secret on the store's private side. The join link's token changes at each kick.
 """
 
 from __future__ import annotations
