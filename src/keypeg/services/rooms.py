@@ -201,6 +201,7 @@ def _act(
             return done
         room.advance(now, draw)
         _save(write, opened, marks, seats or [], room.host != host)
+        opened.links = links(store, public_id, room.link)  # a kick renews the join link
         done.changed, done.ended = True, room.is_over and not was_over
         return done
 
