@@ -133,12 +133,22 @@ def load(store: Store, bus: LiveBus, public_id: str) -> OpenLive:
     except NotFoundError:
         raise NotFoundError("no such match") from None
     opened = _opened(store, public_id, record.id, record.version, record.state, None)
-    try:
-        _checked(store, bus, opened)
-    except ConflictError:  # another request moved the match on first (its own check, or a move): read it again
-        return load(store, bus, public_id)
+    if _to_check(opened, datetime.now(UTC)):  # a write: made as a move is, the match's row locked (review F6)
+        return _move(store, bus, public_id, lambda checked: checked)
     _rate_if_over(store, opened)  # a match whose rating failed when it ended is rated at its next read
     return opened
+
+
+def _to_check(opened: OpenLive, now: datetime) -> bool:
+    """Whether :func:`_checked` would write the match loaded (read only): a game ended but not counted, a
+    clock to catch up, or a player out of time."""
+    live, game = opened.live, opened.game
+    if live.turn() is None or live.match is None:
+        return False
+    if game is not None and game.is_over:
+        return True
+    guesses = len(game.history) if game is not None and live.match.current_id is not None else 0
+    return live.turn_began is None or guesses != live.guesses_timed or live.late(now) is not None
 
 
 def _opened(store: Store, public_id: str, match_id: int, version: int, state: str, write: LiveWrite | None) -> OpenLive:
@@ -256,6 +266,8 @@ def _record(opened: OpenLive) -> None:
     try:
         opened.keeper.sync(opened.game)
     except ConflictError:
+        if opened.write is not None:  # within a move: run it again on what is stored now
+            raise _MovedOn("the game was played on meanwhile: reload it") from None
         raise ConflictError("the game was played on meanwhile: reload it") from None
 
 

@@ -10,6 +10,7 @@ from typing import TypeVar
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload
+from sqlalchemy.orm.attributes import set_committed_value
 
 from keypeg.code import Feedback
 from keypeg.rules import Rules
@@ -347,17 +348,37 @@ def update_game(
     expect: int | None = None,
     locked: bool = False,
 ) -> int:
-    """:meth:`Games.update`, in a transaction another write may share; ``locked``: the caller holds a lock
-    that keeps every other writer off the game (its live match's row), and the game was read in ``session``."""
-    # the game's row locked until this transaction ends: a writer that read it before another
-    # committed would otherwise pass the check below and replace that writer's moves
-    # (PostgreSQL; SQLite's transactions take the write lock as they begin)
+    """:meth:`Games.update`, in a transaction another write may share; ``locked``: the caller read the game in
+    ``session`` (its live match's row or its own locked there). Either way the write is a compare-and-swap:
+    the UPDATE names the version read, so a writer that holds no lock of the game (a live match's viewer
+    timing a player out, review F6) and wrote first makes this one a :class:`MovedOnError`."""
+    # unlocked, the game's row is locked as it is read: a writer that read it before another committed
+    # would otherwise wait at the UPDATE below and find its version moved on only then (PostgreSQL;
+    # SQLite's transactions take the write lock as they begin)
     row = session.get_one(GameRow, game_id) if locked else session.get_one(GameRow, game_id, with_for_update=True)
     if expect is not None and row.version != expect:
         raise MovedOnError(f"game {game_id} was played on elsewhere meanwhile; this copy is not kept")
     if row.outcome is not None:
         raise MovedOnError(f"game {game_id} is over already; this copy is not kept")
-    if row.guesses != keep:  # one statement, without loading the moves kept (none to drop: none sent)
+    read, stored = row.version, row.guesses
+    values: dict[str, object] = {"guesses": keep + len(moves), "version": read + 1}
+    if state is not None:
+        values["state"] = state
+    if outcome is not None:
+        values.update(outcome=outcome, ended_at=now())
+        if secret is not None:
+            values["secret"] = secret
+    swapped = session.execute(
+        update(GameRow)
+        .where(GameRow.id == game_id, GameRow.version == read, GameRow.outcome.is_(None))
+        .values(**values),
+        execution_options={"synchronize_session": False},
+    )
+    if swapped.rowcount != 1:  # type: ignore[attr-defined]
+        raise MovedOnError(f"game {game_id} was played on elsewhere meanwhile; this copy is not kept")
+    for key, value in values.items():  # the row read here, as written (a later read in this transaction)
+        set_committed_value(row, key, value)
+    if stored != keep:  # one statement, without loading the moves kept (none to drop: none sent)
         session.execute(
             delete(GuessRow).where(GuessRow.game_id == game_id, GuessRow.number > keep),
             execution_options={"synchronize_session": False},
@@ -373,13 +394,4 @@ def update_game(
                 made_at=now(),
             )
         )
-    row.guesses = keep + len(moves)
-    row.version = row.version + 1
-    if state is not None:
-        row.state = state
-    if outcome is not None:
-        row.outcome = outcome
-        row.ended_at = now()
-        if secret is not None:
-            row.secret = secret
-    return row.version
+    return read + 1
