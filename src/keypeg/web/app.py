@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request, Response
@@ -12,6 +12,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.body_limit import RequestBodyLimitMiddleware
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from keypeg.errors import (
     KeypegError,
@@ -68,6 +69,63 @@ def _methods(request: Request) -> list[str]:
 def _is_page(request: Request) -> bool:
     path = request.url.path
     return not (path.startswith(("/api/", "/docs", "/openapi.json", "/static/")) or path == "/api")
+
+
+def _raw(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:
+    """``headers`` as ASGI sends them."""
+    return [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
+
+
+class Dressed:
+    """Every answer with the security headers (:data:`SECURITY_HEADERS`, and HSTS behind ``--https``), a
+    request whose declared body is too large refused (413) before it is read, and an error escaping the app
+    answered as a plain 500 (its stack trace to the server's log only). A plain ASGI layer: the headers are
+    added to the answer's start as it is sent, so a stream (an event stream) passes through unbuffered."""
+
+    def __init__(self, app: ASGIApp, https: bool = False) -> None:
+        from keypeg.web import api_docs
+
+        self.app = app
+        added = SECURITY_HEADERS | ({"Strict-Transport-Security": HSTS} if https else {})
+        self._added = _raw(added)
+        self._added_try = _raw(added | {"Content-Security-Policy": api_docs.TRY_POLICY})
+        self._try_path = api_docs.TRY_PATH
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        added = self._added_try if scope["path"] == self._try_path else self._added
+        started = False
+
+        async def dress(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                headers = list(message.get("headers", ()))
+                present = {name.lower() for name, _ in headers}
+                headers += [(name, value) for name, value in added if name not in present]
+                message = {**message, "headers": headers}
+            await send(message)
+
+        declared = "0"
+        for name, value in scope["headers"]:
+            if name == b"content-length":
+                declared = value.decode("latin-1")
+                break
+        if not declared.isdigit() or int(declared) > WEB_BODY_LIMIT:
+            request = Request(scope, receive)
+            too_large = _error(413, f"the request is too large (at most {WEB_BODY_LIMIT:,} bytes)", request=request)
+            await too_large(scope, receive, dress)
+            return
+        try:
+            await self.app(scope, receive, dress)
+        except Exception:  # the last resort: never a stack trace to the client (the server's log has it)
+            logging.getLogger("keypeg.web").exception("internal error on %s %s", scope["method"], scope["path"])
+            if started:  # the answer is under way: it can only be cut short
+                raise
+            failed = _error(500, "internal error; please report it", request=Request(scope, receive))
+            await failed(scope, receive, dress)
 
 
 def create_app(
@@ -144,18 +202,7 @@ def create_app(
             response.headers.setdefault("Strict-Transport-Security", HSTS)
         return response
 
-    @app.middleware("http")
-    async def headers(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        declared = request.headers.get("content-length", "0")
-        try:
-            if not declared.isdigit() or int(declared) > WEB_BODY_LIMIT:
-                response = _error(413, f"the request is too large (at most {WEB_BODY_LIMIT:,} bytes)", request=request)
-            else:
-                response = await call_next(request)
-        except Exception:  # the last resort: never a stack trace to the client (the server's log has it)
-            logging.getLogger("keypeg.web").exception("internal error on %s %s", request.method, request.url.path)
-            response = _error(500, "internal error; please report it", request=request)
-        return dressed(request, response)
+    app.add_middleware(Dressed, https=https)  # every answer's security headers; a body declared too large: 413
 
     def beyond_share(request: Request, error: ThrottledError) -> Response:
         return dressed(request, _error(429, str(error), retry_after(error), request))
