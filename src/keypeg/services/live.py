@@ -10,7 +10,10 @@ meanwhile; a store that is down is an :class:`~keypeg.errors.UnavailableError`) 
 process's followers. Reads (a view, a stream's shared read) load the match without a lock. A player is
 a plain name (the face says whose request it is); ``None`` is someone with no player yet, who may watch.
 The clock is read here (the play layer takes the time of each move), and checked at every load of the
-match: whoever must act and has run out of time forfeits the game then, before any move or view.
+match: whoever must act and has run out of time forfeits the game then, before any move or view. A read
+that must write so (a time-out, a game's end counted, a clock caught up) writes as a move does, in one
+transaction with the match's row locked: every writer of a match's game takes turns (review F6), and the
+game's own write is a compare-and-swap on its version besides.
 """
 
 from __future__ import annotations
