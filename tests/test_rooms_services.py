@@ -540,3 +540,36 @@ def test_a_room_too_large_is_refused_and_the_stream_sends_ended_rounds_once(stor
     assert {k: v for k, v in whole["rounds"][0].items() if k != "boards"} == {
         k: v for k, v in streamed["rounds"][0].items() if k != "boards"
     }
+
+
+def test_a_fresh_process_whose_first_room_call_is_a_move_answers_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review G7: on SQLite a move holds the write lock for its transaction; the invitations' key, read by
+    the move's view of the links, was read in a transaction of its own that waited on the move's lock (a
+    fresh process, the key not yet cached: 77 s, then 503). Here the fresh store waits at most 0.2 s on a
+    lock and tries once, so a move that waits on itself fails at once instead of hanging the suite."""
+    import time
+
+    from sqlalchemy import event
+
+    from keypeg.store import plumbing
+
+    url = f"sqlite:///{tmp_path / 'fresh.sqlite3'}"
+    feed = Feed()
+    first = Store(url)
+    public_id = room_of(first, feed, ["ann", "bob"], rounds=1)
+    rooms.start(first, feed, public_id, "ann")
+    first.engine.dispose()
+    fresh = Store(url)  # a new process: nothing of the first one's cached
+
+    def short_wait(connection: Any, _record: Any) -> None:
+        connection.execute("PRAGMA busy_timeout=200")
+
+    event.listen(fresh.engine, "connect", short_wait)
+    monkeypatch.setattr(plumbing, "BUSY_RETRIES", 1)
+    began = time.monotonic()
+    view = rooms.guess(fresh, feed, public_id, "bob", "AAA", row=1, round=1)
+    assert view["board"]["rows"][0]["guess"] == "AAA" and time.monotonic() - began < 5
+    assert view["links"]["token"] == rooms.invite_token(first, public_id)
+    fresh.engine.dispose()

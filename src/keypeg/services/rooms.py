@@ -98,13 +98,20 @@ def invite_token(store: Store, public_id: str, link: int | None = None) -> str:
     """The token of the room's join link: only who holds it takes (or takes back) a seat (an HMAC of the
     room's id and its link's number by the server's key of invitations). Each kick renews the link (its
     number, ``link``: read from the room when not given), and the old link is refused from then on."""
-    key = _KEYS.get(store)
-    if key is None:
-        key = _KEYS[store] = store.keys.server_key("invite")
+    key = _invite_key(store)
     if link is None:
         link = _read(store, public_id).room.link
     text = f"room {public_id}" if link == 0 else f"room {public_id} {link}"
     return hmac.new(key, text.encode(), hashlib.sha256).hexdigest()[:32]
+
+
+def _invite_key(store: Store) -> bytes:
+    """The server's key of invitations (read once per store, in its own transaction: never inside a move's,
+    whose lock on SQLite would keep that read waiting on its own transaction)."""
+    key = _KEYS.get(store)
+    if key is None:
+        key = _KEYS[store] = store.keys.server_key("invite")
+    return key
 
 
 def links(store: Store, public_id: str, link: int | None = None) -> dict[str, str]:
@@ -205,6 +212,7 @@ def _act(
         done.changed, done.ended = True, room.is_over and not was_over
         return done
 
+    _invite_key(store)  # before the move's transaction: nothing inside it opens a transaction of its own
     for _ in range(TRIES):
         try:
             done = store.rooms.within(public_id, work, lock=True)
