@@ -154,8 +154,11 @@ def test_seats_leave_rejoin_kick_close_and_the_host_passes_on() -> None:
     room.guess("bob", "AB", now=later(4))  # broken: it stays so when the room closes
     room.close("bob", now=later(4))
     assert room.played[-1].boards["bob"].ended == "broken" and room.played[-1].boards["eve"].ended == "closed"
-    assert room.is_over and room.closed and room.played[-1].closed and room.played[-1].points(RULES) == {}
-    assert all(s.points == 0 for s in room.standing())
+    # the round in play counts as it stood (review G4): bob, broken, beats the 7 boards given up at the close
+    assert room.is_over and room.closed and room.played[-1].closed and room.played[-1].closer is None
+    assert room.played[-1].points(RULES)["bob"] == 7 and sum(room.played[-1].points(RULES).values()) == 7
+    assert room.standing()[0].player == "bob" and all(s.points == 0 for s in room.standing()[1:])
+    assert "cy" not in [p for place in room.places() for p in place]  # kicked: never rated for the room (review G6)
     with pytest.raises(GameOverError):
         room.guess("bob", "AB", now=later(5))
 

@@ -272,15 +272,17 @@ def test_a_room_that_ends_is_rated_once_guests_left_out(store: Store, clock: Clo
 
 
 def test_a_room_ended_by_the_clock_under_a_late_move_is_rated(
-    store: Store, clock: Clock, rated: list[tuple[Any, ...]]
+    store: Store, clock: Clock, rated: list[tuple[Any, ...]], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     feed = Feed()
+    monkeypatch.setattr(rooms, "_draw", lambda rules: lambda: "CCC")
     public_id = room_of(store, feed, ["ann", "bob"], rounds=1, move_seconds=30)
     rooms.start(store, feed, public_id, "ann")
-    rooms.resign(store, feed, public_id, "ann")  # someone played: the round counts
+    rooms.resign(store, feed, public_id, "ann")  # both played: the round counts
+    rooms.guess(store, feed, public_id, "bob", "AAA")
     clock.skip(31)
     with pytest.raises(GameOverError):
-        rooms.guess(store, feed, public_id, "bob", "AAA")  # timed out first: the room is over
+        rooms.guess(store, feed, public_id, "bob", "AAB")  # timed out first: the room is over
     assert rooms.snapshot(store, feed, public_id, None)["over"]
     assert rated == [("room", public_id, [["ann", "bob"]])]
 
@@ -432,6 +434,8 @@ def test_a_guess_names_its_round_a_stale_one_is_refused(store: Store) -> None:
     """F8: a guess re-sent after its round ended (the move that ended it) never lands on the next round."""
     feed = Feed()
     public_id = room_of(store, feed, ["ann", "bob"], rounds=2)
+    with pytest.raises(ConflictError, match="round 1 has not started"):
+        rooms.guess(store, feed, public_id, "ann", "AAA", 1, 1)  # the room waits for its start
     rooms.start(store, feed, public_id, "ann")
     rooms.resign(store, feed, public_id, "bob")
     for row in range(1, RULES.rows + 1):
@@ -441,8 +445,10 @@ def test_a_guess_names_its_round_a_stale_one_is_refused(store: Store) -> None:
         rooms.guess(store, feed, public_id, "ann", "ABCD"[row % 4] * 3, row, 1)
     view = rooms.snapshot(store, feed, public_id, "ann")
     assert view["round"]["number"] == 2 and view["board"]["rows"] == []
-    with pytest.raises(ConflictError, match="round 1"):
+    with pytest.raises(ConflictError, match="round 1 is over"):
         rooms.guess(store, feed, public_id, "ann", "AAA", 1, 1)  # round 1's first guess, sent again
+    with pytest.raises(ConflictError, match="round 3 has not started"):  # review G2: not "is over"
+        rooms.guess(store, feed, public_id, "ann", "AAA", 1, 3)
     assert rooms.snapshot(store, feed, public_id, "ann")["board"]["rows"] == []
     rooms.guess(store, feed, public_id, "ann", "AAA", 1, 2)  # the round in play: played
     assert len(rooms.snapshot(store, feed, public_id, "ann")["board"]["rows"]) == 1
@@ -479,7 +485,7 @@ def test_a_room_with_no_round_played_is_not_rated(store: Store, clock: Clock, ra
     closed = room_of(store, feed, ["ann", "bob"], rounds=2)
     rooms.start(store, feed, closed, "ann")
     rooms.guess(store, feed, closed, "bob", "AAA")
-    rooms.close(store, feed, closed, "ann")  # behind in round 1: no rated draw
+    rooms.close(store, feed, closed, "ann")  # round 1 counts as it stood, but only bob played: not rated
     idle = room_of(store, feed, ["cy", "dan", "eve"], rounds=3, move_seconds=30)
     rooms.start(store, feed, idle, "cy")
     for _ in range(3):
@@ -573,3 +579,74 @@ def test_a_fresh_process_whose_first_room_call_is_a_move_answers_at_once(
     assert view["board"]["rows"][0]["guess"] == "AAA" and time.monotonic() - began < 5
     assert view["links"]["token"] == rooms.invite_token(first, public_id)
     fresh.engine.dispose()
+
+
+@pytest.fixture
+def drawn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every round's code is CCC (no guess of A or B breaks it)."""
+    monkeypatch.setattr(rooms, "_draw", lambda rules: lambda: "CCC")
+
+
+def test_a_room_is_rated_only_if_two_rated_players_played(
+    store: Store, drawn: None, rated: list[tuple[Any, ...]]
+) -> None:
+    """Review G3: a guest playing a round alone does not rate the registered players who never moved."""
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob", "guest-k7"], rounds=1)
+    rooms.start(store, feed, public_id, "ann")
+    rooms.guess(store, feed, public_id, "guest-k7", "AAA", row=1, round=1)
+    rooms.leave(store, feed, public_id, "bob")
+    rooms.leave(store, feed, public_id, "ann")
+    rooms.resign(store, feed, public_id, "guest-k7")
+    assert rooms.snapshot(store, feed, public_id, None)["over"] and rated == []
+    both = room_of(store, feed, ["ann", "bob", "guest-k8"], rounds=1)
+    rooms.start(store, feed, both, "ann")
+    rooms.guess(store, feed, both, "bob", "AAA")
+    rooms.resign(store, feed, both, "ann")  # giving up one's own board is playing
+    rooms.leave(store, feed, both, "guest-k8")
+    rooms.resign(store, feed, both, "bob")
+    assert rated == [("room", both, [["ann", "bob", "guest-k8"]])]  # three boards not broken: a draw
+
+
+def test_a_kicked_player_is_never_rated_for_the_room(store: Store, drawn: None, rated: list[tuple[Any, ...]]) -> None:
+    """Review G6: the host kicks an opponent mid-round and finishes: the kicked player takes no loss."""
+    feed = Feed()
+    alone = room_of(store, feed, ["ann", "bob"], rounds=1)
+    rooms.start(store, feed, alone, "ann")
+    rooms.kick(store, feed, alone, "ann", "bob")
+    rooms.guess(store, feed, alone, "ann", "CCC")  # broken: the room is over, ann first
+    assert rooms.snapshot(store, feed, alone, None)["standing"][1]["status"] == "kicked"
+    assert rated == []  # ann alone is left to rate: nothing
+    three = room_of(store, feed, ["ann", "bob", "cy"], rounds=1)
+    rooms.start(store, feed, three, "ann")
+    rooms.guess(store, feed, three, "cy", "AAA")
+    rooms.guess(store, feed, three, "bob", "AAA")
+    rooms.kick(store, feed, three, "ann", "cy")
+    rooms.guess(store, feed, three, "bob", "CCC")
+    rooms.guess(store, feed, three, "ann", "CCC")
+    assert rated == [("room", three, [["ann"], ["bob"]])]  # ann broke in 1, bob in 2; cy, kicked, left out
+
+
+def test_closing_during_a_round_counts_it_as_it_stands(store: Store, drawn: None, rated: list[tuple[Any, ...]]) -> None:
+    """Review G4: the host cannot void a round they are losing by closing the room: the round counts as it
+    stands, the boards in play given up, the host's own beaten by every other board."""
+    feed = Feed()
+    public_id = room_of(store, feed, ["ann", "bob", "cy"], rounds=2)
+    rooms.start(store, feed, public_id, "ann")
+    rooms.guess(store, feed, public_id, "ann", "AAA")
+    rooms.guess(store, feed, public_id, "bob", "AAB")
+    rooms.guess(store, feed, public_id, "cy", "CCC")  # broken
+    rooms.close(store, feed, public_id, "ann")  # ann and bob still in play
+    view = rooms.snapshot(store, feed, public_id, None)
+    closed = view["rounds"][-1]
+    assert (
+        view["over"] and closed["closed"] and [b["ended"] for b in closed["boards"]] == ["closed", "closed", "broken"]
+    )
+    assert [b["points"] for b in closed["boards"]] == [0, 1, 2]
+    assert [(s["player"], s["points"], s["place"]) for s in view["standing"]] == [
+        ("cy", 2, 1),
+        ("bob", 1, 2),
+        ("ann", 0, 3),
+    ]
+    assert rated == [("room", public_id, [["cy"], ["bob"], ["ann"]])]
+    assert sorted(g.outcome for g in store.games.history("ann")) == ["resigned"]  # given up

@@ -532,7 +532,7 @@ class Seat:
         self.prompted = None
         heading = Text.assemble((f"Round {number} over", "bold"), ": the code was ", self.code_text(code))
         if ended.get("closed"):
-            heading.append(" (the host closed the room: not counted)")
+            heading.append(" (the host closed the room: it counts as it stood)")
         self.tell(heading)
         table = new_table(box=None, padding=(0, 1))
         for column in ("", "guesses", "", "seconds", "points"):

@@ -138,23 +138,36 @@ class Round:
     maker_ended: str | None = None
     """``timed out`` or ``left`` when the computer set the code instead of the maker (no maker points)."""
     closed: bool = False
-    """Ended by the host closing the room: not counted."""
+    """Ended by the host closing the room: counted as it stood (the boards in play given up)."""
+    closer: str | None = None
+    """The host who closed the room while their own board of the round was in play: every other board
+    of the round beats theirs (closing never gains the host a point)."""
 
     @property
     def over(self) -> bool:
         return self.code is not None and all(b.ended is not None for b in self.boards.values())
 
+    def players(self) -> set[str]:
+        """Who played the round: each breaker who guessed or gave up their own board, and the maker (in
+        turns) if they set the code."""
+        played = {b.player for b in self.boards.values() if b.guesses or b.ended == "resigned"}
+        if self.maker is not None and self.code is not None and not self.maker_ended:
+            played.add(self.maker)
+        return played
+
     def played(self) -> bool:
         """Whether someone played the round: a breaker guessed or gave up, or the maker set the code."""
-        made = self.maker is not None and self.code is not None and not self.maker_ended
-        return made or any(b.guesses or b.ended == "resigned" for b in self.boards.values())
+        return bool(self.players())
+
+    def _beats(self, board: Board, other: Board, rules: Rules) -> bool:
+        if self.closer is not None and self.closer in (board.player, other.player):
+            return other.player == self.closer  # the host who closed is beaten by every other board
+        return board.beats(other, rules)
 
     def points(self, rules: Rules) -> dict[str, int]:
-        """Each player's points of the round (the maker's too, in turns); none for a closed round."""
-        if self.closed:
-            return {}
+        """Each player's points of the round (the maker's too, in turns); a closed round's as it stood."""
         boards = list(self.boards.values())
-        points = {b.player: sum(b.beats(o, rules) for o in boards if o is not b) for b in boards}
+        points = {b.player: sum(self._beats(b, o, rules) for o in boards if o is not b) for b in boards}
         if self.maker is not None:
             made = 0 if self.maker_ended else sum(len(b.guesses) + (not b.broken) for b in boards)
             points[self.maker] = points.get(self.maker, 0) + made
@@ -311,13 +324,18 @@ class Room:
         self.link += 1
 
     def close(self, host: str | None, *, now: datetime) -> None:
-        """The host closes the room: it is over, the round in play not counted, the standing as it is."""
+        """The host closes the room: it is over. The round in play counts as it stands: its boards still in
+        play end as given up (``closed``, not broken), the host's own among them beaten by every other board
+        of the round (:attr:`Round.closer`), so the host cannot void a round they are losing."""
         self._host_only(host, "close the room")
         if self.is_over:
             raise GameOverError("the room is over")
         round_ = self.current
         if round_ is not None:
             round_.closed = True
+            mine = round_.boards.get(self.host)
+            if mine is not None and mine.ended is None:
+                round_.closer = self.host
             for board in round_.boards.values():
                 if board.ended is None:
                     self._end(board, round_, "closed", now)
@@ -506,10 +524,9 @@ class Room:
         for round_ in self.played:
             for player, won in round_.points(self.rules).items():
                 points[player] = points.get(player, 0) + won
-            if not round_.closed:
-                for board in round_.boards.values():
-                    guesses[board.player] = guesses.get(board.player, 0) + board.counted(self.rules)
-        order = sorted(points, key=lambda p: (-points[p], guesses[p]))  # stable: seat order
+            for board in round_.boards.values():
+                guesses[board.player] = guesses.get(board.player, 0) + board.counted(self.rules)
+        order = sorted(points, key=lambda p: (-points[p], guesses.setdefault(p, 0)))  # stable: seat order
         lines: list[Standing] = []
         for index, player in enumerate(order):
             tied = lines and (lines[-1].points, lines[-1].guesses) == (points[player], guesses[player])
@@ -517,17 +534,26 @@ class Room:
             lines.append(Standing(place, player, points[player], guesses[player]))
         return lines
 
+    def rateable(self) -> set[str]:
+        """The players the ratings may take: seated, not guests, not removed by the host."""
+        return {s.player for s in self.seats if not s.guest and s.status != "kicked" and s.player not in self.kicked}
+
     def rated(self) -> bool:
-        """Whether the room's standing goes to the ratings: at least one round counted, one not closed in
-        which someone played (a breaker guessed or gave up, or the maker set the code); a room closed during
-        its first round, or whose players all ran out of time or left, is not rated."""
-        return any(not r.closed and r.played() for r in self.played)
+        """Whether the room's standing goes to the ratings: at least two of its rated players (not guests,
+        not removed by the host) played an ended round (a guess or a give-up of their own board, or a code
+        set as its maker); else nothing is rated (a room closed before anyone moved, one where a guest
+        played alone, one whose players all ran out of time or left)."""
+        played = set().union(*(r.players() for r in self.played)) if self.played else set()
+        return len(played & self.rateable()) >= 2
 
     def places(self) -> list[list[str]]:
-        """The standing's players grouped by place, best first (what ratings take)."""
+        """The standing's players grouped by place, best first (what ratings take), but those the host
+        removed: a kicked player is never rated for the room (a guest is left out by the ratings)."""
         groups: list[list[str]] = []
         last = None
         for line in self.standing():
+            if line.player in self.kicked or self._status(line.player) == "kicked":
+                continue
             if line.place != last:
                 groups.append([])
                 last = line.place
@@ -666,7 +692,7 @@ class Room:
             "maker": round_.maker,
             "maker_name": self.shown(round_.maker) if round_.maker is not None else None,
             "code": round_.code,
-            "maker_points": points.get(round_.maker, 0) if round_.maker is not None and not round_.closed else None,
+            "maker_points": points.get(round_.maker, 0) if round_.maker is not None else None,
             "maker_ended": round_.maker_ended,
             "closed": round_.closed,
             "boards": [
@@ -678,7 +704,7 @@ class Room:
                     "broken": b.broken,
                     "ended": b.ended,
                     "seconds": b.tenths / 10 if b.tenths is not None else None,
-                    "points": points.get(b.player, 0) if not round_.closed else None,
+                    "points": points.get(b.player, 0),
                 }
                 for b in round_.boards.values()
             ],
@@ -760,6 +786,7 @@ def _round_state(round_: Round, *, hidden: bool = False) -> dict[str, Any]:
         "code_set": round_.code is not None,
         "maker_ended": round_.maker_ended,
         "closed": round_.closed,
+        "closer": round_.closer,
         "boards": [
             {
                 "player": b.player,
@@ -815,6 +842,7 @@ def _round_from(state: dict[str, Any], private: dict[str, Any] | None = None) ->
         {b.player: b for b in boards},
         None if state["maker_ended"] is None else str(state["maker_ended"]),
         bool(state["closed"]),
+        None if state.get("closer") is None else str(state["closer"]),
     )
 
 

@@ -8,10 +8,11 @@ next round begun), acts, and saves it together with every board's game it change
 (:meth:`keypeg.store.rooms.Rooms.within`); the save still compares and swaps the room's version, for any
 writer that does not lock. A read that finds nothing late writes nothing. After a save the room's followers
 are told (``feed.changed("room", id)``). A room over is rated (once: :func:`keypeg.services.ratings.record`
-is idempotent per room) at the save that ends it and, should that fail, at its next read; only if a round
-counted (:meth:`~keypeg.play.rooms.Room.rated`). Each board is a game of its player's (not rated as a solo
-game), its secret on the store's private side. The join link's token changes at each kick.
-"""
+is idempotent per room) at the save that ends it and, should that fail, at its next read; only if two of
+its rated players played (:meth:`~keypeg.play.rooms.Room.rated`), a player the host kicked never rated.
+Each board is a game of its player's (not rated as a solo game), its secret on the store's private side.
+The join link's token changes at each kick. A move opens no other transaction inside its own (on SQLite
+that one would wait on the move's write lock): the invitations' key is read before."""
 
 from __future__ import annotations
 
@@ -304,8 +305,8 @@ _RATED: weakref.WeakKeyDictionary[Store, set[str]] = weakref.WeakKeyDictionary()
 def _rate(store: Store, opened: OpenRoom) -> None:
     """The standing of a room that is over to the ratings: once (idempotent per room), called at every read
     of a room over, so one whose rating failed when it ended (logged; the room stands) is rated at its next
-    read. A room is rated only if at least one round counted (:meth:`Room.rated`): a room closed or left
-    during its first round, or in which nobody moved, is not."""
+    read. A room is rated only if at least two of its rated players (not guests, not kicked) played
+    (:meth:`Room.rated`); a kicked player is left out of the places (:meth:`Room.places`)."""
     room = opened.room
     done = _RATED.setdefault(store, set())
     if not room.is_over or opened.public_id in done:
@@ -420,6 +421,9 @@ def guess(
     def move(opened: OpenRoom, now: datetime) -> list[tuple[str, int]]:
         room, breaker = opened.room, _seated(opened, player)
         if round is not None and (room.current is None or room.current.number != round):
+            if round > len(room.played):  # the round in play is the one after those played
+                ended = "the room is over" if room.is_over else f"round {round} has not started"
+                raise ConflictError(f"{ended}: your guess was not played")
             raise ConflictError(f"round {round} is over: your guess was not played")
         board = room.current.boards.get(breaker) if room.current is not None else None
         if board is not None:
@@ -446,7 +450,8 @@ def kick(store: Store, feed: Announcer, public_id: str, player: str | None, whom
 
 
 def close(store: Store, feed: Announcer, public_id: str, player: str | None) -> None:
-    """The host closes the room: it is over, its standing as it stands."""
+    """The host closes the room: it is over, the round in play counted as it stands (its boards in play
+    given up, the host's own beaten by every other)."""
     _act(store, feed, public_id, _changing(lambda o, now: o.room.close(player, now=now)))
 
 

@@ -40,7 +40,7 @@ ENDED = {
     "timed out": "ran out of time",
     "left": "left",
     "kicked": "was removed",
-    "closed": "the room was closed",
+    "closed": "gave up (the room was closed)",
 }
 """How a board's end is told."""
 

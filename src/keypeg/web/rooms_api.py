@@ -171,7 +171,7 @@ def api_kick(
 
 @api.post("/{room_id}/close")
 def api_close(request: Request, room_id: RoomId, session: Annotated[WebSession, Depends(changing)]) -> dict[str, Any]:
-    """The host closes the room: it is over, the standing as it stands (the round in play not counted)."""
+    """The host closes the room: it is over, the round in play counted as it stands (its boards given up)."""
     rooms.close(store_of(request), feed_of(request), room_id, session.player)
     return _view(request, room_id, session.player)
 
