@@ -155,12 +155,35 @@ def test_seats_leave_rejoin_kick_close_and_the_host_passes_on() -> None:
     room.close("bob", now=later(4))
     assert room.played[-1].boards["bob"].ended == "broken" and room.played[-1].boards["eve"].ended == "closed"
     # the round in play counts as it stood (review G4): bob, broken, beats the 7 boards given up at the close
-    assert room.is_over and room.closed and room.played[-1].closed and room.played[-1].closer is None
+    assert room.is_over and room.closed and room.played[-1].closed and room.played[-1].closer == "bob"
     assert room.played[-1].points(RULES)["bob"] == 7 and sum(room.played[-1].points(RULES).values()) == 7
     assert room.standing()[0].player == "bob" and all(s.points == 0 for s in room.standing()[1:])
     assert "cy" not in [p for place in room.places() for p in place]  # kicked: never rated for the room (review G6)
     with pytest.raises(GameOverError):
         room.guess("bob", "AB", now=later(5))
+
+
+def test_closing_never_gains_the_host_a_point() -> None:
+    """Review G4: the round in play counts as it stands when the host closes; the host's board, not broken,
+    loses to every other (giving up first does not help), and broken, to each board cut short that could
+    yet have beaten it (fewer guesses)."""
+    for host_breaks, expected in ((False, {"ann": 0, "bob": 1, "cy": 1}), (True, {"ann": 1, "bob": 1, "cy": 0})):
+        room = Room.new(RULES, "ann", rounds=1)
+        for player in ("bob", "cy"):
+            room.join(player, now=AT)
+        room.start("ann", now=AT, draw=drawer(["CC"]))
+        for guess in ("AA", "AB", "CC") if host_breaks else ("AA", "AB"):
+            room.guess("ann", guess, now=later(1))
+        if not host_breaks:
+            room.resign("ann", now=later(2))  # gives up first, then closes: still beaten by the boards in play
+        room.guess("bob", "AA", now=later(2))  # 1 guess: could still break in 2, fewer than ann's 3
+        for guess in ("AA", "BB"):
+            room.guess("cy", guess, now=later(3))  # 2 guesses: could not beat 3 any more
+        room.close("ann", now=later(4))
+        closed = room.played[-1]
+        assert closed.closed and [b.ended for b in closed.boards.values()][1:] == ["closed", "closed"]
+        assert closed.points(RULES) == expected
+        assert {s.player: s.points for s in room.standing()} == expected
 
 
 def test_a_full_room_and_bad_settings_are_refused() -> None:

@@ -140,8 +140,9 @@ class Round:
     closed: bool = False
     """Ended by the host closing the room: counted as it stood (the boards in play given up)."""
     closer: str | None = None
-    """The host who closed the room while their own board of the round was in play: every other board
-    of the round beats theirs (closing never gains the host a point)."""
+    """The host who closed the room, if they had a board in the round: unless broken, theirs loses to every
+    other board; broken, to each board still in play at the close that could yet have beaten it (fewer
+    guesses). Closing never gains the host a point."""
 
     @property
     def over(self) -> bool:
@@ -160,8 +161,13 @@ class Round:
         return bool(self.players())
 
     def _beats(self, board: Board, other: Board, rules: Rules) -> bool:
-        if self.closer is not None and self.closer in (board.player, other.player):
-            return other.player == self.closer  # the host who closed is beaten by every other board
+        if self.closer is not None and self.closer in (board.player, other.player):  # the host who closed
+            host, them = (board, other) if board.player == self.closer else (other, board)
+            if them.ended == "closed":  # cut short: the host wins only if it could no longer beat the host's
+                wins = host.broken and len(them.guesses) + 1 >= len(host.guesses)
+            else:
+                wins = host.broken and host.beats(them, rules)
+            return wins if board is host else not wins
         return board.beats(other, rules)
 
     def points(self, rules: Rules) -> dict[str, int]:
@@ -325,16 +331,16 @@ class Room:
 
     def close(self, host: str | None, *, now: datetime) -> None:
         """The host closes the room: it is over. The round in play counts as it stands: its boards still in
-        play end as given up (``closed``, not broken), the host's own among them beaten by every other board
-        of the round (:attr:`Round.closer`), so the host cannot void a round they are losing."""
+        play end as given up (``closed``, not broken); the host's own board, unless broken, loses to every
+        other board, and broken, to each board in play that could yet have beaten it (:attr:`Round.closer`):
+        the host cannot void a round they are losing."""
         self._host_only(host, "close the room")
         if self.is_over:
             raise GameOverError("the room is over")
         round_ = self.current
         if round_ is not None:
             round_.closed = True
-            mine = round_.boards.get(self.host)
-            if mine is not None and mine.ended is None:
+            if self.host in round_.boards:
                 round_.closer = self.host
             for board in round_.boards.values():
                 if board.ended is None:

@@ -451,7 +451,7 @@ def kick(store: Store, feed: Announcer, public_id: str, player: str | None, whom
 
 def close(store: Store, feed: Announcer, public_id: str, player: str | None) -> None:
     """The host closes the room: it is over, the round in play counted as it stands (its boards in play
-    given up, the host's own beaten by every other)."""
+    given up, the host's own losing to every board that could still have beaten it)."""
     _act(store, feed, public_id, _changing(lambda o, now: o.room.close(player, now=now)))
 
 
