@@ -607,7 +607,7 @@ class Api(RuleBasedStateMachine):
         """Give up: the codebreaker the game played, the codemaker a game whose code is not set."""
         match = self.pick(data, self.matches)
         actor = self.mover(match, actor)
-        answer = self.act(actor, "POST", f"/api/live/{match.id}/resign", None, match.owned)
+        answer = self.act(actor, "POST", f"/api/live/{match.id}/resign", {"game": match.played + 1}, match.owned)
         who, roles = self.actors[actor].who, match.roles()
         allowed = roles is not None and who == (roles[0] if match.game is None else roles[1])
         assert answer.status_code == self.refusal(match, who, allowed), answer.text

@@ -304,7 +304,7 @@ def test_the_last_game_panel_after_a_codemaker_gives_up_before_setting_a_code(ur
     assert ann.post(f"/api/live/{match}/secret", {"code": "EDA"}).status_code == 200  # type: ignore[attr-defined]
     bob.post(f"/api/live/{match}/resign")  # game 1 ends, its code shown
     assert ann.view(match)["last"]["code"] == "EDA"  # type: ignore[index]
-    assert bob.post(f"/api/live/{match}/resign").status_code == 200  # type: ignore[attr-defined]
+    assert bob.post(f"/api/live/{match}/resign", {"game": 2}).status_code == 200  # type: ignore[attr-defined]
     last = ann.view(match)["last"]
     assert last == {"number": 2, "codemaker": "bob", "codebreaker": "ann", "code": None, "broken": True, "history": []}
     page = ann.client.get(f"/live/{match}").text

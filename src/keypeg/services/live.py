@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
-from keypeg.errors import ConflictError, ForbiddenError, KeypegError, NotFoundError
+from keypeg.errors import ConflictError, ForbiddenError, KeypegError, NotFoundError, RefusedError
 from keypeg.limits import LIVE_MOVE_DEFAULT
 from keypeg.play.live import LiveMatch, Standing, standing
 from keypeg.play.sessions import BreakSession
@@ -380,14 +380,22 @@ def guess(
 
 def resign(store: Store, bus: LiveBus, public_id: str, player: str | None, game: int | None = None) -> dict[str, Any]:
     """``player`` gives up the game being played (one transaction); the match as they may now see it.
-    ``game``, when given, is the number of the game meant (1 for the first): a request for a game that has
-    ended (a resignation sent twice) is a conflict, never the next game given away."""
+    ``game``, when given, is the number of the game meant (1 for the first): a request for another game (a
+    resignation sent twice) is a conflict, never the next game given away. A codemaker gives away a game
+    whose code is not set only by naming it, so a codebreaker's resignation sent twice without ``game``
+    never gives away the game they make next."""
 
     def act(opened: OpenLive) -> OpenLive:
-        match = opened.live.match
-        if game is not None and match is not None and game != len(match.match.played) + 1:
-            raise ConflictError(f"game {game} is over already: nothing was given up")
-        opened.live.resign(_seated(opened, player), opened.game, datetime.now(UTC))
+        seated, match = _seated(opened, player), opened.live.match
+        if match is not None and not match.is_over:
+            current = len(match.match.played) + 1
+            if game is not None and game < current:
+                raise ConflictError(f"game {game} is over already: nothing was given up")
+            if game is not None and game > current:
+                raise ConflictError(f"game {game} has not started: nothing was given up")
+            if game is None and match.current_id is None:
+                raise RefusedError(f"to give away game {current} before setting its code, name it (game {current})")
+        opened.live.resign(seated, opened.game, datetime.now(UTC))
         if opened.game is not None and opened.game.is_over:
             _record(opened)
         save(store, bus, opened)
