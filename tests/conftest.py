@@ -235,3 +235,29 @@ def code_shown(rules: Rules, code: str, text: str) -> list[str]:
     forms = [code, "".join(chr(65 + c) for c in colors), "".join(str(c + 1) for c in colors)]
     plain = NOISE.sub("-", text)
     return [form for form in forms if form in plain]
+
+
+@pytest.fixture
+def postgres() -> Iterator[str]:
+    """A fresh, empty database on the PostgreSQL server of ``$KEYPEG_TEST_POSTGRES``, dropped afterwards (a
+    test that counts or replays everything stored needs one: the server's own test database holds what
+    every other test wrote)."""
+    import os
+    import secrets
+
+    url = os.environ.get("KEYPEG_TEST_POSTGRES")
+    if not url:
+        pytest.skip("no PostgreSQL server here: set KEYPEG_TEST_POSTGRES to a URL (.ci/postgres starts one)")
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"keypeg_fresh_{secrets.token_hex(4)}"
+    admin = create_engine(url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as connection:
+        connection.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield make_url(url).set(database=name).render_as_string(hide_password=False)
+    finally:
+        with admin.connect() as connection:
+            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()

@@ -7,10 +7,7 @@ and each thread reads its own clock (the guesser's before the deadline, the view
 from __future__ import annotations
 
 import json
-import os
-import secrets
 import threading
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -38,27 +35,6 @@ class SkewedClock(datetime):
     def now(cls, tz: object = None) -> SkewedClock:
         real = datetime.now(UTC) + timedelta(seconds=getattr(_skew, "seconds", 0.0))
         return cls.fromtimestamp(real.timestamp(), UTC)
-
-
-@pytest.fixture
-def postgres() -> Iterator[str]:
-    """A fresh, empty database on the PostgreSQL server of ``$KEYPEG_TEST_POSTGRES``, dropped afterwards."""
-    url = os.environ.get("KEYPEG_TEST_POSTGRES")
-    if not url:
-        pytest.skip("no PostgreSQL server here: set KEYPEG_TEST_POSTGRES to a URL (.ci/postgres starts one)")
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    name = f"keypeg_deadline_{secrets.token_hex(4)}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def near_deadline(store: Store, match: str, left: float) -> None:

@@ -4,7 +4,6 @@ KEYPEG_TEST_POSTGRES names a server)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,21 +20,12 @@ from keypeg.store import Store
 T0 = datetime(2026, 11, 1, 12, tzinfo=UTC)
 
 
-def fresh_postgres() -> Store:
-    url = os.environ.get("KEYPEG_TEST_POSTGRES")
-    if not url:
-        pytest.skip("no PostgreSQL server here: set KEYPEG_TEST_POSTGRES to a URL (.ci/postgres starts one)")
-    store = Store(url)
-    from sqlalchemy import text
-
-    with store.engine.begin() as connection:
-        connection.execute(text("TRUNCATE rating_changes, player_ratings, rating_results RESTART IDENTITY CASCADE"))
-    return store
-
-
 @pytest.fixture(params=["sqlite", "postgresql"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
-    yield Store(f"sqlite:///{tmp_path / 'k.sqlite3'}") if request.param == "sqlite" else fresh_postgres()
+    if request.param == "sqlite":
+        yield Store(f"sqlite:///{tmp_path / 'k.sqlite3'}")
+    else:
+        yield Store(request.getfixturevalue("postgres"))
 
 
 def test_a_match_is_rated_once(store: Store) -> None:
@@ -178,8 +168,8 @@ def test_recording_one_by_one_equals_recomputing(reused: Store, played: list) ->
     assert ratings.rating_of(store, "guest-00000000000a") is None
 
 
-def test_recording_equals_recomputing_on_postgresql() -> None:
-    store = fresh_postgres()
+def test_recording_equals_recomputing_on_postgresql(postgres: str) -> None:
+    store = Store(postgres)
     at = T0
     for n, places in enumerate([[["ann"], ["bob"]], [["bob", "cy"], ["ann"]], [["cy"], ["dee"], ["ann", "bob"]]]):
         at += timedelta(hours=30)

@@ -10,7 +10,6 @@ SQLite with one worker, which always runs.
 from __future__ import annotations
 
 import os
-import secrets
 import subprocess
 import sys
 import threading
@@ -34,27 +33,6 @@ pytestmark = pytest.mark.slow
 CLASSIC = find_variant("classic").rules
 KEYPEG = [sys.executable, "-m", "keypeg"]
 COOKIE = "keypeg_session"
-
-
-@pytest.fixture
-def postgres() -> Iterator[str]:
-    """A fresh, empty database on the PostgreSQL server of ``$KEYPEG_TEST_POSTGRES``, dropped afterwards."""
-    url = os.environ.get("KEYPEG_TEST_POSTGRES")
-    if not url:
-        pytest.skip("no PostgreSQL server here: set KEYPEG_TEST_POSTGRES to a URL (.ci/postgres starts one)")
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    name = f"keypeg_workers_{secrets.token_hex(4)}"
-    admin = create_engine(url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as connection:
-        connection.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield make_url(url).set(database=name).render_as_string(hide_password=False)
-    finally:
-        with admin.connect() as connection:
-            connection.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 # -- a real server ----------------------------------------------------------------------------------
