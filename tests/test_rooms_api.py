@@ -279,3 +279,37 @@ def test_no_face_shows_a_board_of_the_round_in_play_and_each_board_is_a_room_gam
     assert f'<a href="/rooms/{public_id}">a room</a>' in page and "terminal" not in page
     listed = CliRunner().invoke(cli, ["history", "--player", "bob"], env={"KEYPEG_DB": url}).output
     assert "room" in listed and "practice" not in listed
+
+
+def test_a_fresh_app_whose_first_request_is_a_room_move_answers_at_once(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Review G7, through the app: a server restarted (a fresh app, its own store, nothing cached) whose first
+    request is a guess in a room answers at once, not after the SQLite write lock it holds times out (here
+    a lock is waited on 0.2 s and tried once, so a move that waits on itself fails at once)."""
+    import time
+
+    from keypeg.services import rooms as room_services
+    from keypeg.store import database, plumbing
+
+    monkeypatch.setattr(room_services, "_draw", lambda rules: lambda: "CCC")
+    first = create_app(url)
+    ann, bob = (Player(TestClient(first, base_url="https://keypeg.test"), n) for n in ("ann", "bob"))
+    made = ann.post("/api/rooms", BODY).json()
+    assert bob.post(f"/api/rooms/{made['id']}/join", {"token": made["token"]}).status_code == 200
+    assert ann.post(f"/api/rooms/{made['id']}/start").status_code == 200
+    pragmas = database._sqlite_pragmas
+
+    def short_wait(connection: Any, record: Any) -> None:
+        pragmas(connection, record)
+        connection.execute("PRAGMA busy_timeout=200")
+
+    monkeypatch.setattr(database, "_sqlite_pragmas", short_wait)
+    monkeypatch.setattr(plumbing, "BUSY_RETRIES", 1)
+    restarted = TestClient(create_app(url), base_url="https://keypeg.test", cookies=dict(bob.client.cookies))
+    began = time.monotonic()
+    answer = restarted.post(
+        f"/api/rooms/{made['id']}/guesses", json={"guess": "AAB", "row": 1, "round": 1}, headers=bob.headers
+    )
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["board"]["rows"][0]["guess"] == "AAB" and time.monotonic() - began < 5
