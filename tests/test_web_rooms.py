@@ -166,3 +166,17 @@ def test_a_registered_players_rooms_are_on_the_players_page(db: Path) -> None:
     ann.post(f"{room}/start")
     players = ann.get("/players")
     assert "Your rooms" in players and f'href="{room}"' in players and "(in play)" in players
+
+
+def test_a_shared_first_place_is_told_as_shared(db: Path) -> None:
+    """The host closes round 1 at once (review G4: the round counts, the host's board beaten by every other):
+    Bob and Cat share first place, and the page says so instead of naming one winner."""
+    app = create_app(f"sqlite:///{db}")
+    ann, bob, cat = Person(app), Person(app), Person(app)
+    room, link = make_room(ann)
+    join(bob, link, "Bob")
+    join(cat, link, "Cat")
+    ann.post(f"{room}/start")
+    closed = ann.post(f"{room}/close")
+    assert ann.status == 200 and "The room is over: Bob (guest) and Cat (guest) share first place" in closed
+    assert "wins" not in closed.split("</h1>")[0]

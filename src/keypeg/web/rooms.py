@@ -132,8 +132,10 @@ def _say(view: dict[str, Any]) -> str:
     """What the page tells a screen reader when it changes to this view (room.js says it once)."""
     you, round_ = view["you"], view["round"]
     if view["over"]:
-        top = view["standing"][0]["name"] if view["standing"] else ""
-        return f"The room is over: {top} wins." if top else "The room is over."
+        firsts = [line["name"] for line in view["standing"] if line["place"] == 1]
+        if len(firsts) > 1:  # equal points and guesses share the place
+            return f"The room is over: {', '.join(firsts[:-1])} and {firsts[-1]} share first place."
+        return f"The room is over: {firsts[0]} wins." if firsts else "The room is over."
     if round_ is None:
         return "Waiting for the host to start."
     said = f"Round {round_['number']} of {round_['of']}."
