@@ -14,7 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from conftest import app_in_thread, wait_until
-from keypeg.web import create_app, rooms_api
+from keypeg.web import create_app
+from keypeg.web import live as web_live
 
 BODY = {"pegs": 3, "colors": 4, "rows": 6, "rounds": 1}
 
@@ -131,7 +132,7 @@ class Stream:
 
 
 def test_the_rooms_stream_follows_every_move(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(rooms_api, "KEEPALIVE", 0.2)
+    monkeypatch.setattr(web_live, "KEEPALIVE", 0.2)  # the one stream of live matches and rooms
     app = create_app(url)
     with app_in_thread(app) as base:
         ann, bob, eve = (Player(httpx.Client(base_url=base, timeout=30)) for _ in range(3))

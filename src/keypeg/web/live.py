@@ -11,7 +11,8 @@ import json
 import logging
 import time
 from collections.abc import AsyncIterator, Callable
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import Annotated, Any, Generic, TypeVar
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.concurrency import run_in_threadpool
@@ -33,11 +34,12 @@ from keypeg.web.errors import status_of
 from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_form, whole_number
 from keypeg.web.sessions import WebSession, current, player_for, store_of
 
-__all__ = ["api", "pages", "bus_of", "feed_of"]
+__all__ = ["api", "pages", "bus_of", "event_stream", "Followed", "feed_of"]
 
 api = APIRouter(prefix="/api/live", responses=ERRORS)
 pages = APIRouter(include_in_schema=False)
 log = logging.getLogger("keypeg.web")
+T = TypeVar("T")
 
 KEEPALIVE = 5.0
 """Seconds between a stream's checks when nothing happens: the clock, a keep-alive line (a check is also
@@ -176,11 +178,50 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
     streams of a match in one process share one read of it a change (:class:`~keypeg.services.live_feed.Feed`).
     While the store is down it sends keep-alives and reads the match again a few times with a backoff
     (:data:`STORE_RETRIES`) before it ends."""
-    session = await run_in_threadpool(current, request)  # the database is read in a thread, never in the loop
-    viewer = session.player if session is not None else None
+    viewer = await run_in_threadpool(_viewer, request)  # the database is read in a thread, never in the loop
     store, feed = store_of(request), feed_of(request)
     store_id = await run_in_threadpool(live.store_id, store, match_id)  # 404, or 503 when the store is down
-    following = feed.follow("live", store_id, functools.partial(live.shared, store, feed.bus, match_id))
+    return await event_stream(
+        request,
+        Followed(
+            "live",
+            store_id,
+            functools.partial(live.shared, store, feed.bus, match_id),
+            lambda opened: live.shown(opened, viewer),
+            lambda state: state["seconds_left"],
+            f"match {match_id}",
+        ),
+    )
+
+
+CHANGED = -1.0
+"""What a stream reads next: the thing as read after its latest change (else a read started at or after
+the time given, :func:`time.monotonic`)."""
+CHECK = 30.0
+"""Seconds after which a quiet stream's thing is read again (shared): a change whose note was lost is
+shown then at the latest."""
+
+
+@dataclass(frozen=True)
+class Followed(Generic[T]):
+    """What a stream follows: a live match or a room (``kind`` and its store id, as the feed keys it), how
+    it is read (``read``, in a thread, shared by every stream of the process), the view of the stream's
+    viewer made from a read (``show``, reading nothing), when the clock of a view runs out
+    (``seconds_left``), and its ``name`` for the log."""
+
+    kind: str
+    store_id: int
+    read: Callable[[], T]
+    show: Callable[[T], dict[str, Any]]
+    seconds_left: Callable[[dict[str, Any]], float | None]
+    name: str
+
+
+async def event_stream(request: Request, followed: Followed[T]) -> StreamingResponse:
+    """The server-sent events of ``followed``: its view at once (errors before the stream starts), then
+    each time its version moves on, and keep-alives carrying the version only. The one stream of live
+    matches and rooms alike."""
+    following = feed_of(request).follow(followed.kind, followed.store_id, followed.read)
     follower = following.__enter__()  # left when the stream ends (or, never started, when the answer is done)
     left = False
 
@@ -191,14 +232,14 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
             following.__exit__(None, None, None)
 
     try:
-        first = live.shown(await follower.read(), viewer)  # errors before the stream
+        first = followed.show(await follower.read())  # errors before the stream
     except BaseException:
         leave()
         raise
 
     async def stream() -> AsyncIterator[str]:
         try:
-            async for line in _follow(request, follower, viewer, first, match_id):
+            async for line in _follow(request, follower, followed, first):
                 yield line
         finally:
             leave()
@@ -209,18 +250,10 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
     )
 
 
-CHANGED = -1.0
-"""What a stream reads next: the match as read after its latest change (else a read started at or after
-the time given, :func:`time.monotonic`)."""
-CHECK = 30.0
-"""Seconds after which a quiet stream's match is read again (shared): a change whose note was lost is
-shown then at the latest."""
-
-
 async def _follow(
-    request: Request, follower: Follower[live.OpenLive], viewer: str | None, first: dict[str, Any], match_id: str
+    request: Request, follower: Follower[T], followed: Followed[T], first: dict[str, Any]
 ) -> AsyncIterator[str]:
-    """The lines of a match's stream: a state when its version moves on, else a keep-alive."""
+    """The lines of a stream: a state when its version moves on, else a keep-alive."""
     state: dict[str, Any] | None = first
     last = -1
     failures = 0  # reads in a row that found the store down
@@ -231,19 +264,19 @@ async def _follow(
         if need is not None:
             try:
                 opened = await (follower.read() if need == CHANGED else follower.fresh(need))
-                state = live.shown(opened, viewer)
+                state = followed.show(opened)
                 failures = 0
             except (NotFoundError, ConflictError):  # gone, or moved on meanwhile: the next check reads it
                 state = None
             except UnavailableError as error:  # the store is down: read again soon, a few times, then end
                 failures += 1
                 if failures > STORE_RETRIES:
-                    log.warning("a stream of match %s ends: the store stays down (%s)", match_id, error)
+                    log.warning("a stream of %s ends: the store stays down (%s)", followed.name, error)
                     return
                 state = None
             read_at = time.monotonic()
         if state is not None:
-            left = state["seconds_left"]
+            left = followed.seconds_left(state)
             due = time.monotonic() + left if left is not None else None
         if state is not None and state["version"] != last:
             last = state["version"]

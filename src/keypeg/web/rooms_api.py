@@ -8,40 +8,25 @@ found, the use case called and its answer rendered (errors become statuses by
 from __future__ import annotations
 
 import functools
-import json
 import logging
-import time
-from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import StreamingResponse
 from pydantic import Field
-from starlette.background import BackgroundTask
 
-from keypeg.errors import ConflictError, NotFoundError, UnavailableError
 from keypeg.limits import LIVE_MOVE_DEFAULT, LIVE_MOVE_SECONDS
 from keypeg.play.rooms import MAX_ROUNDS
 from keypeg.services import rooms
-from keypeg.services.live_feed import Follower
 from keypeg.web.api import ERRORS, RequestBody, RulesIn, changing
-from keypeg.web.live import feed_of
+from keypeg.web.live import Followed, event_stream, feed_of
 from keypeg.web.sessions import WebSession, current, player_for, store_of
 
 __all__ = ["api"]
 
 api = APIRouter(prefix="/api/rooms", responses=ERRORS, tags=["rooms"])
 log = logging.getLogger("keypeg.web")
-
-KEEPALIVE = 5.0
-"""Seconds between a stream's keep-alives when nothing changes (a clock running out is checked at once)."""
-STORE_RETRIES = 6
-"""Reads in a row a stream tries while the store is down before it ends (the client then reconnects)."""
-STORE_BACKOFF = 0.5
-"""Seconds before a stream reads the room again after the store failed, doubled at each failure in a row."""
-CHECK = 30.0
-"""Seconds after which a quiet stream's room is read again (shared): a change whose note was lost shows."""
 
 RoomId = Annotated[str, Field(min_length=1, max_length=64)]
 
@@ -187,83 +172,14 @@ async def api_stream(request: Request, room_id: RoomId) -> StreamingResponse:
     viewer = session.player if session is not None else None
     store, feed = store_of(request), feed_of(request)
     store_id = await run_in_threadpool(rooms.store_id, store, room_id)  # 404, or 503 when the store is down
-    following = feed.follow(rooms.KIND, store_id, functools.partial(rooms.shared, store, feed, room_id))
-    follower = following.__enter__()
-    left = False
-
-    def leave() -> None:
-        nonlocal left
-        if not left:
-            left = True
-            following.__exit__(None, None, None)
-
-    try:
-        first = rooms.shown(await follower.read(), viewer, whole=False)
-    except BaseException:
-        leave()
-        raise
-
-    async def stream() -> AsyncIterator[str]:
-        try:
-            async for line in _follow(request, follower, viewer, first, room_id):
-                yield line
-        finally:
-            leave()
-
-    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return StreamingResponse(
-        stream(), media_type="text/event-stream", headers=headers, background=BackgroundTask(leave)
+    return await event_stream(
+        request,
+        Followed(
+            rooms.KIND,
+            store_id,
+            functools.partial(rooms.shared, store, feed, room_id),
+            lambda opened: rooms.shown(opened, viewer, whole=False),
+            lambda state: state["clock"]["seconds_left"],
+            f"room {room_id}",
+        ),
     )
-
-
-async def _follow(
-    request: Request, follower: Follower[rooms.OpenRoom], viewer: str | None, first: dict[str, Any], room_id: str
-) -> AsyncIterator[str]:
-    """The lines of a room's stream: its view when its version moves on, else a keep-alive."""
-    state: dict[str, Any] | None = first
-    last = -1
-    failures = 0
-    due: float | None = None
-    read_at = time.monotonic()
-    need: float | None = None  # what to read next: -1 (after the latest change), a time (a fresh read), or nothing
-    while True:
-        if need is not None:
-            try:
-                opened = await (follower.read() if need < 0 else follower.fresh(need))
-                state = rooms.shown(opened, viewer, whole=False)
-                failures = 0
-            except (NotFoundError, ConflictError):
-                state = None
-            except UnavailableError as error:
-                failures += 1
-                if failures > STORE_RETRIES:
-                    log.warning("a stream of room %s ends: the store stays down (%s)", room_id, error)
-                    return
-                state = None
-            read_at = time.monotonic()
-        if state is not None:
-            left = state["clock"]["seconds_left"]
-            due = time.monotonic() + left if left is not None else None
-        if state is not None and state["version"] != last:
-            last = state["version"]
-            yield f"event: state\ndata: {json.dumps(state)}\n\n"
-        else:
-            yield f'event: alive\ndata: {{"version": {last}}}\n\n'
-        state = None
-        wait = min(KEEPALIVE, STORE_BACKOFF * 2 ** (failures - 1)) if failures else KEEPALIVE
-        if due is not None:
-            wait = min(wait, max(0.0, due - time.monotonic()) + 0.1)
-        changed = await follower.wait(wait)
-        if await request.is_disconnected():
-            return
-        now = time.monotonic()
-        if changed:
-            need = -1.0
-        elif failures:
-            need = now
-        elif due is not None and now >= due:
-            need = due + 0.05
-        elif now - read_at >= CHECK:
-            need = now - KEEPALIVE
-        else:
-            need = None
