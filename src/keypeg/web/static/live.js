@@ -3,6 +3,7 @@
 // for a while: the browser gives up on an answer that is not 200) or stayed silent longer than two
 // keep-alives is opened again, after 1, 2, 4 ... at most 30 s, and its first state catches the page up.
 import { announce } from "./announce.js";
+import { countDown } from "./clock.js";
 import { keep, read } from "./kept.js";
 import { showPage } from "./pages.js";
 
@@ -95,16 +96,7 @@ function setUpClock(root) {
   ticking = null;
   const shown = root.querySelector("[data-seconds-left]");
   if (!shown) return;
-  const end = performance.now() + Number(shown.getAttribute("data-seconds-left")) * 1000;
-  const two = (n) => String(n).padStart(2, "0");
-  const draw = () => {
-    const left = Math.max(0, Math.ceil((end - performance.now()) / 1000));
-    const hours = Math.floor(left / 3600), minutes = Math.floor(left / 60) % 60, seconds = left % 60;
-    shown.textContent = hours ? `${hours}:${two(minutes)}:${two(seconds)}` : `${minutes}:${two(seconds)}`;
-    if (!left && ticking) { window.clearInterval(ticking); ticking = null; }
-  };
-  draw();
-  ticking = window.setInterval(draw, 250);
+  ticking = countDown(shown, Number(shown.getAttribute("data-seconds-left")));
 }
 
 // Told that it is your turn: the tab's title says so, and, once you asked for it (the button, then the

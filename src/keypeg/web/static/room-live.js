@@ -5,6 +5,7 @@
 // stream brings what happened. The links to share get Copy buttons. Without this script the page is plain
 // forms, and a reload shows the room as it is.
 import { announce } from "./announce.js";
+import { countDown } from "./clock.js";
 import { showPage } from "./pages.js";
 
 const STATE_EVENTS = ["state", "alive", "message"];
@@ -206,16 +207,7 @@ function setUpClock(root) {
   ticking = null;
   const shown = root.querySelector("[data-room-clock]");
   if (!shown) return;
-  const end = performance.now() + Number(shown.getAttribute("data-room-clock")) * 1000;
-  const two = (n) => String(n).padStart(2, "0");
-  const draw = () => {
-    const left = Math.max(0, Math.ceil((end - performance.now()) / 1000));
-    const hours = Math.floor(left / 3600), minutes = Math.floor(left / 60) % 60, seconds = left % 60;
-    shown.textContent = hours ? `${hours}:${two(minutes)}:${two(seconds)}` : `${minutes}:${two(seconds)}`;
-    if (!left && ticking) { window.clearInterval(ticking); ticking = null; }
-  };
-  draw();
-  ticking = window.setInterval(draw, 250);
+  ticking = countDown(shown, Number(shown.getAttribute("data-room-clock")));
 }
 
 // Copy buttons beside the links to share (shown only where the clipboard can be written).
