@@ -86,6 +86,21 @@ class Server:
         (found,) = [g for g in self.store().games.history(limit=None, with_moves=True) if g.public_id == public_id]
         return found
 
+    def secret(self, public_id: str) -> str:
+        """The secret of a game being played, from the store (never from the page)."""
+        secret = self.store().games.saved(self.game(public_id).id).secret
+        assert secret
+        return str(secret)
+
+    def not_breaking(self, public_id: str, rules: Rules, guess: str) -> str:
+        """``guess``, or a code one peg away from it if ``guess`` is the game's secret: a first guess after
+        which the game goes on (a hint breaks a random code once in ``rules.size`` games)."""
+        if rules.parse(guess) != rules.parse(self.secret(public_id)):
+            return guess
+        colors = list(rules.parse(guess).colors)
+        colors[0] = (colors[0] + 1) % rules.num_colors
+        return str(rules.code(colors))
+
 
 def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     """``python -m keypeg serve`` on a free port and a fresh SQLite store (conftest's launcher), stopped at

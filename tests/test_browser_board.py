@@ -110,20 +110,13 @@ def register(visit: Visit, name: str) -> None:
     expect(page.locator("header .who")).to_contain_text(f"Signed in as {name}")
 
 
-def secret_of(server: Server, public_id: str) -> str:
-    """The secret of a game being played, from the store (never from the page)."""
-    secret = server.store().games.saved(server.game(public_id).id).secret
-    assert secret
-    return str(secret)
-
-
 def break_code(visit: Visit, server: Server, rules: Rules, mode: str, public_id: str) -> list[tuple[str, Feedback]]:
     """Play a game as codebreaker to the end on the board: keypeg's first guess, then the secret (read
     from the store); each score read off the board. The moves played."""
     history: list[tuple[str, Feedback]] = []
     ways = guess_ways(mode)
     while not history or history[-1][1] != rules.win:
-        guess = next_guess(rules, history) if not history else secret_of(server, public_id)
+        guess = next_guess(rules, history) if not history else server.secret(public_id)
         enter_guess(visit, guess, ways[len(history) % len(ways)])
         expect(rows(visit)).to_have_count(len(history) + 1)
         history.append((guess, read_score(visit, len(history) + 1)))
@@ -189,7 +182,7 @@ def practice_game(visit: Visit, server: Server, mode: str) -> None:
     hint = page.locator("main p[role=status]", has_text="Hint: try")
     expect(hint).to_be_visible()
     suggested = hint.locator(".visually-hidden").inner_text()
-    enter_guess(visit, suggested, guess_ways(mode)[0])
+    enter_guess(visit, server.not_breaking(public_id, CLASSIC, suggested), guess_ways(mode)[0])
     expect(rows(visit)).to_have_count(1)
     visit.shot("hinted")
     press(visit, page.get_by_role("button", name="Undo my last guess"), mode)
