@@ -101,6 +101,15 @@ class Feedback:
                 return cls(_count(match.group(1), text), _count(match.group(2), text))
         raise InvalidFeedbackError(f"cannot read the score {quoted(text)}: write black and white as '2,1' or '2b1w'")
 
+    @classmethod
+    def parse_single(cls, text: str, suffix: str) -> Feedback | None:
+        """Read a score of one number, ``2`` or ``2`` followed by ``suffix`` (``2b``), as ``Feedback(2, 0)``;
+        ``None`` if ``text`` is not written so."""
+        if not isinstance(text, str):
+            raise InvalidFeedbackError(f"a score must be text, got {quoted(text)}")
+        match = re.match(rf"^\s*(\d+)\s*(?:{re.escape(suffix)})?\s*$", text, re.IGNORECASE)
+        return None if match is None else cls(_count(match.group(1), text), 0)
+
 
 def _count(digits: str, text: str) -> int:
     """A number of key pegs written in decimal digits of any script; refused when absurdly long

@@ -23,7 +23,9 @@ def score_colors(secret: tuple[int, ...], guess: tuple[int, ...]) -> tuple[int, 
 
 
 def score(secret: Code, guess: Code) -> Feedback:
-    """The feedback the codemaker gives for ``guess`` when the code is ``secret``.
+    """The feedback the codemaker gives for ``guess`` when the code is ``secret``, under the secret's rules'
+    feedback (see :attr:`Rules.feedback`): ``Feedback(black, 0)`` under ``black``, ``Feedback(black + white, 0)``
+    under ``colours``.
 
     >>> from keypeg import Rules
     >>> rules = Rules(4, 6)
@@ -32,4 +34,9 @@ def score(secret: Code, guess: Code) -> Feedback:
     """
     if secret.rules.pegs != guess.rules.pegs or secret.rules.num_colors != guess.rules.num_colors:
         raise InvalidCodeError(f"cannot score {str(guess)!r} against {str(secret)!r}: they follow different rules")
-    return Feedback(*score_colors(secret.colors, guess.colors))
+    black, white = score_colors(secret.colors, guess.colors)
+    if secret.rules.feedback == "black":
+        return Feedback(black, 0)
+    if secret.rules.feedback == "colours":
+        return Feedback(black + white, 0)
+    return Feedback(black, white)

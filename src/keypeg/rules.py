@@ -29,13 +29,18 @@ from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError, InvalidFeedbackError, InvalidRulesError
 from keypeg.text import is_hidden, plural, quoted
 
-__all__ = ["Rules", "MAX_PEGS", "MAX_COLORS", "BLANK_SYMBOLS"]
+__all__ = ["Rules", "MAX_PEGS", "MAX_COLORS", "BLANK_SYMBOLS", "FEEDBACKS"]
 
 MAX_PEGS = 15
 MAX_COLORS = 26
 BLANK_SYMBOLS = (".", "-")
 LETTERS = tuple(string.ascii_uppercase)
 DIGITS_FROM_ONE = tuple("123456789")
+FEEDBACKS = ("standard", "colours", "black")
+"""What the codemaker reports (see :attr:`Rules.feedback`): black and white pegs (``standard``), only the
+pegs of a right colour in any place (``colours``: a code is its colours, order never matters), or only the
+pegs right in colour and place (``black``)."""
+_FEEDBACK_ALIASES = {"colors": "colours"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +57,9 @@ class Rules:
             (letters ``A..`` when not given).
         names: a name per colour, for display.
         name: the variant's name, when the rule set comes from a preset.
+        feedback: what a score reports, one of :data:`FEEDBACKS` (``colors`` reads as ``colours``).
+            Under ``black`` and ``colours`` a score is ``Feedback(k, 0)``: ``k`` black pegs, or ``k``
+            pegs of a right colour; under ``colours`` a code is its colours, kept in colour order.
 
     >>> rules = Rules(4, 6)
     >>> rules.size, len(rules.feedbacks())
@@ -70,8 +78,14 @@ class Rules:
     symbols: tuple[str, ...] = field(default=(), compare=True)
     names: tuple[str, ...] = field(default=(), compare=False)
     name: str = field(default="", compare=False)
+    feedback: str = "standard"
 
     def __post_init__(self) -> None:
+        feedback = self.feedback.strip().lower() if isinstance(self.feedback, str) else self.feedback
+        feedback = _FEEDBACK_ALIASES.get(feedback, feedback)
+        if feedback not in FEEDBACKS:
+            raise InvalidRulesError(f"feedback must be one of {', '.join(FEEDBACKS)}; got {quoted(self.feedback)}")
+        object.__setattr__(self, "feedback", feedback)
         for attr in ("pegs", "colors", "rows"):
             value = getattr(self, attr)
             if isinstance(value, bool) or not isinstance(value, int):
@@ -118,6 +132,8 @@ class Rules:
             parts.append(f"names={self.names!r}")
         if self.name:
             parts.append(f"name={self.name!r}")
+        if self.feedback != "standard":
+            parts.append(f"feedback={self.feedback!r}")
         return f"Rules({', '.join(parts)})"
 
     def __str__(self) -> str:
@@ -136,11 +152,20 @@ class Rules:
         return self.colors if self.blanks else None
 
     @property
+    def ordered(self) -> bool:
+        """Whether the order of a code's pegs matters (all feedbacks but ``colours``, where a code is its
+        colours and is kept sorted by colour number)."""
+        return self.feedback != "colours"
+
+    @property
     def size(self) -> int:
-        """How many codes there are."""
+        """How many codes there are (under ``colours``, how many sets of colours: multisets with repeats)."""
+        k, p = self.num_colors, self.pegs
+        if not self.ordered:
+            return math.comb(k + p - 1, p) if self.repeats else math.comb(k, p)
         if self.repeats:
-            return int(self.num_colors**self.pegs)
-        return math.perm(self.num_colors, self.pegs)
+            return int(k**p)
+        return math.perm(k, p)
 
     @property
     def win(self) -> Feedback:
@@ -148,15 +173,17 @@ class Rules:
         return Feedback(self.pegs, 0)
 
     @property
-    def game(self) -> tuple[int, int, bool, bool]:
-        """What makes two rule sets play the same codes: pegs, colours, repeats, blanks
+    def game(self) -> tuple[int, int, bool, bool, str]:
+        """What makes two rule sets play the same codes and scores: pegs, colours, repeats, blanks, feedback
         (not the rows, the symbols or the name)."""
-        return (self.pegs, self.colors, self.repeats, self.blanks)
+        return (self.pegs, self.colors, self.repeats, self.blanks, self.feedback)
 
     @property
     def slug(self) -> str:
-        """The game in a few characters, for file names and grouping: ``4x6``, ``4x10-norepeats``, ``4x6-blanks``."""
-        return f"{self.pegs}x{self.colors}{'' if self.repeats else '-norepeats'}{'-blanks' if self.blanks else ''}"
+        """The game in a few characters, for file names and grouping: ``4x6``, ``4x10-norepeats``, ``4x6-blanks``,
+        ``4x6-black``, ``4x6-colours``."""
+        text = f"{self.pegs}x{self.colors}{'' if self.repeats else '-norepeats'}{'-blanks' if self.blanks else ''}"
+        return text if self.feedback == "standard" else f"{text}-{self.feedback}"
 
     def adopt(self, code: Code | str) -> Code:
         """``code`` as a code of these rules: text is parsed; a :class:`Code` of another rule set of the
@@ -180,7 +207,7 @@ class Rules:
             "symbols": "".join(self.symbols),
             "names": list(self.names),
             "name": self.name,
-        }
+        } | ({} if self.feedback == "standard" else {"feedback": self.feedback})
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Rules:
@@ -195,6 +222,7 @@ class Rules:
                 symbols=tuple(str(data.get("symbols", ""))),
                 names=tuple(str(n) for n in data.get("names", ())),
                 name=str(data.get("name", "")),
+                feedback=str(data.get("feedback", "standard")),
             )
         except (KeyError, TypeError, AttributeError, ValueError, RecursionError) as error:
             if isinstance(error, InvalidRulesError):
@@ -202,10 +230,13 @@ class Rules:
             raise InvalidRulesError(f"damaged rules: {error.__class__.__name__}: {quoted(str(error))}") from None
 
     def describe(self) -> str:
-        """One line for people: ``4 pegs, 6 colours, repeats, 12 rows``."""
+        """One line for people: ``4 pegs, 6 colours, repeats, 12 rows`` (``..., repeats, black pegs only, 12 rows``,
+        ``..., repeats, colours only, 12 rows`` under the other feedbacks)."""
         text = f"{self.pegs} pegs, {self.colors} colours, {'repeats' if self.repeats else 'no repeats'}"
         if self.blanks:
             text += ", blanks"
+        if self.feedback != "standard":
+            text += ", black pegs only" if self.feedback == "black" else ", colours only"
         return f"{text}, {self.rows} rows"
 
     def replace(self, **changes: object) -> Rules:
@@ -304,7 +335,7 @@ class Rules:
             raise InvalidCodeError(f"code {shown} has a colour outside 0..{self.num_colors - 1}")
         if not self.repeats and len(set(colors)) != len(colors):
             raise InvalidCodeError(f"code {shown} repeats a colour, which these rules do not allow")
-        return Code(colors, self)
+        return Code(colors if self.ordered else tuple(sorted(colors)), self)
 
     def example(self) -> str:
         """A legal code, for messages and help."""
@@ -322,11 +353,19 @@ class Rules:
         With repeats and three or more colours every score with ``black + white <= pegs``
         happens but ``pegs - 1`` black and 1 white; with two colours the white count
         is always even. Without repeats, the colours the two codes share number at
-        least ``2 * pegs - colours``.
+        least ``2 * pegs - colours``. Under ``black`` and ``colours`` the white count is 0; ``black``
+        reports every count but ``pegs - 1`` when the codes are permutations of all the colours;
+        ``colours`` reports every count from that least number shared.
         """
         b, w = feedback.black, feedback.white
         p, k = self.pegs, self.num_colors
-        if b + w > p or (b == p - 1 and w == 1):
+        if b + w > p:
+            return False
+        if self.feedback == "black":
+            return w == 0 and (self.repeats or b != p - 1 or k > p)
+        if self.feedback == "colours":
+            return w == 0 and (self.repeats or b >= 2 * p - k)
+        if b == p - 1 and w == 1:
             return False
         if self.repeats:
             return k >= 3 or w % 2 == 0
@@ -340,20 +379,55 @@ class Rules:
     def check_feedback(self, feedback: Feedback) -> Feedback:
         """Return ``feedback`` if it can happen under these rules; raise :class:`InvalidFeedbackError` if not."""
         b, w = feedback.black, feedback.white
+        if w and self.feedback != "standard":
+            raise InvalidFeedbackError(
+                f"{self.feedback} feedback gives no white pegs; got {b} black {w} white: write {self.feedback_hint}"
+            )
+        words = f"{b} black {w} white" if self.feedback == "standard" else self.say(feedback)
         if b + w > self.pegs:
             raise InvalidFeedbackError(
-                f"score {b} black {w} white has {plural(b + w, 'key peg')}; a code has only {plural(self.pegs, 'peg')}"
+                f"score {words} has {plural(b + w, 'key peg')}; a code has only {plural(self.pegs, 'peg')}"
             )
         if not self.is_possible(feedback):
-            raise InvalidFeedbackError(f"score {b} black {w} white cannot happen with {self.describe()}")
+            raise InvalidFeedbackError(f"score {words} cannot happen with {self.describe()}")
         return feedback
 
     def parse_feedback(self, text: str) -> Feedback:
-        """Read a score (``2,1`` or ``2b1w``) and check that it can happen."""
+        """Read a score and check that it can happen: ``2,1`` or ``2b1w`` under standard feedback; one number
+        (``2``, or ``2b`` under ``black``, ``2c`` under ``colours``; ``2,0`` too) under the others."""
+        if self.feedback != "standard":
+            single = Feedback.parse_single(text, "b" if self.feedback == "black" else "c")
+            if single is not None:
+                return self.check_feedback(single)
+            try:
+                feedback = Feedback.parse(text)
+            except InvalidFeedbackError:
+                message = f"cannot read the score {quoted(text)}: write {self.feedback_hint}"
+                raise InvalidFeedbackError(message) from None
+            return self.check_feedback(feedback)
         return self.check_feedback(Feedback.parse(text))
 
+    @property
+    def feedback_hint(self) -> str:
+        """How to type a score under these rules, for prompts and errors."""
+        if self.feedback == "black":
+            return "the black pegs as one number, e.g. '2' or '2b'"
+        if self.feedback == "colours":
+            return "how many pegs are of a right colour as one number, e.g. '2' or '2c'"
+        return "black and white as '2,1' or '2b1w'"
+
+    def say(self, feedback: Feedback) -> str:
+        """A score in words for people: ``2 black, 1 white``; ``2 black`` (black pegs only); ``3 colours
+        right`` (colours only)."""
+        if self.feedback == "black":
+            return f"{feedback.black} black"
+        if self.feedback == "colours":
+            return f"{feedback.black} {'colour' if feedback.black == 1 else 'colours'} right"
+        return f"{feedback.black} black, {feedback.white} white"
+
     def parse_scored(self, text: str) -> tuple[Code, Feedback]:
-        """Read a scored guess written ``GUESS=B,W`` (``AABB=1,2``, ``1122=0,1``, ``RRGB=2b1w``)."""
+        """Read a scored guess written ``GUESS=B,W`` (``AABB=1,2``, ``1122=0,1``, ``RRGB=2b1w``; ``AABB=2`` under
+        black or colours feedback)."""
         guess, feedback, _ = self.read_scored(text)
         return guess, feedback
 
@@ -362,9 +436,9 @@ class Rules:
         written (see :meth:`read`)."""
         guess, sep, feedback = text.partition("=")
         if not sep:
-            raise InvalidFeedbackError(
-                f"cannot read {quoted(text)}: write a scored guess as GUESS=BLACK,WHITE, e.g. 'AABB=1,2'"
-            )
+            standard = self.feedback == "standard"
+            shape, example = ("GUESS=BLACK,WHITE", "'AABB=1,2'") if standard else ("GUESS=N", "'AABB=2'")
+            raise InvalidFeedbackError(f"cannot read {quoted(text)}: write a scored guess as {shape}, e.g. {example}")
         code, notation = self.read(guess)
         return code, self.parse_feedback(feedback), notation
 
