@@ -136,13 +136,16 @@ def best(found: Sequence[Opening]) -> Opening:
     return min(found, key=lambda o: (o.total, o.worst))  # min keeps the first of equals: code order
 
 
-def openings_cost(rules: Rules, strategy: str) -> Estimate:
+def openings_cost(rules: Rules, strategy: Strategy, *, use_cache: bool = True) -> Estimate:
     """What growing ``strategy``'s tree from every distinct opening takes: one tree's memory (they grow
-    one at a time) and every tree's time (:func:`~keypeg.analysis.cost.analyze_cost`, times the openings)."""
-    one = analyze_cost(rules, strategy)
+    one at a time) and every tree's time (:func:`~keypeg.analysis.cost.analyze_cost`, times the openings not
+    kept by an earlier run, or all of them without ``use_cache``). Nothing is enumerated."""
+    one = analyze_cost(rules, strategy.name)
     count = opening_count(rules)
-    work = f"the {strategy} trees of {count} opening{'s' if count != 1 else ''} on {rules.describe()}"
-    return Estimate(work, one.memory, one.seconds * count, one.parts, one.rough)
+    kept = len(_load(cache_path(rules, strategy), rules, _key(rules, strategy))) if use_cache else 0
+    todo = max(count - kept, 0)
+    work = f"the {strategy.name} trees of {count} opening{'s' if count != 1 else ''} on {rules.describe()}"
+    return Estimate(work, one.memory if todo else 0, one.seconds * todo, one.parts if todo else (), one.rough)
 
 
 def openings(

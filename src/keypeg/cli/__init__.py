@@ -8,7 +8,7 @@ import sys
 import threading
 from typing import NoReturn
 
-from keypeg.cli import analysis, backup, basic, daily, optimal, play, ratings, records, room, serve, survey  # noqa: F401  (they register their commands)
+from keypeg.cli import analysis, backup, basic, daily, openings, optimal, play, ratings, records, room, serve, survey  # noqa: F401  (they register their commands)
 from keypeg.cli.common import cli
 
 __all__ = ["cli", "main"]

@@ -95,7 +95,12 @@ def say(text: str | Text, *, console: Console = out) -> None:
 def convention_options(command: F) -> F:
     """Options for the conventions that change a strategy's totals."""
 
-    @click.option("--first", metavar="CODE", help="First guess (default: the strategy's own choice).")
+    @click.option(
+        "--first",
+        metavar="CODE|best",
+        help="First guess (default: the strategy's own choice); 'best': the opening with the least total "
+        "(see 'keypeg openings').",
+    )
     @pool_option()
     @tie_option
     @click.option("--seed", type=SEED, help="Seed for random choices.")
@@ -105,12 +110,26 @@ def convention_options(command: F) -> F:
         *args: Any, first: str | None, pool: str | None, tie: str, seed: int | None, convention: str, **kwargs: Any
     ) -> Any:
         def build(name: str, rules: Rules) -> Strategy:
+            if first is not None and first.strip().lower() == "best":
+                return best_first(name, rules, pool, tie, seed, convention)
             code = read_code(rules, first) if first is not None else None
             return make_strategy(name, first=code, pool=pool, tie=tie, seed=seed, scoring=convention)
 
         return command(*args, strategy_factory=build, **kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def best_first(name: str, rules: Rules, pool: str | None, tie: str, seed: int | None, convention: str) -> Strategy:
+    """Strategy ``name`` opening with its best first guess (``--first best``, :mod:`keypeg.cli.openings`); once
+    guesses were scored (``next`` with a history) the first guess is played already, and nothing is worked out."""
+    strategy = make_strategy(name, pool=pool, tie=tie, seed=seed, scoring=convention)
+    if click.get_current_context().params.get("scored"):
+        return strategy
+    from keypeg.cli.openings import best_first_guess
+
+    strategy.first = best_first_guess(name, rules, strategy)
+    return strategy
 
 
 @contextmanager
