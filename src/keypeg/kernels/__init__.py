@@ -91,11 +91,15 @@ class FitCount(NamedTuple):
 
 def count_fitting(rules: Rules, history: Sequence[tuple[Code, Feedback]], *, limit: int, budget: int) -> FitCount:
     """The codes of ``rules`` that fit ``history``, counted up to ``limit`` by a depth-first search over
-    the pegs that visits at most ``budget`` nodes (any size of game: nothing is enumerated)."""
+    the pegs that visits at most ``budget`` nodes (any size of game: nothing is enumerated). Under the
+    ``colours`` feedback a code is its colours: only sorted codes are counted."""
     guesses = np.array([g.colors for g, _ in history], dtype=np.int64).reshape(len(history), rules.pegs)
     blacks = np.array([f.black for _, f in history], dtype=np.int64)
     keys = np.array([f.black + f.white for _, f in history], dtype=np.int64)
-    found, nodes, complete = _fit.count_fitting(guesses, blacks, keys, rules.num_colors, rules.repeats, limit, budget)
+    mode = _fit.MODES[rules.feedback]
+    found, nodes, complete = _fit.count_fitting(
+        guesses, blacks, keys, rules.num_colors, rules.repeats, limit, budget, mode
+    )
     return FitCount(int(found), bool(complete), int(nodes))
 
 
@@ -249,7 +253,9 @@ class Scorer:
     def encode(self, codes: npt.NDArray[np.integer]) -> Encoded:
         """The bit encodings of codes given as rows of colour numbers."""
         rows = np.ascontiguousarray(codes, dtype=np.int8).reshape(-1, self.pegs)
-        return Encoded(*encode(rows, self.rules.num_colors, self.rules.repeats))
+        if not self.rules.ordered:
+            rows = np.sort(rows, axis=1)  # a code is its colours
+        return Encoded(*encode(rows, self.rules.num_colors, self.rules.repeats, self.rules.feedback))
 
     def feedbacks(self, guess: Encoded, codes: Encoded) -> npt.NDArray[np.uint8]:
         """Feedback ordinals of the one code of ``guess`` against each of ``codes``."""
@@ -355,7 +361,9 @@ class CodeSpace:
         self.rules = rules
         self.pegs = rules.pegs
         self.scorer = Scorer.of(rules)
-        self.codes, position, count, self.keys = _game_arrays(rules.pegs, rules.num_colors, rules.repeats)
+        self.codes, position, count, self.keys = _game_arrays(
+            rules.pegs, rules.num_colors, rules.repeats, rules.feedback
+        )
         self._bits = Encoded(position, count)
         self.size = int(self.codes.shape[0])
         self.all: Index = np.arange(self.size, dtype=np.intp)
@@ -394,11 +402,15 @@ class CodeSpace:
     def indices(self, codes: Iterable[Code]) -> Index:
         """The indices of many codes."""
         codes = list(codes)
-        game = (self.rules.pegs, self.rules.num_colors, self.rules.repeats)
+        r = self.rules
+        game = (r.pegs, r.num_colors, r.repeats, r.feedback)
         for code in codes:
-            if (code.rules.pegs, code.rules.num_colors, code.rules.repeats) != game or len(code.colors) != self.pegs:
+            c = code.rules
+            if (c.pegs, c.num_colors, c.repeats, c.feedback) != game or len(code.colors) != self.pegs:
                 raise InvalidCodeError(f"{str(code)!r} is not a code of {self.rules.describe()}")
         rows = np.array([c.colors for c in codes], dtype=np.int8).reshape(-1, self.pegs)
+        if not r.ordered:
+            rows = np.sort(rows, axis=1)  # a code is its colours
         keys = code_keys(rows, self.rules.num_colors)
         found = np.searchsorted(self.keys, keys)
         bad = (found >= self.size) | (self.keys[np.minimum(found, self.size - 1)] != keys)
@@ -500,6 +512,10 @@ class CodeSpace:
         pegs = self.pegs
         number = {"simple": _tree.SIMPLE, "all-parts": _tree.ALL_PARTS}.get(rule.cost) or COSTS[rule.cost]
         r = self.rules
+        # every feedback but (pegs - 1, 1) under standard feedback; the counts the others give
+        parts = (
+            (pegs + 1) * (pegs + 2) // 2 - (1 if pegs > 1 else 0) if r.feedback == "standard" else len(r.feedbacks())
+        )
         return _tree.NodeRule(
             pegs=pegs,
             colors=r.num_colors,
@@ -507,8 +523,9 @@ class CodeSpace:
             pool_all=bool(rule.pool_all),
             last=bool(rule.last),
             prefer=bool(rule.prefer),
-            symmetry_from=int(rule.symmetry_from),
-            parts=(pegs + 1) * (pegs + 2) // 2 - (1 if pegs > 1 else 0),  # every feedback but (pegs - 1, 1)
+            # the kernel's classes and ruled-out colours read position bits: not those of sorted codes
+            symmetry_from=int(rule.symmetry_from) if r.ordered else 0,
+            parts=parts,
             repeats=bool(r.repeats),
             values=_n_log2_n(n) if rule.cost == "sum-n-log-n" else _NO_VALUES,
             bonus=float(rule.bonus),
@@ -565,13 +582,19 @@ class CodeSpace:
         so are colours in no candidate.
         """
         colors = self.rules.num_colors
+        pool = np.asarray(pool, dtype=np.intp)
+        if not self.rules.ordered:
+            # sorted codes: no peg permutation is a symmetry; relabelling the free (ruled-out) colours in
+            # order of appearance keeps a sorted code sorted only when they go to the first ones
+            if largest:
+                return np.ones(pool.size, dtype=np.bool_)
+            perms = np.arange(self.pegs, dtype=np.int64)[None, :]
         played = self.codes[np.asarray(guesses, dtype=np.intp)].astype(np.int64).reshape(-1, self.pegs)
         kept, maps = _symmetry.fixing_symmetries(np.ascontiguousarray(perms, dtype=np.int64), played, colors)
         present = np.zeros(colors, dtype=np.bool_)
         present[np.unique(self.codes[candidates])] = True
         used = np.zeros(colors, dtype=np.bool_)
         used[np.unique(played)] = True
-        pool = np.asarray(pool, dtype=np.intp)
         parallel = _parallel(8 * pool.size)
         kernel = _symmetry.extreme_mask.on(parallel)
         mask: npt.NDArray[np.bool_] = kernel(
@@ -582,10 +605,10 @@ class CodeSpace:
 
 @lru_cache(maxsize=8)
 def _game_arrays(
-    pegs: int, colors: int, repeats: bool
+    pegs: int, colors: int, repeats: bool, feedback: str
 ) -> tuple[npt.NDArray[np.int8], Words, Words, npt.NDArray[np.int64]]:
-    codes = enumerate_codes(pegs, colors, repeats)
-    position, count = encode(codes, colors, repeats)
+    codes = enumerate_codes(pegs, colors, repeats, ordered=feedback != "colours")
+    position, count = encode(codes, colors, repeats, feedback)
     return codes, position, count, code_keys(codes, colors)
 
 

@@ -4,6 +4,9 @@ A depth-first search over the pegs, left to right, that keeps for every guess th
 the key pegs (black plus white) the code so far already gives, and leaves a branch as soon as some
 guess has too many, or too few to be reached with the pegs left. Used where the space is too large
 to enumerate and a count must be exact (or a stated lower bound): ordering the likely mistakes.
+
+Under the ``black`` feedback only the black pegs are constrained; under ``colours`` only the key
+pegs (the pegs of a right colour), and only sorted codes are counted (a code is its colours).
 """
 
 from __future__ import annotations
@@ -11,13 +14,19 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+STANDARD, BLACK, COLOURS = 0, 1, 2
+MODES = {"standard": STANDARD, "black": BLACK, "colours": COLOURS}
+"""The kernel's number for each feedback of :data:`keypeg.rules.FEEDBACKS`."""
+
 
 @njit(cache=True)
-def count_fitting(guesses, blacks, keys, colors, repeats, limit, budget):  # type: ignore[no-untyped-def]
+def count_fitting(guesses, blacks, keys, colors, repeats, limit, budget, mode):  # type: ignore[no-untyped-def]
     """``(count, nodes, complete)``: the codes of ``colors`` colours (any colour once at most unless
     ``repeats``) that give each row of ``guesses`` (``k x pegs`` colour numbers) ``blacks[i]`` black
     pegs and ``keys[i]`` key pegs in all; the search stops once ``limit`` are found or ``budget``
-    nodes are visited (``complete`` is false then, and the count a lower bound)."""
+    nodes are visited (``complete`` is false then, and the count a lower bound). ``mode`` (see
+    :data:`MODES`) leaves out the key pegs (``BLACK``) or the black pegs and the unsorted codes (``COLOURS``)."""
+    check_black, check_keys = mode != COLOURS, mode != BLACK
     k, pegs = guesses.shape
     wanted = np.zeros((k, colors), dtype=np.int64)  # how often each guess holds each colour
     for i in range(k):
@@ -40,6 +49,8 @@ def count_fitting(guesses, blacks, keys, colors, repeats, limit, budget):  # typ
                 if used[c] < wanted[i, c]:
                     common[i] -= 1
         c = chosen[p] + 1
+        if mode == COLOURS and p > 0 and c < chosen[p - 1]:
+            c = chosen[p - 1]  # sorted codes only
         placed = False
         while c < colors:
             nodes += 1
@@ -51,7 +62,10 @@ def count_fitting(guesses, blacks, keys, colors, repeats, limit, budget):  # typ
                 for i in range(k):
                     b = black[i] + (1 if guesses[i, p] == c else 0)
                     m = common[i] + (1 if used[c] < wanted[i, c] else 0)
-                    if b > blacks[i] or m > keys[i] or b + left < blacks[i] or m + left < keys[i]:
+                    if check_black and (b > blacks[i] or b + left < blacks[i]):
+                        fits = False
+                        break
+                    if check_keys and (m > keys[i] or m + left < keys[i]):
                         fits = False
                         break
                 if fits:

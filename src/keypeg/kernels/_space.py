@@ -5,6 +5,13 @@ operations: *position bits* (bit ``peg * K + colour``) give the black pegs as th
 popcount of an AND; *count bits* (colour ``c`` seen ``n`` times sets ``n`` low
 bits of field ``c``) give black plus white, the sum over colours of the smaller
 count, also as the popcount of an AND.
+
+The other feedbacks (see :attr:`keypeg.rules.Rules.feedback`) reuse these kernels unchanged by
+encoding a code twice alike: under ``black`` the count bits are the position bits (black plus
+white is then the black count: no white), under ``colours`` the position bits are the count bits
+(the pegs of a right colour read as black pegs: no white), so that a score is ``Feedback(k, 0)``
+and its ordinal ``k * (pegs + 1)``. Under ``colours`` a code is its colours: the space holds the
+sorted codes only (multisets, or sets without repeats), in lexicographic order.
 """
 
 from __future__ import annotations
@@ -20,8 +27,13 @@ Codes = npt.NDArray[np.int8]
 Words = npt.NDArray[np.uint64]
 
 
-def enumerate_codes(pegs: int, colors: int, repeats: bool) -> Codes:
-    """All codes as an ``N x pegs`` int8 array in lexicographic (numeric) order."""
+def enumerate_codes(pegs: int, colors: int, repeats: bool, ordered: bool = True) -> Codes:
+    """All codes as an ``N x pegs`` int8 array in lexicographic (numeric) order; only the sorted
+    ones (each peg's colour at least the one before) unless ``ordered``."""
+    if not ordered:
+        pick = itertools.combinations_with_replacement if repeats else itertools.combinations
+        flat = np.fromiter(itertools.chain.from_iterable(pick(range(colors), pegs)), dtype=np.int8)
+        return flat.reshape(-1, pegs)
     if repeats:
         # one column at a time: the scratch is two int64 arrays of N, not N x pegs of them
         index = np.arange(colors**pegs, dtype=np.int64)
@@ -48,18 +60,24 @@ def _set_bits(words: Words, rows: npt.NDArray[np.intp], bits: npt.NDArray[np.int
     np.bitwise_or.at(words, (rows, bits // 64), np.left_shift(np.uint64(1), (bits % 64).astype(np.uint64)))
 
 
-def encode(codes: Codes, colors: int, repeats: bool) -> tuple[Words, Words]:
-    """Position bits and count bits (``N x W`` uint64 each) of each code."""
+def encode(codes: Codes, colors: int, repeats: bool, feedback: str = "standard") -> tuple[Words, Words]:
+    """Position bits and count bits (``N x W`` uint64 each) of each code; under the ``black`` feedback the
+    count bits are the position bits, under ``colours`` the position bits are the count bits."""
     n, pegs = codes.shape
     rows = np.arange(n, dtype=np.intp)
     position = np.zeros((n, -(-pegs * colors // 64)), dtype=np.uint64)
     width = count_field(pegs, repeats)
     count = np.zeros((n, -(-colors * width // 64)), dtype=np.uint64)
-    for peg in range(pegs):
-        _set_bits(position, rows, peg * colors + codes[:, peg].astype(np.int64))
+    if feedback != "colours":
+        for peg in range(pegs):
+            _set_bits(position, rows, peg * colors + codes[:, peg].astype(np.int64))
+        if feedback == "black":
+            return position, position.copy()
     for color in range(colors):
         seen = (codes == color).sum(axis=1)
         for k in range(width):
             has = np.nonzero(seen > k)[0]
             _set_bits(count, has, np.full(has.size, color * width + k, dtype=np.int64))
+    if feedback == "colours":
+        return count.copy(), count
     return position, count
