@@ -132,13 +132,15 @@ def cache_path(rules: Rules, strategy: Strategy) -> Path:
 
 
 def _key(rules: Rules, strategy: Strategy) -> dict[str, Any]:
-    pegs, colors, repeats, blanks = rules.game
+    pegs, colors, repeats, blanks, feedback = rules.game
     key: dict[str, Any] = {
         "format": FORMAT,
         "keypeg": __version__,
         "game": [pegs, colors, repeats, blanks],
         "conventions": strategy.conventions(),
     }
+    if feedback != "standard":  # a standard game's key (and its cached figures) as before
+        key["feedback"] = feedback
     if strategy.name == "optimal":
         key["rows"] = rules.rows
     return key
