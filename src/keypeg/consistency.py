@@ -3,8 +3,9 @@
 Stuckman and Zhang (2005) showed the question NP-complete. Rule sets small enough to
 enumerate are answered by the kernels; larger ones by a constraint solver (OR-Tools
 CP-SAT): one Boolean per peg and colour, the black pegs of each guess as a sum, and
-black plus white as the sum over colours of the smaller of the two colour counts.
-:func:`check` chooses.
+black plus white as the sum over colours of the smaller of the two colour counts (only the
+first under the ``black`` feedback, only the second under ``colours``, where the pegs are kept
+in colour order so that each set of colours is one solution). :func:`check` chooses.
 
 When no code fits, the fewest scores to change so that one does are found (the
 "likely mistake"), with a corrected score for each and a code that fits the
@@ -120,10 +121,11 @@ class Consistency:
         if self.suspects and self.changes == 1:
             named = self.suspects[:SUSPECT_MESSAGE_LIMIT]
             first = named[0]
-            hints = f"guess {first.number} ({first.guess}) scored {first.given}: as {first.correction} it would fit"
-            hints += f" ({_how_likely(first)})"
+            hints = f"guess {first.number} ({first.guess}) scored {_said(first, first.given)}: "
+            hints += f"as {_said(first, first.correction)} it would fit ({_how_likely(first)})"
             for other in named[1:]:
-                hints += f"; else guess {other.number} ({other.guess}) as {other.correction} ({_how_likely(other)})"
+                hints += f"; else guess {other.number} ({other.guess}) as {_said(other, other.correction)}"
+                hints += f" ({_how_likely(other)})"
             rest = len(self.suspects) - len(named)
             if rest:
                 hints += f"; {plural(rest, 'other score')} alone could be wrong"
@@ -132,7 +134,7 @@ class Consistency:
                 text += " (counts marked 'at least' are estimates)"
         elif self.suspects:
             hints = f"{self.changes} scores must change: " + ", ".join(
-                f"guess {s.number} ({s.guess}) {s.given} -> {s.correction}" for s in self.suspects
+                f"guess {s.number} ({s.guess}) {_said(s, s.given)} -> {_said(s, s.correction)}" for s in self.suspects
             )
             text += f". Likely mistake: {hints} (then {self.example} fits, for one)"
         elif self.changes > 1:
@@ -181,6 +183,12 @@ def check(
     if chosen == "cp-sat":
         return _by_solver(rules, history, limit)
     raise ValueError(f"method must be 'enumeration' or 'cp-sat', not {method!r}")
+
+
+def _said(suspect: Suspect, feedback: Feedback) -> str:
+    """A score in a message: ``2,1`` under standard feedback, in words (``2 black``) under the others."""
+    rules = suspect.guess.rules
+    return str(feedback) if rules.feedback == "standard" else rules.say(feedback)
 
 
 def _how_likely(suspect: Suspect) -> str:
@@ -305,8 +313,11 @@ def _changed_together(rules: Rules, history: History, codes: _Enumerated, change
 
 
 def _all_colors(rules: Rules) -> Iterable[tuple[int, ...]]:
-    """Every code's colours in order (the kernels' order)."""
+    """Every code's colours in order (the kernels' order; under ``colours``, the sorted codes only)."""
     colors = range(rules.num_colors)
+    if not rules.ordered:
+        pick = itertools.combinations_with_replacement if rules.repeats else itertools.combinations
+        return pick(colors, rules.pegs)
     if rules.repeats:
         return itertools.product(colors, repeat=rules.pegs)
     return itertools.permutations(colors, rules.pegs)
@@ -328,6 +339,10 @@ class _Model:
         self.x = [[self.model.new_bool_var(f"x{p}_{c}") for c in range(colors)] for p in range(pegs)]
         for p in range(pegs):
             self.model.add_exactly_one(self.x[p])
+        if not rules.ordered:  # a code is its colours: one solution per set, its pegs in colour order
+            value = [sum(c * self.x[p][c] for c in range(1, colors)) for p in range(pegs)]
+            for p in range(pegs - 1):
+                self.model.add(value[p] <= value[p + 1])
         counts = []
         for c in range(colors):
             n = self.model.new_int_var(0, pegs if rules.repeats else 1, f"n{c}")
@@ -350,10 +365,12 @@ class _Model:
 
     def require(self, k: int, feedback: Feedback, when: Any = None) -> None:
         """Guess ``k`` scores ``feedback`` (only if the Boolean ``when`` holds, when given)."""
-        for constraint in (
-            self.model.add(self.black[k] == feedback.black),
-            self.model.add(self.keys[k] == feedback.black + feedback.white),
-        ):
+        wanted = []
+        if self.rules.feedback != "colours":
+            wanted.append(self.model.add(self.black[k] == feedback.black))
+        if self.rules.feedback != "black":  # under colours the count is in ``black``, white is 0
+            wanted.append(self.model.add(self.keys[k] == feedback.black + feedback.white))
+        for constraint in wanted:
             if when is not None:
                 constraint.only_enforce_if(when)
 

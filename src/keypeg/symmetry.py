@@ -4,7 +4,8 @@ A colour-and-peg permutation that maps the set of fitting codes onto itself maps
 each guess to one with the same partition (parts relabelled), so only one guess
 per class needs scoring. keypeg uses three such symmetries: colours in no past
 guess are interchangeable; colours in no fitting code are interchangeable; and
-peg permutations, with the colour maps they force, that fix every past guess.
+peg permutations, with the colour maps they force, that fix every past guess (none under the
+``colours`` feedback, whose codes are sorted: there colour maps alone, a code mapped to its sorted image).
 Class representatives are the smallest (or largest) code of their class, so
 "lowest index wins" tie-breaks give the same guess with or without symmetry.
 """
@@ -19,8 +20,9 @@ import numpy as np
 import numpy.typing as npt
 
 from keypeg.kernels import CodeSpace, Index
+from keypeg.rules import Rules
 
-__all__ = ["representatives", "peg_permutations", "MAX_PEG_PERMUTATION_PEGS"]
+__all__ = ["representatives", "peg_permutations", "permutations_of", "MAX_PEG_PERMUTATION_PEGS"]
 
 MAX_PEG_PERMUTATION_PEGS = 6
 """Peg permutations are searched up to this many pegs (720 of them); colour symmetry always."""
@@ -32,6 +34,14 @@ def peg_permutations(pegs: int) -> npt.NDArray[np.int64]:
     if pegs > MAX_PEG_PERMUTATION_PEGS:
         return np.arange(pegs, dtype=np.int64)[None, :]
     return np.array(list(itertools.permutations(range(pegs))), dtype=np.int64)
+
+
+def permutations_of(rules: Rules) -> npt.NDArray[np.int64]:
+    """The peg permutations symmetry uses for ``rules``: :func:`peg_permutations`, or the identity alone
+    under the ``colours`` feedback (a code is its colours, kept sorted: moving pegs is no symmetry)."""
+    if not rules.ordered:
+        return np.arange(rules.pegs, dtype=np.int64)[None, :]
+    return peg_permutations(rules.pegs)
 
 
 def _partitions(total: int, most: int, parts: int) -> list[list[int]]:
@@ -74,6 +84,6 @@ def representatives(
         result_: Index = found[np.isin(found, pool)]
         return result_
     guesses = [g for g, _ in history]
-    mask = space.extreme_mask(pool, guesses, candidates, peg_permutations(space.pegs), largest=largest)
+    mask = space.extreme_mask(pool, guesses, candidates, permutations_of(space.rules), largest=largest)
     result: Index = pool[mask]
     return result

@@ -21,7 +21,7 @@ from keypeg.kernels import CodeSpace, Index, TreeRule
 from keypeg.knowledge import Knowledge
 from keypeg.rules import Rules
 from keypeg.strategies.choice import Choice, Ranked, rank_guesses
-from keypeg.symmetry import peg_permutations, representatives
+from keypeg.symmetry import permutations_of, representatives
 
 __all__ = ["Position", "Strategy", "Pool", "Tie", "Convention", "SYMMETRY_MIN_CANDIDATES", "members"]
 
@@ -180,7 +180,7 @@ class Strategy(ABC):
             self.tie == "last",
             self.prefer_consistent,
             KERNEL_SYMMETRY_MIN_CANDIDATES if self.symmetry else 0,
-            peg_permutations(rules.pegs),
+            permutations_of(rules),
             tolerance,
         )
 

@@ -177,8 +177,10 @@ class Genetic(Strategy):
 
     def _random_codes(self, rules: Rules, n: int) -> npt.NDArray[np.int8]:
         if rules.repeats:
-            return self.rng.integers(0, rules.num_colors, size=(n, rules.pegs)).astype(np.int8)
-        return np.argsort(self.rng.random((n, rules.num_colors)), axis=1)[:, : rules.pegs].astype(np.int8)
+            codes = self.rng.integers(0, rules.num_colors, size=(n, rules.pegs)).astype(np.int8)
+        else:
+            codes = np.argsort(self.rng.random((n, rules.num_colors)), axis=1)[:, : rules.pegs].astype(np.int8)
+        return _canonical(rules, codes)
 
     def _next_generation(
         self, rules: Rules, population: npt.NDArray[np.int8], fitness: npt.NDArray[np.int64]
@@ -209,7 +211,7 @@ class Genetic(Strategy):
             children[row, i : j + 1] = children[row, i : j + 1][::-1]
         if not rules.repeats:
             children = self._repair(rules, children)
-        return self._replace_duplicates(rules, children)
+        return self._replace_duplicates(rules, _canonical(rules, children))
 
     def _repair(self, rules: Rules, children: npt.NDArray[np.int8]) -> npt.NDArray[np.int8]:
         """Without repeats, replace each repeated colour by an unused one."""
@@ -261,6 +263,13 @@ class Genetic(Strategy):
         sum of squared parts, then the first found)."""
         order, _ = Genetic._split_ranking(rules, eligible)
         return eligible[int(order[0])]
+
+
+def _canonical(rules: Rules, codes: npt.NDArray[np.int8]) -> npt.NDArray[np.int8]:
+    """``codes`` as codes of ``rules``: sorted in place under the ``colours`` feedback (a code is its colours)."""
+    if not rules.ordered:
+        codes.sort(axis=1)
+    return codes
 
 
 def _feedback(ordinal: int, pegs: int) -> Feedback:

@@ -42,7 +42,7 @@ from keypeg.kernels import CodeSpace, ExactSearch, Index, ordinal_feedback
 from keypeg.rules import Rules
 from keypeg.strategies.base import Pool, Position, Rated, Strategy
 from keypeg.strategy_tree import Node, StrategyTree, TreeStats
-from keypeg.symmetry import peg_permutations
+from keypeg.symmetry import permutations_of
 from keypeg.text import plural
 
 __all__ = [
@@ -145,7 +145,7 @@ class OptimalSolver:
     def _new_search(self, largest: int) -> ExactSearch:
         rows = self.rules.rows
         bounds = np.stack([lower_bounds(largest, self.branching, r) for r in range(rows + 1)])
-        perms = peg_permutations(self.rules.pegs)
+        perms = permutations_of(self.rules)
         return ExactSearch(self.space, bounds, self.pool == "all", perms, SYMMETRY_MIN_CODES)
 
     @property
