@@ -212,8 +212,9 @@ def test_a_results_file_not_the_surveys_is_refused(content: str) -> None:
 def test_two_local_workers_give_the_same_cells() -> None:
     here = surveyed("-p", "2-3", "-c", "3", "--objective", "both", "--results", "here.json")
     there = surveyed("-p", "2-3", "-c", "3", "--objective", "both", "--results", "there.json", "--workers", "2")
-    strip = [{k: v for k, v in c.items() if k != "seconds"} for c in here]
-    assert [{k: v for k, v in c.items() if k != "seconds"} for c in there] == strip
+    timed = ("seconds", "cpu_seconds", "nodes")  # the sets searched vary with the threads that shared the work
+    strip = [{k: v for k, v in c.items() if k not in timed} for c in here]
+    assert [{k: v for k, v in c.items() if k not in timed} for c in there] == strip
 
 
 def _screen(monkeypatch: pytest.MonkeyPatch) -> io.StringIO:
@@ -264,3 +265,39 @@ def test_the_widest_survey_rows_fit_80_columns(monkeypatch: pytest.MonkeyPatch) 
     for table in _tables(cells):
         keypeg.cli.survey.out.print(table)
     _fits(screen.getvalue(), ["AAAAAABBBBBB", "41,234", "10.0669", "1425.50", "52,345", "12.7795", "expected-size"])
+
+
+def test_the_optimal_rows_keep_cpu_seconds_and_sets_searched_and_save_verified_trees() -> None:
+    from keypeg.strategy_tree import load_tree, verify_tree
+
+    grid = ["-p", "3", "-c", "3", "--repeats", "-s", "optimal", "-s", "simple", "--objective", "both"]
+    code, _, err = run("survey", *grid, "--pool", "all", "--trees", "trees", "--markdown", "s.md")
+    assert code == 0, err
+    cells = {(c["strategy"], c["objective"]): c for c in json.loads(Path("keypeg-survey.json").read_text())["cells"]}
+    for objective in ("total", "worst-case"):
+        optimal = cells["optimal", objective]
+        assert optimal["nodes"] > 0 and optimal["cpu_seconds"] >= 0
+    assert "nodes" not in cells["simple", ""] and cells["simple", ""]["cpu_seconds"] >= 0
+    table = [line for line in Path("s.md").read_text().splitlines() if line.startswith("| ")]
+    assert table[0].endswith("| cpu seconds | nodes |")
+    assert table[-1].startswith("| 3x3 | 27 | optimal | all | worst-case |") and table[-1].endswith(
+        f" | {cells['optimal', 'worst-case']['nodes']} |"
+    )
+    assert [p.name for p in Path("trees").iterdir()] == ["optimal-3x3-all-all-rows12.json"]  # least total only
+    tree = load_tree(Path("trees/optimal-3x3-all-all-rows12.json"))
+    assert verify_tree(tree).ok and tree.stats.total == cells["optimal", "total"]["total"] == 73
+    assert tree.conventions["nodes"] == cells["optimal", "total"]["nodes"]
+    assert tree.conventions["cpu_seconds"] >= 0
+
+
+def test_results_kept_before_cpu_seconds_were_load_and_show_blank() -> None:
+    cell = {"pegs": 2, "colors": 2, "repeats": True, "strategy": "simple", "pool": "consistent", "objective": ""}
+    cell.update(codes=4, first="AA", total=8, worst=3, seconds=0.5)
+    old = {"keypeg_survey": 1, "cells": [cell]}
+    Path("old.json").write_text(json.dumps(old))
+    code, _, err = run(
+        "survey", "-p", "2", "-c", "2", "--repeats", "-s", "simple", "--results", "old.json", "--csv", "s.csv"
+    )
+    assert code == 0 and "reusing 1 finished cell" in err
+    (row,) = csv.DictReader(Path("s.csv").read_text().splitlines())
+    assert (row["total"], row["seconds"], row["cpu seconds"], row["nodes"]) == ("8", "0.50", "", "")

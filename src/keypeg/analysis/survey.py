@@ -18,13 +18,16 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from keypeg.analysis.compare import SEED, SEEDED
 from keypeg.analysis.cost import Estimate, analyze_cost, optimal_cost
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
 from keypeg.strategies import NAMES
+
+if TYPE_CHECKING:
+    from keypeg.strategy_tree import StrategyTree
 
 __all__ = [
     "OBJECTIVES",
@@ -37,6 +40,7 @@ __all__ = [
     "cells",
     "cell_cost",
     "run_cell",
+    "tree_file",
     "COLUMNS",
     "row",
     "to_csv",
@@ -121,6 +125,11 @@ class CellOutcome:
     seconds: float
     distribution: dict[int, int] | None = field(default=None, compare=False)
     """Secrets solved in each round (not for the optimal worst-case row, which proves its figures without a tree)."""
+    cpu_seconds: float | None = field(default=None, compare=False)
+    """The CPU seconds of the worker's process while it worked the cell out (every thread), which the
+    machine's load does not inflate as it does :attr:`seconds`; ``None`` in results written before it was kept."""
+    nodes: int | None = field(default=None, compare=False)
+    """The sets the exact search searched (the optimal row only)."""
 
     @property
     def average(self) -> float:
@@ -132,6 +141,10 @@ class CellOutcome:
         data["seed"] = self.cell.seed
         data.update(codes=self.codes, first=self.first, total=self.total, average=round(self.average, 6))
         data.update(worst=self.worst, seconds=round(self.seconds, 3))
+        if self.cpu_seconds is not None:
+            data["cpu_seconds"] = round(self.cpu_seconds, 3)
+        if self.nodes is not None:
+            data["nodes"] = self.nodes
         if self.distribution is not None:
             data["distribution"] = {str(d): n for d, n in self.distribution.items()}
         return data
@@ -149,6 +162,7 @@ class CellOutcome:
         )
         spread = data.get("distribution")
         distribution = {int(d): int(n) for d, n in spread.items()} if isinstance(spread, dict) else None
+        cpu, nodes = data.get("cpu_seconds"), data.get("nodes")
         outcome = cls(
             cell,
             int(data["codes"]),
@@ -157,6 +171,8 @@ class CellOutcome:
             int(data["worst"]),
             float(data["seconds"]),
             distribution,
+            None if cpu is None else float(cpu),
+            None if nodes is None else int(nodes),
         )
         if (
             cell.strategy not in NAMES
@@ -206,37 +222,66 @@ def cell_cost(cell: Cell) -> Estimate:
     return analyze_cost(cell.rules, cell.strategy)
 
 
-def run_cell(cell: Cell) -> CellOutcome | str:
-    """Work out one cell (the task the survey hands to its workers): its outcome, or why it failed."""
+def run_cell(cell: Cell, trees: str | None = None) -> CellOutcome | str:
+    """Work out one cell (the task the survey hands to its workers): its outcome, or why it failed.
+    With ``trees`` (a folder), the optimal row's least-total strategy is also saved there as a tree
+    file ``keypeg verify`` checks (see :func:`tree_file`), its CPU seconds and sets searched in its
+    conventions."""
     try:
-        return _work_out(cell)
+        return _work_out(cell, None if trees is None else Path(trees))
     except KeypegError as error:
         return str(error)
 
 
-def _work_out(cell: Cell) -> CellOutcome:
-    started = time.perf_counter()
+def tree_file(rules: Rules, pool: str) -> str:
+    """The name of the optimal tree of ``rules`` and ``pool`` (every secret) the survey saves: the name
+    ``keypeg optimal`` saves it under and keypeg looks for shipped trees by."""
+    return f"optimal-{rules.slug}-{pool}-all-rows{rules.rows}.json"
+
+
+def _save_tree(tree: StrategyTree, outcome: CellOutcome, folder: Path) -> None:
+    from keypeg.storage import atomic_write
+    from keypeg.strategy_tree import tree_to_json
+
+    tree.conventions.update(cpu_seconds=round(outcome.cpu_seconds or 0.0, 1), nodes=outcome.nodes)
+    folder.mkdir(parents=True, exist_ok=True)
+    atomic_write(folder / tree_file(tree.rules, outcome.cell.pool), tree_to_json(tree))
+
+
+def _work_out(cell: Cell, trees: Path | None) -> CellOutcome:
+    started, cpu = time.perf_counter(), time.process_time()
     rules = cell.rules
+    nodes: int | None = None
     if cell.strategy == "optimal" and cell.objective == "worst-case":
-        first, total, worst = _fewest_rounds(rules, cell.pool)
-        return CellOutcome(cell, rules.size, first, total, worst, time.perf_counter() - started)
+        first, total, worst, nodes = _fewest_rounds(rules, cell.pool)
+        return CellOutcome(
+            cell, rules.size, first, total, worst, time.perf_counter() - started, None, time.process_time() - cpu, nodes
+        )
     if cell.strategy == "optimal":
         from keypeg.strategies.optimal import OptimalSolver
 
-        tree = OptimalSolver(rules, pool=cell.pool).tree()  # type: ignore[arg-type]
+        solver = OptimalSolver(rules, pool=cell.pool)  # type: ignore[arg-type]
+        tree = solver.tree()
+        nodes = solver.nodes
     else:
         from keypeg.analysis.tree import build_tree
         from keypeg.strategies import make_strategy
 
         tree = build_tree(make_strategy(cell.strategy, pool=cell.pool, seed=cell.seed), rules)
     stats = tree.stats
-    seconds = time.perf_counter() - started
-    return CellOutcome(cell, rules.size, str(tree.root.guess), stats.total, stats.max, seconds, stats.distribution)
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu
+    outcome = CellOutcome(
+        cell, rules.size, str(tree.root.guess), stats.total, stats.max, seconds, stats.distribution, cpu_seconds, nodes
+    )
+    if cell.strategy == "optimal" and trees is not None:
+        _save_tree(tree, outcome, trees)
+    return outcome
 
 
-def _fewest_rounds(rules: Rules, pool: str) -> tuple[str, int, int]:
+def _fewest_rounds(rules: Rules, pool: str) -> tuple[str, int, int, int]:
     """The optimal strategy with the fewest rounds that always suffice: its first guess, its total (the
-    least within those rounds) and the rounds, found by asking the solver for 1, 2, ... rounds."""
+    least within those rounds), the rounds and the sets searched, found by asking the solver for 1, 2,
+    ... rounds."""
     from keypeg.strategies.optimal import BIG, OptimalSolver
 
     solver = OptimalSolver(rules, pool=pool)  # type: ignore[arg-type]
@@ -244,7 +289,7 @@ def _fewest_rounds(rules: Rules, pool: str) -> tuple[str, int, int]:
     for rounds in range(1, rules.rows + 1):
         total, guess = solver.value(root, (), rounds)
         if total < BIG:
-            return str(solver.space.code(guess)), int(total), rounds
+            return str(solver.space.code(guess)), int(total), rounds, solver.nodes
     raise KeypegError(f"no strategy solves every secret of {rules.slug} within {rules.rows} guesses")
 
 
@@ -288,8 +333,23 @@ class Results:
         atomic_write(self.path, json.dumps({"keypeg_survey": FORMAT, "cells": cells}, indent=1))
 
 
-COLUMNS = ("game", "codes", "strategy", "pool", "objective", "first", "total", "average", "worst", "seconds")
-"""The columns of the CSV and Markdown tables."""
+COLUMNS = (
+    "game",
+    "codes",
+    "strategy",
+    "pool",
+    "objective",
+    "first",
+    "total",
+    "average",
+    "worst",
+    "seconds",
+    "cpu seconds",
+    "nodes",
+)
+"""The columns of the CSV and Markdown tables: ``seconds`` is the worker's wall time, ``cpu seconds`` its
+CPU time (blank in results kept before it was), ``nodes`` the sets the exact search searched."""
+NUMERIC = frozenset({"codes", "total", "average", "worst", "seconds", "cpu seconds", "nodes"})
 
 
 def row(outcome: CellOutcome) -> list[str]:
@@ -306,6 +366,8 @@ def row(outcome: CellOutcome) -> list[str]:
         f"{outcome.average:.4f}",
         str(outcome.worst),
         f"{outcome.seconds:.2f}",
+        "" if outcome.cpu_seconds is None else f"{outcome.cpu_seconds:.2f}",
+        "" if outcome.nodes is None else str(outcome.nodes),
     ]
 
 
@@ -318,7 +380,8 @@ def to_csv(outcomes: Sequence[CellOutcome], skipped: Sequence[tuple[Cell, str]])
         writer.writerow([*row(outcome), ""])
     for cell, reason in skipped:
         c = cell
-        writer.writerow([c.rules.slug, str(c.rules.size), c.strategy, c.pool, c.objective, "", "", "", "", "", reason])
+        blanks = [""] * (len(COLUMNS) - 5)
+        writer.writerow([c.rules.slug, str(c.rules.size), c.strategy, c.pool, c.objective, *blanks, reason])
     return buffer.getvalue()
 
 
@@ -327,7 +390,7 @@ def to_markdown(outcomes: Sequence[CellOutcome], skipped: Sequence[tuple[Cell, s
     cells skipped and why."""
     lines = [*heading, "", CONVENTIONS, ""]
     lines.append(f"| {' | '.join(COLUMNS)} |")
-    lines.append("|" + "|".join("---:" if k in (1, 6, 7, 8, 9) else "---" for k in range(len(COLUMNS))) + "|")
+    lines.append("|" + "|".join("---:" if name in NUMERIC else "---" for name in COLUMNS) + "|")
     lines += [f"| {' | '.join(row(o))} |" for o in outcomes]
     if skipped:
         lines += ["", f"Skipped ({len(skipped)} cells):", ""]

@@ -96,6 +96,11 @@ class Numbers(click.ParamType[tuple[int, ...]]):
     show_default=True,
     help="The finished cells are kept here; a rerun works out only the missing ones.",
 )
+@click.option(
+    "--trees",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Save the optimal row's least-total strategies in this folder, as trees 'keypeg verify' checks.",
+)
 @click.option("--markdown", type=FILE, help="Also save the survey as a Markdown table.")
 @click.option("--csv", "csv_file", type=FILE, help="Also save it as CSV, one row a cell.")
 @click.option("--output", "-o", type=FILE, help="Also save the JSON that --json prints in this file.")
@@ -111,6 +116,7 @@ def survey(
     pool: str,
     objective: str,
     results: Path,
+    trees: Path | None,
     markdown: Path | None,
     csv_file: Path | None,
     output: Path | None,
@@ -165,7 +171,7 @@ def survey(
         announce_compiling((*EVERYDAY_KERNELS, OPTIMAL_SEARCH))
     started = time.perf_counter()
     label = f"survey of {plural(len(grid), 'game')}"
-    computed, failed, where = _work_out([cell for _, cell in todo], kept, cluster, label)
+    computed, failed, where = _work_out([cell for _, cell in todo], kept, cluster, label, trees)
     skipped += failed
     wall = time.perf_counter() - started
     outcomes = sorted((o for o in map(kept.get, wanted) if o is not None), key=lambda o: o.cell.order)
@@ -176,7 +182,7 @@ def survey(
         f"`keypeg survey` (keypeg {__version__}, {time.strftime('%Y-%m-%d')}): pegs {_listed(pegs)}, "
         f"colours {_listed(colors)}, {REPEATS[repeats]}, "
         f"games of at most {max_codes:,} codes; {plural(len(outcomes), 'cell')}, their own seconds adding up "
-        f"to {sum(o.seconds for o in outcomes):,.0f} s; this run {wall:,.0f} s on {where}.",
+        f"to {sum(o.seconds for o in outcomes):,.0f} s ({_cpu(outcomes)}); this run {wall:,.0f} s on {where}.",
     ]
     if markdown is not None:
         storage.atomic_write(markdown, engine.to_markdown(outcomes, skipped, heading))
@@ -206,11 +212,20 @@ def survey(
         sys.exit(130)
 
 
+def _cpu(outcomes: list[CellOutcome]) -> str:
+    """The CPU seconds of the cells that kept them, for the heading."""
+    timed = [o.cpu_seconds for o in outcomes if o.cpu_seconds is not None]
+    return f"CPU seconds {sum(timed):,.0f} s over the {plural(len(timed), 'cell')} that kept them"
+
+
 def _work_out(
-    cells: list[Cell], kept: Results, cluster: Cluster, label: str
+    cells: list[Cell], kept: Results, cluster: Cluster, label: str, trees: Path | None = None
 ) -> tuple[int, list[tuple[Cell, str]], str]:
-    """Work out ``cells`` where ``cluster`` says, keeping each outcome as it arrives; how many were worked
-    out, the cells that failed or were left unfinished by Ctrl-C with why, and where they ran."""
+    """Work out ``cells`` where ``cluster`` says, keeping each outcome as it arrives (and the optimal
+    trees in ``trees``); how many were worked out, the cells that failed or were left unfinished by
+    Ctrl-C with why, and where they ran."""
+    from functools import partial
+
     from keypeg.analysis.survey import run_cell
 
     if not cells:
@@ -221,7 +236,8 @@ def _work_out(
     try:
         with cluster.workers() as workers, progress_bar(label, len(cells)) as advance:
             where = workers.description
-            for position, done in workers.run(run_cell, cells):
+            task = run_cell if trees is None else partial(run_cell, trees=str(trees.resolve()))
+            for position, done in workers.run(task, cells):
                 finished.add(position)
                 if isinstance(done, str):
                     failed.append((cells[position], done))
@@ -229,7 +245,10 @@ def _work_out(
                     kept.add(done)
                     computed += 1
                     if not err.is_terminal:
-                        say(f"{done.cell.label()}: {done.total:,} in {done.seconds:.2f} s", console=err)
+                        searched = "" if done.nodes is None else f", {plural(done.nodes, 'set')} searched"
+                        cpu = f"{done.cpu_seconds or 0:.2f} CPU s"
+                        took = f"{done.total:,} in {done.seconds:.2f} s ({cpu}{searched})"
+                        say(f"{done.cell.label()}: {took}", console=err)
                 advance(1)
     except KeyboardInterrupt:
         failed += [(cell, INTERRUPTED) for k, cell in enumerate(cells) if k not in finished]
