@@ -96,6 +96,29 @@ VARIANTS: dict[str, Variant] = {
             names=_CLASSIC_NAMES,
         ),
         _preset(
+            "classic-colours",
+            "the easier game the rules describe: only the code's colours are guessed, in any order; "
+            "the answer is how many pegs are of a right colour",
+            ("colours-only", "colors-only", "classic-colors", "easy"),
+            pegs=4,
+            colors=6,
+            rows=12,
+            symbols=_CLASSIC_SYMBOLS,
+            names=_CLASSIC_NAMES,
+            feedback="colours",
+        ),
+        _preset(
+            "classic-black",
+            "black-peg Mastermind: 4 pegs of 6 colours, only the pegs right in colour and place are told",
+            ("black-peg", "black-pegs", "black-only", "black-peg-mastermind"),
+            pegs=4,
+            colors=6,
+            rows=12,
+            symbols=_CLASSIC_SYMBOLS,
+            names=_CLASSIC_NAMES,
+            feedback="black",
+        ),
+        _preset(
             "grand",
             "Grand Mastermind: 4 pegs of 25 shape-and-colour pieces",
             ("grand-mastermind",),
@@ -145,7 +168,7 @@ def find_variant(name: str) -> Variant:
         raise UnknownVariantError(f"unknown variant {quoted(name)}; known: {known}") from None
 
 
-_BY_RULES: dict[tuple[tuple[int, int, bool, bool], int], Variant] = {}
+_BY_RULES: dict[tuple[tuple[object, ...], int], Variant] = {}
 for _variant in VARIANTS.values():
     _BY_RULES.setdefault((_variant.rules.game, _variant.rules.rows), _variant)
 
@@ -176,9 +199,10 @@ def rules_from_options(
     repeats: bool | None,
     blanks: bool | None,
     rows: int | None,
+    feedback: str | None = None,
 ) -> Rules:
     """Rules from options (the command line's, the web API's): a variant (classic by default) with any
-    field changed."""
+    field changed (``feedback``: ``standard``, ``colours`` (or ``colors``) or ``black``)."""
     if variant is not None and not variant.strip():
         raise UnknownVariantError("a variant needs a name (see keypeg variants)")
     if variant is None and (pegs is not None or colors is not None):
@@ -190,6 +214,10 @@ def rules_from_options(
         changes["pegs"] = pegs
     if colors is not None and colors != base.colors:
         changes.update(colors=colors, symbols=(), names=())
+    if feedback is not None:
+        read = base.replace(feedback=feedback).feedback  # "colors" reads as "colours"; a wrong one is refused
+        if read != base.feedback:
+            changes["feedback"] = read
     for name, value in (("repeats", repeats), ("blanks", blanks), ("rows", rows)):
         if value is not None and value != getattr(base, name):
             changes[name] = value

@@ -30,6 +30,7 @@ def variants(as_json: bool) -> None:
                     "colors": v.rules.colors,
                     "repeats": v.rules.repeats,
                     "blanks": v.rules.blanks,
+                    "feedback": v.rules.feedback,
                     "rows": v.rules.rows,
                     "symbols": "".join(v.rules.symbols),
                     "codes": v.rules.size,
@@ -50,6 +51,7 @@ def variants(as_json: bool) -> None:
     for v in VARIANTS.values():
         r = v.rules
         game = [f"{r.pegs}x{r.colors}", *([] if r.repeats else ["no repeats"]), *(["blanks"] if r.blanks else [])]
+        game += [] if r.feedback == "standard" else [f"{r.feedback} only"]
         symbols = "".join(r.symbols) if r.colors <= 10 else f"{r.symbols[0]}-{r.symbols[-1]}"
         # one game feature and one alias a line: narrow columns, no word ever split
         row = [v.name, "\n".join(game), str(r.rows), symbols + (" ." if r.blanks else ""), f"{r.size:,}"]
@@ -63,7 +65,8 @@ def variants(as_json: bool) -> None:
 @rules_options
 @json_option
 def score(secret: str, guess: str, rules: Rules, as_json: bool) -> None:
-    """Score GUESS against SECRET: black and white key pegs."""
+    """Score GUESS against SECRET: black and white key pegs (under --feedback colours, the pegs of a right
+    colour; black, the black pegs only)."""
     from keypeg.feedback import score as score_codes
 
     (code, notation), (other, other_notation) = rules.read(secret), rules.read(guess)
@@ -73,7 +76,7 @@ def score(secret: str, guess: str, rules: Rules, as_json: bool) -> None:
         print_json({"black": feedback.black, "white": feedback.white})
         return
     out.print(
-        f"{key_pegs(feedback, rules.pegs)}  {feedback.black} black, {feedback.white} white"
+        f"{key_pegs(feedback, rules.pegs, rules)}  {rules.say(feedback)}"
         + ("  (code broken)" if feedback == rules.win else "")
     )
 

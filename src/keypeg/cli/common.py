@@ -64,6 +64,10 @@ FILE = FilePath()
 """The type of every option or argument that names a file."""
 
 
+FEEDBACK_CHOICES = ("standard", "colours", "colors", "black")
+"""What ``--feedback`` takes (``colors`` reads as ``colours``)."""
+
+
 def rules_options(command: F) -> F:
     """Add the rules options shared by every command; the command receives ``rules``."""
 
@@ -73,6 +77,13 @@ def rules_options(command: F) -> F:
     @click.option("--repeats/--no-repeats", default=None, help="Whether a colour may repeat in a code.")
     @click.option("--blanks/--no-blanks", default=None, help="Whether a peg may be blank ('.').")
     @click.option("--rows", "-r", type=int, help="Guesses allowed.")
+    @click.option(
+        "--feedback",
+        type=click.Choice(FEEDBACK_CHOICES, case_sensitive=False),
+        default=None,
+        help="What a guess is told: standard (black and white), colours (how many pegs of a right colour, "
+        "in any place: the code is its colours) or black (only the pegs right in colour and place).",
+    )
     @functools.wraps(command)
     def wrapper(
         *args: Any,
@@ -82,9 +93,10 @@ def rules_options(command: F) -> F:
         repeats: bool | None,
         blanks: bool | None,
         rows: int | None,
+        feedback: str | None,
         **kwargs: Any,
     ) -> Any:
-        rules = rules_from_options(variant, pegs, colors, repeats, blanks, rows)
+        rules = rules_from_options(variant, pegs, colors, repeats, blanks, rows, feedback)
         return command(*args, rules=rules, **kwargs)
 
     return wrapper  # type: ignore[return-value]

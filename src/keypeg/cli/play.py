@@ -50,9 +50,9 @@ if TYPE_CHECKING:
 
 MATCH_FILE_LIMIT = 1 << 20
 """The largest match file read (a real one is a few kilobytes)."""
-SOLVE_HELP = (
-    "score my guess as black and white, e.g. '2 1' or '2b1w'; commands: u = undo your last score, "
-    "fix N B W = correct the score of guess N (e.g. 'fix 2 1 0'), ? = help, q = stop"
+SOLVE_COMMANDS = (
+    "commands: u = undo your last score, fix N SCORE = correct the score of guess N (e.g. 'fix 2 1 0'), "
+    "? = help, q = stop"
 )
 QUIT, UNDO, HELP, HINT = {"q", "quit", "exit"}, {"u", "undo"}, {"?", "help"}, {"h", "hint"}
 
@@ -285,7 +285,7 @@ def _break_turns(terminal: Terminal, opened: OpenGame, coach: bool) -> bool:
         if terminal.interactive:
             terminal.show(board(rules, session.history, "your board"))
         elif word not in UNDO:
-            terminal.answer(f"{feedback.black} {feedback.white}")
+            terminal.answer(f"{feedback.black} {feedback.white}")  # 'B W' under every feedback (W is 0 but standard)
         if coach and word not in UNDO:
             _coach(terminal, opened)
     outcome = session.outcome()
@@ -299,6 +299,11 @@ def _break_turns(terminal: Terminal, opened: OpenGame, coach: bool) -> bool:
     else:
         terminal.answer(str(outcome.secret))
     return True
+
+
+def solve_help(rules: Rules) -> str:
+    """How to score the computer's guesses under ``rules`` (their feedback), and the commands."""
+    return f"score my guess: {rules.feedback_hint}; {SOLVE_COMMANDS}"
 
 
 def _play_help(session: BreakSession) -> str:
@@ -407,7 +412,7 @@ def _solve_turns(terminal: Terminal, opened: OpenGame) -> bool:
     if terminal.interactive:
         terminal.show(
             f"[bold]{rules.describe()}[/]: think of a code; I play at level {session.level} "
-            f"({LEVELS[session.level].name}). {SOLVE_HELP}"
+            f"({LEVELS[session.level].name}). {escape(solve_help(rules))}"
         )
     announced = False
     while not session.is_over:
@@ -428,12 +433,12 @@ def _solve_turns(terminal: Terminal, opened: OpenGame) -> bool:
             else:
                 terminal.answer(str(guess))
             announced = True
-        line = terminal.read(f"score of {session.guess()} (black white)")
+        line = terminal.read(f"score of {session.guess()} ({_score_words(rules)})")
         if line is None or line.lower() in QUIT:
             return False
         word = line.lower()
         if word in HELP:
-            terminal.show(SOLVE_HELP)
+            terminal.show(escape(solve_help(rules)))
             continue
         try:
             if word in UNDO:
@@ -448,7 +453,7 @@ def _solve_turns(terminal: Terminal, opened: OpenGame) -> bool:
         except RecordingError:
             raise
         except InconsistentScoreError as error:
-            terminal.warn(f"{error}; this score is refused. Re-enter it, or correct another with 'fix N B W'")
+            terminal.warn(f"{error}; this score is refused. Re-enter it, or correct another with 'fix N SCORE'")
             continue
         except KeypegError as error:
             terminal.warn(str(error))
@@ -489,12 +494,17 @@ def _fixed(session: SolveSession, number: int, scored: int) -> str:
 
 
 def _fix_command(line: str) -> tuple[int, str]:
-    """``fix N B W`` read as (N, 'B W')."""
+    """``fix N B W`` (``fix N K`` under colours or black feedback) read as (N, 'B W')."""
     parts = line.split(maxsplit=2)
     try:
         return int(parts[1]), parts[2]
     except (IndexError, ValueError):
-        raise KeypegError("write: fix N B W (N = the guess's number)") from None
+        raise KeypegError("write: fix N SCORE (N = the guess's number, e.g. 'fix 2 1 0')") from None
+
+
+def _score_words(rules: Rules) -> str:
+    """What a score is made of, for the prompt: ``black white``, ``black`` or ``colours right``."""
+    return {"colours": "colours right", "black": "black"}.get(rules.feedback, "black white")
 
 
 @cli.command()

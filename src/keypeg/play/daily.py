@@ -124,5 +124,8 @@ def share_grid(day: str, variant: Variant, history: Sequence[tuple[object, Feedb
     result = f"{len(history)}/{rules.rows}" if solved else f"X/{rules.rows}"
     lines = [f"keypeg daily {day} {variant.name}: {result}"]
     for _, feedback in history:
-        lines.append("●" * feedback.black + "○" * feedback.white + "·" * (rules.pegs - feedback.black - feedback.white))
+        right = "◆" if rules.feedback == "colours" else "●"  # a peg of a right colour, placed nowhere
+        lines.append(
+            right * feedback.black + "○" * feedback.white + "·" * (rules.pegs - feedback.black - feedback.white)
+        )
     return "\n".join(lines)

@@ -63,8 +63,9 @@ FORMAT = 1
 """The version of the cache files' layout."""
 MAX_CACHE_FILE = 256 << 20
 """A cache file larger than this is not read."""
-CUSTOM = re.compile(r"(\d{1,2})x(\d{1,2})(-norepeats)?(-blanks)?")
-"""A game of one's own as a path names it: ``5x7``, ``4x10-norepeats``, ``4x6-blanks`` (:attr:`Rules.slug`)."""
+CUSTOM = re.compile(r"(\d{1,2})x(\d{1,2})(-norepeats)?(-blanks)?(?:-(colours|colors|black))?")
+"""A game of one's own as a path names it: ``5x7``, ``4x10-norepeats``, ``4x6-blanks``, ``4x6-colours``,
+``4x6-black`` (:attr:`Rules.slug`)."""
 ANSWER = re.compile(r"(\d{1,2}),(\d{1,2})")
 LISTED = 24
 """A node reached by at most this many secrets lists them."""
@@ -95,11 +96,18 @@ def rules_named(name: str) -> Rules:
             pass
         custom = CUSTOM.fullmatch(name)
         if custom is not None:
-            pegs, colors, norepeats, blanks = custom.groups()
-            return Rules(int(pegs), int(colors), repeats=not norepeats, blanks=bool(blanks), rows=CUSTOM_ROWS)
+            pegs, colors, norepeats, blanks, feedback = custom.groups()
+            return Rules(
+                int(pegs),
+                int(colors),
+                repeats=not norepeats,
+                blanks=bool(blanks),
+                rows=CUSTOM_ROWS,
+                feedback=feedback or "standard",
+            )
     raise NotFoundError(
         f"no game called {visible(name, 40)!r}: name a preset ({', '.join(list(VARIANTS)[:7])}, ...) "
-        "or pegs x colours such as 5x7, 4x10-norepeats or 4x6-blanks"
+        "or pegs x colours such as 5x7, 4x10-norepeats, 4x6-blanks or 4x6-colours"
     )
 
 

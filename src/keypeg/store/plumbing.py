@@ -177,7 +177,8 @@ def game_records(session: Session, rows: Any, with_moves: bool = False) -> list[
 
 
 def rules_of(row: GameRow) -> Rules:
-    """A stored game's rules: kept whole since schema 0003; before, only the game and row limit (letters)."""
+    """A stored game's rules: kept whole since schema 0003 (with their feedback, in the JSON, when it is not
+    standard); before, only the game and row limit (letters)."""
     try:
         plain = Rules(row.pegs, row.colors, repeats=row.repeats, blanks=row.blanks, rows=row.rows)
     except KeypegError as error:
@@ -188,4 +189,6 @@ def rules_of(row: GameRow) -> Rules:
         rules = Rules.from_dict(json.loads(row.rules))
     except (ValueError, TypeError, KeypegError):
         return plain
-    return rules if rules.game == plain.game and rules.rows == plain.rows else plain
+    # the columns hold no feedback: it is the JSON's (standard when absent, as in every game before it)
+    same = rules.game == plain.replace(feedback=rules.feedback).game and rules.rows == plain.rows
+    return rules if same else plain

@@ -27,7 +27,7 @@ from keypeg.services import advice
 from keypeg.services.fair_share import Gate
 from keypeg.services.games import EXPLAIN_TOP
 from keypeg.text import plural
-from keypeg.web.api import ERRORS, FiguresOut, RulesIn, figures, rules_query
+from keypeg.web.api import ERRORS, FiguresOut, RulesIn, figures, rules_out, rules_query
 from keypeg.web.fair_share import analysis
 
 __all__ = ["router", "web_budget", "GatedBudget", "scored_lines", "analyse", "strategies", "OWNER"]
@@ -146,7 +146,7 @@ class AnalyseOut(BaseModel):
 def advice_out(advice: Advice) -> AnalyseOut:
     c = advice.consistency
     return AnalyseOut(
-        rules=advice.rules.as_dict(),
+        rules=rules_out(advice.rules),
         consistent=c.consistent,
         count=c.count,
         count_is_lower_bound=c.count_is_lower_bound,
@@ -206,7 +206,7 @@ class StrategiesOut(BaseModel):
 
 def comparison_out(comparison: Comparison) -> StrategiesOut:
     return StrategiesOut(
-        rules=comparison.rules.as_dict(),
+        rules=rules_out(comparison.rules),
         secrets=comparison.rules.size,
         results=[
             StrategyOut(strategy=s.strategy, first=str(s.first), cached=s.cached, **s.as_dict())

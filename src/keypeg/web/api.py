@@ -26,6 +26,7 @@ __all__ = [
     "RequestBody",
     "RulesIn",
     "rules_query",
+    "rules_out",
     "game_out",
     "GameOut",
     "changing",
@@ -71,6 +72,19 @@ class RequestBody(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
+FEEDBACK = (
+    "What a guess is told: standard (black and white pegs), colours (how many pegs are of a right colour, "
+    "in any place: a code is its colours, returned in colour order; `colors` reads the same) or black "
+    "(only the pegs right in colour and place). A score is then black = that number, white = 0. "
+    "The preset's by default (standard for classic)."
+)
+
+
+def rules_out(rules: Rules) -> dict[str, Any]:
+    """A rule set as the API returns it: :meth:`Rules.as_dict` with its ``feedback`` always named."""
+    return {**rules.as_dict(), "feedback": rules.feedback}
+
+
 class RulesIn(RequestBody):
     """A rule set: a preset, and any of its fields changed."""
 
@@ -80,9 +94,12 @@ class RulesIn(RequestBody):
     repeats: bool | None = None
     blanks: bool | None = None
     rows: int | None = Field(None, ge=1, le=100)
+    feedback: Literal["standard", "colours", "colors", "black"] | None = Field(None, description=FEEDBACK)
 
     def rules(self) -> Rules:
-        return rules_from_options(self.variant, self.pegs, self.colors, self.repeats, self.blanks, self.rows)
+        return rules_from_options(
+            self.variant, self.pegs, self.colors, self.repeats, self.blanks, self.rows, self.feedback
+        )
 
 
 def rules_query(
@@ -92,9 +109,10 @@ def rules_query(
     repeats: bool | None = None,
     blanks: bool | None = None,
     rows: Annotated[int | None, Query(ge=1, le=100)] = None,
+    feedback: Annotated[Literal["standard", "colours", "colors", "black"] | None, Query(description=FEEDBACK)] = None,
 ) -> Rules:
     """The rule set a GET request's query names: a preset, and any of its fields changed."""
-    return rules_from_options(variant, pegs, colors, repeats, blanks, rows)
+    return rules_from_options(variant, pegs, colors, repeats, blanks, rows, feedback)
 
 
 IDEMPOTENCY = (
@@ -123,8 +141,8 @@ class GuessIn(RequestBody):
 
 
 class ScoreIn(RequestBody):
-    black: int = Field(ge=0, le=100)
-    white: int = Field(ge=0, le=100)
+    black: int = Field(ge=0, le=100, description="Black pegs; under colours feedback, the pegs of a right colour.")
+    white: int = Field(0, ge=0, le=100, description="White pegs (0, or left out, under colours or black feedback).")
     row: int | None = Field(
         None,
         ge=1,
@@ -176,7 +194,7 @@ def _out(public_id: str, opened: games.OpenGame, feedback: Feedback | None = Non
     view = games.view(opened.game, counts=opened.counts)
     return GameOut(
         id=public_id,
-        rules=view.rules.as_dict(),
+        rules=rules_out(view.rules),
         role=view.role,
         rated=view.rated,
         status=view.status,
@@ -358,7 +376,7 @@ def _match_out(request: Request, public_id: str, opened: matches.OpenMatch) -> M
     view = matches.view(store_of(request), opened)
     return MatchOut(
         id=public_id,
-        rules=view.rules.as_dict(),
+        rules=rules_out(view.rules),
         games=view.games,
         level=view.level,
         played=[PlayedOut(codemaker=m, guesses=n, broken=b, points=p) for m, n, b, p in view.played],  # type: ignore[arg-type]

@@ -13,7 +13,7 @@ from pydantic import BaseModel, Field
 from keypeg.services.daily import DailyResult, DailyView, PlayedAlreadyError, daily_view, start_on_web
 from keypeg.services.games import new_id
 from keypeg.variants import Variant, find_variant
-from keypeg.web.api import ERRORS, GameOut, RequestBody, changing, game_out, session_of
+from keypeg.web.api import ERRORS, GameOut, RequestBody, changing, game_out, rules_out, session_of
 from keypeg.web.pages import Csrf, form_session, page, redirect
 from keypeg.web.sessions import WebSession, current, store_of
 
@@ -71,7 +71,7 @@ def _out(view: DailyView) -> DailyOut:
     return DailyOut(
         day=view.day,
         variant=view.variant.name,
-        rules=view.variant.rules.as_dict(),
+        rules=rules_out(view.variant.rules),
         played=view.played,
         game=view.game,
         grid=view.grid,

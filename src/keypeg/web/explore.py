@@ -31,7 +31,7 @@ from keypeg.strategies import NAMES
 from keypeg.variants import VARIANTS
 from keypeg.web.analysis_api import GatedBudget
 from keypeg.web.analysis_pages import about, label
-from keypeg.web.api import ERRORS
+from keypeg.web.api import ERRORS, rules_out
 from keypeg.web.fair_share import analysis
 from keypeg.web.pages import RulesForm, page
 
@@ -117,7 +117,7 @@ def branch_out(node: ExploredNode, branch: Branch) -> BranchOut:
 def node_out(node: ExploredNode) -> ExploreOut:
     """A node as the API answers it."""
     return ExploreOut(
-        rules=node.rules.as_dict(),
+        rules=rules_out(node.rules),
         game=node.game,
         strategy=node.strategy,
         path=explorer.path_text(node.path),
@@ -143,7 +143,8 @@ GameParam = Annotated[
     Path(
         min_length=1,
         max_length=40,
-        description="A preset (classic, super, bulls-and-cows...) or pegs x colours: 5x7, 4x10-norepeats, 4x6-blanks.",
+        description="A preset (classic, super, bulls-and-cows...) or pegs x colours: 5x7, 4x10-norepeats, "
+        "4x6-blanks, 4x6-colours.",
         examples=["classic"],
     ),
 ]
@@ -236,7 +237,8 @@ def _show(
 def _own(node: ExploredNode) -> RulesForm:
     """The form's fields for a game of one's own."""
     r = node.rules
-    return RulesForm("", str(r.pegs), str(r.colors), "", "no" if not r.repeats else "yes", "yes" if r.blanks else "no")
+    repeats, blanks = "no" if not r.repeats else "yes", "yes" if r.blanks else "no"
+    return RulesForm("", str(r.pegs), str(r.colors), "", repeats, blanks, r.feedback)
 
 
 Param = Annotated[str, Query(max_length=40)]
@@ -251,16 +253,19 @@ def explore_form(
     colors: Param = "",
     repeats: Param = "",
     blanks: Param = "",
+    feedback: Param = "",
 ) -> Response:
     """The explorer at the start of classic Mastermind with the most-parts strategy; the form, sent by
     GET with a game and a strategy, sends the browser on to the address they name."""
     if not (game or strategy or pegs or colors):
         return _show(request, DEFAULT_GAME, DEFAULT_STRATEGY, "")
-    chosen = RulesForm(game, pegs, colors, "", repeats, blanks)
+    chosen = RulesForm(game, pegs, colors, "", repeats, blanks, feedback)
     try:
-        if game and not (pegs or colors or repeats or blanks):
+        if game and not (pegs or colors or repeats or blanks or feedback):
             named = explorer.game_name(explorer.rules_named(game))
-        elif pegs or colors or repeats or blanks:
+        elif feedback and not (pegs or colors or repeats or blanks):
+            named = explorer.game_name(chosen.rules())  # a preset's game told otherwise: classic-colours
+        elif pegs or colors or repeats or blanks or feedback:
             named = chosen.rules().slug  # one's own game: pegs x colours, as addresses name it
         else:
             named = DEFAULT_GAME  # only a strategy chosen: classic's tree

@@ -90,9 +90,10 @@ def pegs_of(rules: Rules, code: str) -> list[Peg]:
     return [colours[c] for c in rules.parse(code).colors]
 
 
-def key_pegs(feedback: Feedback) -> str:
-    """A score for screen readers and text: ``2 black, 1 white``."""
-    return f"{feedback.black} black, {feedback.white} white"
+def key_pegs(feedback: Feedback, rules: Rules | None = None) -> str:
+    """A score for screen readers and text: ``2 black, 1 white`` (in the words of ``rules``' feedback:
+    ``2 black``, ``3 colours right``)."""
+    return rules.say(feedback) if rules is not None else f"{feedback.black} black, {feedback.white} white"
 
 
 def answers(rules: Rules, choice: Choice) -> list[Feedback]:
@@ -100,8 +101,17 @@ def answers(rules: Rules, choice: Choice) -> list[Feedback]:
     return [f for f in rules.feedbacks() if any(f in g.parts for g in choice.ranked)]
 
 
+FEEDBACKS = {"standard": "black and white pegs", "colours": "colours only", "black": "black pegs only"}
+"""The form's Feedback choices (value: label); empty keeps the preset's."""
+
+
 TEMPLATES.globals.update(
-    palette=palette, pegs_of=pegs_of, key_pegs=key_pegs, answers=answers, presets=list(VARIANTS.values())
+    palette=palette,
+    pegs_of=pegs_of,
+    key_pegs=key_pegs,
+    answers=answers,
+    presets=list(VARIANTS.values()),
+    feedbacks=FEEDBACKS,
 )
 
 
@@ -169,6 +179,7 @@ class RulesForm:
     rows: str = ""
     repeats: str = ""
     blanks: str = ""
+    feedback: str = ""
 
     def rules(self) -> Rules:
         """The rules the fields describe (:class:`KeypegError`, a usage error, when they describe none)."""
@@ -179,6 +190,7 @@ class RulesForm:
             _choice("repeats", self.repeats),
             _choice("blanks", self.blanks),
             _number("rows", self.rows),
+            _feedback(self.feedback),
         )
 
 
@@ -200,6 +212,13 @@ def _choice(field: str, text: str) -> bool | None:
     return None if not text else text == "yes"
 
 
+def _feedback(text: str) -> str | None:
+    text = text.strip().lower()
+    if text and text not in (*FEEDBACKS, "colors"):
+        raise KeypegError(f"feedback must be standard, colours or black, not {visible(text, 20)!r}")
+    return text or None
+
+
 Csrf = Annotated[str, Form(max_length=128)]
 """The hidden ``csrf`` field every form sends."""
 Field = Annotated[str, Form(max_length=64)]
@@ -212,9 +231,10 @@ def rules_form(
     rows: Field = "",
     repeats: Field = "",
     blanks: Field = "",
+    feedback: Field = "",
 ) -> RulesForm:
     """The rule-set fields of a form sent by POST."""
-    return RulesForm(variant, pegs, colors, rows, repeats, blanks)
+    return RulesForm(variant, pegs, colors, rows, repeats, blanks, feedback)
 
 
 Param = Annotated[str, Query(max_length=64)]
@@ -227,6 +247,7 @@ def form_query(
     rows: Param = "",
     repeats: Param = "",
     blanks: Param = "",
+    feedback: Param = "",
 ) -> RulesForm:
     """The rule-set fields of a form sent by GET (a page that can be bookmarked)."""
-    return RulesForm(variant, pegs, colors, rows, repeats, blanks)
+    return RulesForm(variant, pegs, colors, rows, repeats, blanks, feedback)

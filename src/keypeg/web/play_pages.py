@@ -105,7 +105,7 @@ def _board(
     said = ""
     if last is not None:
         who = "Your guess" if view.role == "breaker" else "The computer's guess"
-        said = f"{who} {len(view.history)}, {last[0]}: {last[1].black} black, {last[1].white} white."
+        said = f"{who} {len(view.history)}, {last[0]}: {game.rules.say(last[1])}."
     if view.status != "playing":
         said += f" The game is over: you {view.status}."
     elif view.guess is not None:

@@ -11,7 +11,7 @@ from keypeg.limits import TOP_RULE
 from keypeg.rules import Rules
 from keypeg.services import ratings, records
 from keypeg.variants import game_label
-from keypeg.web.api import ERRORS, rules_query, session_of
+from keypeg.web.api import ERRORS, rules_out, rules_query, session_of
 from keypeg.web.sessions import WebSession, store_of
 
 __all__ = ["router"]
@@ -40,7 +40,7 @@ def top(request: Request, rules: Annotated[Rules, Depends(rules_query)]) -> TopO
     """The top 10 players of a game (classic by default)."""
     board = records.top(store_of(request), rules)
     return TopOut(
-        rules=rules.as_dict(),
+        rules=rules_out(rules),
         label=game_label(rules),
         rule=TOP_RULE,
         top=[

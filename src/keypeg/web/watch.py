@@ -31,7 +31,7 @@ from keypeg.strategies import canonical_name
 from keypeg.text import visible
 from keypeg.web.analysis_api import GatedBudget
 from keypeg.web.analysis_pages import label
-from keypeg.web.api import ERRORS, FiguresOut, figures, rules_query
+from keypeg.web.api import ERRORS, FiguresOut, figures, rules_out, rules_query
 from keypeg.web.fair_share import analysis
 from keypeg.web.pages import RulesForm, form_query, page, redirect
 
@@ -100,6 +100,7 @@ def _fields(form: RulesForm) -> dict[str, str]:
         "rows": form.rows,
         "repeats": form.repeats,
         "blanks": form.blanks,
+        "feedback": form.feedback,
     }
 
 
@@ -206,7 +207,7 @@ class WatchOut(BaseModel):
 def game_out(game: WatchedGame, where: str) -> WatchOut:
     """The JSON of a watched game whose page is at ``where``."""
     return WatchOut(
-        rules=game.rules.as_dict(),
+        rules=rules_out(game.rules),
         strategy=game.strategy,
         asked=game.asked,
         note=game.note,

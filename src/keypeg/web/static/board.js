@@ -167,33 +167,57 @@ function dragAndDrop(buttons, holes, filled, put, move) {
 
 // -- scoring the computer's guess ---------------------------------------------------------------------
 
-const NEXT = { empty: "black", black: "white", white: "empty" };
+// What a tap on a key hole does, under the rules' feedback (data-feedback): standard cycles black, white,
+// empty; black only black and empty; colours a neutral peg (a peg of a right colour, placed nowhere) and empty.
+const NEXT = {
+  standard: { empty: "black", black: "white", white: "empty" },
+  black: { empty: "black", black: "empty" },
+  colours: { empty: "colour", colour: "empty" },
+};
+
+// A score as the page says it, under the rules' feedback.
+function sayScore(feedback, b, w) {
+  if (feedback === "colours") return `${b} ${Number(b) === 1 ? "colour" : "colours"} right`;
+  if (feedback === "black") return `${b} black`;
+  return `${b} black, ${w} white`;
+}
+
+// keypeg.feedback.score under the rules' feedback: colours counts black and white together, black drops white.
+function scoreUnder(feedback, secret, guess) {
+  const [b, w] = score(secret, guess);
+  if (feedback === "colours") return [b + w, 0];
+  if (feedback === "black") return [b, 0];
+  return [b, w];
+}
 
 function setUpScorer(root) {
   const grid = root.querySelector("[data-key-holes]");
   const form = grid ? grid.closest("form") : null;
   if (!grid || !form) return null;
-  const black = form.querySelector("input[name=black]"), white = form.querySelector("input[name=white]");
+  const feedback = grid.dataset.feedback || "standard";
+  const next = NEXT[feedback] || NEXT.standard;
+  const right = feedback === "colours" ? "colour" : "black";  // the peg a right answer is told by
+  const black = form.querySelector("[name=black]"), white = form.querySelector("[name=white]");
   const holes = Array.from(grid.querySelectorAll("[data-key-hole]"));
   const state = holes.map(() => "empty");
   const draw = () => {
     holes.forEach((hole, k) => {
       hole.className = `key ${state[k]}`;
-      hole.setAttribute("aria-label", `Key ${k + 1}: ${state[k]}`);
+      hole.setAttribute("aria-label", `Key ${k + 1}: ${state[k] === "colour" ? "right colour" : state[k]}`);
       hole.setAttribute("aria-pressed", state[k] === "empty" ? "false" : "true");
     });
-    black.value = state.filter((s) => s === "black").length;
+    black.value = state.filter((s) => s === right).length;
     white.value = state.filter((s) => s === "white").length;
   };
   const fromCounts = () => {
     const b = Number(black.value) || 0, w = Number(white.value) || 0;
-    holes.forEach((_, k) => { state[k] = k < b ? "black" : k < b + w ? "white" : "empty"; });
+    holes.forEach((_, k) => { state[k] = k < b ? right : k < b + w ? "white" : "empty"; });
     draw();
   };
-  const said = () => announce(`${black.value} black, ${white.value} white`);
+  const said = () => announce(sayScore(feedback, black.value, white.value));
   holes.forEach((hole, k) => {
     hole.disabled = false;
-    hole.addEventListener("click", () => { state[k] = NEXT[state[k]]; draw(); said(); });
+    hole.addEventListener("click", () => { state[k] = next[state[k]]; draw(); said(); });
   });
   form.querySelectorAll("[data-no-js]").forEach((el) => { el.hidden = true; });
   form.querySelectorAll("[data-no-js] [autofocus]").forEach((el) => el.removeAttribute("autofocus"));
@@ -209,7 +233,7 @@ function setUpScorer(root) {
   fromCounts();
   active = {
     form, kind: "score", back,
-    keys: new Map([["B", "black"], ["W", "white"]]),
+    keys: new Map(feedback === "colours" ? [["C", "colour"]] : feedback === "black" ? [["B", "black"]] : [["B", "black"], ["W", "white"]]),
     add: put,
     send: () => form.requestSubmit(form.querySelector("button[type=submit]")),
   };
@@ -243,8 +267,8 @@ function setUpKeeper(root, scored) {
     keep("keypeg-code-" + game, secret, true);
     drawShield(root, secret);
     if (!secret || !guess || secret.length !== guess.length) return;
-    const [black, white] = score(secret, guess);
-    const b = root.querySelector("input[name=black]"), w = root.querySelector("input[name=white]");
+    const [black, white] = scoreUnder(keeper.dataset.feedback || "standard", secret, guess);
+    const b = root.querySelector("[name=black]"), w = root.querySelector("[name=white]");
     if (b && w) { b.value = black; w.value = white; }
     if (scored) scored();
   };

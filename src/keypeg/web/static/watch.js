@@ -9,10 +9,9 @@ function reducedMotion() {
 }
 
 function said(step) {
-  const [black, white] = step.dataset.score.split(",");
   const after = Number(step.dataset.after).toLocaleString("en");
   const reason = step.querySelector("[data-reason]");
-  return `Guess ${step.dataset.step}: ${step.dataset.guess}, ${black} black, ${white} white. `
+  return `Guess ${step.dataset.step}: ${step.dataset.guess}, ${step.dataset.said}. `
     + `${after} ${after === "1" ? "code" : "codes"} left. ${reason ? reason.textContent : ""}`;
 }
 
