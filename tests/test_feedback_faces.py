@@ -57,6 +57,10 @@ def test_the_presets_of_the_feedbacks_are_listed_and_found_by_their_aliases() ->
     assert listed["classic-colours"]["codes"] == 126  # multisets of 4 of 6 colours
     assert find_variant("colours only") is find_variant("easy") is find_variant("classic-colours")
     assert find_variant("black-peg").rules.feedback == "black"
+    from keypeg.variants import rules_from_options
+
+    assert rules_from_options("classic", None, None, None, None, None, "colours").name == "classic-colours"
+    assert rules_from_options("classic-black", None, None, None, None, None, "standard").name == "classic"
     table = run(["variants"]).stdout
     assert "colours only" in table and "black only" in table
 
@@ -176,5 +180,6 @@ def test_the_api_takes_and_returns_the_feedback_and_the_daily_puzzle_of_a_varian
     assert wrong.status_code == 422
     daily = client.get("/api/daily", params={"variant": "classic-black"}).json()
     assert daily["rules"]["feedback"] == "black"
+    assert "What a guess is told: standard (black and white pegs)" in client.get("/docs").text  # the API page
     page = client.get("/daily", params={"variant": "classic-colours"})
     assert page.status_code == 200 and "classic-colours" in page.text

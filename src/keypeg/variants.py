@@ -221,6 +221,11 @@ def rules_from_options(
     for name, value in (("repeats", repeats), ("blanks", blanks), ("rows", rows)):
         if value is not None and value != getattr(base, name):
             changes[name] = value
+    if set(changes) == {"feedback"}:  # classic told colours only is the preset classic-colours
+        told = base.replace(**changes)
+        preset = preset_of(told)
+        if preset is not None and preset.rules == told:
+            return preset.rules
     if changes and base.name:
         changes.setdefault("name", f"{base.name} (changed)")
     return base.replace(**changes) if changes else base

@@ -159,7 +159,10 @@ class Move(BaseModel):
 
 class GameOut(BaseModel):
     id: str
-    rules: dict[str, Any]
+    rules: dict[str, Any] = Field(
+        description="The rules: pegs, colors, repeats, blanks, rows, symbols, names, name and feedback "
+        "(standard, colours or black)."
+    )
     role: Literal["breaker", "maker"]
     rated: bool
     status: Literal["playing", "won", "lost"] = Field(description="How it went for you.")
