@@ -111,7 +111,7 @@ def main() -> None:
                 f"{game}, {pool} codes as guesses",
                 "nice -n 10 .venv/bin/python benchmarks/openings.py",
                 [
-                    f"Threads: {numba.config.NUMBA_NUM_THREADS}. Load average (1, 5, 15 min) before: {before}; "
+                    f"Threads: {numba.get_num_threads()}. Load average (1, 5, 15 min) before: {before}; "
                     f"after: {load()}. The section took {cpu:.1f} CPU s, {wall:.1f} s wall.",
                     "CPU s: this process's CPU seconds (every thread) while the tree grew; wall s: its elapsed time.",
                     f"Published: {SOURCE}; = the same total and worst case, ≠ not." if pool == "all" else "",

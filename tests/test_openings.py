@@ -84,6 +84,38 @@ def test_one_opening_per_orbit(rules: Rules) -> None:
         assert sorted(found) == sorted(pick(orbit) for orbit in classes)
 
 
+def feedback_rules(pegs: int, colors: int, feedback: str) -> Rules:
+    """A rule set with another feedback (skipped while the rules do not know feedbacks yet)."""
+    try:
+        return Rules(pegs, colors, feedback=feedback)  # type: ignore[call-arg,unused-ignore]
+    except TypeError:
+        pytest.skip("the rules know no feedback variants yet")
+
+
+@pytest.mark.parametrize("feedback", ["black", "colours"])
+@pytest.mark.parametrize("game", [(3, 3), (4, 3), (3, 5)], ids=str)
+def test_openings_under_other_feedbacks(game: tuple[int, int], feedback: str) -> None:
+    """Black pegs only: the same symmetries, the same openings. Colours only: a code is its multiset of
+    colours (written in colour order), permuted by the colours alone; the openings are the same patterns."""
+    rules = feedback_rules(*game, feedback)
+    pegs, colours = game
+    if feedback == "black":
+        expected = sorted(min(orbit) for orbit in orbits(Rules(*game)))
+    else:
+        multisets = set(itertools.combinations_with_replacement(range(colours), pegs))
+        classes = []
+        while multisets:
+            code = min(multisets)
+            orbit = {tuple(sorted(relabel[c] for c in code)) for relabel in itertools.permutations(range(colours))}
+            multisets -= orbit
+            classes.append(min(orbit))
+        expected = sorted(classes)
+    assert [code.colors for code in distinct_openings(rules)] == expected == sorted(expected)
+    found = openings(rules, make_strategy("worst-case"))
+    assert all(o.stats.secrets == rules.size for o in found)
+    assert best(found).total == min(o.total for o in found)
+
+
 # The GPU solver's published lists of unique initial guesses (mikemag/Mastermind,
 # docs/initial_guesses/Initial_Guesses.md, "Unique initial guess patterns for various game sizes").
 PUBLISHED_PATTERNS = {
