@@ -72,6 +72,8 @@ class Workers:
     description = "this process"
     dashboard: str | None = None
     """Where Dask's dashboard shows the cluster at work (none for this process)."""
+    threads: int | None = None
+    """The compiled kernels' threads in each task (``None``: as many as the worker's machine has)."""
 
     def queue(
         self, task: Callable[[Item], Result]
@@ -94,6 +96,11 @@ class Workers:
     def peak_memory(self) -> dict[str, int]:
         """The most memory (resident bytes) each worker process has held, by worker."""
         return {"this process": peak_memory()}
+
+    def memory_limits(self) -> dict[str, int]:
+        """The memory each worker may hold before it is stopped, by worker (none known for this process,
+        whose work the cost guard checks against the machine)."""
+        return {}
 
 
 def peak_memory() -> int:
@@ -208,6 +215,10 @@ class _Dask(Workers):
     def peak_memory(self) -> dict[str, int]:
         peaks: dict[str, int] = self.client.run(peak_memory)
         return peaks
+
+    def memory_limits(self) -> dict[str, int]:
+        workers = self.client.scheduler_info().get("workers", {})
+        return {name: int(info["memory_limit"]) for name, info in workers.items() if info.get("memory_limit")}
 
 
 @contextmanager

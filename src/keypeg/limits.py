@@ -44,6 +44,9 @@ __all__ = [
     "TIME_LIMIT_ENV",
     "PAIRS_PER_SECOND_PER_CORE",
     "TREE_SECONDS_PER_CODE_PAIR",
+    "TREE_SECONDS_PER_CODE_PAIR_WIDE",
+    "TREE_TASK_BYTES_PER_CODE",
+    "TREE_THREAD_BYTES_PER_CODE",
     "PLAIN_SCORES_PER_SECOND",
     "NODE_BYTES",
     "CODE_BYTES",
@@ -54,6 +57,7 @@ __all__ = [
     "CP_SAT_SOLUTIONS_PER_SECOND",
     "count_field",
     "one_word",
+    "code_words",
     "parse_bytes",
 ]
 
@@ -138,6 +142,16 @@ TREE_SECONDS_PER_CODE_PAIR = 5e-9
 """A one-step heuristic's whole tree from the tree kernel takes about this many seconds per pair of
 codes (``n * n``) on one core, for time estimates: rounded up from ``benchmarks/results/trees.md``
 (about 2.5 to 3 ns at 5x8, 1 ns for most parts at 6x9; mmstrat's scoring of worst case about 7 ns)."""
+TREE_SECONDS_PER_CODE_PAIR_WIDE = 3e-8
+"""The same for codes of more than one word of position or count bits (7x10, 7x11: the tree kernel's
+multi-word path): measured 3.3 to 5.4 times the one-word path on 5x8 forced through it (worst case
+1.8 s against 6.0 s, most parts 0.73 s against 4.0 s, one core), rounded up from 5e-9 times 6."""
+TREE_TASK_BYTES_PER_CODE = 400
+"""Peak memory of a subtree grown by a cluster's task, per code it grows (the kernel's buffer of codes,
+its stack and nodes, about 150 bytes; the tree and its copy as it travels): a task of ``split`` codes."""
+TREE_THREAD_BYTES_PER_CODE = 9
+"""Memory each thread growing subtrees holds per code of the game, whatever its part (a mask of the
+fitting codes and a cost per guess): 90 MB a thread at 7x10."""
 PLAIN_SCORES_PER_SECOND = 40_000
 """Scores per second of the plain-Python scorer (measured: about 40,000 on one core)."""
 NODE_BYTES = 450
@@ -186,10 +200,19 @@ def count_field(pegs: int, repeats: bool) -> int:
     return pegs if repeats else 1
 
 
+def code_words(pegs: int, colors: int, repeats: bool) -> tuple[int, int]:
+    """The 64-bit words of a code's position bits and of its count bits (see :mod:`keypeg.kernels._space`).
+
+    >>> code_words(4, 6, True), code_words(7, 10, True), code_words(8, 7, True)
+    ((1, 1), (2, 2), (1, 1))
+    """
+    return -(-pegs * colors // 64), -(-colors * count_field(pegs, repeats) // 64)
+
+
 def one_word(pegs: int, colors: int, repeats: bool) -> bool:
-    """Whether a code's position bits and count bits fit one 64-bit word each: the codes the tree
-    kernel takes."""
-    return pegs * colors <= 64 and colors * count_field(pegs, repeats) <= 64
+    """Whether a code's position bits and count bits fit one 64-bit word each: the tree kernel's fast
+    path (the others take its multi-word path, about 3 to 5 times slower per pair of codes)."""
+    return code_words(pegs, colors, repeats) == (1, 1)
 
 
 SUSPECT_COUNT_LIMIT = 10_000

@@ -36,6 +36,8 @@ __all__ = [
     "suspects_cost",
     "space_cost",
     "analyze_cost",
+    "worker_tree_cost",
+    "tree_seconds_per_pair",
     "tables_cost",
     "next_cost",
     "rank_seconds",
@@ -156,9 +158,8 @@ def space_cost(rules: Rules) -> Estimate:
     encodings (``N x W`` words each), their keys and the index of every code (8 bytes each), the feedback
     table (``N x N`` bytes, small games only), and while it is built, the scratch arrays (about 32 bytes
     a code)."""
-    n, pegs, colors = rules.size, rules.pegs, rules.num_colors
-    width = pegs if rules.repeats else 1
-    words = -(-pegs * colors // 64) + -(-colors * width // 64)
+    n, pegs = rules.size, rules.pegs
+    words = sum(limits.code_words(pegs, rules.num_colors, rules.repeats))
     table = n * n if n <= limits.TABLE_LIMIT else 0
     held = n * pegs + 8 * n * words + 16 * n + table
     scratch = 32 * n
@@ -195,10 +196,8 @@ def analyze_cost(rules: Rules, strategy: str) -> Estimate:
     held = int(8 * n * rounds) + 40 * n
     rough = False
     python_nodes = n * PYTHON_SECONDS_PER_NODE
-    if strategy in LOOKAHEAD and limits.one_word(rules.pegs, rules.num_colors, rules.repeats):  # the tree kernel
-        seconds, python_nodes = float(n) * n * limits.TREE_SECONDS_PER_CODE_PAIR / machine.cores(), 0.0
-    elif strategy in LOOKAHEAD:
-        seconds = _pairs_seconds(float(n) * n * max(rounds - 1, 1))
+    if strategy in LOOKAHEAD:  # the tree kernel, codes of one word or of several
+        seconds, python_nodes = float(n) * n * tree_seconds_per_pair(rules) / machine.cores(), 0.0
     elif strategy == "two-step":
         reference, taken = TWO_STEP_REFERENCE
         seconds = taken * (n / reference) ** TWO_STEP_GROWTH
@@ -217,6 +216,33 @@ def analyze_cost(rules: Rules, strategy: str) -> Estimate:
         rough,
     )
     return _named(space_cost(rules) + tree, tree.work)
+
+
+def tree_seconds_per_pair(rules: Rules) -> float:
+    """Seconds the tree kernel takes per pair of codes on one core: more for codes of several words."""
+    one = limits.one_word(rules.pegs, rules.num_colors, rules.repeats)
+    return limits.TREE_SECONDS_PER_CODE_PAIR if one else limits.TREE_SECONDS_PER_CODE_PAIR_WIDE
+
+
+def worker_tree_cost(rules: Rules, strategy: str, split: int, threads: int) -> Estimate:
+    """What one cluster worker holds growing ``strategy``'s tree on ``rules`` in tasks of at most ``split``
+    codes on ``threads`` threads: its code space, each thread's arrays over every code
+    (:data:`~keypeg.limits.TREE_THREAD_BYTES_PER_CODE`), and a task's subtrees
+    (:data:`~keypeg.limits.TREE_TASK_BYTES_PER_CODE` a code); never the whole tree. The time: a task's."""
+    n = rules.size
+    arrays = limits.TREE_THREAD_BYTES_PER_CODE * n * max(threads, 1)
+    task = limits.TREE_TASK_BYTES_PER_CODE * min(split, n)
+    seconds = float(split) * split * tree_seconds_per_pair(rules) if strategy in LOOKAHEAD else 0.0
+    work = Estimate(
+        "",
+        arrays + task,
+        seconds,
+        (
+            (f"each thread's arrays over the {n:,} codes", arrays),
+            (f"a task's subtrees of up to {min(split, n):,} codes", task),
+        ),
+    )
+    return _named(space_cost(rules) + work, _work(rules, f"a worker's share of the {strategy} tree"))
 
 
 def _named(estimate: Estimate, work: str) -> Estimate:

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 __all__ = [
     "DistributedSolver",
     "distributed_tree",
+    "distributed_totals",
+    "check_workers",
     "distributed_optimum",
     "TreeTask",
     "SearchTask",
@@ -68,12 +70,14 @@ class Part(NamedTuple):
 
 @dataclass(frozen=True)
 class TreeTask:
-    """Decide the strategy's guess at one part, or grow the subtrees of every part."""
+    """Decide the strategy's guess at one part, or grow the subtrees of every part (with ``totals``,
+    send back only the secrets each solves in each round)."""
 
     rules: Rules
     strategy: Strategy
     decide: bool
     parts: tuple[Part, ...]
+    totals: bool = False
 
 
 class Grown(NamedTuple):
@@ -88,10 +92,13 @@ class Grown(NamedTuple):
     rounds: tuple[int, ...]
 
     @classmethod
-    def of(cls, tree: StrategyTree) -> Grown:
-        """A tree, ready to travel."""
-        flat = tree.flat()
+    def of(cls, tree: StrategyTree, totals: bool = False) -> Grown:
+        """A tree, ready to travel (``totals``: its secrets solved in each round only, no node)."""
         rounds = tuple(tree.stats.distribution.get(r, 0) for r in range(1, tree.stats.max + 1))
+        if totals:
+            none = np.zeros(0, dtype=np.int32)
+            return cls(np.zeros((0, tree.rules.pegs), dtype=np.int8), none, none, none.astype(np.int8), rounds)
+        flat = tree.flat()
         return cls(
             flat.colors.astype(np.int8),
             flat.sizes.astype(np.int32),
@@ -113,17 +120,33 @@ def tree_task(task: TreeTask) -> Answer:
     strategy = task.strategy
     if task.decide:
         (part,) = task.parts
-        strategy.restart()
-        choice = strategy.rank(Position(space, part.history, _codes(space, part.codes)))
-        guess = choice.index if choice.index is not None else space.index(choice.guess)
-        return int(guess), time.process_time() - started
+        return _decide(space, strategy, part), time.process_time() - started
     from keypeg.analysis.tree import build_tree
 
     grown = tuple(
-        Grown.of(build_tree(strategy, task.rules, secrets=_codes(space, part.codes), history=part.history))
+        Grown.of(build_tree(strategy, task.rules, secrets=_codes(space, part.codes), history=part.history), task.totals)
         for part in task.parts
     )
     return grown, time.process_time() - started
+
+
+def _decide(space: CodeSpace, strategy: Strategy, part: Part) -> int:
+    """The strategy's guess at ``part``: below the root, the tree kernel's decision where it makes it
+    (as :func:`~keypeg.analysis.tree.build_tree` does: the same guess as :meth:`Strategy.rank`, without a
+    Python pass over every guess: at 7x10 a part has up to a million codes and the pool ten million)."""
+    codes = _codes(space, part.codes)
+    rule = strategy.tree_rule(space.rules) if part.history else None
+    if rule is not None and space.grows_trees:
+        from keypeg.kernels import compile_tree_kernel
+
+        compile_tree_kernel()
+        played = [g for g, _ in part.history]
+        top = space.grow(rule, played, codes, depth=1, max_depth=1)
+        if top is not None:
+            return int(top.guesses[0])
+    strategy.restart()
+    choice = strategy.rank(Position(space, part.history, codes))
+    return int(choice.index if choice.index is not None else space.index(choice.guess))
 
 
 def _codes(space: CodeSpace, codes: npt.NDArray[np.int32] | None) -> Index:
@@ -137,9 +160,11 @@ class _Rows:
     """A tree put together from nodes decided here and subtrees grown elsewhere, as the rows of
     :class:`FlatNodes` (each after its parent), and the secrets solved in each round."""
 
-    def __init__(self, space: CodeSpace, progress: Callable[[int], None] | None) -> None:
+    def __init__(self, space: CodeSpace, progress: Callable[[int], None] | None, keep: bool = True) -> None:
         self.space = space
         self.progress = progress
+        self.keep = keep
+        """Whether the rows are kept (else only counted, and the secrets solved in each round)."""
         self.pieces: list[
             tuple[npt.NDArray[np.int8], npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]
         ] = []
@@ -155,17 +180,19 @@ class _Rows:
     def node(self, guess: int, size: int, parent: int, feedback: int) -> int:
         """Add a node (its guess a code index) below row ``parent``; its row."""
         one = np.ones(1, dtype=np.int64)
-        self.pieces.append((self.space.codes[[guess]], one * size, one * parent, one * feedback))
+        if self.keep:
+            self.pieces.append((self.space.codes[[guess]], one * size, one * parent, one * feedback))
         self.rows += 1
         return self.rows - 1
 
     def subtree(self, grown: Grown, parent: int, feedback: int, depth: int) -> None:
         """Add a subtree below row ``parent``, its root played after ``depth`` guesses."""
-        parents = grown.parents.astype(np.int64) + self.rows
-        parents[0] = parent
-        feedbacks = grown.feedbacks.astype(np.int64)
-        feedbacks[0] = feedback
-        self.pieces.append((grown.colors, grown.sizes.astype(np.int64), parents, feedbacks))
+        if self.keep:
+            parents = grown.parents.astype(np.int64) + self.rows
+            parents[0] = parent
+            feedbacks = grown.feedbacks.astype(np.int64)
+            feedbacks[0] = feedback
+            self.pieces.append((grown.colors, grown.sizes.astype(np.int64), parents, feedbacks))
         self.rows += grown.sizes.size
         for r, count in enumerate(grown.rounds, depth + 1):
             if count:
@@ -222,20 +249,72 @@ def distributed_tree(
     """``strategy``'s whole tree on ``rules`` (as :func:`~keypeg.analysis.tree.build_tree` builds it),
     made by ``workers``: positions of more than ``split`` codes (by default :func:`split_size`) decided
     one task each, the others grown whole, siblings together up to ``split`` codes a task."""
+    started = time.perf_counter()
+    tree, traffic = _grow(strategy, rules, workers, split, progress, keep=True)
+    stats = TreeStats.from_distribution(tree.distribution)
+    return StrategyTree(rules, tree.flat(), strategy.conventions(), stats, time.perf_counter() - started), traffic
+
+
+def distributed_totals(
+    strategy: Strategy,
+    rules: Rules,
+    workers: Workers,
+    *,
+    split: int | None = None,
+    progress: Callable[[int], None] | None = None,
+) -> tuple[TreeStats, Traffic]:
+    """The figures of ``strategy``'s whole tree on ``rules`` (the secrets solved in each round), grown as
+    :func:`distributed_tree` grows it but kept nowhere: each task sends back its figures only, so neither
+    the workers (a task's subtrees at a time) nor this process (the parts waiting, 4 bytes a code) ever
+    hold the tree: the way to the games of ten million codes (7x10, 8x7) and more."""
+    tree, traffic = _grow(strategy, rules, workers, split, progress, keep=False)
+    return TreeStats.from_distribution(tree.distribution), traffic
+
+
+def check_workers(rules: Rules, strategy: Strategy, workers: Workers, split: int) -> None:
+    """Refuse (:class:`~keypeg.analysis.cost.TooCostlyError`, one line) a tree whose share a worker would
+    hold (:func:`~keypeg.analysis.cost.worker_tree_cost`) is more than the memory a worker has."""
+    from keypeg.analysis.cost import TooCostlyError, format_bytes, worker_tree_cost
+
+    limits = workers.memory_limits()
+    if not limits:
+        return
+    from keypeg.machine import cores
+
+    estimate = worker_tree_cost(rules, strategy.name, split, workers.threads or cores())
+    least = min(limits.values())
+    if estimate.memory > least:
+        raise TooCostlyError(
+            f"{estimate.work} would take about {format_bytes(estimate.memory)} of memory ({estimate.biggest()}), "
+            f"more than the {format_bytes(least)} a worker has: run fewer workers on this machine, or on a "
+            "cluster whose workers have more memory"
+        )
+
+
+def _grow(
+    strategy: Strategy,
+    rules: Rules,
+    workers: Workers,
+    split: int | None,
+    progress: Callable[[int], None] | None,
+    *,
+    keep: bool,
+) -> tuple[_Rows, Traffic]:
+    """The tree's rows as the tasks send them (``keep``: kept, else only counted), and the traffic."""
     space = CodeSpace.of(rules)
     strategy.restart()
-    started = time.perf_counter()
     whole = strategy.name in RANDOM or strategy.tie == "random"
     split = rules.size if whole else split if split is not None else split_size(rules.size, workers.count)
+    check_workers(rules, strategy, workers, split)
     traffic = Traffic()
-    tree = _Rows(space, progress)
+    tree = _Rows(space, progress, keep)
     # what each task's result is for: (the parent's row, the feedback to it from the parent, the part)
     waiting: dict[int, tuple[tuple[int, int, Part], ...]] = {}
 
     with workers.queue(tree_task) as tasks:
 
         def send(decide: bool, places: list[tuple[int, int, Part]]) -> None:
-            task = TreeTask(rules, strategy, decide, tuple(part for _, _, part in places))
+            task = TreeTask(rules, strategy, decide, tuple(part for _, _, part in places), not keep)
             traffic.sent += _size(task)
             if not decide:
                 traffic.largest = max(traffic.largest, sum(_count(space, part) for _, _, part in places))
@@ -283,8 +362,7 @@ def distributed_tree(
             traffic.count("grow", seconds, min(len(part.history) for _, _, part in places), grown_codes)
             for (parent, ordinal, part), grown in zip(places, answer, strict=True):
                 tree.subtree(grown, parent, ordinal, len(part.history))
-    stats = TreeStats.from_distribution(tree.distribution)
-    return StrategyTree(rules, tree.flat(), strategy.conventions(), stats, time.perf_counter() - started), traffic
+    return tree, traffic
 
 
 def _count(space: CodeSpace, part: Part) -> int:

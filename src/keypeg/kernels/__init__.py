@@ -498,13 +498,15 @@ class CodeSpace:
 
     @property
     def grows_trees(self) -> bool:
-        """Whether the tree kernel takes these codes (one word of position bits and one of count bits)."""
-        return limits.one_word(self.pegs, self.rules.num_colors, self.rules.repeats)
+        """Whether the tree kernel takes these codes: every game (codes of one word each, or of several)."""
+        return True
 
     @cached_property
     def _words(self) -> tuple[Words, Words]:
-        """The one-word encodings as flat arrays (see :attr:`grows_trees`)."""
+        """The encodings as the tree kernel reads them: flat arrays where each fits one word, else as they are."""
         bits = self._bits
+        if not limits.one_word(self.pegs, self.rules.num_colors, self.rules.repeats):
+            return bits.position_bits, bits.count_bits  # the kernel's multi-word path
         return np.ascontiguousarray(bits.position_bits[:, 0]), np.ascontiguousarray(bits.count_bits[:, 0])
 
     def _node_rule(self, rule: TreeRule, n: int) -> _tree.NodeRule:
@@ -543,16 +545,18 @@ class CodeSpace:
         root_pool: Index | None = None,
         depth: int,
         max_depth: int,
+        words: int = 0,
     ) -> FlatSubtree | None:
         """The subtree ``rule`` plays for the fitting codes ``candidates`` (increasing) after the
         guesses ``history`` (code indices), ``depth`` guesses deep (deeper nodes are left to grow);
         its root guesses ``root`` if not negative, else the best of ``root_pool`` (one code per
         symmetry class) if given. ``None`` if a node is deeper than ``max_depth``. Releases the GIL:
-        subtrees grow on threads side by side."""
+        subtrees grow on threads side by side. ``words``: read each code as at least that many words (the
+        multi-word path, which wide games take, forced on any game: for tests)."""
         seg = np.ascontiguousarray(candidates, dtype=np.int64)
         pool = np.ascontiguousarray(root_pool if root_pool is not None else (), dtype=np.int64)
         count, *arrays = _tree.grow(
-            _tree.Space(*self._words, self.codes),
+            _tree.Space(*_tree.widened(*self._words, words), self.codes),
             seg,
             np.asarray(history, dtype=np.int64),
             root,

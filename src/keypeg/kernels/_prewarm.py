@@ -57,7 +57,7 @@ def compile_beside() -> None:
     call on no guesses."""
     words, none, flags = _zeros(1, dtype=np.uint64), _zeros(0), _zeros(6, dtype=np.bool_)
     block = (
-        *(_zeros(1), _zeros(2, 1, dtype=np.uint64), words, words, np.int64(4), np.int64(0)),
+        *(_zeros(1), (words, words), words, words, np.int64(4), np.int64(0)),
         *(_zeros(1, dtype=np.float64), 0.0, False, False),
         (_zeros(1, 1, dtype=np.uint64), words, _zeros(1, dtype=np.float64)),
         (_zeros(25), _zeros(1), 0.0, _zeros(1, dtype=np.float64)),

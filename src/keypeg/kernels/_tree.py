@@ -6,8 +6,9 @@ the pool under the order (cost, then a fitting guess if ``prefer``, then the fir
 index): an order independent of the scan, so the fitting codes are scanned first, each guess
 stops being scored once its partial cost cannot win, and the scan ends once no guess left can
 beat the winner. Only the smallest (largest) code of each symmetry class is scored where the
-node has enough fitting codes (see :mod:`keypeg.symmetry`). Codes are one word of position bits
-and one of count bits (see :mod:`keypeg.kernels._space`).
+node has enough fitting codes (see :mod:`keypeg.symmetry`). Codes are their position bits and count
+bits (see :mod:`keypeg.kernels._space`): one word each where they fit (1-D arrays), else a row of words
+each (2-D arrays, games such as 7x10 or 7x11): the same functions, compiled once for each shape.
 
 The decision is :class:`keypeg.strategies.lookahead.PartitionStrategy`'s, exactly; the slow
 reference is :func:`keypeg.analysis.tree.build_tree` on the Python path.
@@ -19,7 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
+from numba import njit, types
+from numba.extending import overload
 
 from keypeg.kernels._bits import popcount
 from keypeg.kernels._select import FEWEST_PARTS, LARGEST_PART, SUM_OF_SQUARES, TABLE_SUM, _row_cost
@@ -39,6 +41,76 @@ _PRUNED = np.inf
 _MARGIN = 1e-6
 """Relative slack of the partial entropy before a guess is dropped: its exact score is summed
 in another order, so only guesses clearly out of the tie are dropped."""
+
+
+# -- codes of one word or of several: every kernel below reads a code's bits through these ----------------
+# A code's position bits (and its count bits) are one ``uint64`` where they fit one word (the arrays of the
+# space are then 1-D), else a row of words (2-D arrays, ``N x W``): numba compiles each function once for
+# each, and the one-word machine code is what it was before the wide codes existed.
+
+
+def _common(a, b):  # type: ignore[no-untyped-def]
+    """The bits words ``a`` and ``b`` (or rows of words) share: the popcount of their AND."""
+    return sum(bin(int(x) & int(y)).count("1") for x, y in zip(np.atleast_1d(a), np.atleast_1d(b), strict=True))
+
+
+def _put(target, i, source, j):  # type: ignore[no-untyped-def]
+    """``target[i] = source[j]``, a word or a row of words."""
+    target[i] = source[j]
+
+
+def _rows_like(words, n):  # type: ignore[no-untyped-def]
+    """An empty array of ``n`` codes' bits, of the shape of ``words``'s rows."""
+    return np.empty((n, *words.shape[1:]), dtype=np.uint64)
+
+
+def _shaped(mask, like):  # type: ignore[no-untyped-def]
+    """The words ``mask`` as one word if ``like`` is one, else as a row."""
+    return mask if np.ndim(like) else mask[0]
+
+
+@overload(_common, jit_options={"cache": True})
+def _common_words(a, b):  # type: ignore[no-untyped-def]
+    if isinstance(a, types.Integer):
+        return lambda a, b: popcount(a & b)
+
+    def rows(a, b):  # type: ignore[no-untyped-def]
+        total = np.uint64(0)
+        for k in range(a.shape[0]):
+            total += popcount(a[k] & b[k])
+        return total
+
+    return rows
+
+
+@overload(_put, jit_options={"cache": True})
+def _put_words(target, i, source, j):  # type: ignore[no-untyped-def]
+    if target.ndim == 1:
+
+        def one(target, i, source, j):  # type: ignore[no-untyped-def]
+            target[i] = source[j]
+
+        return one
+
+    def rows(target, i, source, j):  # type: ignore[no-untyped-def]
+        for k in range(target.shape[1]):
+            target[i, k] = source[j, k]
+
+    return rows
+
+
+@overload(_rows_like, jit_options={"cache": True})
+def _rows_like_words(words, n):  # type: ignore[no-untyped-def]
+    if words.ndim == 1:
+        return lambda words, n: np.empty(n, dtype=np.uint64)
+    return lambda words, n: np.empty((n, words.shape[1]), dtype=np.uint64)
+
+
+@overload(_shaped, jit_options={"cache": True})
+def _shaped_words(mask, like):  # type: ignore[no-untyped-def]
+    if isinstance(like, types.Integer):
+        return lambda mask, like: mask[0]
+    return lambda mask, like: mask
 
 
 @njit(cache=True)
@@ -67,7 +139,7 @@ def _cost(pg, cg, ps, cs, pegs, cost, values, limit, most, row, labels):  # type
     if cost == LARGEST_PART:
         top = limit
         for s in range(m):
-            f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+            f = _common(pg, ps[s]) * pegs + _common(cg, cs[s])
             k = row[f] + 1
             row[f] = k
             if k > top:
@@ -80,7 +152,7 @@ def _cost(pg, cg, ps, cs, pegs, cost, values, limit, most, row, labels):  # type
         squares = 0
         top = limit
         for s in range(m):
-            f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+            f = _common(pg, ps[s]) * pegs + _common(cg, cs[s])
             k = row[f] + 1
             row[f] = k
             squares += 2 * k - 1
@@ -97,7 +169,7 @@ def _cost(pg, cg, ps, cs, pegs, cost, values, limit, most, row, labels):  # type
         while start < m:  # blocks of codes the compiler can vectorise, checked after each
             end = min(start + _BLOCK, m)
             for s in range(start, end):
-                seen |= np.uint64(1) << np.uint64(popcount(pg & ps[s]) * pegs + popcount(cg & cs[s]))
+                seen |= np.uint64(1) << np.uint64(_common(pg, ps[s]) * pegs + _common(cg, cs[s]))
             start = end
             if int(popcount(seen)) + m - end < need:  # too few parts even if every code left made one
                 return _PRUNED
@@ -106,7 +178,7 @@ def _cost(pg, cg, ps, cs, pegs, cost, values, limit, most, row, labels):  # type
         parts = 0
         need = -limit
         for s in range(m):
-            f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+            f = _common(pg, ps[s]) * pegs + _common(cg, cs[s])
             if row[f] == 0:
                 parts += 1
             row[f] += 1
@@ -126,7 +198,7 @@ def _table_sum(pg, cg, ps, cs, pegs, values, limit, row, labels):  # type: ignor
     """:func:`_cost`'s table sum: the same sum, in the same order, as the Python path."""
     total = 0.0
     for s in range(ps.shape[0]):
-        f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+        f = _common(pg, ps[s]) * pegs + _common(cg, cs[s])
         labels[s] = f
         k = row[f] + 1
         row[f] = k
@@ -145,7 +217,7 @@ def _profile(pg, cg, ps, cs, pegs, win, limit, row, sizes):  # type: ignore[no-u
     nf = row.shape[0]
     kept = True
     for s in range(ps.shape[0]):
-        f = popcount(pg & ps[s]) * pegs + popcount(cg & cs[s])
+        f = _common(pg, ps[s]) * pegs + _common(cg, cs[s])
         if f != win:
             row[f] += 1
             if row[f] > limit:
@@ -180,10 +252,11 @@ def _order(a, b):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _ruled_out(present, pegs, keep, last):  # type: ignore[no-untyped-def]
-    """The position bits of the colours not in ``present`` but the first (``last``: the last) ``keep`` of them."""
+def _ruled_out(present, pegs, keep, last, like):  # type: ignore[no-untyped-def]
+    """The position bits of the colours not in ``present`` but the first (``last``: the last) ``keep`` of them,
+    shaped as ``like`` (a code's position bits: one word, or a row of words)."""
     colors = present.shape[0]
-    mask = np.uint64(0)
+    mask = np.zeros((pegs * colors + 63) // 64, dtype=np.uint64)
     for k in range(colors):
         c = colors - 1 - k if last else k
         if present[c]:
@@ -192,8 +265,9 @@ def _ruled_out(present, pegs, keep, last):  # type: ignore[no-untyped-def]
             keep -= 1
             continue
         for peg in range(pegs):
-            mask |= np.uint64(1) << np.uint64(peg * colors + c)
-    return mask
+            bit = peg * colors + c
+            mask[bit // 64] |= np.uint64(1) << np.uint64(bit % 64)
+    return _shaped(mask, like)
 
 
 @njit(inline="always", cache=True)
@@ -222,7 +296,7 @@ def _block_costs(pos, cnt, width, ps, cs, pegs, cost, values, acc, labels, out):
         for s in range(ps.shape[0]):
             p, c = ps[s], cs[s]
             for i in range(width):
-                seen[i] |= one << np.uint64(popcount(pg[i] & p) * pegs + popcount(cg[i] & c))
+                seen[i] |= one << np.uint64(_common(pg[i], p) * pegs + _common(cg[i], c))
         for i in range(width):
             out[i] = -float(popcount(seen[i]))
         return
@@ -235,8 +309,8 @@ def _block_costs(pos, cnt, width, ps, cs, pegs, cost, values, acc, labels, out):
     for s in range(ps.shape[0]):
         p, c = ps[s], cs[s]
         for i in range(width):
-            t = popcount(cg[i] & c)
-            labels[i] = ((t * (t + one)) >> one) + popcount(pg[i] & p)
+            t = _common(cg[i], c)
+            labels[i] = ((t * (t + one)) >> one) + _common(pg[i], p)
         for k in range(words):
             word = acc[k]
             at = np.uint64(k)
@@ -283,7 +357,7 @@ def _select_block(block, width, lift, fits, best):  # type: ignore[no-untyped-de
             limit = best_cost + tolerance * max(1.0, abs(best_cost))
             limit += _MARGIN * max(1.0, abs(limit))
             if score <= limit + _MARGIN * max(1.0, abs(limit)):  # else over the limit however it is summed
-                score = _table_sum(words[0, i], words[1, i], ps, cs, pegs, values, limit + lift, row, code_labels)
+                score = _table_sum(words[0][i], words[1][i], ps, cs, pegs, values, limit + lift, row, code_labels)
                 score -= lift
             sums[g] = score
         if score < best_cost or (score == best_cost and _better(g, fits, best_g, best_fits, prefer, last)):
@@ -294,8 +368,8 @@ def _select_block(block, width, lift, fits, best):  # type: ignore[no-untyped-de
 
 
 class Space(NamedTuple):
-    """The codes the kernel plays: each code's word of position bits and word of count bits (see
-    :mod:`keypeg.kernels._space`), and the codes as colour rows."""
+    """The codes the kernel plays: each code's position bits and count bits (see
+    :mod:`keypeg.kernels._space`; a word each, 1-D, or a row of words each, 2-D), and the codes as colour rows."""
 
     pos: npt.NDArray[np.uint64]
     cnt: npt.NDArray[np.uint64]
@@ -362,7 +436,7 @@ class Scan(NamedTuple):
     """The fitting codes' position bits, then count bits."""
     cs: npt.NDArray[np.uint64]
     classes: Classes
-    ruled_out: np.uint64
+    ruled_out: np.uint64 | npt.NDArray[np.uint64]
     """The position bits of the colours collapsed to one (see :func:`_ruled_out`)."""
     bound: float
     """A cost no guess beats."""
@@ -386,12 +460,11 @@ class Scan(NamedTuple):
 def _gather(space, seg, fitting, rule):  # type: ignore[no-untyped-def]
     """The fitting codes ``seg`` marked in ``fitting``; their position and count bits; the colours present in them."""
     n = seg.shape[0]
-    ps = np.empty(n, dtype=np.uint64)
-    cs = np.empty(n, dtype=np.uint64)
+    ps, cs = _rows_like(space.pos, n), _rows_like(space.cnt, n)
     for s in range(n):
         fitting[seg[s]] = True
-        ps[s] = space.pos[seg[s]]
-        cs[s] = space.cnt[seg[s]]
+        _put(ps, s, space.pos, seg[s])
+        _put(cs, s, space.cnt, seg[s])
     present = np.zeros(rule.colors, dtype=np.bool_)
     for s in range(n):
         for i in range(rule.pegs):
@@ -442,7 +515,7 @@ def _scan(space, rule, seg, fitting, pool, history, scratch):  # type: ignore[no
     # differ only in such colours, the one with the first (last) of them alone is scored (with no
     # repeats, the one with the first ones).
     keep = 1 if rule.repeats else pegs
-    ruled_out = _ruled_out(present, pegs, keep, rule.last) if rule.symmetry_from > 0 else np.uint64(0)
+    ruled_out = _ruled_out(present, pegs, keep if rule.symmetry_from > 0 else rule.colors, rule.last, space.pos[0])
     classes = _classes(space, rule, history, present, n, pool)
     bound = _lower_bound(n, cost, rule.parts) - rule.bonus
     row = np.zeros((pegs + 1) * (pegs + 1), dtype=np.int64)
@@ -458,7 +531,7 @@ def _scan(space, rule, seg, fitting, pool, history, scratch):  # type: ignore[no
         np.empty(width, dtype=np.float64),
     )
     exact = (row, labels, rule.tolerance, scratch)
-    guesses, words = np.empty(width, dtype=np.int64), np.empty((2, width), dtype=np.uint64)
+    guesses, words = np.empty(width, dtype=np.int64), (_rows_like(space.pos, width), _rows_like(space.cnt, width))
     block = (guesses, words, ps, cs, pegs, cost, rule.values, bound, rule.prefer, rule.last, block_scratch, exact)
     sizes = np.zeros(row.shape[0], dtype=np.int64)
     best_sizes = np.zeros(row.shape[0], dtype=np.int64)
@@ -526,7 +599,7 @@ def _scan_phase(scan, phase, best, ties):  # type: ignore[no-untyped-def]
         j = count - 1 - k if last else k
         g = seg[j] if phase == 0 else j if phase == 1 else pool[j]
         fits = phase == 0 or (phase == 2 and fitting[g])
-        if phase == 1 and (fitting[g] or pos[g] & ruled_out):
+        if phase == 1 and (fitting[g] or _common(pos[g], ruled_out) != 0):
             continue  # a fitting code (phase 0), or one with a colour collapsed into another
         if ties:
             if scratch[g] <= tie_limit and _better(g, fits, best_g, best_fits, prefer, last):
@@ -540,7 +613,9 @@ def _scan_phase(scan, phase, best, ties):  # type: ignore[no-untyped-def]
         if symmetric and not _is_extreme(codes[g], kept, maps, free, ruled, free_list, ruled_list, relabel, last):
             continue
         if batch:
-            guesses[waiting], words[0, waiting], words[1, waiting] = g, pos[g], cnt[g]
+            guesses[waiting] = g
+            _put(words[0], waiting, pos, g)
+            _put(words[1], waiting, cnt, g)
             waiting += 1
             if waiting == guesses.shape[0]:  # a full block; the rest after the loop
                 winner = (best_cost, best_g, best_fits)
@@ -621,7 +696,7 @@ def _partition(space, pegs, g, seg, labels, counts, starts, spare):  # type: ign
     pg, cg = space.pos[g], space.cnt[g]
     n = seg.shape[0]
     for s in range(n):
-        f = popcount(pg & space.pos[seg[s]]) * pegs + popcount(cg & space.cnt[seg[s]])
+        f = _common(pg, space.pos[seg[s]]) * pegs + _common(cg, space.cnt[seg[s]])
         labels[s] = f
         counts[f] += 1
     at_part = 0
@@ -714,3 +789,17 @@ def grow(space, candidates, history, root_guess, root_pool, rule, depth, max_dep
                 s_lo[top], s_hi[top], s_depth[top], s_parent[top], s_feedback[top] = end - c, end, level + 1, node, f
                 top += 1
     return count, guess[:count], size[:count], parent[:count], feedback[:count], start[:count], buf, solved
+
+
+def widened(pos: npt.NDArray[np.uint64], cnt: npt.NDArray[np.uint64], words: int) -> tuple[npt.NDArray[np.uint64], ...]:
+    """The bits ``pos`` and ``cnt`` as they are if ``words`` is 0, else as rows of at least ``words`` words each
+    (zero words added): the multi-word path forced on a game whose codes fit one word."""
+    if words <= 0:
+        return pos, cnt
+    rows = []
+    for bits in (pos, cnt):
+        bits = bits.reshape(bits.shape[0], -1)
+        wide = np.zeros((bits.shape[0], max(words, bits.shape[1])), dtype=np.uint64)
+        wide[:, : bits.shape[1]] = bits
+        rows.append(wide)
+    return rows[0], rows[1]
