@@ -347,6 +347,8 @@ def load_tree(path: Path) -> StrategyTree:
         missing = isinstance(error, (FileNotFoundError, IsADirectoryError)) or error.errno == errno.ENAMETOOLONG
         kind = NotFoundError if missing else UnavailableError  # there but unreadable: a failure at run time
         raise kind(f"cannot read {quoted(str(path))}: {error.strerror or error}") from None
+    if raw[:2] == b"\x1f\x8b":  # gzipped JSON (the big trees keypeg ships): read up to the same memory bound
+        raw = _gunzipped(raw, most, path)
     if b"\0" in raw[:8192]:
         raise KeypegError(f"{quoted(str(path))} is not a text file")
     try:
@@ -357,6 +359,22 @@ def load_tree(path: Path) -> StrategyTree:
         return tree_from_json(text)
     except KeypegError as error:
         raise KeypegError(f"{quoted(str(path))}: {error}") from None
+
+
+def _gunzipped(raw: bytes, most: int | None, path: Path) -> bytes:
+    """The JSON a gzipped tree file holds, refused past ``most`` bytes (a small file may unpack to a huge one)."""
+    import gzip
+    import io
+    import zlib
+
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(raw)) as unpacked:
+            data = unpacked.read(-1 if most is None else most + 1)
+    except (OSError, EOFError, zlib.error):
+        raise KeypegError(f"{quoted(str(path))} is not a readable gzip file") from None
+    if most is not None and len(data) > most:
+        raise KeypegError(f"{quoted(str(path))} unpacks to more JSON than keypeg can load ({most / 2**20:,.0f} MiB)")
+    return data
 
 
 # -- replaying a tree against every secret it is for ---------------------------------------------
