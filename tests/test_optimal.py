@@ -68,6 +68,8 @@ SMALL = [
     Rules(2, 4, rows=4),
     Rules(3, 2, rows=3),
     Rules(4, 2),
+    Rules(4, 2, rows=4),  # the bound's branching is the game's own (6 answers, not the rules' 13): at the rows' edge
+    Rules(4, 2, rows=3),
 ]
 
 
@@ -289,6 +291,32 @@ def test_too_few_rows_is_a_clear_error() -> None:
     code = CliRunner().invoke(cli, ["optimal", "-p", "3", "-c", "3", "--rows", "3", "--no-save"])
     assert code.exit_code == 2
     assert "within 3 guesses" in code.stderr
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [
+        Rules(2, 2),
+        Rules(3, 2),
+        Rules(4, 2),
+        Rules(5, 2),
+        Rules(4, 3),
+        Rules(3, 3, repeats=False),
+        Rules(2, 2, blanks=True),
+    ],
+    ids=str,
+)
+def test_the_bounds_branching_is_the_most_answers_any_guess_gets(rules: Rules) -> None:
+    """The counting bound's branching: the most non-winning answers of one guess over every code, by
+    scoring every guess against every code in plain Python (the search scores one guess per class)."""
+    from keypeg.feedback import score
+    from keypeg.strategies.optimal import most_answers
+
+    space = CodeSpace.of(rules)
+    codes = [space.code(i) for i in range(space.size)]
+    most = max(len({score(s, g) for s in codes} - {rules.win}) for g in codes)
+    assert most_answers(space) == most <= len(rules.feedbacks()) - 1
+    assert OptimalSolver(rules).branching == most
 
 
 def test_lower_bounds() -> None:

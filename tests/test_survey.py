@@ -301,3 +301,20 @@ def test_results_kept_before_cpu_seconds_were_load_and_show_blank() -> None:
     assert code == 0 and "reusing 1 finished cell" in err
     (row,) = csv.DictReader(Path("s.csv").read_text().splitlines())
     assert (row["total"], row["seconds"], row["cpu seconds"], row["nodes"]) == ("8", "0.50", "", "")
+
+
+def test_tables_only_works_nothing_out_and_lists_the_missing_cells(monkeypatch: pytest.MonkeyPatch) -> None:
+    grid = ["-p", "2", "-c", "2-3", "--repeats", "-s", "simple", "--csv", "s.csv"]
+    code, _, err = run("survey", "-p", "2", "-c", "2", "--repeats", "-s", "simple")
+    assert code == 0, err
+
+    def refused(cell: engine.Cell) -> str:
+        raise AssertionError(f"{cell.key} worked out")
+
+    monkeypatch.setattr(engine, "run_cell", refused)
+    code, out, err = run("survey", *grid, "--tables-only")
+    assert code == 0, err
+    rows = {r["game"]: r for r in csv.DictReader(Path("s.csv").read_text().splitlines())}
+    assert rows["2x2"]["total"] == "8" and rows["2x2"]["skipped"] == ""
+    assert rows["2x3"]["total"] == "" and rows["2x3"]["skipped"].startswith("not worked out yet: the same command")
+    assert "by keypeg's cost model" in rows["2x3"]["skipped"] and "skipped 2x3 simple" in out

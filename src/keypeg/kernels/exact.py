@@ -49,6 +49,8 @@ class ExactSearch:
         pool_all: guesses from every code (else only from the codes still possible).
         perms: the peg permutations that symmetry may use.
         symmetry_min: sets this large or larger are searched one guess per symmetry class.
+        branching: the most non-winning answers a guess can get (the rules' feedbacks less the win by
+            default), which ``bounds`` must have been built with.
     """
 
     IMPOSSIBLE = _optimal.BIG
@@ -61,6 +63,7 @@ class ExactSearch:
         pool_all: bool,
         perms: npt.NDArray[np.int64],
         symmetry_min: int,
+        branching: int | None = None,
     ) -> None:
         self.space = space
         bits = space.encoded()
@@ -86,7 +89,7 @@ class ExactSearch:
             pool_all=bool(pool_all),
             symmetry_min=symmetry_min,
             ncolours=rules.num_colors,
-            branching=len(rules.feedbacks()) - 1,
+            branching=len(rules.feedbacks()) - 1 if branching is None else branching,
             hist=np.zeros((0, space.pegs), dtype=np.int8),
             stats=np.zeros(_optimal.STAT_SLOTS, dtype=np.int64),
             halt=self.halt,

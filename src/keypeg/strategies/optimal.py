@@ -52,6 +52,7 @@ __all__ = [
     "optimal_solver",
     "saved_optimal",
     "lower_bounds",
+    "most_answers",
     "SECRET_SETS",
     "secret_set",
     "secret_codes",
@@ -85,6 +86,20 @@ def lower_bounds(size: int, branching: int, rounds: int | None) -> npt.NDArray[n
             bounds[n:] = BIG
             break
     return bounds
+
+
+def most_answers(space: CodeSpace) -> int:
+    """The most non-winning answers one guess of this game can get over every code: the branching of the
+    counting bound (:func:`lower_bounds`). A guess's answers depend only on its symmetry class, so one
+    guess per class is scored against every code. It is below the number of feedbacks the rules allow
+    when colours are few (8 pegs of 2 colours: 24, not 44), where it makes every bound stronger."""
+    from keypeg.symmetry import representatives
+
+    most = 0
+    for guess in representatives(space, space.all, (), space.all):
+        answers = np.unique(space.feedbacks(int(guess)))
+        most = max(most, int(answers.size - np.count_nonzero(answers == space.win)))
+    return max(most, 1)
 
 
 @dataclass(frozen=True)
@@ -136,7 +151,7 @@ class OptimalSolver:
 
     def __post_init__(self) -> None:
         self.space = CodeSpace.of(self.rules)
-        self.branching = len(self.rules.feedbacks()) - 1
+        self.branching = most_answers(self.space)
         self._search = self._new_search(self.space.size if self.space.size <= FULL_BOUNDS else self.root().size)
         self._started = time.perf_counter()
         if self.resume:
@@ -146,7 +161,7 @@ class OptimalSolver:
         rows = self.rules.rows
         bounds = np.stack([lower_bounds(largest, self.branching, r) for r in range(rows + 1)])
         perms = permutations_of(self.rules)
-        return ExactSearch(self.space, bounds, self.pool == "all", perms, SYMMETRY_MIN_CODES)
+        return ExactSearch(self.space, bounds, self.pool == "all", perms, SYMMETRY_MIN_CODES, self.branching)
 
     @property
     def nodes(self) -> int:
