@@ -544,3 +544,20 @@ def test_shipped_optimal_trees_verify(
 
     strategy, note = strategy_for("optimal", rules)
     assert note is None and strategy.name == "optimal"
+
+
+def test_a_gzipped_optimal_tree_is_found_like_a_plain_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The large optima keypeg ships are gzipped: found by their name, rows read before the suffixes."""
+    import gzip
+
+    from keypeg.storage import find_optimal_tree
+    from keypeg.strategy_tree import tree_to_json
+
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))
+    rules = Rules(3, 3)
+    tree = OptimalSolver(rules).tree()
+    path = tmp_path / "optimal-3x3-all-all-rows12.json.gz"
+    path.write_bytes(gzip.compress(tree_to_json(tree).encode()))
+    found = find_optimal_tree(rules, "all", cache=tmp_path)
+    assert found is not None and found.path == path and found.tree.stats.total == tree.stats.total == 73
+    assert find_optimal_tree(Rules(3, 3, rows=3), "all", cache=tmp_path) is None  # 4 guesses needed

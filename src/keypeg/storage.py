@@ -243,9 +243,10 @@ def find_optimal_tree(rules: Rules, pool: str, secrets: str = "all", cache: Path
         (Path(str(resources.files("keypeg") / "data")), True),
     ]
     for folder, shipped in folders:
-        for path in sorted(folder.glob(f"{stem}-rows*.json")) if folder.is_dir() else []:
+        found = [*folder.glob(f"{stem}-rows*.json"), *folder.glob(f"{stem}-rows*.json.gz")] if folder.is_dir() else []
+        for path in sorted(found):  # the large shipped trees are gzipped (load_tree reads both)
             try:
-                solved_rows = int(path.stem.rsplit("-rows", 1)[1])
+                solved_rows = int(path.name.removesuffix(".gz").removesuffix(".json").rsplit("-rows", 1)[1])
                 tree = load_tree(path)
             except (ValueError, KeypegError):
                 continue
