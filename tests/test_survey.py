@@ -34,6 +34,7 @@ def surveyed(*args: str) -> list[dict[str, Any]]:
 def alone(cell: dict[str, Any]) -> dict[str, Any]:
     """The cell's figures from ``analyze`` or ``optimal`` run alone."""
     game = ["-p", str(cell["pegs"]), "-c", str(cell["colors"]), "--repeats" if cell["repeats"] else "--no-repeats"]
+    game += ["--feedback", cell.get("feedback", "standard")]
     if cell["strategy"] == "optimal":
         rows = ["--rows", str(cell["worst"])] if cell["objective"] == "worst-case" else []
         code, out, err = run("optimal", *game, *rows, "--pool", cell["pool"], "--no-save", "--json")
@@ -318,3 +319,30 @@ def test_tables_only_works_nothing_out_and_lists_the_missing_cells(monkeypatch: 
     assert rows["2x2"]["total"] == "8" and rows["2x2"]["skipped"] == ""
     assert rows["2x3"]["total"] == "" and rows["2x3"]["skipped"].startswith("not worked out yet: the same command")
     assert "by keypeg's cost model" in rows["2x3"]["skipped"] and "skipped 2x3 simple" in out
+
+
+def test_every_feedback_cell_is_what_analyze_and_optimal_give_alone() -> None:
+    cells = surveyed(
+        "-p",
+        "2",
+        "-c",
+        "3",
+        "--feedback",
+        "black",
+        "--feedback",
+        "colors",
+        "-s",
+        "optimal",
+        "-s",
+        "entropy",
+        "--objective",
+        "both",
+    )
+    games = ["2x3-colours", "2x3-norepeats-colours", "2x3-black", "2x3-norepeats-black"]
+    assert list(dict.fromkeys(c["game"] for c in cells)) == games and len(cells) == 4 * (2 + 4)
+    assert {c["feedback"] for c in cells} == {"black", "colours"}
+    for cell in cells:
+        expected = alone(cell)
+        assert (cell["total"], cell["codes"]) == (expected["total"], expected["secrets"]), cell
+    kept = engine.Results(Path("keypeg-survey.json"))
+    assert {o.cell.rules.feedback for o in kept.outcomes.values()} == {"black", "colours"}

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from keypeg.analysis.compare import SEED, SEEDED
 from keypeg.analysis.cost import Estimate, analyze_cost, optimal_cost
 from keypeg.errors import KeypegError
-from keypeg.rules import Rules
+from keypeg.rules import FEEDBACKS, Rules
 from keypeg.strategies import NAMES
 
 if TYPE_CHECKING:
@@ -79,10 +79,12 @@ class Cell:
     pool: str
     objective: str = ""
     """The optimal row's objective (:data:`OBJECTIVES`); empty for the other strategies."""
+    feedback: str = "standard"
+    """What a guess is told (:data:`keypeg.rules.FEEDBACKS`)."""
 
     @property
     def rules(self) -> Rules:
-        return Rules(self.pegs, self.colors, repeats=self.repeats)
+        return Rules(self.pegs, self.colors, repeats=self.repeats, feedback=self.feedback)
 
     @property
     def seed(self) -> int | None:
@@ -90,11 +92,13 @@ class Cell:
         return SEED if self.strategy in SEEDED else None
 
     @property
-    def order(self) -> tuple[int, int, bool, int, bool, str]:
-        """Where the cell goes in a table: by game (repeats first), then strategy as registered, pool all first."""
+    def order(self) -> tuple[int, int, int, bool, int, bool, str]:
+        """Where the cell goes in a table: by game (standard feedback first, then repeats first), then
+        strategy as registered, pool all first."""
         return (
             self.pegs,
             self.colors,
+            FEEDBACKS.index(self.feedback),
             not self.repeats,
             NAMES.index(self.strategy),
             self.pool != "all",
@@ -138,6 +142,8 @@ class CellOutcome:
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready figures with the cell's fields."""
         data: dict[str, Any] = {"game": self.cell.rules.slug, **asdict(self.cell)}
+        if self.cell.feedback == "standard":
+            del data["feedback"]  # as results files had it before the feedbacks
         data["seed"] = self.cell.seed
         data.update(codes=self.codes, first=self.first, total=self.total, average=round(self.average, 6))
         data.update(worst=self.worst, seconds=round(self.seconds, 3))
@@ -159,6 +165,7 @@ class CellOutcome:
             str(data["strategy"]),
             str(data["pool"]),
             str(data["objective"]),
+            str(data.get("feedback", "standard")),
         )
         spread = data.get("distribution")
         distribution = {int(d): int(n) for d, n in spread.items()} if isinstance(spread, dict) else None
@@ -178,6 +185,7 @@ class CellOutcome:
             cell.strategy not in NAMES
             or cell.pool not in ("all", "consistent")
             or cell.objective not in ("", *OBJECTIVES)
+            or cell.feedback not in FEEDBACKS
         ):
             raise ValueError(f"{cell.key}: not a cell of the survey")
         if outcome.codes != cell.rules.size or not 0 < outcome.codes <= outcome.total:
@@ -185,18 +193,26 @@ class CellOutcome:
         return outcome
 
 
-def games(pegs: Iterable[int], colors: Iterable[int], repeats: Iterable[bool], max_codes: int | None) -> list[Rules]:
+def games(
+    pegs: Iterable[int],
+    colors: Iterable[int],
+    repeats: Iterable[bool],
+    max_codes: int | None,
+    feedbacks: Iterable[str] = ("standard",),
+) -> list[Rules]:
     """The games of the grid that exist (no repeats needs as many colours as pegs) and have at most
-    ``max_codes`` codes, smallest pegs, then colours, repeats first."""
+    ``max_codes`` codes, smallest pegs, then colours, then feedback (:data:`keypeg.rules.FEEDBACKS`
+    order), repeats first."""
     found = []
     for p in sorted(set(pegs)):
         for c in sorted(set(colors)):
-            for r in sorted(set(repeats), reverse=True):
-                if not r and c < p:
-                    continue
-                rules = Rules(p, c, repeats=r)
-                if max_codes is None or rules.size <= max_codes:
-                    found.append(rules)
+            for f in sorted(set(feedbacks), key=FEEDBACKS.index):
+                for r in sorted(set(repeats), reverse=True):
+                    if not r and c < p:
+                        continue
+                    rules = Rules(p, c, repeats=r, feedback=f)
+                    if max_codes is None or rules.size <= max_codes:
+                        found.append(rules)
     return found
 
 
@@ -210,7 +226,8 @@ def cells(
         for name in dict.fromkeys(strategies):
             for pool in [CONSISTENT_ONLY[name]] if name in CONSISTENT_ONLY else dict.fromkeys(pools):
                 for objective in dict.fromkeys(objectives) if name == "optimal" else [""]:
-                    found.append(Cell(rules.pegs, rules.colors, rules.repeats, name, pool, objective))
+                    cell = Cell(rules.pegs, rules.colors, rules.repeats, name, pool, objective, rules.feedback)
+                    found.append(cell)
     return found
 
 

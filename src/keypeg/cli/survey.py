@@ -13,7 +13,7 @@ import click
 from keypeg import __version__
 from keypeg.cli.analysis import announce_compiling, progress_bar, say
 from keypeg.cli.cluster import cluster_options
-from keypeg.cli.common import FILE, cli, err, json_option, out, print_json
+from keypeg.cli.common import FEEDBACK_CHOICES, FILE, cli, err, json_option, out, print_json
 from keypeg.cli.options import force_option, pool_option, strategy_option
 from keypeg.rules import MAX_COLORS, MAX_PEGS
 from keypeg.text import plural, visible
@@ -75,6 +75,13 @@ class Numbers(click.ParamType[tuple[int, ...]]):
     "--both", "repeats", flag_value="both", default=True, help="Games with and without repeats (the default)."
 )
 @click.option(
+    "--feedback",
+    "feedbacks",
+    type=click.Choice(FEEDBACK_CHOICES, case_sensitive=False),
+    multiple=True,
+    help="What a guess is told: standard, colours or black; repeat it for several (standard by default).",
+)
+@click.option(
     "--max-codes",
     type=click.IntRange(1),
     default=5040,
@@ -117,6 +124,7 @@ def survey(
     pegs: tuple[int, ...],
     colors: tuple[int, ...],
     repeats: str,
+    feedbacks: tuple[str, ...],
     max_codes: int,
     strategies: tuple[str, ...],
     pool: str,
@@ -146,8 +154,9 @@ def survey(
     from keypeg.strategies import NAMES, canonical_name
 
     names = [canonical_name(n) for n in strategies] or list(NAMES)
+    told = tuple(dict.fromkeys("colours" if f.lower() == "colors" else f.lower() for f in feedbacks)) or ("standard",)
     grid = engine.games(
-        pegs, colors, {"both": (True, False), "repeats": (True,), "no-repeats": (False,)}[repeats], max_codes
+        pegs, colors, {"both": (True, False), "repeats": (True,), "no-repeats": (False,)}[repeats], max_codes, told
     )
     if not grid:
         raise KeypegError(f"no game of the grid exists with at most {max_codes:,} codes")
@@ -190,7 +199,7 @@ def survey(
         "# Survey: every codebreaker on every game of the grid",
         "",
         f"`keypeg survey` (keypeg {__version__}, {time.strftime('%Y-%m-%d')}): pegs {_listed(pegs)}, "
-        f"colours {_listed(colors)}, {REPEATS[repeats]}, "
+        f"colours {_listed(colors)}, {REPEATS[repeats]}, {'/'.join(told)} feedback, "
         f"games of at most {max_codes:,} codes; {plural(len(outcomes), 'cell')}, their own seconds adding up "
         f"to {sum(o.seconds for o in outcomes):,.0f} s ({_cpu(outcomes)}); this run {wall:,.0f} s on {where}.",
     ]
