@@ -561,3 +561,32 @@ def test_a_gzipped_optimal_tree_is_found_like_a_plain_one(tmp_path: Path, monkey
     found = find_optimal_tree(rules, "all", cache=tmp_path)
     assert found is not None and found.path == path and found.tree.stats.total == tree.stats.total == 73
     assert find_optimal_tree(Rules(3, 3, rows=3), "all", cache=tmp_path) is None  # 4 guesses needed
+
+
+@pytest.mark.parametrize(
+    ("name", "rules", "total", "worst"),
+    [
+        ("optimal-6x3-all-all-rows12.json", Rules(6, 3), 2649, 5),
+        ("optimal-6x6-norepeats-all-all-rows12.json.gz", Rules(6, 6, repeats=False), 3924, 7),
+    ],
+)
+def test_a_new_optimum_keypeg_ships_verifies(
+    name: str, rules: Rules, total: int, worst: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 31's survey ships each optimum it found beyond the published ones (src/keypeg/data, gzipped
+    when large), with the search's CPU seconds and sets searched: ``keypeg verify`` replays it against every
+    secret, and perfect play finds it."""
+    import keypeg
+    from keypeg.strategies.optimal import load_optimal
+    from keypeg.strategy_tree import load_tree
+
+    path = Path(keypeg.__file__).parent / "data" / name
+    verified = CliRunner().invoke(cli, ["verify", str(path), "--json"])
+    assert verified.exit_code == 0, verified.output
+    figures = json.loads(verified.stdout)
+    assert figures["ok"] and (figures["total"], figures["max"], figures["secrets"]) == (total, worst, rules.size)
+    conventions = load_tree(path).conventions
+    assert conventions["strategy"] == "optimal" and conventions["nodes"] > 0 and conventions["cpu_seconds"] >= 0
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))  # only the shipped trees
+    shipped = load_optimal(rules, "all")
+    assert shipped is not None and shipped.stats.total == total
