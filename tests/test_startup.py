@@ -193,3 +193,97 @@ def test_a_first_run_compiles_the_tree_kernel_s_largest_callee_in_a_second_proce
         assert compiled[here] == 1
     assert compiled["decide"] == compiled["grow"] == 1
     assert any(name.startswith("_tree.grow-") for name in os.listdir(next((tmp_path / "numba").iterdir())))
+
+
+# -- a heavy command's start-up (issue 31): what it loads and how ----------------------------------------
+
+HEAVY_PROBE = """
+import gc, json, sys
+full = []
+gc.callbacks.append(lambda phase, info: full.append(1) if phase == "start" and info["generation"] == 2 else None)
+from keypeg.cli import cli
+try:
+    cli({args!r}, standalone_mode=False)
+except SystemExit:
+    pass
+from keypeg.kernels import _jit
+print(json.dumps({{
+    "modules": sorted(m for m in sys.modules if m.startswith("keypeg.cli.")),
+    "masked": "numpy.ma" in sys.modules,
+    "full passes": len(full),
+    "frozen": gc.get_freeze_count(),
+    "runtime": _jit.runtime_from,
+}}), file=sys.stderr)
+"""
+
+
+def heavy_probe(args: list[str]) -> tuple[dict[str, object], str]:
+    """Run a heavy command in a fresh interpreter: what it loaded, and its output."""
+    done = subprocess.run(
+        [sys.executable, "-c", HEAVY_PROBE.format(args=args)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stderr.strip().splitlines()[-1]), done.stdout
+
+
+@pytest.fixture(scope="module")
+def next_loaded() -> dict[str, object]:
+    heavy_probe(["next", "RRGG=1,0"])  # numba's cache and the runtime's file written, if they were not
+    loaded, output = heavy_probe(["next", "RRGG=1,0"])
+    assert output.strip() == "RBYY"
+    return loaded
+
+
+def test_a_command_imports_only_its_own_module_of_the_cli(next_loaded: dict[str, object]) -> None:
+    assert "keypeg.cli.analysis" in next_loaded["modules"]  # type: ignore[operator]
+    assert not {"keypeg.cli.play", "keypeg.cli.room", "keypeg.cli.serve"} & set(next_loaded["modules"])  # type: ignore[call-overload]
+
+
+def test_a_heavy_command_reads_numba_s_runtime_from_the_cache(next_loaded: dict[str, object]) -> None:
+    """The fixture's second run reads the runtime's machine code that the first kept (or an earlier run)."""
+    assert next_loaded["runtime"] == "cache"
+
+
+def test_a_heavy_command_loads_numba_without_a_full_pass_of_the_collector(next_loaded: dict[str, object]) -> None:
+    assert next_loaded["full passes"] == 0
+    assert next_loaded["frozen"] > 50_000  # type: ignore[operator]  (numpy's, numba's and the kernels' objects)
+
+
+def test_a_heavy_command_does_not_import_numpy_ma(next_loaded: dict[str, object]) -> None:
+    """numba's typing of an array argument and np.unique both import numpy.ma (12 ms) for no use here."""
+    assert not next_loaded["masked"]
+
+
+def test_the_commands_table_names_the_module_of_every_command() -> None:
+    """cli.COMMANDS (which module to import for a command) agrees with what each module registers, and
+    cli.MODULES holds every module that registers one: a new command is found without importing them all."""
+    from keypeg import cli as package
+    from keypeg.cli import COMMANDS, MODULES, cli
+
+    registered = {name: command.callback.__module__ for name, command in cli.commands.items() if command.callback}
+    assert {name: f"keypeg.cli.{module}" for name, module in COMMANDS.items()} == registered
+    assert set(COMMANDS.values()) <= set(MODULES)
+    folder = Path(package.__file__).parent
+    registering = {p.stem for p in folder.glob("*.py") if re.search(r"@(app|cli)\.(command|group)\(", p.read_text())}
+    assert registering <= set(MODULES)
+
+
+def test_numba_s_type_of_an_array_is_kept() -> None:
+    """The array typing that skips numpy.ma answers as numba's own, and leaves masked arrays to it."""
+    import numpy as np
+    from numba.core import errors
+
+    from keypeg.kernels import _jit
+
+    base = np.arange(24, dtype=np.int64).reshape(4, 6)
+    frozen = base.copy()
+    frozen.flags.writeable = False
+    arrays = [base, base.T, base[:, ::2], frozen, np.zeros(3, dtype=np.uint64), np.ones((2, 2), dtype=np.bool_)]
+    for array in arrays:
+        assert _jit._typeof_ndarray(array, None) == _jit._numba_typeof_ndarray(array, None)
+    with pytest.raises(errors.NumbaTypeError):
+        _jit._typeof_ndarray(np.ma.masked_array([1, 2]), None)

@@ -14,7 +14,7 @@ import os
 import sys
 import threading
 from collections.abc import Iterator, Mapping, MutableMapping
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import click
 
@@ -71,13 +71,34 @@ COMMANDS = {
 looking it up imports every module; tests/test_startup.py checks this table against the modules)."""
 
 
+NUMERIC = frozenset({"analyze", "next", "optimal", "openings", "survey", "tables"})
+"""The commands that always run keypeg's kernels: they load them (:func:`keypeg.numerics.load_numerics`)
+as they start, once their arguments are read, not on the way in (``keypeg analyze --help`` loads none)."""
+
+
+def _numeric(command: click.Command) -> click.Command:
+    """``command``, loading the kernels (:func:`keypeg.numerics.load_numerics`, on the command's
+    ``--threads``) once its arguments are read."""
+    invoke = command.invoke
+
+    def invoking(ctx: click.Context) -> Any:
+        from keypeg.numerics import load_numerics
+
+        load_numerics(ctx.params.get("threads"))
+        return invoke(ctx)
+
+    command.invoke = invoking  # type: ignore[method-assign]
+    return command
+
+
 class Commands(MutableMapping[str, click.Command]):
     """The group's commands, imported on use: looking a command up by name imports its module (by
     :data:`COMMANDS`), listing them (``keys``, ``items``, ``len``, iterating) imports every module of
     :data:`MODULES`."""
 
     def __init__(self, known: Mapping[str, click.Command]) -> None:
-        self._known = dict(known)
+        self._known: dict[str, click.Command] = {}
+        self.update(known)
 
     def _want(self, name: object) -> None:
         if not isinstance(name, str) or name in self._known:
@@ -100,7 +121,7 @@ class Commands(MutableMapping[str, click.Command]):
         return name in self._known
 
     def __setitem__(self, name: str, command: click.Command) -> None:
-        self._known[name] = command
+        self._known[name] = _numeric(command) if name in NUMERIC else command
 
     def __delitem__(self, name: str) -> None:
         del self._known[name]

@@ -596,9 +596,9 @@ class CodeSpace:
         played = self.codes[np.asarray(guesses, dtype=np.intp)].astype(np.int64).reshape(-1, self.pegs)
         kept, maps = _symmetry.fixing_symmetries(np.ascontiguousarray(perms, dtype=np.int64), played, colors)
         present = np.zeros(colors, dtype=np.bool_)
-        present[np.unique(self.codes[candidates])] = True
+        present[self.codes[candidates].ravel()] = True  # not np.unique: it imports numpy.ma (start-up)
         used = np.zeros(colors, dtype=np.bool_)
-        used[np.unique(played)] = True
+        used[played.ravel()] = True
         parallel = _parallel(8 * pool.size)
         kernel = _symmetry.extreme_mask.on(parallel)
         mask: npt.NDArray[np.bool_] = kernel(

@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-__all__ = ["Kernel", "EVERYDAY", "cold", "compile_seconds", "tree_entry_cold"]
+__all__ = ["Kernel", "EVERYDAY", "cache_folder", "cold", "compile_seconds", "tree_entry_cold"]
 
 
 class Kernel(enum.Enum):
@@ -50,7 +50,7 @@ EVERYDAY = (Kernel.SCORING, Kernel.SELECTION, Kernel.SYMMETRY)
 """The kernels every heavy command uses."""
 
 
-def _cache_folder() -> Path:
+def cache_folder() -> Path:
     """Where numba keeps the compiled kernels, chosen as numba chooses: ``$NUMBA_CACHE_DIR``, else this
     package's ``__pycache__`` if it can be written, else the user's cache folder (keyed as numba keys them)."""
     kernels = os.path.dirname(os.path.abspath(__file__))
@@ -66,7 +66,7 @@ def _cache_folder() -> Path:
 def _cached(prefix: str) -> bool:
     """Whether numba has an index file of ``prefix`` (a module, or ``module.function``) in its cache."""
     try:
-        with os.scandir(_cache_folder()) as entries:
+        with os.scandir(cache_folder()) as entries:
             return any(e.name.endswith(".nbi") and e.name.startswith((f"{prefix}.", f"{prefix}-")) for e in entries)
     except OSError:
         return False
