@@ -197,7 +197,7 @@ def four_eight(args: argparse.Namespace) -> None:
                 f"{cpu2:.1f}",
                 f"{wall2:.1f}",
                 "8,000",
-                f"{8000 / wall1:,.0f}",
+                f"{8000 / cpu1:,.0f}",
             ]
         )
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
@@ -224,7 +224,7 @@ def four_eight(args: argparse.Namespace) -> None:
             "2 threads CPU s",
             "2 threads wall s",
             "published s (8-core i7-9700K)",
-            "published / keypeg 1 thread wall",
+            "published s / keypeg 1 thread CPU s",
         ],
         rows,
         save=not args.no_save,
