@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from keypeg import limits, machine
 from keypeg.analysis import cost
 from keypeg.analysis.distributed import distributed_totals
-from keypeg.analysis.tree import build_tree, compiled
+from keypeg.analysis.tree import build_tree
+from keypeg.analysis.tree import compiled as grown_by_the_kernel
 from keypeg.cluster import InProcess
 from keypeg.kernels import CodeSpace
 from keypeg.rules import Rules
@@ -54,7 +55,7 @@ def test_a_natively_wide_game_grows_the_tree_of_the_python_path(name: str) -> No
     rules = Rules(3, 22)
     assert limits.code_words(3, 22, True) == (2, 2) and not limits.one_word(3, 22, True)
     space = CodeSpace.of(rules)
-    assert compiled(make_strategy(name), rules)  # the kernel grows it (the Python path did, one word only)
+    assert grown_by_the_kernel(make_strategy(name), rules)  # the kernel grows it (the Python path did, one word only)
     first = space.index(rules.parse("ABC"))
     for ordinal, part in space.split(first, space.all, keep_win=False):
         if 20 < part.size < 100:  # the part of 63 codes (AB. or A.C or .BC and a colour not in ABC)
@@ -113,3 +114,12 @@ def test_a_worker_holds_its_share_of_a_tree_and_a_share_too_big_is_refused() -> 
     assert "more than the 64 KiB a worker has" in str(refused.value) and "\n" not in str(refused.value)
     stats, _ = distributed_totals(make_strategy("worst-case"), Rules(4, 5), _SmallWorkers(1 << 30))
     assert stats == build_tree(make_strategy("worst-case"), Rules(4, 5)).stats
+
+
+@pytest.mark.parametrize("rules", [Rules(8, 2), Rules(9, 2)])
+def test_most_parts_on_eight_and_nine_pegs_keeps_the_feedbacks_in_one_word(rules: Rules) -> None:
+    """Most parts numbers a feedback ``t (t + 1) / 2 + black``, below 64 up to 9 pegs (the ordinal is below 64
+    up to 7 only): its trees on 8 and 9 pegs are the reference's."""
+    compiled = build_tree(make_strategy("most-parts"), rules)
+    python = build_tree(make_strategy("most-parts"), rules, compiled=False)
+    assert tree_to_json(compiled) == tree_to_json(python)

@@ -37,6 +37,9 @@ _SCAN_BLOCK = 1024
 """Guesses scored together by :func:`_select_block` (their words stay in the first-level cache)."""
 NO_PROGRESS = -1
 """What :func:`grow` returns when a node is deeper than the depth limit."""
+_BIT_PEGS = 9
+"""Up to this many pegs a feedback's :func:`_label` is below 64: most parts keeps the feedbacks seen as the
+bits of one word (the ordinal ``black * (pegs + 1) + white`` is below 64 up to 7 pegs only)."""
 _PRUNED = np.inf
 _MARGIN = 1e-6
 """Relative slack of the partial entropy before a guess is dropped: its exact score is summed
@@ -160,7 +163,7 @@ def _cost(pg, cg, ps, cs, pegs, cost, values, limit, most, row, labels):  # type
                 pruned = True
                 break
         total = float(squares)
-    elif cost == FEWEST_PARTS and nf <= 64:  # the feedbacks seen as the bits of one word
+    elif cost == FEWEST_PARTS and pegs <= _BIT_PEGS:  # the feedbacks seen as the bits of one word
         need = -limit  # the parts it must reach
         if most < need:
             return _PRUNED
@@ -169,7 +172,7 @@ def _cost(pg, cg, ps, cs, pegs, cost, values, limit, most, row, labels):  # type
         while start < m:  # blocks of codes the compiler can vectorise, checked after each
             end = min(start + _BLOCK, m)
             for s in range(start, end):
-                seen |= np.uint64(1) << np.uint64(_common(pg, ps[s]) * pegs + _common(cg, cs[s]))
+                seen |= np.uint64(1) << _label(pg, cg, ps[s], cs[s])
             start = end
             if int(popcount(seen)) + m - end < need:  # too few parts even if every code left made one
                 return _PRUNED
@@ -251,6 +254,14 @@ def _order(a, b):  # type: ignore[no-untyped-def]
     return 0
 
 
+@njit(inline="always", cache=True)
+def _label(pg, cg, p, c):  # type: ignore[no-untyped-def]
+    """A number of its own for the feedback of guess (``pg``, ``cg``) to code (``p``, ``c``), below
+    ``(pegs + 1) * (pegs + 2) / 2``: ``total * (total + 1) / 2 + black`` (total: black plus white)."""
+    t = _common(cg, c)
+    return ((t * (t + np.uint64(1))) >> np.uint64(1)) + _common(pg, p)
+
+
 @njit(cache=True)
 def _ruled_out(present, pegs, keep, last, like):  # type: ignore[no-untyped-def]
     """The position bits of the colours not in ``present`` but the first (``last``: the last) ``keep`` of them,
@@ -296,7 +307,7 @@ def _block_costs(pos, cnt, width, ps, cs, pegs, cost, values, acc, labels, out):
         for s in range(ps.shape[0]):
             p, c = ps[s], cs[s]
             for i in range(width):
-                seen[i] |= one << np.uint64(_common(pg[i], p) * pegs + _common(cg[i], c))
+                seen[i] |= one << _label(pg[i], cg[i], p, c)
         for i in range(width):
             out[i] = -float(popcount(seen[i]))
         return
@@ -309,8 +320,7 @@ def _block_costs(pos, cnt, width, ps, cs, pegs, cost, values, acc, labels, out):
     for s in range(ps.shape[0]):
         p, c = ps[s], cs[s]
         for i in range(width):
-            t = _common(cg[i], c)
-            labels[i] = ((t * (t + one)) >> one) + _common(pg[i], p)
+            labels[i] = _label(pg[i], cg[i], p, c)
         for k in range(words):
             word = acc[k]
             at = np.uint64(k)
@@ -522,7 +532,7 @@ def _scan(space, rule, seg, fitting, pool, history, scratch):  # type: ignore[no
     labels = np.empty(n, dtype=np.int64)
     # the codes that do not fit scored a block of guesses at a time where the cost allows it
     blocked = n < 1 << 16 and (
-        cost in (LARGEST_PART, SUM_OF_SQUARES, TABLE_SUM) or (cost == FEWEST_PARTS and row.shape[0] <= 64)
+        cost in (LARGEST_PART, SUM_OF_SQUARES, TABLE_SUM) or (cost == FEWEST_PARTS and pegs <= _BIT_PEGS)
     )
     width = _SCAN_BLOCK if blocked else 0
     block_scratch = (
