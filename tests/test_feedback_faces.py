@@ -12,11 +12,12 @@ import pytest
 from click.testing import CliRunner, Result
 from fastapi.testclient import TestClient
 
-from keypeg import Rules, find_variant, score
+from keypeg import Feedback, Rules, find_variant, score
 from keypeg.cli import cli
 from keypeg.game import random_code
 from keypeg.knowledge import Knowledge
 from keypeg.play import codemakers
+from keypeg.play.daily import share_grid
 from keypeg.store import Store
 from keypeg.web import create_app
 
@@ -112,6 +113,8 @@ def test_rules_are_stored_with_their_feedback_and_old_rows_load_as_standard(tmp_
     run(["play", "--variant", "classic-black", "--secret", "RGBY", "--db", url, "--player", "ann"], ["RGBY"])
     (record,) = Store(url).games.history(limit=None)
     assert record.rules.feedback == "black" and record.variant == "classic-black" and record.outcome == "solved"
+    exported = run(["export", "--db", url, "--player", "ann"]).stdout.splitlines()
+    assert "feedback" in exported[0].split(",") and ",black," in exported[1]
 
 
 # -- the web ----------------------------------------------------------------------------------------
@@ -183,3 +186,5 @@ def test_the_api_takes_and_returns_the_feedback_and_the_daily_puzzle_of_a_varian
     assert "What a guess is told: standard (black and white pegs)" in client.get("/docs").text  # the API page
     page = client.get("/daily", params={"variant": "classic-colours"})
     assert page.status_code == 200 and "classic-colours" in page.text
+    grid = share_grid("2026-11-23", find_variant("classic-colours"), [("x", Feedback(2, 0)), ("y", COLOURS.win)], True)
+    assert grid.splitlines()[1:] == ["◆◆··", "◆◆◆◆"]  # a colours puzzle's grid: pegs of a right colour

@@ -283,6 +283,7 @@ def export(player: str | None, fmt: str, output: Path | None, db: str | None) ->
             "colors",
             "repeats",
             "blanks",
+            "feedback",
             "role",
             "level",
             "secret",
@@ -298,6 +299,7 @@ def export(player: str | None, fmt: str, output: Path | None, db: str | None) ->
         writer.writerow(columns)
         for g in games:
             row = g.as_dict() | {k: g.rules.as_dict()[k] for k in ("pegs", "colors", "repeats", "blanks")}
+            row["feedback"] = g.rules.feedback
             writer.writerow([_cell(row[c]) for c in columns])
         text = buffer.getvalue()
     if output is None or str(output) == "-":

@@ -112,7 +112,8 @@ def daily_game(key: bytes, day: str, variant: Variant) -> BreakSession:
 
 
 def share_grid(day: str, variant: Variant, history: Sequence[tuple[object, Feedback]], solved: bool) -> str:
-    """The result to share: a line per guess of its key pegs (black ●, white ○, none ·), never a colour.
+    """The result to share: a line per guess of its key pegs (black ●, white ○, none ·; a peg of a right
+    colour ◆ under colours feedback), never a colour.
 
     >>> from keypeg.variants import find_variant
     >>> print(share_grid("2026-11-23", find_variant("classic"), [("x", Feedback(1, 2)), ("y", Feedback(4, 0))], True))
