@@ -450,3 +450,28 @@ def test_enter_sends_the_row_after_pegs_clicked_and_adds_a_peg_reached_by_tab(br
     expect(page.locator("button[data-hole='0']")).to_have_accessible_name(re.compile("^Hole 1: black"))
     expect(rows(visit)).to_have_count(1)
     context.close()
+
+
+def test_a_colours_game_is_scored_on_the_key_holes_with_neutral_pegs(browser: Browser, server: Server) -> None:
+    """Issue 31: the computer breaks a colours-only code; the kept code fills the one number a colours score
+    is, a key hole tapped is a neutral peg (no white), and the row shows the pegs of a right colour."""
+    context, visit = tab(browser, server, "colours-maker", "mouse")
+    page = visit.page
+    rules = find_variant("classic-colours").rules
+    send_form(visit, server, "/play", {"variant": "classic-colours", "role": "maker"})
+    guess = page.locator("[data-keep-code]").get_attribute("data-guess") or ""
+    truth = score(rules.parse("YBGR"), rules.parse(guess))  # any order: the colours R G B Y
+    page.get_by_label("Let this browser score for me: my code").fill("ybgr")
+    expect(page.locator("[name=black]")).to_have_value(str(truth.black))
+    expect(page.locator("[data-key-holes] .key.colour")).to_have_count(truth.black)
+    expect(page.locator("[data-key-holes] .key.white")).to_have_count(0)
+    page.locator("[data-key-hole]").nth(truth.black).click()  # one more, then taken off again: never white
+    expect(page.locator("[data-key-holes] .key.colour")).to_have_count(truth.black + 1)
+    page.locator("[data-key-hole]").nth(truth.black).click()
+    expect(page.locator("[data-key-holes] .key.empty")).to_have_count(rules.pegs - truth.black)
+    page.get_by_role("button", name="Score it").click()
+    expect(rows(visit)).to_have_count(1)
+    expect(page.locator("li.pb-row.played .key.colour")).to_have_count(truth.black)
+    expect(page.locator("li.pb-row.played .score-text")).to_have_text(rules.say(truth))
+    visit.shot("colours-scored")
+    context.close()
