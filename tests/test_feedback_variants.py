@@ -377,3 +377,11 @@ def test_trees_with_symmetry_equal_trees_without(rules: Rules, name: str, tie: s
     grown with no symmetry at all: a class's representative is the guess the ties pick anyway."""
     with_symmetry = build_tree(make_strategy(name, tie=tie), rules).stats
     assert build_tree(make_strategy(name, tie=tie, symmetry=False), rules, compiled=False).stats == with_symmetry
+
+
+@pytest.mark.parametrize(("colors", "worst"), [(5, 5), (6, 5), (7, 6)])
+def test_three_pegs_worst_case_is_jager_and_peczarski(colors: int, worst: int) -> None:
+    """Jäger and Peczarski (2009), Theorem 1: with 3 pegs and c >= 5 colours (standard feedback) the
+    fewest guesses that always suffice, the winning guess counted, are floor((c - 1) / 3) + 4."""
+    assert worst == (colors - 1) // 3 + 4
+    assert OptimalSolver(Rules(3, colors), "all").fewest_rounds()[0] == worst
