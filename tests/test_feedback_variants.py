@@ -385,3 +385,15 @@ def test_three_pegs_worst_case_is_jager_and_peczarski(colors: int, worst: int) -
     fewest guesses that always suffice, the winning guess counted, are floor((c - 1) / 3) + 4."""
     assert worst == (colors - 1) // 3 + 4
     assert OptimalSolver(Rules(3, colors), "all").fewest_rounds()[0] == worst
+
+
+def test_a_random_colours_secret_is_a_uniform_set_of_colours() -> None:
+    """Each set of colours is one secret, drawn as often as any other (drawing pegs one by one would make
+    AAA six times rarer than ABC)."""
+    from keypeg.game import random_code
+
+    rng = random.Random(31)
+    for rules in (Rules(3, 4, feedback="colours"), Rules(3, 5, repeats=False, feedback="colours")):
+        drawn = Counter(random_code(rules, rng).colors for _ in range(200 * rules.size))
+        assert sorted(drawn) == colors_of(rules)
+        assert max(drawn.values()) < 1.5 * min(drawn.values())

@@ -73,8 +73,12 @@ class Board(ABC):
 
 
 def random_code(rules: Rules, rng: random.Random) -> Code:
-    """A uniformly random legal code."""
+    """A uniformly random legal code (under ``colours`` feedback, a uniformly random set of colours)."""
     colors = range(rules.num_colors)
+    if not rules.ordered:  # a code is its colours: each multiset (set) once, by stars and bars
+        spread = rules.num_colors + rules.pegs - 1 if rules.repeats else rules.num_colors
+        chosen = sorted(rng.sample(range(spread), rules.pegs))
+        return rules.code([c - i if rules.repeats else c for i, c in enumerate(chosen)])
     if rules.repeats:
         return rules.code([rng.choice(colors) for _ in range(rules.pegs)])
     return rules.code(rng.sample(colors, rules.pegs))
