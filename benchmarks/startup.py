@@ -142,6 +142,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=9)
     parser.add_argument("--no-save", action="store_true")
     parser.add_argument("--heavy-only", action="store_true", help="Only the first table (start-up of heavy commands).")
+    parser.add_argument("--label", default="", help="Added to the tables' titles (say which code was measured).")
     options = parser.parse_args()
     runs = options.runs
     load_before = load()
@@ -175,7 +176,7 @@ def main() -> None:
     machine_load = f"Machine {load_before} before the runs, {load()} after."
     report(
         "startup",
-        "Start-up of a heavy command beyond importing numpy and numba (ms)",
+        f"Start-up of a heavy command beyond importing numpy and numba (ms){options.label}",
         f"python benchmarks/startup.py --runs {runs}",
         [
             f"Medians of {runs} fresh processes per command after one warm-up, one process at a time. "
@@ -194,7 +195,7 @@ def main() -> None:
         return
     report(
         "startup",
-        "Start-up: whole-process seconds",
+        f"Start-up: whole-process seconds{options.label}",
         f"python benchmarks/startup.py --runs {runs}",
         [f"Median and fastest of {runs} runs from the shell, after one warm-up run; one process at a time."],
         ["command", "median s", "fastest s"],

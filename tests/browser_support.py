@@ -36,6 +36,7 @@ __all__ = [
     "SHOTS",
     "Server",
     "Visit",
+    "close_browser",
     "launch",
     "desktop_tab",
     "enter_guess",
@@ -114,10 +115,33 @@ def serve(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 
 _cleared = False
+_running: tuple[Iterator[Browser], Browser] | None = None
 
 
 def launch() -> Iterator[Browser]:
-    """Headless chromium (Debian's: no browser is downloaded); each test module's ``browser`` fixture."""
+    """Headless chromium (Debian's: no browser is downloaded); each test module's ``browser`` fixture.
+
+    One chromium serves the browser test modules that run one after another: it starts with the first
+    and stops (:func:`close_browser`, from conftest's ``pytest_runtest_teardown``) once the next test
+    uses none, or the run ends. Every test opens contexts of its own in it; each module still has a
+    ``keypeg serve`` and a store of its own (:func:`serve`)."""
+    global _running
+    if _running is None:
+        started = _launched()
+        _running = (started, next(started))
+    yield _running[1]
+
+
+def close_browser() -> None:
+    """Stop the shared chromium, if it runs."""
+    global _running
+    if _running is not None:
+        started, _ = _running
+        _running = None
+        next(started, None)
+
+
+def _launched() -> Iterator[Browser]:
     global _cleared
     SHOTS.mkdir(parents=True, exist_ok=True)
     if not _cleared:  # once a run: the folder holds the screenshots of this run's browser tests

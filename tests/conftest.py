@@ -12,9 +12,31 @@ settings.register_profile(
 settings.load_profile("keypeg")
 
 
+import os  # noqa: E402
 import signal  # noqa: E402
+import sys  # noqa: E402
 
 import pytest  # noqa: E402
+
+import cheap_hashes  # noqa: E402
+
+cheap_hashes.install()  # argon2 at its lowest cost here and (environment()) in the processes tests start
+
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
+"""The processes the tests start (commands, servers: hundreds) read keypeg's compiled modules instead of
+compiling its sources each time, as they would where bytecode may not be written."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After a test's fixtures are torn down: stop the chromium the browser test modules share
+    (browser_support.launch) once the next test uses none."""
+    yield
+    if nextitem is None or "browser" not in getattr(nextitem, "fixturenames", ()):
+        support = sys.modules.get("browser_support")
+        if support is not None:
+            support.close_browser()
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -48,10 +70,8 @@ def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
 
 # -- a real server ------------------------------------------------------------------------------------
 
-import os  # noqa: E402
 import socket  # noqa: E402
 import subprocess  # noqa: E402
-import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 import urllib.error  # noqa: E402
@@ -64,6 +84,8 @@ from typing import Any  # noqa: E402
 
 SOURCE = Path(__file__).resolve().parent.parent / "src"
 """The keypeg under test: every process a test starts imports this one, whatever folder it runs in."""
+CHILDREN = Path(__file__).resolve().parent / "children"
+"""Its ``sitecustomize.py`` runs first in every process a test starts: cheap password hashes (cheap_hashes)."""
 
 
 def free_port() -> int:
@@ -74,8 +96,8 @@ def free_port() -> int:
 
 
 def environment() -> dict[str, str]:
-    """This process's environment, with the keypeg under test first on ``PYTHONPATH``."""
-    path = os.pathsep.join(p for p in (str(SOURCE), os.environ.get("PYTHONPATH", "")) if p)
+    """This process's environment, with the keypeg under test first on ``PYTHONPATH`` (and :data:`CHILDREN`)."""
+    path = os.pathsep.join(p for p in (str(SOURCE), str(CHILDREN), os.environ.get("PYTHONPATH", "")) if p)
     return {**os.environ, "PYTHONPATH": path}
 
 
