@@ -327,8 +327,8 @@ def test_optimal_search_equals_exhaustive_search(rules: Rules, pool: str) -> Non
 @pytest.mark.parametrize("pegs", [2, 3])
 def test_black_pegs_on_permutations_are_standard_scores(pegs: int) -> None:
     """With as many colours as pegs and no repeats every code uses every colour, so white is always
-    ``pegs - black``: black-peg Mastermind is then the standard game (Jäger and Drewes note this of the
-    AB game with p = c). The optimal totals and worst cases agree."""
+    ``pegs - black``: black-peg Mastermind is then the standard game (noted of the AB game with p = c,
+    doi:10.1007/978-3-319-71147-8_28). The optimal totals and worst cases agree."""
     black = OptimalSolver(Rules(pegs, pegs, repeats=False, feedback="black"), "all")
     standard = OptimalSolver(Rules(pegs, pegs, repeats=False), "all")
     assert (black.solve(), black.fewest_rounds()) == (standard.solve(), standard.fewest_rounds())
