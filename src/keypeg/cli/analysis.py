@@ -571,7 +571,8 @@ def explanation_table(rules: Rules, choice: Choice) -> Table:
     table = _table("codes left after each answer", "answer", [str(g.guess) for g in ranked])
     for feedback in rules.feedbacks():
         if any(feedback in g.parts for g in ranked):
-            table.add_row(str(feedback), *[_blank_zero(g.parts.get(feedback, 0)) for g in ranked])
+            answer = str(feedback) if rules.feedback == "standard" else rules.say(feedback)  # "2 colours right"
+            table.add_row(answer, *[_blank_zero(g.parts.get(feedback, 0)) for g in ranked])
     table.add_section()
     table.add_row("largest part", *[str(g.largest) for g in ranked])
     table.add_row("expected size", *[figure(g.expected_size, 2) for g in ranked])
