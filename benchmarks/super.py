@@ -49,6 +49,7 @@ def main() -> None:
     parser.add_argument("--width", type=int, default=4)
     parser.add_argument("--smallest", type=int, default=8)
     parser.add_argument("--exact-below", type=int, default=0)
+    parser.add_argument("--exact-seconds", type=float, default=None, help="CPU seconds for the exact searches")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--checkpoint", type=Path, default=None)
     parser.add_argument("--out", type=Path, default=DATA)
@@ -60,7 +61,14 @@ def main() -> None:
     checkpoint.parent.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()
     started, wall = cpu_seconds(), time.perf_counter()
-    result = rollout_tree(rules, plan, checkpoint=checkpoint, threads=args.threads, progress=lambda s: print(s))
+    result = rollout_tree(
+        rules,
+        plan,
+        checkpoint=checkpoint,
+        threads=args.threads,
+        progress=lambda s: print(s, flush=True),
+        exact_seconds=args.exact_seconds,
+    )
     cpu = cpu_seconds() - started
     seconds = time.perf_counter() - wall
     stats = result.tree.stats
@@ -97,7 +105,7 @@ def main() -> None:
         "",
         f"Against the best single heuristic of this run ({best_name}, {result.baseline[best_name]:,}): "
         f"{result.baseline[best_name] - stats.total:,} guesses fewer; against the lowest published total: "
-        f"{PUBLISHED - stats.total:+,} fewer. Gap to the proven lower bound: {stats.total - bound.total:,} "
+        f"{PUBLISHED - stats.total:,} fewer. Gap to the proven lower bound: {stats.total - bound.total:,} "
         f"({(stats.total - bound.total) / bound.total:.2%}).",
         f"Secrets per round: {', '.join(f'{d}: {n:,}' for d, n in stats.distribution.items())}.",
         f"{result.subtrees:,} heuristic subtrees grown; {len(result.decisions)} nodes decided by rollout; "

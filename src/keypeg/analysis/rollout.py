@@ -153,6 +153,8 @@ class _Rollout:
         self.threads = max(1, threads)
         self.progress = progress
         self.decisions: dict[str, Any] = {}
+        self.exact_until = float("inf")
+        """The process time past which no new exact search starts."""
         self.counting = lower_bounds(self.space.size, len(rules.feedbacks()) - 1, None)
         if checkpoint is not None and checkpoint.is_file():
             saved = json.loads(checkpoint.read_text())
@@ -239,6 +241,8 @@ class _Rollout:
             current = _total(node)
             if current > int(self.counting[node.size]):
                 key = "exact " + _key(history)
+                if key not in self.decisions and time.process_time() > self.exact_until:
+                    return 0  # out of the exact searches' time: left to a rerun, which resumes here
                 if key not in self.decisions:
                     started = time.process_time()
                     rounds = self.rules.rows - len(history)
@@ -333,9 +337,11 @@ def rollout_tree(
     checkpoint: Path | None = None,
     threads: int = 1,
     progress: Progress | None = None,
+    exact_seconds: float | None = None,
 ) -> RolloutResult:
     """The rollout strategy's whole tree for ``rules`` (see the module's documentation); decisions are
-    kept in ``checkpoint`` as they are made, and read back from it on a rerun."""
+    kept in ``checkpoint`` as they are made, and read back from it on a rerun. No exact search starts
+    after ``exact_seconds`` CPU seconds of them (the searches not made are a rerun's)."""
     started = time.process_time()
     run = _Rollout(rules, plan, checkpoint, threads, progress)
     root = run.build((), run.space.all, 0)
@@ -343,6 +349,8 @@ def rollout_tree(
     if plan.exact_below > 2:
         from keypeg.strategies.optimal import OptimalSolver
 
+        if exact_seconds is not None:
+            run.exact_until = time.process_time() + exact_seconds
         improved = run.improve(root, (), run.space.all, OptimalSolver(rules, threads=1))
     distribution: dict[int, int] = {}
     _distribution(root, 1, distribution)
