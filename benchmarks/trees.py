@@ -176,7 +176,11 @@ def wide_run(game: str, opening: str, name: str, seconds: float, count: int) -> 
             raise Enough
 
     with workers(count) as place:
-        place.run(_warm, [rules] * count)  # each worker enumerates the codes and loads the kernel first
+        client = getattr(place, "client", None)  # each worker enumerates the codes and loads the kernel first
+        if client is not None:
+            client.run(_warm, rules)
+        else:
+            _warm(rules)
         peaks_before = place.peak_memory()
         cpu, started, before = _workers_cpu(place), time.perf_counter(), load()
         finished = True
