@@ -197,7 +197,7 @@ def test_a_person_at_a_terminal_breaks_a_code_and_sets_one(base: str) -> None:
         os.write(main, b"FFFF\n")
         assert wait_until(lambda: ann.view(room)["round"]["code_set"], WAIT)
         ann.post(f"/api/rooms/{room}/guesses", {"guess": "AAAA"})
-        assert wait_until(lambda: "Ann (guest): ····  0b 0w  after 1 guess" in screen(), WAIT), screen()
+        assert wait_until(lambda: "Ann (guest): ····  0 black, 0 white  after 1 guess" in screen(), WAIT), screen()
         ann.post(f"/api/rooms/{room}/guesses", {"guess": "FFFF"})
         assert process.wait(timeout=WAIT) == 0
         assert "The room is over." in screen() and "Traceback" not in screen()
