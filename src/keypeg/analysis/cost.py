@@ -180,7 +180,7 @@ def rank_seconds(rules: Rules, strategy: str, fitting: int) -> tuple[float, bool
     if strategy == "two-step":
         return _pairs_seconds(float(n) * fitting * min(n, fitting * 4)), False
     if strategy == "optimal":
-        return optimal_seconds(fitting), True
+        return optimal_seconds(fitting, rules), True
     if strategy == "genetic":
         return GENETIC_SECONDS_PER_SECRET * 60, False
     return _pairs_seconds(float(n) * fitting), False
@@ -203,7 +203,7 @@ def analyze_cost(rules: Rules, strategy: str) -> Estimate:
         seconds = taken * (n / reference) ** TWO_STEP_GROWTH
         rough = True
     elif strategy == "optimal":
-        seconds, rough = optimal_seconds(n), True
+        seconds, rough = optimal_seconds(n, rules), True
     elif strategy == "genetic":
         seconds = GENETIC_SECONDS_PER_SECRET * n
     else:
@@ -305,11 +305,18 @@ def next_cost(rules: Rules, strategy: str, fitting: int | None = None) -> Estima
     return _named(space_cost(rules) + decision, decision.work)
 
 
-def optimal_seconds(codes: int) -> float:
-    """A rough time for an exact optimal search over ``codes`` codes, from the measured searches."""
+def optimal_seconds(codes: int, rules: Rules | None = None) -> float:
+    """A rough time for an exact optimal search over ``codes`` codes of ``rules``, from the measured searches
+    (of standard feedback). A feedback with fewer answers (black pegs only, colours only) needs deeper trees
+    to tell the codes apart: the search is timed as a standard one over as many codes as its answers would
+    tell apart in as many guesses, ``codes ** (log F_standard / log F)`` (4x6 black: about 130,000 codes)."""
     reference, taken = limits.OPTIMAL_REFERENCE
     if codes <= 2:
         return 0.0
+    if rules is not None and rules.feedback != "standard":
+        answers = len(rules.feedbacks())
+        standard = len(rules.replace(feedback="standard").feedbacks())
+        codes = int(min(float(codes) ** (math.log(standard) / math.log(max(answers, 2))), 1e300))
     return float(taken * (codes / reference) ** limits.OPTIMAL_GROWTH)
 
 
@@ -341,7 +348,7 @@ def optimal_cost(rules: Rules) -> Estimate:
     """The exact optimal search (``keypeg optimal``): the code space, the search's arrays and the tree;
     the time is a rough extrapolation from the measured searches (see :data:`keypeg.limits.OPTIMAL_GROWTH`)."""
     n = rules.size
-    search = _search_memory(rules, n) + Estimate("", 0, optimal_seconds(n), (), True)
+    search = _search_memory(rules, n) + Estimate("", 0, optimal_seconds(n, rules), (), True)
     return _named(space_cost(rules) + search, _work(rules, "the exact optimal search"))
 
 
