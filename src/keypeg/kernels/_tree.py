@@ -801,7 +801,9 @@ def grow(space, candidates, history, root_guess, root_pool, rule, depth, max_dep
     return count, guess[:count], size[:count], parent[:count], feedback[:count], start[:count], buf, solved
 
 
-def widened(pos: npt.NDArray[np.uint64], cnt: npt.NDArray[np.uint64], words: int) -> tuple[npt.NDArray[np.uint64], ...]:
+def widened(
+    pos: npt.NDArray[np.uint64], cnt: npt.NDArray[np.uint64], words: int
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
     """The bits ``pos`` and ``cnt`` as they are if ``words`` is 0, else as rows of at least ``words`` words each
     (zero words added): the multi-word path forced on a game whose codes fit one word."""
     if words <= 0:
