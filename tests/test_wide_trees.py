@@ -123,3 +123,24 @@ def test_most_parts_on_eight_and_nine_pegs_keeps_the_feedbacks_in_one_word(rules
     compiled = build_tree(make_strategy("most-parts"), rules)
     python = build_tree(make_strategy("most-parts"), rules, compiled=False)
     assert tree_to_json(compiled) == tree_to_json(python)
+
+
+GPU_SOLVER = [  # (pegs, colours, strategy, opening, total, worst case), as published
+    (6, 4, "worst-case", "AABBCC", 17_935, 6),
+    (6, 4, "most-parts", "AAABBC", 17_480, 6),
+    (6, 5, "worst-case", "AABBCC", 76_087, 6),
+    (6, 5, "most-parts", "AAABBC", 74_698, 7),
+]
+"""The GPU solver's figures (Michael Magruder, github.com/mikemag/Mastermind,
+results/2023_4090/mastermind_run_stats_20231014_015547_aa_6p_2-15c.json: Total Turns, Max Turns and the
+Initial Guess it found best; its Knuth is keypeg's worst-case). Its 6x9, 7x7 and 8x6 rows are in
+benchmarks/results/trees.md (`benchmarks/trees.py --gpu`): minutes each, too long for the suite."""
+
+
+@pytest.mark.parametrize(("pegs", "colors", "name", "opening", "total", "worst"), GPU_SOLVER)
+def test_the_gpu_solvers_published_trees_with_its_openings(
+    pegs: int, colors: int, name: str, opening: str, total: int, worst: int
+) -> None:
+    rules = Rules(pegs, colors)
+    tree = build_tree(make_strategy(name, first=rules.parse(opening)), rules)
+    assert (tree.stats.total, tree.stats.max) == (total, worst)
