@@ -187,8 +187,7 @@ def check(
 
 def _said(suspect: Suspect, feedback: Feedback) -> str:
     """A score in a message: ``2,1`` under standard feedback, in words (``2 black``) under the others."""
-    rules = suspect.guess.rules
-    return str(feedback) if rules.feedback == "standard" else rules.say(feedback)
+    return suspect.guess.rules.show(feedback)
 
 
 def _how_likely(suspect: Suspect) -> str:

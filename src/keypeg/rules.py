@@ -425,6 +425,16 @@ class Rules:
             return f"{feedback.black} {'colour' if feedback.black == 1 else 'colours'} right"
         return f"{feedback.black} black, {feedback.white} white"
 
+    def show(self, feedback: Feedback) -> str:
+        """A score in a table or a line of output: ``2,1`` under standard feedback, :meth:`say`'s words under the
+        others (``2 black``, ``2 colours right``)."""
+        return str(feedback) if self.feedback == "standard" else self.say(feedback)
+
+    def key(self, feedback: Feedback) -> str:
+        """A score in files and JSON keys, read back by :meth:`parse_feedback`: ``2,1`` under standard feedback,
+        one number (``2``) under the others."""
+        return str(feedback) if self.feedback == "standard" else str(feedback.black)
+
     def parse_scored(self, text: str) -> tuple[Code, Feedback]:
         """Read a scored guess written ``GUESS=B,W`` (``AABB=1,2``, ``1122=0,1``, ``RRGB=2b1w``; ``AABB=2`` under
         black or colours feedback)."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from keypeg.errors import KeypegError
+from keypeg.rules import Rules
 from keypeg.storage import atomic_write
 from keypeg.strategy_tree import (
     Node,
@@ -51,7 +52,7 @@ def tree_to_text(tree: StrategyTree) -> str:
     def walk(node: Node, indent: str, answer: str) -> None:
         lines.append(f"{indent}{answer}{node.guess} ({node.size})")
         for feedback, child in sorted(node.children.items()):
-            walk(child, indent + "  ", f"{feedback} ")
+            walk(child, indent + "  ", f"{tree.rules.key(feedback)} ")
 
     walk(tree.root, "", "")
     return "\n".join(lines) + "\n"
@@ -61,16 +62,18 @@ def _conventions_text(conventions: dict[str, Any]) -> str:
     return ", ".join(f"{k}={v}" for k, v in conventions.items() if v is not None)
 
 
-def _paths(node: Node, history: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Node]]:
+def _paths(rules: Rules, node: Node, history: tuple[str, ...]) -> Iterator[tuple[tuple[str, ...], Node]]:
     yield history, node
     for feedback, child in sorted(node.children.items()):
-        yield from _paths(child, (*history, f"{node.guess}={feedback}"))
+        yield from _paths(rules, child, (*history, f"{node.guess}={rules.key(feedback)}"))
 
 
 def tree_to_lookup(tree: StrategyTree) -> str:
-    """A look-up table: one line per history that can happen, ``history -> next guess``."""
-    lines = ["# history (GUESS=B,W ...) -> next guess"]
-    for history, node in _paths(tree.root, ()):
+    """A look-up table: one line per history that can happen, ``history -> next guess``; scores are written as
+    :meth:`Rules.key` writes them (``AABB=1,2``; ``AABB=2`` under black or colours feedback)."""
+    shape = "GUESS=B,W" if tree.rules.feedback == "standard" else "GUESS=N"
+    lines = [f"# history ({shape} ...) -> next guess"]
+    for history, node in _paths(tree.rules, tree.root, ()):
         lines.append(f"{' '.join(history) or '(start)'} -> {node.guess}")
     return "\n".join(lines) + "\n"
 

@@ -49,7 +49,7 @@ class FirstGuess:
         """JSON-ready figures."""
         data: dict[str, Any] = {
             "guess": str(self.guess),
-            "partition": {str(f): n for f, n in self.partition.items()},
+            "partition": {self.guess.rules.key(f): n for f, n in self.partition.items()},
             "largest": self.largest,
             "expected_size": round(self.expected_size, 6),
             "entropy": round(self.entropy, 6),
@@ -58,7 +58,7 @@ class FirstGuess:
         if self.partitions_after is not None:
             data["partitions_after"] = self.partitions_after
         if self.second_round is not None:
-            data["second_round"] = {str(f): n for f, n in self.second_round.items()}
+            data["second_round"] = {self.guess.rules.key(f): n for f, n in self.second_round.items()}
             data["second_round_total"] = sum(self.second_round.values())
         return data
 

@@ -429,12 +429,14 @@ def tables(rules: Rules, answer: str | None, second_round: bool, force: bool, as
     with interruptible(), progress_bar("first-guess classes", len(first_guess_classes(rules))) as advance:
         rows = first_guess_table(rules, answer=given, second_round=second_round, progress=advance)
     if as_json:
-        print_json({"rules": rules.describe(), "answer": str(given), "first_guesses": [r.as_dict() for r in rows]})
+        print_json(
+            {"rules": rules.describe(), "answer": rules.key(given), "first_guesses": [r.as_dict() for r in rows]}
+        )
         return
     heads = [str(r.guess) for r in rows]
     partition = _table("Table 2: codes per answer to each first guess", "answer", heads)
     for feedback in rules.feedbacks():
-        partition.add_row(str(feedback), *[_blank_zero(r.partition[feedback]) for r in rows])
+        partition.add_row(rules.show(feedback), *[_blank_zero(r.partition[feedback]) for r in rows])
     partition.add_section()
     partition.add_row("total", *[str(sum(r.partition.values())) for r in rows])
     print_fitted(partition)
@@ -443,12 +445,12 @@ def tables(rules: Rules, answer: str | None, second_round: bool, force: bool, as
     figures.add_row("4 expected size", *[figure(r.expected_size, 1) for r in rows])
     figures.add_row("5 entropy (bits)", *[figure(r.entropy, 3) for r in rows])
     figures.add_row("6 number of parts", *[str(r.parts) for r in rows])
-    figures.add_row(f"11 kinds of partition after {given}", *[str(r.partitions_after) for r in rows])
+    figures.add_row(f"11 kinds of partition after {rules.show(given)}", *[str(r.partitions_after) for r in rows])
     print_fitted(figures)
     if second_round:
         second = _table("Table 12: most parts a second guess makes of each part", "answer", heads)
         for feedback in rules.feedbacks():
-            second.add_row(str(feedback), *[_blank_zero((r.second_round or {}).get(feedback, 0)) for r in rows])
+            second.add_row(rules.show(feedback), *[_blank_zero((r.second_round or {}).get(feedback, 0)) for r in rows])
         second.add_section()
         second.add_row("total", *[str(sum((r.second_round or {}).values())) for r in rows])
         print_fitted(second)
@@ -571,8 +573,7 @@ def explanation_table(rules: Rules, choice: Choice) -> Table:
     table = _table("codes left after each answer", "answer", [str(g.guess) for g in ranked])
     for feedback in rules.feedbacks():
         if any(feedback in g.parts for g in ranked):
-            answer = str(feedback) if rules.feedback == "standard" else rules.say(feedback)  # "2 colours right"
-            table.add_row(answer, *[_blank_zero(g.parts.get(feedback, 0)) for g in ranked])
+            table.add_row(rules.show(feedback), *[_blank_zero(g.parts.get(feedback, 0)) for g in ranked])
     table.add_section()
     table.add_row("largest part", *[str(g.largest) for g in ranked])
     table.add_row("expected size", *[figure(g.expected_size, 2) for g in ranked])
@@ -658,7 +659,7 @@ def replay(what: tuple[str, ...], coach: bool, db: str | None, force: bool, as_j
         print_json({"guesses": [{"guess": str(g), "black": f.black, "white": f.white} for g, f in played]})
         return
     for k, (guess, feedback) in enumerate(played, 1):
-        say(f"{k:>2}. {guess}  {feedback}")
+        say(f"{k:>2}. {guess}  {tree.rules.show(feedback)}")
 
 
 __all__ = [

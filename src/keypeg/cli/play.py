@@ -50,10 +50,6 @@ if TYPE_CHECKING:
 
 MATCH_FILE_LIMIT = 1 << 20
 """The largest match file read (a real one is a few kilobytes)."""
-SOLVE_COMMANDS = (
-    "commands: u = undo your last score, fix N SCORE = correct the score of guess N (e.g. 'fix 2 1 0'), "
-    "? = help, q = stop"
-)
 QUIT, UNDO, HELP, HINT = {"q", "quit", "exit"}, {"u", "undo"}, {"?", "help"}, {"h", "hint"}
 
 level_option = click.option(
@@ -303,7 +299,15 @@ def _break_turns(terminal: Terminal, opened: OpenGame, coach: bool) -> bool:
 
 def solve_help(rules: Rules) -> str:
     """How to score the computer's guesses under ``rules`` (their feedback), and the commands."""
-    return f"score my guess: {rules.feedback_hint}; {SOLVE_COMMANDS}"
+    return (
+        f"score my guess: {rules.feedback_hint}; commands: u = undo your last score, fix N SCORE = correct the score"
+        f" of guess N (e.g. '{_fix_example(rules)}'), ? = help, q = stop"
+    )
+
+
+def _fix_example(rules: Rules) -> str:
+    """A ``fix`` command as typed under ``rules``' feedback: ``fix 2 1 0``, or ``fix 2 1`` with one number."""
+    return f"fix 2 {'1 0' if rules.feedback == 'standard' else '1'}"
 
 
 def _play_help(session: BreakSession) -> str:
@@ -444,7 +448,7 @@ def _solve_turns(terminal: Terminal, opened: OpenGame) -> bool:
             if word in UNDO:
                 games.undo(opened)
             elif word.startswith("fix"):
-                number, feedback = _fix_command(line)
+                number, feedback = _fix_command(rules, line)
                 scored = len(session.history)
                 games.fix(opened, number, feedback)
                 terminal.show(_fixed(session, number, scored))
@@ -493,13 +497,13 @@ def _fixed(session: SolveSession, number: int, scored: int) -> str:
     return f"{said} ({f'guess {scored}' if scored == number + 1 else f'guesses {number + 1} to {scored}'} dropped)"
 
 
-def _fix_command(line: str) -> tuple[int, str]:
+def _fix_command(rules: Rules, line: str) -> tuple[int, str]:
     """``fix N B W`` (``fix N K`` under colours or black feedback) read as (N, 'B W')."""
     parts = line.split(maxsplit=2)
     try:
         return int(parts[1]), parts[2]
     except (IndexError, ValueError):
-        raise KeypegError("write: fix N SCORE (N = the guess's number, e.g. 'fix 2 1 0')") from None
+        raise KeypegError(f"write: fix N SCORE (N = the guess's number, e.g. '{_fix_example(rules)}')") from None
 
 
 def _score_words(rules: Rules) -> str:

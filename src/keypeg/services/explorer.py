@@ -66,7 +66,7 @@ MAX_CACHE_FILE = 256 << 20
 CUSTOM = re.compile(r"(\d{1,2})x(\d{1,2})(-norepeats)?(-blanks)?(?:-(colours|colors|black))?")
 """A game of one's own as a path names it: ``5x7``, ``4x10-norepeats``, ``4x6-blanks``, ``4x6-colours``,
 ``4x6-black`` (:attr:`Rules.slug`)."""
-ANSWER = re.compile(r"(\d{1,2}),(\d{1,2})")
+ANSWER = re.compile(r"(\d{1,2})(?:,(\d{1,2}))?")
 LISTED = 24
 """A node reached by at most this many secrets lists them."""
 CUSTOM_ROWS = 12
@@ -130,9 +130,11 @@ def game_name(rules: Rules) -> str:
     return rules.slug
 
 
-def parse_path(text: str) -> tuple[Feedback, ...]:
-    """The answers of a path (``1,0/2,1``; empty for the start), each checked for form only;
-    :class:`KeypegError` (a bad request) for anything else."""
+def parse_path(text: str, rules: Rules | None = None) -> tuple[Feedback, ...]:
+    """The answers of a path (``1,0/2,1``; empty for the start; under ``rules`` of black or colours feedback one
+    number, ``2``, is ``2,0`` as :meth:`Rules.key` writes it), each checked for form only; :class:`KeypegError`
+    (a bad request) for anything else."""
+    single = rules is not None and rules.feedback != "standard"
     text = text.strip().strip("/")
     if not text:
         return ()
@@ -142,9 +144,9 @@ def parse_path(text: str) -> tuple[Feedback, ...]:
     answers = []
     for part in parts:
         found = ANSWER.fullmatch(part)
-        if found is None:
+        if found is None or (found[2] is None and not single):
             raise KeypegError(f"{visible(part, 20)!r} is not an answer: write each as black,white (such as 1,0)")
-        answers.append(Feedback(int(found[1]), int(found[2])))
+        answers.append(Feedback(int(found[1]), int(found[2] or 0)))
     return tuple(answers)
 
 

@@ -14,6 +14,7 @@ from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, R
 from pydantic import BaseModel, ConfigDict, Field
 
 from keypeg.code import Feedback
+from keypeg.errors import InvalidFeedbackError
 from keypeg.limits import WEB_MATCH_GAMES
 from keypeg.rules import Rules
 from keypeg.services import games, matches
@@ -267,6 +268,9 @@ def score(
     """Score the computer's guess; an impossible or contradicting score is refused (409 names the likely
     mistake)."""
     opened = load_game(request, session, game_id)
+    feedback = opened.game.rules.feedback
+    if body.white and feedback != "standard":
+        raise InvalidFeedbackError(f"{feedback} feedback gives no white pegs: send white 0, or leave it out")
     games.score(opened, Feedback(body.black, body.white), row=body.row)
     return _out(game_id, opened)
 
@@ -289,7 +293,9 @@ def resign(request: Request, game_id: GameId, session: Annotated[WebSession, Dep
 
 class FiguresOut(BaseModel):
     guess: str
-    parts: dict[str, int] = Field(description="Codes left after each answer, as 'black,white'.")
+    parts: dict[str, int] = Field(
+        description="Codes left after each answer: 'black,white', or one number under black or colours feedback."
+    )
     largest: int
     expected_size: float
     entropy: float
@@ -309,7 +315,7 @@ def figures(ranked: Iterable[Ranked]) -> list[FiguresOut]:
     return [
         FiguresOut(
             guess=str(g.guess),
-            parts={f"{f.black},{f.white}": n for f, n in g.parts.items()},
+            parts={g.guess.rules.key(f): n for f, n in g.parts.items()},
             largest=g.largest,
             expected_size=round(g.expected_size, 4),
             entropy=round(g.entropy, 4),

@@ -50,7 +50,7 @@ def explored(request: Request, game: str, strategy: str, path: str) -> ExploredN
     beyond a request's budget, :class:`ThrottledError` when the gate refuses a tree to build."""
     rules = explorer.rules_named(game)
     name = explorer.strategy_named(strategy)
-    answers = explorer.parse_path(path)
+    answers = explorer.parse_path(path, rules)
     with analysis(request) as gate:  # taken only if the tree is to be built: a kept tree never waits
         budget = GatedBudget(gate)
         return explorer.explore(rules, name, answers, check=budget.check, watch=budget.watch)
@@ -60,7 +60,7 @@ def explored(request: Request, game: str, strategy: str, path: str) -> ExploredN
 
 
 class BranchOut(BaseModel):
-    answer: str = Field(description="The answer, as 'black,white'.")
+    answer: str = Field(description="The answer: 'black,white', or one number under black or colours feedback.")
     black: int
     white: int
     secrets: int = Field(description="The node's secrets that get this answer.")
@@ -102,7 +102,7 @@ class ExploreOut(BaseModel):
 
 def branch_out(node: ExploredNode, branch: Branch) -> BranchOut:
     return BranchOut(
-        answer=str(branch.answer),
+        answer=node.rules.key(branch.answer),
         black=branch.answer.black,
         white=branch.answer.white,
         secrets=branch.secrets,
@@ -121,7 +121,10 @@ def node_out(node: ExploredNode) -> ExploreOut:
         game=node.game,
         strategy=node.strategy,
         path=explorer.path_text(node.path),
-        trail=[StepOut(guess=str(s.guess), answer=str(s.answer), path=explorer.path_text(s.path)) for s in node.trail],
+        trail=[
+            StepOut(guess=str(s.guess), answer=node.rules.key(s.answer), path=explorer.path_text(s.path))
+            for s in node.trail
+        ],
         guess=str(node.guess),
         round=node.round,
         secrets=node.secrets,
