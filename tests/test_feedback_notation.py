@@ -69,3 +69,15 @@ def test_the_api_keys_scores_by_one_number_and_advises_json_clients(tmp_path: Pa
     assert answers and all(a.isdigit() for a in answers)
     deeper = client.get("/api/explore/3x3-black/most-parts", params={"path": answers[0]})  # read back as written
     assert deeper.status_code == 200 and deeper.json()["trail"][0]["answer"] == answers[0]
+
+
+def test_the_api_reads_a_feedback_in_any_case_and_names_the_choices(tmp_path: Path) -> None:
+    client = TestClient(create_app(f"sqlite:///{tmp_path / 'web.sqlite3'}"), base_url=SITE)
+    headers = {"X-CSRF-Token": client.get("/api/session").json()["csrf"], "Origin": SITE}
+    started = client.post("/api/games", json={"pegs": 3, "colors": 3, "feedback": "Black"}, headers=headers)
+    assert started.status_code == 201, started.text
+    assert started.json()["rules"]["feedback"] == "black"
+    compared = client.get("/api/strategies", params={"pegs": 2, "colors": 3, "feedback": "COLOURS"})  # a query
+    assert compared.status_code == 200 and compared.json()["rules"]["feedback"] == "colours"
+    wrong = client.post("/api/games", json={"pegs": 3, "colors": 3, "feedback": "Grey"}, headers=headers)
+    assert wrong.status_code == 422 and all(name in wrong.text for name in ("'standard'", "'colours'", "'black'"))

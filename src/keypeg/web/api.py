@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Header, HTTPException, Query, Request, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from keypeg.code import Feedback
 from keypeg.errors import InvalidFeedbackError
@@ -81,6 +81,15 @@ FEEDBACK = (
 )
 
 
+def _lower(value: object) -> object:
+    """Text in lower case (the command line reads ``--feedback Black`` so too); anything else as it is."""
+    return value.lower() if isinstance(value, str) else value
+
+
+FeedbackName = Annotated[Literal["standard", "colours", "colors", "black"], BeforeValidator(_lower)]
+"""A feedback's name in any case; a 422 names the choices."""
+
+
 def rules_out(rules: Rules) -> dict[str, Any]:
     """A rule set as the API returns it: :meth:`Rules.as_dict` with its ``feedback`` always named."""
     return {**rules.as_dict(), "feedback": rules.feedback}
@@ -95,7 +104,7 @@ class RulesIn(RequestBody):
     repeats: bool | None = None
     blanks: bool | None = None
     rows: int | None = Field(None, ge=1, le=100)
-    feedback: Literal["standard", "colours", "colors", "black"] | None = Field(None, description=FEEDBACK)
+    feedback: FeedbackName | None = Field(None, description=FEEDBACK)
 
     def rules(self) -> Rules:
         return rules_from_options(
@@ -110,7 +119,7 @@ def rules_query(
     repeats: bool | None = None,
     blanks: bool | None = None,
     rows: Annotated[int | None, Query(ge=1, le=100)] = None,
-    feedback: Annotated[Literal["standard", "colours", "colors", "black"] | None, Query(description=FEEDBACK)] = None,
+    feedback: Annotated[FeedbackName | None, Query(description=FEEDBACK)] = None,
 ) -> Rules:
     """The rule set a GET request's query names: a preset, and any of its fields changed."""
     return rules_from_options(variant, pegs, colors, repeats, blanks, rows, feedback)
