@@ -3,14 +3,16 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
 from keypeg import Feedback, Rules
-from keypeg.analysis.export import tree_to_lookup, tree_to_text
+from keypeg.analysis.export import tree_to_json, tree_to_lookup, tree_to_text
 from keypeg.analysis.tree import build_tree
 from keypeg.cli import cli
 from keypeg.cli.play import solve_help
@@ -81,3 +83,19 @@ def test_the_api_reads_a_feedback_in_any_case_and_names_the_choices(tmp_path: Pa
     assert compared.status_code == 200 and compared.json()["rules"]["feedback"] == "colours"
     wrong = client.post("/api/games", json={"pegs": 3, "colors": 3, "feedback": "Grey"}, headers=headers)
     assert wrong.status_code == 422 and all(name in wrong.text for name in ("'standard'", "'colours'", "'black'"))
+
+
+@pytest.mark.parametrize(
+    ("key", "value"), [("cpu_seconds", -5), ("nodes", "many"), ("cpu_seconds", "1 s"), ("nodes", -1), ("depth", 2.5)]
+)
+def test_verify_refuses_an_ill_typed_or_negative_figure(tmp_path: Path, key: str, value: object) -> None:
+    data = json.loads(tree_to_json(build_tree(make_strategy("most-parts"), Rules(2, 3))))
+    path = tmp_path / "tree.json"
+    data["conventions"].update(cpu_seconds=0.5, nodes=12)  # figures as the optimal search records them
+    path.write_text(json.dumps(data))
+    assert CliRunner().invoke(cli, ["verify", str(path)]).exit_code == 0
+    data["conventions"][key] = value
+    path.write_text(json.dumps(data))
+    refused = CliRunner().invoke(cli, ["verify", str(path)])
+    assert refused.exit_code == 2 and "Traceback" not in refused.output
+    assert len(refused.stderr.splitlines()) == 1 and key in refused.stderr

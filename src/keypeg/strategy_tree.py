@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import errno
 import json
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -244,6 +245,24 @@ def _whole(value: object, what: str, low: int, high: int) -> int:
     return value
 
 
+WHOLE_FIGURES = ("nodes", "rows", "depth", "width", "smallest", "exact_below")
+"""The conventions' optional figures that are whole numbers (``cpu_seconds`` is any number); each at least 0,
+or null (not recorded)."""
+
+
+def _check_figures(conventions: dict[str, Any]) -> None:
+    """Refuse a conventions' figure of the wrong type or below 0 (``cpu_seconds: -5``, ``nodes: "many"``)."""
+    for key in WHOLE_FIGURES:
+        if conventions.get(key) is not None:
+            _whole(conventions[key], f"the conventions' {key}", 0, 10**18)
+    seconds = conventions.get("cpu_seconds")
+    if seconds is not None and (
+        isinstance(seconds, bool) or not isinstance(seconds, int | float) or not 0 <= seconds < math.inf
+    ):
+        shown = visible(repr(seconds), 60)
+        raise _damaged(f"the conventions' cpu_seconds must be a number of seconds from 0 up, not {shown}")
+
+
 def _sniff(text: str) -> str | None:
     """The export format a text that is not JSON looks like, if any."""
     head = text.lstrip()[:200]
@@ -321,6 +340,7 @@ def tree_from_json(text: str) -> StrategyTree:
     conventions = data.get("conventions", {})
     if not isinstance(conventions, dict):
         raise _damaged("the conventions are not a JSON object")
+    _check_figures(conventions)
     stated = {key: stats[key] for key in ("secrets", "total", "average", "max") if key in stats}
     if distribution_data:
         stated["distribution"] = {d: n for d, n in sorted(distribution.items()) if n}
