@@ -16,6 +16,7 @@ from keypeg.analysis.export import tree_to_json, tree_to_lookup, tree_to_text
 from keypeg.analysis.tree import build_tree
 from keypeg.cli import cli
 from keypeg.cli.play import solve_help
+from keypeg.services import explorer
 from keypeg.strategies import make_strategy
 from keypeg.web import create_app
 
@@ -99,3 +100,13 @@ def test_verify_refuses_an_ill_typed_or_negative_figure(tmp_path: Path, key: str
     refused = CliRunner().invoke(cli, ["verify", str(path)])
     assert refused.exit_code == 2 and "Traceback" not in refused.output
     assert len(refused.stderr.splitlines()) == 1 and key in refused.stderr
+
+
+@pytest.mark.parametrize("game", ["4x6", "5x5"])  # presets of 10 rows, where a game of one's own has 12
+def test_an_explored_variant_has_the_rows_of_its_standard_game(game: str) -> None:
+    standard = explorer.rules_named(game)
+    for feedback in ("black", "colours", "colors"):
+        variant = explorer.rules_named(f"{game}-{feedback}")
+        assert variant.rows == standard.rows and variant.feedback == feedback.replace("colors", "colours")
+        assert explorer.rules_named(explorer.game_name(variant)) == variant  # the address names it again
+    assert explorer.rules_named(f"{game}-norepeats-black").rows == explorer.rules_named("5x7").rows == 12

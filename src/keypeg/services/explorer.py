@@ -87,8 +87,9 @@ log = logging.getLogger("keypeg.services")
 
 def rules_named(name: str) -> Rules:
     """The rules a path's first part names: a preset (or an alias of one), else a game of one's own written
-    as :attr:`Rules.slug` writes it (``5x7-norepeats``, 12 rows). :class:`NotFoundError` for anything else,
-    :class:`InvalidRulesError` for a game the rules refuse (``1x2``)."""
+    as :attr:`Rules.slug` writes it (``5x7-norepeats``, 12 rows; a feedback variant, ``4x6-black``, has the rows
+    of its standard game, ``4x6``: 10). :class:`NotFoundError` for anything else, :class:`InvalidRulesError` for a
+    game the rules refuse (``1x2``)."""
     if len(name) <= 40:
         try:
             return find_variant(name).rules
@@ -97,12 +98,13 @@ def rules_named(name: str) -> Rules:
         custom = CUSTOM.fullmatch(name)
         if custom is not None:
             pegs, colors, norepeats, blanks, feedback = custom.groups()
+            standard = name[: custom.start(5) - 1] if feedback else None  # 4x6-black: 4x6
             return Rules(
                 int(pegs),
                 int(colors),
                 repeats=not norepeats,
                 blanks=bool(blanks),
-                rows=CUSTOM_ROWS,
+                rows=CUSTOM_ROWS if standard is None else rules_named(standard).rows,
                 feedback=feedback or "standard",
             )
     raise NotFoundError(
