@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -110,3 +112,29 @@ def test_an_explored_variant_has_the_rows_of_its_standard_game(game: str) -> Non
         assert variant.rows == standard.rows and variant.feedback == feedback.replace("colors", "colours")
         assert explorer.rules_named(explorer.game_name(variant)) == variant  # the address names it again
     assert explorer.rules_named(f"{game}-norepeats-black").rows == explorer.rules_named("5x7").rows == 12
+
+
+def test_a_second_ctrl_c_while_the_optimal_search_saves_does_not_cut_the_save_short(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from keypeg.strategies.optimal import OptimalSolver
+
+    monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path))
+    saved = tmp_path / "saved.npz"
+
+    def interrupted(self: OptimalSolver) -> int:
+        raise KeyboardInterrupt  # the first Ctrl-C, mid-search
+
+    def checkpoint(self: OptimalSolver) -> Path:
+        os.kill(os.getpid(), signal.SIGINT)  # the second, while the memo is written
+        os.kill(os.getpid(), signal.SIGTERM)  # and a process group's SIGTERM
+        saved.write_bytes(b"memo")
+        return saved
+
+    monkeypatch.setattr(OptimalSolver, "solve", interrupted)
+    monkeypatch.setattr(OptimalSolver, "checkpoint", checkpoint)
+    before = signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)
+    result = CliRunner().invoke(cli, ["optimal", "-p", "2", "-c", "2", "--no-save"])
+    assert result.exit_code == 130, result.output
+    assert saved.exists() and result.stderr.startswith("interrupted: the search so far is saved")
+    assert (signal.getsignal(signal.SIGINT), signal.getsignal(signal.SIGTERM)) == before  # heard again afterwards

@@ -5,7 +5,10 @@ from __future__ import annotations
 import math
 import signal
 import sys
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from types import FrameType
@@ -35,6 +38,21 @@ LOG_SECONDS = 60.0
 def _interrupt(signum: int, frame: FrameType | None) -> None:
     """SIGTERM stops the search like Ctrl-C, so what it has proved is saved."""
     raise KeyboardInterrupt
+
+
+@contextmanager
+def _signals_deferred() -> Iterator[None]:
+    """Ctrl-C and SIGTERM ignored in here (the interrupted search's checkpoint is being written: the command
+    exits 130 right after); in a thread other than the main one, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {number: signal.signal(number, signal.SIG_IGN) for number in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 @cli.command()
@@ -222,14 +240,16 @@ def _search(
         else:
             tree = search()
     except KeyboardInterrupt:
-        saved_to = solver.checkpoint()
-        if saved_to is None:
-            err.print("interrupted: nothing was saved")
-        else:
-            say(
-                f"interrupted: the search so far is saved in {visible(str(saved_to))}; run the same command to resume",
-                console=err,
-            )
+        with _signals_deferred():  # a second Ctrl-C (or a group's SIGTERM) must not cut the save short
+            saved_to = solver.checkpoint()
+            if saved_to is None:
+                err.print("interrupted: nothing was saved")
+            else:
+                say(
+                    f"interrupted: the search so far is saved in {visible(str(saved_to))}; "
+                    "run the same command to resume",
+                    console=err,
+                )
         sys.exit(130)
     finally:
         signal.signal(signal.SIGTERM, stop_on_term)
