@@ -74,6 +74,9 @@ def test_the_api_keys_scores_by_one_number_and_advises_json_clients(tmp_path: Pa
     assert answers and all(a.isdigit() for a in answers)
     deeper = client.get("/api/explore/3x3-black/most-parts", params={"path": answers[0]})  # read back as written
     assert deeper.status_code == 200 and deeper.json()["trail"][0]["answer"] == answers[0]
+    assert deeper.json()["path"] == answers[0] and deeper.json()["page"].endswith(f"/most-parts/{answers[0]}")
+    page = client.get(deeper.json()["page"])  # the page's address reads back too
+    assert page.status_code == 200 and f"?path={answers[0]}" in page.text
 
 
 def test_the_api_reads_a_feedback_in_any_case_and_names_the_choices(tmp_path: Path) -> None:

@@ -152,9 +152,10 @@ def parse_path(text: str, rules: Rules | None = None) -> tuple[Feedback, ...]:
     return tuple(answers)
 
 
-def path_text(path: tuple[Feedback, ...]) -> str:
-    """A path as addresses write it: ``1,0/2,1`` (empty for the start)."""
-    return "/".join(str(answer) for answer in path)
+def path_text(path: tuple[Feedback, ...], rules: Rules | None = None) -> str:
+    """A path as addresses write it: ``1,0/2,1`` (empty for the start); under ``rules`` of black or colours
+    feedback one number an answer (``2/1``, :meth:`Rules.key`)."""
+    return "/".join(str(answer) if rules is None else rules.key(answer) for answer in path)
 
 
 # -- a tree and its figures per node ------------------------------------------------------------------
@@ -322,7 +323,7 @@ class ExploredNode:
 
     def address(self, path: tuple[Feedback, ...] | None = None) -> str:
         """The page of this node (or of ``path`` in the same tree): ``/explore/classic/most-parts/1,0``."""
-        tail = path_text(self.path if path is None else path)
+        tail = path_text(self.path if path is None else path, self.rules)
         return f"/explore/{self.game}/{self.strategy}" + (f"/{tail}" if tail else "")
 
 

@@ -109,7 +109,7 @@ def branch_out(node: ExploredNode, branch: Branch) -> BranchOut:
         expected=branch.expected,
         worst=branch.worst,
         breaks=branch.breaks,
-        path=None if branch.breaks else explorer.path_text((*node.path, branch.answer)),
+        path=None if branch.breaks else explorer.path_text((*node.path, branch.answer), node.rules),
         next_guess=None if branch.next_guess is None else str(branch.next_guess),
     )
 
@@ -120,9 +120,9 @@ def node_out(node: ExploredNode) -> ExploreOut:
         rules=rules_out(node.rules),
         game=node.game,
         strategy=node.strategy,
-        path=explorer.path_text(node.path),
+        path=explorer.path_text(node.path, node.rules),
         trail=[
-            StepOut(guess=str(s.guess), answer=node.rules.key(s.answer), path=explorer.path_text(s.path))
+            StepOut(guess=str(s.guess), answer=node.rules.key(s.answer), path=explorer.path_text(s.path, node.rules))
             for s in node.trail
         ],
         guess=str(node.guess),
