@@ -407,6 +407,8 @@ def must_refuse(case: Case) -> bool:
     if bad.refuse:
         return True
     if param is not None and isinstance(param.type, click.Path):
+        if bad.id == "path-directory" and not param.type.file_okay:
+            return False  # a folder option (survey's --trees): a folder is what it takes
         read = param.name in READ_PATHS or bool(param.type.exists)
         return bad.path_refuse or (read and bad.read_refuse)
     return False

@@ -64,6 +64,24 @@ FILE = FilePath()
 """The type of every option or argument that names a file."""
 
 
+class FolderPath(click.Path):
+    """A folder named on the command line: never empty, blank, or holding a NUL byte."""
+
+    name = "folder"
+
+    def __init__(self) -> None:
+        super().__init__(file_okay=False, path_type=Path)
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and (not value.strip() or "\x00" in value):
+            self.fail("a folder name cannot be empty or blank, or hold a NUL byte", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+FOLDER = FolderPath()
+"""The type of every option that names a folder to write in."""
+
+
 FEEDBACK_CHOICES = ("standard", "colours", "colors", "black")
 """What ``--feedback`` takes (``colors`` reads as ``colours``)."""
 

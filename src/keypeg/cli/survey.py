@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 import time
@@ -13,10 +14,10 @@ import click
 from keypeg import __version__
 from keypeg.cli.analysis import announce_compiling, progress_bar, say
 from keypeg.cli.cluster import cluster_options
-from keypeg.cli.common import FEEDBACK_CHOICES, FILE, cli, err, json_option, out, print_json
+from keypeg.cli.common import FEEDBACK_CHOICES, FILE, FOLDER, cli, err, json_option, out, print_json
 from keypeg.cli.options import force_option, pool_option, strategy_option
 from keypeg.rules import MAX_COLORS, MAX_PEGS
-from keypeg.text import plural, visible
+from keypeg.text import plural, quoted, visible
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -106,7 +107,7 @@ class Numbers(click.ParamType[tuple[int, ...]]):
 )
 @click.option(
     "--trees",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=FOLDER,
     help="Save the optimal row's least-total strategies in this folder, as trees 'keypeg verify' checks.",
 )
 @click.option("--markdown", type=FILE, help="Also save the survey as a Markdown table.")
@@ -150,7 +151,7 @@ def survey(
     from keypeg.analysis import survey as engine
     from keypeg.analysis.cost import TooCostlyError
     from keypeg.cli.options import guard
-    from keypeg.errors import KeypegError
+    from keypeg.errors import KeypegError, NotFoundError
     from keypeg.strategies import NAMES, canonical_name
 
     names = [canonical_name(n) for n in strategies] or list(NAMES)
@@ -165,6 +166,13 @@ def survey(
     for path in (results, markdown, csv_file, output):
         if path is not None:
             storage.check_writable(path)
+    if trees is not None:  # made if its parent folder is there, and checked before any work
+        with contextlib.suppress(OSError):
+            if trees.parent.is_dir():
+                trees.mkdir(exist_ok=True)
+        if not trees.is_dir():
+            raise NotFoundError(f"cannot save trees in {quoted(str(trees))}: no such folder, nor one to make it in")
+        storage.check_writable(trees / "optimal-tree.json")
     kept = engine.Results(results)
     reused = sum(cell in kept for cell in wanted)
     if reused:
