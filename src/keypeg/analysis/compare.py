@@ -11,9 +11,6 @@ kernels are compiled or the machine is less busy).
 
 from __future__ import annotations
 
-import hashlib
-import json
-import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from keypeg import __version__
 from keypeg.analysis.cost import Estimate, analyze_cost
+from keypeg.analysis.kept import keep, kept_path, kept_stats, read_kept
 from keypeg.code import Code
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
@@ -55,14 +53,10 @@ a kept result is one that can be worked out again."""
 SEEDED = frozenset({"random", "careless", "genetic"})
 FORMAT = 1
 """The version of the cache files' layout."""
-MAX_CACHE_FILE = 1 << 20
-"""A cache file larger than this is not read (it is not one keypeg wrote)."""
 
 Check = Callable[[Estimate], None]
 Watch = Callable[[float], None]
 """Called as a tree is built with the share of the secrets solved: may stop it (:class:`TooSlowError`)."""
-
-log = logging.getLogger("keypeg.analysis")
 
 
 @dataclass(frozen=True)
@@ -126,9 +120,7 @@ def cache_path(rules: Rules, strategy: Strategy) -> Path:
     """Where the figures of ``strategy`` on ``rules`` are kept: named by the game and the strategy, and a
     digest of what makes the result (the game, the conventions, the rows for the optimal strategy, whose
     tree depends on them, and keypeg's version)."""
-    from keypeg.storage import cache_dir
-
-    return cache_dir() / f"analysis-{rules.slug}-{strategy.name}-{_key_digest(_key(rules, strategy))}.json"
+    return kept_path("analysis", rules, strategy.name, _key(rules, strategy))
 
 
 def _key(rules: Rules, strategy: Strategy) -> dict[str, Any]:
@@ -146,34 +138,25 @@ def _key(rules: Rules, strategy: Strategy) -> dict[str, Any]:
     return key
 
 
-def _key_digest(key: dict[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(key, sort_keys=True).encode()).hexdigest()[:16]
-
-
 def _load(path: Path, rules: Rules, key: dict[str, Any]) -> Summary | None:
     """The kept figures at ``path`` if they are keypeg's for ``key`` (anything else is ignored, such as a
     refusal an older keypeg kept: it is worked out again)."""
+    data = read_kept(path, key)
+    if data is None:
+        return None
+    stats = kept_stats(data.get("distribution"), rules)
     try:
-        if path.stat().st_size > MAX_CACHE_FILE:
-            return None
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or data.get("key") != key:
-            return None
-        distribution = {int(d): int(n) for d, n in data["distribution"].items()}
-        stats = TreeStats.from_distribution(distribution)
         first = rules.code([int(c) for c in data["first"]])
         seconds = float(data["seconds"])
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, KeypegError):
+    except (ValueError, TypeError, KeyError, AttributeError, KeypegError):
         return None
-    if stats.secrets != rules.size or any(d < 1 or n < 0 for d, n in distribution.items()):
+    if stats is None:
         return None
     return Summary(rules, first, stats, dict(key["conventions"]), seconds, cached=True)
 
 
 def _save(path: Path, summary: Summary, key: dict[str, Any]) -> None:
     """Keep ``summary`` at ``path`` (a failure to write is logged, never raised: the result stands)."""
-    from keypeg.storage import atomic_write, check_cache_folder
-
     data: dict[str, Any] = {
         "keypeg_analysis": FORMAT,
         "key": key,
@@ -182,11 +165,7 @@ def _save(path: Path, summary: Summary, key: dict[str, Any]) -> None:
         "distribution": {str(d): n for d, n in summary.stats.distribution.items()},
         "seconds": round(summary.seconds, 4),
     }
-    try:
-        check_cache_folder()
-        atomic_write(path, json.dumps(data, sort_keys=True))
-    except KeypegError as error:
-        log.warning("cannot keep the analysis: %s", error)
+    keep(path, data, "the analysis")
 
 
 def summarise(rules: Rules, name: str, *, check: Check, watch: Watch | None = None) -> Summary:

@@ -18,9 +18,6 @@ the game, the conventions and keypeg's version.
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
-import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from keypeg import __version__
 from keypeg.analysis.cost import Estimate, _first_guess_classes, analyze_cost
+from keypeg.analysis.kept import keep, kept_path, kept_stats, read_kept
 from keypeg.code import Code
 from keypeg.errors import KeypegError
 from keypeg.rules import Rules
@@ -50,15 +48,11 @@ __all__ = [
 
 FORMAT = 1
 """The version of the kept openings' file layout."""
-MAX_CACHE_FILE = 1 << 20
-"""A kept file larger than this is not read (it is not one keypeg wrote)."""
 
 Progress = Callable[[int], None]
 """Called with the number of secrets newly solved (every opening's tree counts them all again)."""
 Done = Callable[["Opening"], None]
 """Called with each opening's figures as soon as they are known (worked out or read from the cache)."""
-
-log = logging.getLogger("keypeg.analysis")
 
 
 @dataclass(frozen=True)
@@ -215,10 +209,7 @@ def _grow(
 def cache_path(rules: Rules, strategy: Strategy) -> Path:
     """Where the openings of ``strategy`` on ``rules`` are kept: named by the game and the strategy, and a
     digest of what makes the figures (the game, the conventions but the first guess, keypeg's version)."""
-    from keypeg.storage import cache_dir
-
-    digest = hashlib.sha256(json.dumps(_key(rules, strategy), sort_keys=True).encode()).hexdigest()[:16]
-    return cache_dir() / f"openings-{rules.slug}-{strategy.name}-{digest}.json"
+    return kept_path("openings", rules, strategy.name, _key(rules, strategy))
 
 
 def _key(rules: Rules, strategy: Strategy) -> dict[str, Any]:
@@ -232,33 +223,23 @@ def _key(rules: Rules, strategy: Strategy) -> dict[str, Any]:
 
 def _load(path: Path, rules: Rules, key: dict[str, Any]) -> dict[tuple[int, ...], Opening]:
     """The openings kept at ``path`` for ``key`` (anything else, or damaged, is ignored)."""
-    try:
-        if path.stat().st_size > MAX_CACHE_FILE:
-            return {}
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(data, dict) or data.get("key") != key:
-            return {}
-        entries = data["openings"]
-    except (OSError, ValueError, TypeError, KeyError):
-        return {}
+    data = read_kept(path, key)
+    entries = data.get("openings") if data is not None else None
     kept: dict[tuple[int, ...], Opening] = {}
     for entry in entries if isinstance(entries, list) else []:
         try:
             code = rules.code([int(c) for c in entry["guess"]])
-            distribution = {int(d): int(n) for d, n in entry["distribution"].items()}
-            stats = TreeStats.from_distribution(distribution)
-            opening = Opening(code, stats, float(entry["seconds"]), float(entry["cpu_seconds"]), cached=True)
+            stats = kept_stats(entry["distribution"], rules)
+            seconds, cpu_seconds = float(entry["seconds"]), float(entry["cpu_seconds"])
         except (ValueError, TypeError, KeyError, AttributeError, KeypegError):
             continue
-        if stats.secrets == rules.size and all(d >= 1 and n >= 0 for d, n in distribution.items()):
-            kept[code.colors] = opening
+        if stats is not None:
+            kept[code.colors] = Opening(code, stats, seconds, cpu_seconds, cached=True)
     return kept
 
 
 def _save(path: Path, rules: Rules, key: dict[str, Any], kept: dict[tuple[int, ...], Opening]) -> None:
     """Keep the openings known so far at ``path`` (a failure to write is logged, never raised)."""
-    from keypeg.storage import atomic_write, check_cache_folder
-
     data = {
         "keypeg_openings": FORMAT,
         "key": key,
@@ -273,8 +254,4 @@ def _save(path: Path, rules: Rules, key: dict[str, Any], kept: dict[tuple[int, .
             for colors, o in sorted(kept.items())
         ],
     }
-    try:
-        check_cache_folder()
-        atomic_write(path, json.dumps(data, sort_keys=True))
-    except KeypegError as error:
-        log.warning("cannot keep the openings: %s", error)
+    keep(path, data, "the openings")
