@@ -31,7 +31,7 @@ from keypeg.rules import Rules
 from keypeg.strategies.optimal import lower_bounds
 from keypeg.symmetry import representatives
 
-__all__ = ["Bound", "OpeningBound", "lower_bound", "counting_bound", "first_guess_count"]
+__all__ = ["Bound", "OpeningBound", "lower_bound", "counting_bound"]
 
 History = tuple[tuple[int, int], ...]
 
@@ -91,12 +91,6 @@ def counting_bound(rules: Rules, n: int) -> int:
     return int(lower_bounds(n, branching, None)[n])
 
 
-def first_guess_count(rules: Rules) -> int:
-    """The first guesses :func:`lower_bound` bounds: one per symmetry class."""
-    space = CodeSpace.of(rules)
-    return int(representatives(space, space.all, (), space.all).size)
-
-
 class _Bounder:
     def __init__(self, rules: Rules, progress: Callable[[int], None] | None) -> None:
         self.rules = rules
@@ -146,7 +140,9 @@ class _Bounder:
 def lower_bound(rules: Rules, *, levels: int = 2, progress: Callable[[int], None] | None = None) -> Bound:
     """A proven lower bound on the fewest guesses in all any strategy needs over every code of ``rules``:
     fact 2 of the module's documentation applied ``levels`` times over the counting bound, each first
-    guess (one per symmetry class) bounded in turn. ``progress`` is called with 1 after each first guess."""
+    guess (one per symmetry class: :func:`keypeg.analysis.openings.distinct_openings`, counted by
+    :func:`~keypeg.analysis.openings.opening_count`) bounded in turn. ``progress`` is called with 1 after each
+    first guess."""
     started = time.process_time()
     bounder = _Bounder(rules, progress)
     space = bounder.space

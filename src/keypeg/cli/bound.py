@@ -41,10 +41,11 @@ def bound(rules: Rules, levels: int, as_json: bool) -> None:
             f"{rules.describe()} has {rules.size:,} codes: a bound {levels} levels deep is worked out for games "
             f"of up to {most:,} codes (try --levels {fewer})"
         )
-    from keypeg.analysis.bounds import first_guess_count, lower_bound
+    from keypeg.analysis.bounds import lower_bound
+    from keypeg.analysis.openings import opening_count
 
     announce_compiling()
-    with interruptible(), progress_bar("bounding first guesses", first_guess_count(rules)) as advance:
+    with interruptible(), progress_bar("bounding first guesses", opening_count(rules)) as advance:
         found = lower_bound(rules, levels=levels, progress=advance)
     if as_json:
         print_json(found.as_dict())
