@@ -425,6 +425,16 @@ class Rules:
             return f"{feedback.black} {'colour' if feedback.black == 1 else 'colours'} right"
         return f"{feedback.black} black, {feedback.white} white"
 
+    def drawn(self, feedback: Feedback) -> str:
+        """A score as key pegs, one character a peg: black ``●``, white ``○``, then empty holes ``·``; under
+        colours feedback a peg of a right colour, placed nowhere in particular, ``◆``.
+
+        >>> Rules(4, 6).drawn(Feedback(1, 2)), Rules(4, 6, feedback="colours").drawn(Feedback(3, 0))
+        ('●○○·', '◆◆◆·')
+        """
+        right = "◆" if self.feedback == "colours" else "●"
+        return right * feedback.black + "○" * feedback.white + "·" * (self.pegs - feedback.black - feedback.white)
+
     def show(self, feedback: Feedback) -> str:
         """A score in a table or a line of output: ``2,1`` under standard feedback, :meth:`say`'s words under the
         others (``2 black``, ``2 colours right``)."""

@@ -9,7 +9,7 @@ import click
 from keypeg.cli.analysis import announce_compiling, plural, refuse_empty, say
 from keypeg.cli.common import cli, json_option, note_readings, out, parse_history, print_json, rules_options
 from keypeg.cli.options import force_option
-from keypeg.cli.render import key_pegs, new_table
+from keypeg.cli.render import new_table
 from keypeg.code import Code, Feedback
 from keypeg.errors import InconsistentHistoryError
 from keypeg.rules import Rules
@@ -75,10 +75,7 @@ def score(secret: str, guess: str, rules: Rules, as_json: bool) -> None:
     if as_json:
         print_json({"black": feedback.black, "white": feedback.white})
         return
-    out.print(
-        f"{key_pegs(feedback, rules.pegs, rules)}  {rules.say(feedback)}"
-        + ("  (code broken)" if feedback == rules.win else "")
-    )
+    out.print(f"{rules.drawn(feedback)}  {rules.say(feedback)}" + ("  (code broken)" if feedback == rules.win else ""))
 
 
 @cli.command()

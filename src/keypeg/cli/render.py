@@ -14,7 +14,7 @@ from keypeg.text import visible
 if TYPE_CHECKING:
     from rich.table import Table
 
-__all__ = ["new_table", "peg_text", "key_pegs", "key_text", "board", "sparkline", "plain"]
+__all__ = ["new_table", "peg_text", "key_text", "board", "sparkline", "plain"]
 
 SPARKS = "▁▂▃▄▅▆▇█"
 
@@ -56,27 +56,14 @@ def plain(value: object, limit: int | None = 64) -> Text:
     return Text(visible(value, limit))
 
 
-COLOURS_PEG = "◆"
-"""The key peg of a colours game: a peg of a right colour, placed nowhere in particular."""
-
-
-def key_pegs(feedback: Feedback, pegs: int, rules: Rules | None = None) -> str:
-    """Key pegs drawn as text: black (right place), white (wrong place), then empty holes; under colours
-    feedback (``rules``) a neutral peg per peg of a right colour."""
-    if rules is not None and rules.feedback == "colours":
-        return COLOURS_PEG * feedback.black + "·" * (pegs - feedback.black)
-    return "●" * feedback.black + "○" * feedback.white + "·" * (pegs - feedback.black - feedback.white)
-
-
-def key_text(feedback: Feedback, pegs: int, rules: Rules | None = None) -> Text:
-    """Key pegs in colour, with the score beside them (in words under the rules' feedback, ``rules``)."""
-    drawn = key_pegs(feedback, pegs, rules)
+def key_text(rules: Rules, feedback: Feedback) -> Text:
+    """Key pegs in colour (:meth:`~keypeg.rules.Rules.drawn`), with the score beside them in words."""
+    drawn = rules.drawn(feedback)
     text = Text()
     text.append(drawn[: feedback.black], style="bold")
     text.append(drawn[feedback.black :][: feedback.white])
     text.append(drawn[feedback.black + feedback.white :], style="dim")
-    said = rules.say(feedback) if rules is not None else f"{feedback.black}b {feedback.white}w"
-    text.append(f"  {said}", style="dim")
+    text.append(f"  {rules.say(feedback)}", style="dim")
     return text
 
 
@@ -87,7 +74,7 @@ def board(rules: Rules, history: Sequence[tuple[Code, Feedback]], title: str) ->
     table.add_column()
     table.add_column()
     for k, (guess, feedback) in enumerate(history, 1):
-        table.add_row(str(k), peg_text(rules, guess), key_text(feedback, rules.pegs, rules))
+        table.add_row(str(k), peg_text(rules, guess), key_text(rules, feedback))
     left = rules.rows - len(history)
     if left > 0:
         table.add_row("", Text(f"{left} row{'s' if left != 1 else ''} left", style="dim"), "")

@@ -507,9 +507,7 @@ class Seat:
             line = Text.assemble("  ", plain(board.get("name")), ": ")
             if rows:
                 last = rows[-1]
-                line.append_text(
-                    key_text(Feedback(int(last["black"]), int(last["white"])), self.rules.pegs, self.rules)
-                )
+                line.append_text(key_text(self.rules, Feedback(int(last["black"]), int(last["white"]))))
                 line.append(f"  after {plural(len(rows), 'guess', 'guesses')}")
             else:
                 line.append("no guess yet", style="dim")

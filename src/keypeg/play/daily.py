@@ -124,9 +124,5 @@ def share_grid(day: str, variant: Variant, history: Sequence[tuple[object, Feedb
     rules = variant.rules
     result = f"{len(history)}/{rules.rows}" if solved else f"X/{rules.rows}"
     lines = [f"keypeg daily {day} {variant.name}: {result}"]
-    for _, feedback in history:
-        right = "◆" if rules.feedback == "colours" else "●"  # a peg of a right colour, placed nowhere
-        lines.append(
-            right * feedback.black + "○" * feedback.white + "·" * (rules.pegs - feedback.black - feedback.white)
-        )
+    lines.extend(rules.drawn(feedback) for _, feedback in history)
     return "\n".join(lines)
