@@ -21,7 +21,17 @@ from typing import Any, Generic, TypeVar
 from keypeg.errors import KeypegError
 from keypeg.machine import cores
 
-__all__ = ["Cluster", "Workers", "TaskQueue", "workers", "InProcess", "ClusterError", "peak_memory", "use_threads"]
+__all__ = [
+    "Cluster",
+    "Workers",
+    "TaskQueue",
+    "workers",
+    "InProcess",
+    "ClusterError",
+    "peak_memory",
+    "use_threads",
+    "load_numerics",
+]
 
 CONNECT_SECONDS = 10.0
 """How long a scheduler named by its address has to answer."""
@@ -152,6 +162,31 @@ def use_threads(threads: int | None) -> None:
         os.environ["NUMBA_NUM_THREADS"] = str(threads)
     elif not os.environ.get("NUMBA_NUM_THREADS"):
         os.environ["NUMBA_NUM_THREADS"] = str(cores())
+
+
+def load_numerics(threads: int | None = None) -> None:
+    """Import numpy, numba and keypeg's kernels with the garbage collector paused, then leave what they
+    made out of its passes; numba's threads are set from ``threads`` first (``None``: every core this
+    process may use), as numba reads them when it loads (:func:`use_threads`).
+
+    They make hundreds of thousands of objects that live as long as the process: a full pass of the
+    collector during their import (it came once in each heavy command, after the CLI's own imports)
+    looked at them all, 10-20 ms of a heavy command's start-up, and every later full pass would again.
+    Nothing is done if numba is loaded already."""
+    import gc
+    import sys
+
+    if "numba" in sys.modules:
+        return
+    use_threads(threads)
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        import keypeg.kernels  # noqa: F401  (numpy and numba with it)
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def _on_threads(task: Callable[[Item], Result], threads: int | None, item: Item) -> Result:

@@ -72,17 +72,17 @@ looking it up imports every module; tests/test_startup.py checks this table agai
 
 
 NUMERIC = frozenset({"analyze", "next", "optimal", "openings", "survey", "tables"})
-"""The commands that always run keypeg's kernels: they load them (:func:`keypeg.numerics.load_numerics`)
+"""The commands that always run keypeg's kernels: they load them (:func:`keypeg.cluster.load_numerics`)
 as they start, once their arguments are read, not on the way in (``keypeg analyze --help`` loads none)."""
 
 
 def _numeric(command: click.Command) -> click.Command:
-    """``command``, loading the kernels (:func:`keypeg.numerics.load_numerics`, on the command's
+    """``command``, loading the kernels (:func:`keypeg.cluster.load_numerics`, on the command's
     ``--threads``) once its arguments are read."""
     invoke = command.invoke
 
     def invoking(ctx: click.Context) -> Any:
-        from keypeg.numerics import load_numerics
+        from keypeg.cluster import load_numerics
 
         load_numerics(ctx.params.get("threads"))
         return invoke(ctx)
