@@ -22,6 +22,7 @@ __all__ = [
     "LOOKAHEAD_LIMIT",
     "OPTIMAL_ON_DEMAND",
     "WEB_THINK_LIMIT",
+    "ENV_CODE_LIMIT",
     "WEB_BODY_LIMIT",
     "LIVE_MOVE_SECONDS",
     "LIVE_MOVE_DEFAULT",
@@ -91,6 +92,12 @@ WEB_THINK_LIMIT = LOOKAHEAD_LIMIT
 """The web app lets the computer think (break a code, give hints) only on games it can enumerate: there
 a move took at most 0.41 s on 2 cores (5 pegs of 10 colours, level 3), while on larger games the genetic
 codebreaker took up to 19 s a move (10 pegs of 7 colours), too long for a request on a shared server."""
+ENV_CODE_LIMIT = LOOKAHEAD_LIMIT
+"""The most codes a game of the learning environments (:mod:`keypeg.envs`) may have: an action is a code, so
+an agent's output layer has one unit a code and every step hands it a mask of one byte a code (a replay
+buffer of a million steps holds 100 GB of masks at the limit), while the codes that fit are listed anew at
+each step. Past it keypeg's own strategies no longer score every code (:data:`LOOKAHEAD_LIMIT`), so no
+policy of theirs would be there to compare an agent with."""
 WEB_BODY_LIMIT = 64 * 1024
 """The largest request body the web app reads (bytes): every form and JSON request it takes is far smaller."""
 LIVE_MOVE_SECONDS = (30, 86_400)
