@@ -30,12 +30,15 @@ LAYERS = {
     "store": 3,
     "play": 4,
     "services": 5,
-    "cli": 6,
-    "web": 6,
+    "api": 6,
+    "cli": 7,
+    "web": 7,
+    "envs": 7,
 }
 """A module may name modules of its own layer or of a lower number. Layers of one number are siblings
-and name nothing of each other: engine and store; cli and web (``keypeg serve`` starts the web app by
-its uvicorn string only, see :data:`NAMED_ONLY`)."""
+and name nothing of each other: engine and store; cli, web and envs (``keypeg serve`` starts the web app
+by its uvicorn string only, see :data:`NAMED_ONLY`). ``api`` (``keypeg/api.py``, the public functions) sits
+between the services and the faces; the package root names it lazily only (:data:`LAZY_ONLY`)."""
 
 FORBIDDEN = {
     ("play", "store"): "play is the rules of a game in progress, no I/O: what is kept is services' work",
@@ -45,12 +48,21 @@ FORBIDDEN = {
     ("web", "kernels"): "faces never touch the kernels: they call the engine",
     ("cli", "store"): "faces reach the store through the services",
     ("web", "store"): "faces reach the store through the services",
+    ("envs", "kernels"): "faces never touch the kernels: they call the engine",
+    ("envs", "store"): "faces reach the store through the services",
+    ("api", "kernels"): "the public API is a door onto the engine: it names no kernel",
+    ("api", "store"): "the public API is a door onto the engine and play: it names no store",
 }
 """Layer pairs the order above would allow but the architecture does not: (naming layer, named layer)."""
 
 NAMED_ONLY = {("keypeg.cli.serve", "keypeg.web.app:app_from_environment")}
 """The one way a face names its sibling: ``keypeg serve`` hands uvicorn the web app's name as a string
 (``cli/serve.py``'s ``APP``); the CLI imports nothing of ``keypeg.web``."""
+
+LAZY_ONLY = {("keypeg", "keypeg.api")}
+"""The one way the core names a layer above it: the package root loads ``keypeg.api`` by
+``importlib.import_module("keypeg.api")`` in its PEP 562 ``__getattr__`` on first use of a solver's name, so
+``import keypeg`` stays light; any other naming of it (an import) is refused."""
 
 PENDING: set[tuple[str, str]] = set()
 # Empty: the violations known when these rules were written (play/daily.py naming the store and
@@ -61,7 +73,7 @@ PENDING: set[tuple[str, str]] = set()
 with them, and a test fails once one is gone and still listed, so this set only shrinks."""
 
 CORE = {"keypeg", "keypeg.errors", "keypeg.rules", "keypeg.code", "keypeg.feedback", "keypeg.variants"}
-CORE |= {"keypeg.game", "keypeg.limits", "keypeg.text"}
+CORE |= {"keypeg.game", "keypeg.limits", "keypeg.text", "keypeg.history"}
 THIRD_PARTY = {
     "core": set(),
     "machine": set(),
@@ -72,6 +84,8 @@ THIRD_PARTY = {
     "services": {"numpy"},
     "cli": {"click", "rich", "matplotlib", "numpy", "uvicorn", "httpx"},
     "web": {"fastapi", "starlette", "pydantic", "swagger_ui_bundle", "jinja2"},
+    "api": set(),
+    "envs": {"numpy", "gymnasium", "pettingzoo"},
 }
 """The third-party packages each layer may import (besides the standard library)."""
 
@@ -92,7 +106,7 @@ def layer_of(module: str) -> str:
         return "machine"
     if part == "__main__":  # ``python -m keypeg`` is the command line
         return "cli"
-    if part in ("kernels", "store", "play", "services", "cli", "web"):
+    if part in ("kernels", "store", "play", "services", "api", "cli", "web", "envs"):
         return part
     if not (SOURCE / f"{part}.py").is_file() and not (SOURCE / part).is_dir():
         return "core"  # a name the package ``keypeg`` itself exports (``from keypeg import Rules``)
@@ -227,6 +241,8 @@ def violations(module: str, named: list[Named]) -> list[tuple[str, str]]:
             continue
         if (module, name.target) in NAMED_ONLY and name.how == "string":
             continue
+        if (module, name.target) in LAZY_ONLY and name.how in ("import_module", "string"):
+            continue
         parts = target.split(".")
         private = len(parts) > 2 and parts[1] == "kernels" and parts[2] in PRIVATE_KERNELS
         if private and own != "kernels":
@@ -289,6 +305,14 @@ SEEDED = {
     "a face naming the web app elsewhere": ("keypeg.cli.other", "APP = 'keypeg.web.app:app_from_environment'\n"),
     "engine naming store": ("keypeg.analysis.x", "from keypeg.store import Store\n"),
     "core naming the machine": ("keypeg.limits", "from keypeg.machine import cores\n"),
+    "the root importing the api": ("keypeg", "from keypeg.api import fitting\n"),
+    "core loading the api lazily": ("keypeg.history", "import importlib\nimportlib.import_module('keypeg.api')\n"),
+    "services naming the api": ("keypeg.services.x", "from keypeg.api import best_guess\n"),
+    "the api naming a face": ("keypeg.api", "from keypeg.cli.common import cli\n"),
+    "the api touching kernels": ("keypeg.api", "from keypeg.kernels import CodeSpace\n"),
+    "the api naming the store": ("keypeg.api", "from keypeg.store import Store\n"),
+    "envs touching kernels": ("keypeg.envs.x", "from keypeg.kernels import CodeSpace\n"),
+    "envs naming the web": ("keypeg.envs.x", "import keypeg.web.app\n"),
 }
 
 
@@ -306,3 +330,11 @@ def test_the_checker_lets_the_serve_string_and_kernels_own_names_through() -> No
     assert not violations("keypeg.cli.serve", [Named("keypeg.web.app:app_from_environment", "string", 1)])
     assert not violations("keypeg.kernels._prewarm", [Named("keypeg.kernels._tree", "relative", 1)])
     assert violations("keypeg.cli.serve", [Named("keypeg.web.app", "import", 1)])
+
+
+def test_the_checker_lets_the_root_load_the_api_lazily_only() -> None:
+    assert not violations("keypeg", [Named("keypeg.api", "import_module", 1)])
+    assert violations("keypeg", [Named("keypeg.api", "import", 1)])
+    assert not violations("keypeg.envs.x", [Named("keypeg.api", "import", 1), Named("keypeg.play", "import", 1)])
+    assert layer_of("keypeg.api") == "api" and layer_of("keypeg.envs.mastermind") == "envs"
+    assert layer_of("keypeg.history") == "core"

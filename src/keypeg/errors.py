@@ -58,6 +58,10 @@ class InconsistentHistoryError(KeypegError, ValueError):
     """Scored guesses that no secret fits: some score must be wrong."""
 
 
+class InvalidArgumentError(KeypegError, ValueError):
+    """An argument of a public function outside its range: a limit below 0, an unknown objective or pool."""
+
+
 class TooLargeError(KeypegError, ValueError):
     """Work too costly to do: a rule set whose code space is too large to enumerate, or a task over a
     limit of memory or time."""
@@ -78,3 +82,21 @@ class InconsistentScoreError(InconsistentHistoryError):
     def __init__(self, message: str, consistency: object) -> None:
         super().__init__(message)
         self.consistency = consistency
+
+
+class UnknownStrategyError(KeypegError, ValueError):
+    """A strategy name that is not in the registry (nor an alias of one)."""
+
+
+class TooCostlyError(TooLargeError):
+    """Work estimated to take more memory or time than keypeg allows itself unforced."""
+
+
+class TooSlowError(TooCostlyError):
+    """Work stopped because it took longer than its budget (:meth:`keypeg.analysis.cost.Budget.watch`)."""
+
+    def __init__(self, message: str, conclusive: bool) -> None:
+        super().__init__(message)
+        self.conclusive = conclusive
+        """Whether the work had (nearly) the whole budget and still ran out of it (it is never kept: with
+        the kernels compiled, or on a quieter machine, it may fit another time)."""

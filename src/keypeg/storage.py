@@ -226,6 +226,11 @@ class SavedOptimum:
     path: Path
     shipped: bool
 
+    def for_rules(self, rules: Rules) -> StrategyTree:
+        """The tree in the asked rules' symbols and rows (it is optimal for every rows it fits)."""
+        conventions = {**self.tree.conventions, "rows": rules.rows}
+        return StrategyTree(rules, self.tree.flat(), conventions, self.tree.stats)
+
 
 def find_optimal_tree(rules: Rules, pool: str, secrets: str = "all", cache: Path | None = None) -> SavedOptimum | None:
     """A saved optimal tree that is optimal for these rules and options, with where it was found.

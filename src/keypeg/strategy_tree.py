@@ -9,7 +9,7 @@ from __future__ import annotations
 import errno
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -188,6 +188,25 @@ class StrategyTree:
         if isinstance(self._root, FlatNodes):
             return Code(tuple(self._root.colors[0].tolist()), self.rules)
         return self._root.guess
+
+    def next_guess(self, history: Iterable[tuple[Code | str, Feedback]]) -> Code | None:
+        """The tree's guess after ``history`` (a :class:`keypeg.History` or ``(guess, feedback)`` pairs):
+        ``None`` once the code is broken, or when the history left the tree (a guess the tree does not
+        play, or a score no secret of the tree gives).
+
+        >>> from keypeg import Rules, analyze
+        >>> tree = analyze(Rules(3, 3), "knuth")
+        >>> str(tree.next_guess([])), str(tree.next_guess([("AAB", Feedback(0, 1))]))
+        ('AAB', 'BCC')
+        >>> tree.next_guess([("ABC", Feedback(0, 1))]) is None  # the tree opens with AAB
+        True
+        """
+        node: Node | None = self.root
+        for guess, feedback in history:
+            if node is None or node.guess != self.rules.adopt(guess) or feedback == self.rules.win:
+                return None
+            node = node.children.get(feedback)
+        return None if node is None else node.guess
 
     def replay(self, secret: Code) -> list[tuple[Code, Feedback]]:
         """The scored guesses the tree plays against ``secret``."""

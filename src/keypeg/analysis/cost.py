@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from keypeg import limits, machine
-from keypeg.errors import KeypegError, TooLargeError
+from keypeg.errors import KeypegError, TooCostlyError, TooSlowError
 from keypeg.rules import Rules
 from keypeg.text import quoted
 
@@ -71,10 +71,6 @@ GENETIC_SECONDS_PER_SECRET = 0.015
 """A genetic tree takes about this long per secret (4x6: 17.7 s for 1,296 secrets)."""
 PYTHON_SECONDS_PER_NODE = 2e-5
 """The Python work per tree node walked (loading, replaying, verifying)."""
-
-
-class TooCostlyError(TooLargeError):
-    """Work estimated to take more memory or time than keypeg allows itself unforced."""
 
 
 @dataclass(frozen=True)
@@ -446,16 +442,6 @@ def _refuse_above(
             f"{machine.cores()} core{'s' if machine.cores() != 1 else ''}, more than the "
             f"{format_seconds(seconds)} {time_owner}{advice}"
         )
-
-
-class TooSlowError(TooCostlyError):
-    """Work stopped because it took longer than its budget (:meth:`Budget.watch`)."""
-
-    def __init__(self, message: str, conclusive: bool) -> None:
-        super().__init__(message)
-        self.conclusive = conclusive
-        """Whether the work had (nearly) the whole budget and still ran out of it (it is never kept: with
-        the kernels compiled, or on a quieter machine, it may fit another time)."""
 
 
 class Budget:

@@ -125,10 +125,7 @@ def optimal(
 
 def _reused(rules: Rules, found: SavedOptimum) -> StrategyTree:
     """The saved or shipped optimum in the asked rules' symbols and rows."""
-    from keypeg.strategy_tree import StrategyTree
-
-    conventions = {**found.tree.conventions, "rows": rules.rows}
-    return StrategyTree(rules, found.tree.flat(), conventions, found.tree.stats)
+    return found.for_rules(rules)
 
 
 def _reuse_note(found: SavedOptimum) -> tuple[dict[str, Any], list[str]]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from keypeg.errors import KeypegError
+from keypeg.errors import UnknownStrategyError
 from keypeg.limits import LOOKAHEAD_LIMIT
 from keypeg.text import plural
 
@@ -75,10 +75,6 @@ _LAZY = {
     "partition_figures": "choice",
     "split_figures": "choice",
 }
-
-
-class UnknownStrategyError(KeypegError, ValueError):
-    """A strategy name that is not in the registry."""
 
 
 def canonical_name(name: str) -> str:

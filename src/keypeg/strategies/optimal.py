@@ -430,6 +430,7 @@ def save_optimal(tree: StrategyTree, pool: Pool, secrets: str = "all") -> Path:
 
 
 def load_optimal(rules: Rules, pool: Pool, secrets: str = "all") -> StrategyTree | None:
-    """A saved or shipped tree that is optimal for these rules and options, if there is one
-    (see :func:`keypeg.storage.load_optimal_tree`)."""
-    return storage.load_optimal_tree(rules, pool, secrets)
+    """A saved or shipped tree that is optimal for these rules and options, if there is one, in the
+    rules' symbols and rows (see :func:`keypeg.storage.find_optimal_tree`)."""
+    found = storage.find_optimal_tree(rules, pool, secrets)
+    return None if found is None else found.for_rules(rules)
