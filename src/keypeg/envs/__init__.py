@@ -1,0 +1,44 @@
+"""keypeg's Mastermind for learning agents: a Gymnasium environment, keypeg's codebreakers as policies, and
+:func:`evaluate` to compare them (install ``keypeg[envs]``).
+
+Importing :mod:`keypeg.envs` registers ``keypeg/Mastermind-v0`` with Gymnasium, so that after
+``import keypeg.envs`` (or in one go, ``gymnasium.make("keypeg.envs:keypeg/Mastermind-v0")``, which imports
+it) the environment is made by name, the rules as keyword arguments::
+
+    import gymnasium
+    import keypeg.envs
+
+    env = gymnasium.make("keypeg/Mastermind-v0", variant="classic")  # or pegs=4, colors=6, rows=8, ...
+
+- :class:`MastermindEnv`: an action is a code (``Discrete(number of codes)`` in keypeg's code order;
+  ``env.unwrapped.code(action)`` and ``.action(code)`` convert), the observation the board so far
+  (``rows x (pegs + 2)`` int8: colour indices, then black and white; ``-1`` for rows not played), reward -1 a
+  guess, terminated when broken, truncated when the rows run out; ``info["action_mask"]`` (``np.int8``, 1 for
+  the codes that still fit) and ``info["fitting"]`` (how many fit).
+- Policies: :class:`RandomPolicy` (uniform over the mask) and :class:`StrategyPolicy` (``"knuth"``,
+  ``"optimal"`` and every strategy of :func:`keypeg.strategy_names`); any callable
+  ``(observation, info) -> action`` is a policy too.
+- :func:`evaluate` plays a policy against every secret (or ``episodes`` drawn ones) and returns an
+  :class:`Evaluation` (games, total, average, worst, failures)::
+
+    from keypeg.envs import RandomPolicy, StrategyPolicy, evaluate
+    for policy in (RandomPolicy(seed=0), StrategyPolicy("knuth"), StrategyPolicy("optimal")):
+        print(evaluate(policy, variant="classic"))
+
+>>> import gymnasium
+>>> env = gymnasium.make(ENV_ID, variant="3x3")
+>>> env.action_space, env.observation_space.shape
+(Discrete(27), (10, 5))
+"""
+
+from __future__ import annotations
+
+import gymnasium
+
+from keypeg.envs.mastermind import ENV_ID, MastermindEnv
+from keypeg.envs.policies import Evaluation, Policy, RandomPolicy, StrategyPolicy, evaluate
+
+__all__ = ["ENV_ID", "MastermindEnv", "Policy", "RandomPolicy", "StrategyPolicy", "Evaluation", "evaluate"]
+
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="keypeg.envs.mastermind:MastermindEnv")
