@@ -33,7 +33,10 @@ it) the environment is made by name, the rules as keyword arguments::
 
 from __future__ import annotations
 
-import gymnasium
+try:
+    import gymnasium
+except ImportError as missing:  # installed without its extra: one line naming it, not a bare module error
+    raise ImportError(f"keypeg.envs needs {missing.name or 'Gymnasium'}: pip install 'keypeg[envs]'") from None
 
 from keypeg.envs.mastermind import ENV_ID, MastermindEnv
 from keypeg.envs.policies import Evaluation, Policy, RandomPolicy, StrategyPolicy, evaluate
