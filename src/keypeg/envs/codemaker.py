@@ -1,0 +1,341 @@
+"""Codemaker against codebreaker: keypeg's Mastermind as a two-agent PettingZoo environment (AEC).
+
+Two agents take turns: the ``"codebreaker"`` guesses a code, the ``"codemaker"`` scores it. No secret is
+fixed: the codemaker may answer any score that keeps at least one code fitting every score so far, so it
+can play fair (answer as a secret it chose would) or adversarially (keep the breaker guessing as long as
+it can, as keypeg's :class:`~keypeg.play.codemakers.AdversarialCodemaker` does).
+
+- **Actions.** The codebreaker's: ``Discrete(number of codes)``, a code in keypeg's code order (the order of
+  :func:`keypeg.fitting`; ``env.unwrapped.code(action)`` and ``.action(code)`` convert). The codemaker's:
+  ``Discrete(number of scores)``, a score in the order of :meth:`Rules.feedbacks` (by black pegs, then white:
+  0,0  0,1 ... on classic 14 scores, the win last); ``.feedback(action)`` and ``.answer(feedback)`` convert.
+- **Observations**, as PettingZoo's classic games give them: ``{"observation": board, "action_mask": mask}``.
+  The board is the same for both agents: one row a guess, its colour numbers then black and white, ``-1``
+  where nothing is played yet (a guess waiting for its score shows ``-1`` for black and white). The mask
+  (``np.int8``) marks the legal actions of the agent to move and is all zeros for the other: every code for
+  the codebreaker (any code may be guessed; with ``hard=True`` only the codes that still fit), for the
+  codemaker the scores that keep some code fitting. ``infos["codebreaker"]["fitting"]`` is the mask of the
+  codes that still fit, whatever the mode.
+- **Rewards**, zero-sum a guess: codebreaker -1, codemaker +1.
+- **Ends.** Terminated when a score is the win (the code is broken); truncated when the rows run out.
+- **Illegal moves** (a score no code fits, an action out of range, a code that does not fit in hard mode)
+  are refused with :class:`~keypeg.errors.IllegalMoveError` and change nothing; :func:`env` with
+  ``illegal_reward`` instead ends the game with that reward to the offender, as PettingZoo's classic games do.
+
+The rules are keyword arguments, as :class:`~keypeg.envs.MastermindEnv` takes them (``variant`` and any of
+``pegs``, ``colors``, ``repeats``, ``rows``, ``blanks``, ``feedback``).
+
+>>> from keypeg.envs import codemaker
+>>> game = codemaker.env(pegs=3, colors=3, render_mode="ansi")
+>>> game.reset(seed=0)
+>>> game.agent_selection
+'codebreaker'
+>>> game.step(game.unwrapped.action("ABC"))
+>>> observation, reward, terminated, truncated, info = game.last()  # the codemaker's turn, +1 for a guess
+>>> game.agent_selection, reward, [str(game.unwrapped.feedback(a)) for a in observation["action_mask"].nonzero()[0]]
+('codemaker', 1, ['0,2', '0,3', '1,0', '1,1', '1,2', '2,0', '3,0'])
+>>> game.step(game.unwrapped.answer("1,1"))
+>>> print(game.render())
+3 pegs, 3 colours, repeats, 12 rows
+ 1  ABC  ●○·  1 black, 1 white
+11 rows left; 6 codes fit; the codebreaker to guess
+"""
+
+from __future__ import annotations
+
+import operator
+from typing import Any, ClassVar
+
+import gymnasium
+import numpy as np
+import numpy.typing as npt
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import AgentSelector, wrappers
+
+from keypeg.code import Code, Feedback
+from keypeg.envs.board import NOT_PLAYED, CodeBook, board_space, decode_board, encode_board, render_board, rules_from
+from keypeg.errors import IllegalMoveError, KeypegError
+from keypeg.feedback import score
+from keypeg.history import History
+from keypeg.rules import Rules
+from keypeg.text import plural, quoted
+
+__all__ = ["BREAKER", "MAKER", "CodemakerEnv", "raw_env", "env", "read_board"]
+
+BREAKER = "codebreaker"
+"""The agent who guesses."""
+MAKER = "codemaker"
+"""The agent who scores."""
+
+Observation = dict[str, npt.NDArray[np.int8]]
+
+
+class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pettingzoo ships no type hints
+    """The AEC environment (PettingZoo's ``raw_env``): see the module's documentation.
+
+    Args:
+        variant, pegs, colors, repeats, rows, blanks, feedback: the rules, as
+            :class:`~keypeg.envs.MastermindEnv` takes them (:func:`keypeg.envs.board.rules_from`).
+        hard: the codebreaker may guess only codes that still fit (its mask says which).
+        render_mode: ``"ansi"`` (:meth:`render` returns the board as text) or ``"human"`` (prints it).
+    """
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "name": "keypeg_codemaker_v0",
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(
+        self,
+        variant: str | Rules | None = None,
+        pegs: int | None = None,
+        colors: int | None = None,
+        repeats: bool | None = None,
+        rows: int | None = None,
+        blanks: bool | None = None,
+        feedback: str | None = None,
+        *,
+        hard: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            modes = " or ".join(repr(m) for m in self.metadata["render_modes"])
+            raise KeypegError(f"render_mode must be {modes}, not {quoted(render_mode)}")
+        if not isinstance(hard, bool | np.bool_):
+            raise KeypegError(f"hard must be True or False, not {quoted(hard)}")
+        self.rules: Rules = rules_from(variant, pegs, colors, repeats, rows, blanks, feedback)
+        """The game's rules."""
+        self.hard = bool(hard)
+        """Whether the codebreaker may guess only codes that still fit."""
+        self.render_mode = render_mode
+        self.book = CodeBook(self.rules)
+        """The codes in action order."""
+        self.scores: tuple[Feedback, ...] = self.rules.feedbacks()
+        """The scores in the order of the codemaker's actions (:meth:`Rules.feedbacks`: by black, then white)."""
+        self._score_index = {f: i for i, f in enumerate(self.scores)}
+        self.possible_agents = [BREAKER, MAKER]
+        self.agents = list(self.possible_agents)
+        board = board_space(self.rules)
+        self.action_spaces = {BREAKER: spaces.Discrete(self.book.size), MAKER: spaces.Discrete(len(self.scores))}
+        self.observation_spaces = {
+            agent: spaces.Dict(
+                {"observation": board, "action_mask": spaces.Box(0, 1, shape=(int(space.n),), dtype=np.int8)}
+            )
+            for agent, space in self.action_spaces.items()
+        }
+        self._selector = AgentSelector(self.agents)
+        self._history = History(self.rules)
+        self._pending: Code | None = None
+        self._masks: dict[str, npt.NDArray[np.int8]] = {}
+        self._reset_state()
+
+    # -- conversions ---------------------------------------------------------------------
+
+    def code(self, action: int) -> Code:
+        """The code a codebreaker's action stands for."""
+        return self.book.code(self._check_action(BREAKER, action))
+
+    def action(self, code: Code | str) -> int:
+        """The codebreaker's action for ``code`` (a :class:`~keypeg.Code` or text in the rules' symbols)."""
+        return self.book.index(code)
+
+    def feedback(self, action: int) -> Feedback:
+        """The score a codemaker's action stands for."""
+        return self.scores[self._check_action(MAKER, action)]
+
+    def answer(self, feedback: Feedback | str | tuple[int, int]) -> int:
+        """The codemaker's action for ``feedback`` (a :class:`~keypeg.Feedback`, text such as ``"2,1"`` or a
+        ``(black, white)`` pair)."""
+        _, read = History(self.rules).add(self.rules.example(), feedback).moves[0]
+        return self._score_index[read]
+
+    # -- the game so far ------------------------------------------------------------------
+
+    @property
+    def history(self) -> History:
+        """The scored guesses so far."""
+        return self._history
+
+    @property
+    def pending(self) -> Code | None:
+        """The guess waiting for its score, if any."""
+        return self._pending
+
+    def fitting(self) -> npt.NDArray[np.int8]:
+        """The mask of the codes that fit every score so far (1 for those), in action order."""
+        return self.book.mask(self._history)
+
+    def legal_feedbacks(self) -> tuple[Feedback, ...]:
+        """The scores the codemaker may give the pending guess: those that keep some code fitting (none
+        while no guess waits)."""
+        return tuple(f for f, legal in zip(self.scores, self._maker_mask(), strict=True) if legal)
+
+    # -- PettingZoo -------------------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> gymnasium.Space[Any]:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> gymnasium.Space[Any]:
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """A new game. The environment draws nothing (no secret is fixed): ``seed`` seeds :attr:`np_random`
+        for agents that want it; ``options`` are not used."""
+        if seed is not None:
+            self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+        self._reset_state()
+
+    def _reset_state(self) -> None:
+        self.agents = list(self.possible_agents)
+        self._history = History(self.rules)
+        self._pending = None
+        self._masks = {}
+        self.rewards = dict.fromkeys(self.agents, 0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self._selector.reinit(self.agents)
+        self.agent_selection = self._selector.reset()
+        self._update_infos()
+
+    def observe(self, agent: str) -> Observation:
+        if agent == self.agent_selection and agent in self.agents:
+            mask = (self._breaker_mask() if agent == BREAKER else self._maker_mask()).copy()
+        else:
+            mask = np.zeros(self.action_spaces[agent].n, dtype=np.int8)
+        board = encode_board(self.rules, self._history)
+        if self._pending is not None:
+            board[len(self._history), : self.rules.pegs] = self._pending.colors
+        return {"observation": board, "action_mask": mask}
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        index = self._check_action(agent, action)
+        if agent == BREAKER:
+            guess = self.book.code(index)
+            if not self._breaker_mask()[index]:
+                raise IllegalMoveError(
+                    f"{guess} does not fit the scores so far, and only codes that fit may be guessed"
+                )
+            self._pending = guess
+            self.rewards = {BREAKER: -1, MAKER: 1}
+        else:
+            answer = self.scores[index]
+            if not self._maker_mask()[index]:
+                legal = ", ".join(self.rules.show(f) for f in self.legal_feedbacks())
+                raise IllegalMoveError(
+                    f"no code fits {self.rules.show(answer)} for {self._pending} with the scores before it: "
+                    f"the legal scores are {legal}"
+                )
+            assert self._pending is not None
+            self._history = self._history.add(self._pending, answer)
+            self._pending = None
+            self.rewards = dict.fromkeys(self.agents, 0)
+            if answer == self.rules.win:
+                self.terminations = dict.fromkeys(self.agents, True)
+            elif len(self._history) >= self.rules.rows:
+                self.truncations = dict.fromkeys(self.agents, True)
+        self._cumulative_rewards[agent] = 0
+        self._masks = {}
+        self._update_infos()
+        self.agent_selection = self._selector.next()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self) -> str | None:
+        """The board as text (``"ansi"``; ``"human"`` prints it): a line a guess, as keypeg's terminal
+        writes scores, the guess waiting for its score, then how many codes fit and whose turn it is."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() was called without a render_mode: make the env with render_mode='ansi'")
+            return None
+        *lines, status = render_board(self.rules, self._history).rstrip("\n").split("\n")
+        if self._pending is not None:
+            width = len(str(self.rules.rows))
+            lines.append(f"{len(self._history) + 1:>{width}}  {self._pending}  {'?' * self.rules.pegs}")
+        count = int(self.book.fitting(self._history).size)
+        if self._over():
+            lines.append(f"{status}; {plural(count, 'code')} fit")
+        else:
+            turn = "guess" if self.agent_selection == BREAKER else "score"
+            lines.append(f"{status}; {plural(count, 'code')} fit; the {self.agent_selection} to {turn}")
+        text = "\n".join(lines)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    # -- inside ------------------------------------------------------------------------------
+
+    def _over(self) -> bool:
+        return self._history.solved or len(self._history) >= self.rules.rows
+
+    def _check_action(self, agent: str, action: object) -> int:
+        """``action`` as an action number of ``agent``'s space, or :class:`IllegalMoveError`."""
+        size = int(self.action_spaces[agent].n)
+        wrong = f"the {agent}'s action is a whole number from 0 to {size - 1}, not {quoted(action)}"
+        if isinstance(action, bool | np.bool_):
+            raise IllegalMoveError(wrong)
+        try:
+            index = operator.index(action)  # type: ignore[arg-type]
+        except TypeError:
+            raise IllegalMoveError(wrong) from None
+        if not 0 <= index < size:
+            raise IllegalMoveError(wrong)
+        return index
+
+    def _breaker_mask(self) -> npt.NDArray[np.int8]:
+        if BREAKER not in self._masks:
+            self._masks[BREAKER] = self.fitting() if self.hard else np.ones(self.book.size, dtype=np.int8)
+        return self._masks[BREAKER]
+
+    def _maker_mask(self) -> npt.NDArray[np.int8]:
+        if MAKER not in self._masks:
+            mask = np.zeros(len(self.scores), dtype=np.int8)
+            if self._pending is not None:  # the scores the pending guess gets from the codes that fit
+                guess = self._pending
+                given = {score(self.book.code(i), guess) for i in self.book.fitting(self._history).tolist()}
+                mask[[self._score_index[f] for f in given]] = 1
+            self._masks[MAKER] = mask
+        return self._masks[MAKER]
+
+    def _update_infos(self) -> None:
+        self.infos = {agent: {"fitting": self.fitting()} for agent in self.agents}
+
+
+def read_board(rules: Rules, board: npt.ArrayLike) -> tuple[list[tuple[Code, Feedback]], Code | None]:
+    """The scored guesses an observation's board shows, and the guess waiting for its score (``None`` if none):
+    what a policy that sees only observations needs to answer."""
+    array = np.array(board)
+    scored = int(np.argmin(np.append(array[:, rules.pegs] != NOT_PLAYED, False)))  # the first row without a score
+    pending = None
+    if scored < rules.rows and array[scored, 0] != NOT_PLAYED:
+        pending = rules.code([int(c) for c in array[scored, : rules.pegs]])
+        array[scored] = NOT_PLAYED
+    return decode_board(rules, array), pending
+
+
+raw_env = CodemakerEnv
+"""PettingZoo's name for the unwrapped environment."""
+
+
+def env(*, illegal_reward: float | None = None, **kwargs: Any) -> AECEnv[str, Observation, int]:
+    """The environment with PettingZoo's usual wrappers: actions out of range are asserted, the order of calls
+    (``reset`` first) enforced; with ``illegal_reward`` an illegal move ends the game with that reward to the
+    agent who made it (PettingZoo's ``TerminateIllegalWrapper``) instead of being refused. ``kwargs`` are
+    :class:`CodemakerEnv`'s."""
+    game: AECEnv[str, Observation, int] = CodemakerEnv(**kwargs)
+    if illegal_reward is not None:
+        game = wrappers.TerminateIllegalWrapper(game, illegal_reward=illegal_reward)
+    game = wrappers.AssertOutOfBoundsWrapper(game)
+    return wrappers.OrderEnforcingWrapper(game)

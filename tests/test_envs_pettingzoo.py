@@ -1,0 +1,243 @@
+"""keypeg.envs.codemaker: the codemaker-against-codebreaker PettingZoo environment (AEC).
+
+PettingZoo's own checks (``api_test``, ``seed_test``), the masks against a brute force over every code with
+the plain-Python scorer, illegal moves refused, the ends of a game, and keypeg's players as agents: Knuth
+against keypeg's adversary never needs more than the strategy's worst case (5 on classic: Knuth 1976).
+"""
+
+from __future__ import annotations
+
+import itertools
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pettingzoo import AECEnv
+from pettingzoo.test import api_test, seed_test
+
+from keypeg import Rules
+from keypeg.code import Code, Feedback
+from keypeg.envs import codemaker
+from keypeg.envs.codemaker import BREAKER, MAKER, CodemakerEnv, read_board
+from keypeg.errors import IllegalMoveError, InvalidRulesError, KeypegError, TooLargeError, UnknownVariantError
+from keypeg.feedback import score
+
+BENIGN = (
+    # api_test knows only PettingZoo's own games as giving dict observations and a Dict space
+    "Observation is not a NumPy array",
+    "Observation space for each agent probably should be",
+    # the board marks rows not played with -1, as the Gymnasium env's does; it is no picture
+    "The observation contains negative numbers",
+    # the two agents' masks differ in length (codes, scores); names say the roles, not player_0
+    "Agents have different observation space sizes",
+    "We recommend agents to be named",
+)
+"""api_test's warnings this environment gives on purpose; any other fails the test."""
+
+SMALL = [
+    {"pegs": 3, "colors": 3},
+    {"pegs": 3, "colors": 4, "repeats": False},
+    {"pegs": 2, "colors": 3, "blanks": True},
+    {"pegs": 3, "colors": 3, "feedback": "black"},
+    {"pegs": 3, "colors": 4, "feedback": "colours"},
+    {"pegs": 2, "colors": 2, "rows": 2},
+]
+
+
+def reference_codes(rules: Rules) -> list[Code]:
+    """Every code of ``rules`` from itertools (under colours feedback a code is its sorted colours)."""
+    colors = itertools.product(range(rules.num_colors), repeat=rules.pegs)
+    kept = {tuple(sorted(c)) if not rules.ordered else c for c in colors if rules.repeats or len(set(c)) == rules.pegs}
+    return [rules.code(c) for c in sorted(kept)]
+
+
+def reference_fitting(rules: Rules, history: list[tuple[Code, Feedback]]) -> list[Code]:
+    return [c for c in reference_codes(rules) if all(score(c, g) == f for g, f in history)]
+
+
+@pytest.mark.parametrize("rules", [*SMALL, {"variant": "classic"}], ids=str)
+def test_api_test_passes(rules: dict[str, Any]) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        api_test(codemaker.env(**rules), num_cycles=200)
+    unexpected = {str(w.message) for w in caught if not str(w.message).startswith(BENIGN)}
+    assert not unexpected
+
+
+def test_seed_test_passes() -> None:
+    seed_test(lambda: codemaker.env(pegs=3, colors=3), num_cycles=100)
+
+
+def test_spaces_and_first_observation() -> None:
+    game = codemaker.env(variant="classic")
+    game.reset(seed=1)
+    raw = game.unwrapped
+    assert isinstance(raw, CodemakerEnv)
+    assert game.agent_selection == BREAKER and game.possible_agents == [BREAKER, MAKER]
+    assert game.action_space(BREAKER).n == 1296 and game.action_space(MAKER).n == 14
+    assert raw.scores[0] == Feedback(0, 0) and raw.scores[-1] == Feedback(4, 0)  # Rules.feedbacks' order
+    observation = game.observe(BREAKER)
+    assert observation["observation"].shape == (12, 6) and (observation["observation"] == -1).all()
+    assert observation["action_mask"].dtype == np.int8 and observation["action_mask"].all()
+    assert not game.observe(MAKER)["action_mask"].any()  # not the maker's turn
+    assert str(raw.code(raw.action("RGBY"))) == "RGBY" and raw.feedback(raw.answer("2,1")) == Feedback(2, 1)
+
+
+def test_the_maker_sees_the_pending_guess_and_its_legal_scores() -> None:
+    game = codemaker.env(pegs=3, colors=3)
+    game.reset()
+    game.step(game.unwrapped.action("AAB"))
+    observation, reward, terminated, truncated, _ = game.last()
+    assert game.agent_selection == MAKER and reward == 1 and not terminated and not truncated
+    assert observation["observation"][0].tolist() == [0, 0, 1, -1, -1]
+    assert read_board(game.unwrapped.rules, observation["observation"]) == ([], game.unwrapped.rules.parse("AAB"))
+    legal = [game.unwrapped.scores[i] for i in np.flatnonzero(observation["action_mask"])]
+    assert legal == list(game.unwrapped.legal_feedbacks())
+    assert Feedback(3, 0) in legal and Feedback(0, 3) not in legal  # AAB cannot be all colours misplaced
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rules=st.sampled_from(SMALL), data=st.data())
+def test_masks_against_a_brute_force(rules: dict[str, object], data: st.DataObject) -> None:
+    hard = data.draw(st.booleans(), label="hard")
+    game = CodemakerEnv(**rules, hard=hard)  # type: ignore[arg-type]
+    game.reset()
+    history: list[tuple[Code, Feedback]] = []
+    while game.agents:
+        agent = game.agent_selection
+        observation, _, terminated, truncated, info = game.last()
+        if terminated or truncated:
+            game.step(None)
+            continue
+        mask = observation["action_mask"]
+        fits = reference_fitting(game.rules, history)
+        assert [game.book.code(int(i)) for i in np.flatnonzero(info["fitting"])] == fits
+        assert read_board(game.rules, observation["observation"]) == (history, game.pending)
+        if agent == BREAKER:
+            assert [game.book.code(int(i)) for i in np.flatnonzero(mask)] == (
+                fits if hard else reference_codes(game.rules)
+            )
+        else:
+            assert game.pending is not None
+            answers = {score(code, game.pending) for code in fits}
+            assert {game.scores[i] for i in np.flatnonzero(mask)} == answers
+        action = data.draw(st.sampled_from(np.flatnonzero(mask).tolist()), label=agent)
+        if agent == MAKER:
+            assert game.pending is not None
+            history.append((game.pending, game.scores[action]))
+        game.step(action)
+    assert len(history) <= game.rules.rows
+
+
+def test_illegal_moves() -> None:
+    raw = CodemakerEnv(pegs=3, colors=3)
+    raw.reset()
+    raw.step(raw.action("ABC"))
+    before = raw.observe(MAKER)
+    with pytest.raises(IllegalMoveError, match=r"^no code fits 0,0 for ABC .*: the legal scores are 0,2, "):
+        raw.step(raw.answer("0,0"))  # every code has one of the three colours
+    assert raw.agent_selection == MAKER and raw.pending == raw.rules.parse("ABC") and not raw.history
+    assert all((before[k] == raw.observe(MAKER)[k]).all() for k in before)
+    for wrong in (14, -1, 2.0, "0", None, True):
+        with pytest.raises(IllegalMoveError, match=r"^the codemaker's action is a whole number from 0 to 8"):
+            raw.step(wrong)  # type: ignore[arg-type]
+    raw.step(raw.answer("1,2"))
+    assert raw.agent_selection == BREAKER and len(raw.history) == 1
+
+
+def test_hard_mode_refuses_a_code_that_does_not_fit() -> None:
+    raw = CodemakerEnv(pegs=3, colors=3, hard=True)
+    raw.reset()
+    raw.step(raw.action("AAA"))
+    raw.step(raw.answer("0,0"))  # no A
+    assert raw.observe(BREAKER)["action_mask"].sum() == 8  # B and C only: 2 ** 3
+    with pytest.raises(IllegalMoveError, match=r"^ABC does not fit the scores so far"):
+        raw.step(raw.action("ABC"))
+    raw.step(raw.action("BBC"))
+
+
+def test_wrapped_env_asserts_bounds_and_may_end_the_game_on_an_illegal_move() -> None:
+    game = codemaker.env(pegs=3, colors=3)
+    game.reset()
+    with pytest.raises(AssertionError):
+        game.step(27)
+    ending = codemaker.env(pegs=3, colors=3, illegal_reward=-10)
+    ending.reset()
+    ending.step(ending.unwrapped.action("ABC"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # PettingZoo says "Illegal move made"
+        ending.step(ending.unwrapped.answer("0,0"))
+    assert ending.terminations[MAKER] and ending._cumulative_rewards[MAKER] == -10
+
+
+def play(game: AECEnv[str, Any, int], moves: list[tuple[str, str]]) -> dict[str, float]:
+    """Play ``moves`` (guess, score) on ``game``, then the dead steps; the rewards each agent saw."""
+    seen: dict[str, float] = {BREAKER: 0.0, MAKER: 0.0}
+    raw = game.unwrapped
+    assert isinstance(raw, CodemakerEnv)
+    plan = [a for guess, answer in moves for a in (raw.action(guess), raw.answer(answer))]
+    for agent in game.agent_iter():
+        _, reward, terminated, truncated, _ = game.last()
+        seen[agent] += float(reward)
+        game.step(None if terminated or truncated else plan.pop(0))
+    assert not plan
+    return seen
+
+
+def test_broken_ends_terminated_with_zero_sum_rewards() -> None:
+    game = codemaker.env(pegs=3, colors=3, render_mode="ansi")
+    game.reset()
+    rewards = play(game, [("AAB", "0,2"), ("ACC", "0,2"), ("BBB", "1,0"), ("CBA", "3,0")])
+    assert rewards == {BREAKER: -4, MAKER: 4}
+    assert not game.agents
+    text = game.render()
+    assert text is not None and " 4  CBA  ●●●  3 black, 0 white" in text and "broken in 4 guesses" in text
+
+
+def test_rows_run_out_truncated() -> None:
+    game = codemaker.env(pegs=2, colors=3, rows=2)
+    game.reset()
+    game.step(game.unwrapped.action("AA"))
+    game.step(game.unwrapped.answer("0,0"))
+    game.step(game.unwrapped.action("BB"))
+    game.step(game.unwrapped.answer("1,0"))
+    assert game.truncations == {BREAKER: True, MAKER: True} and not any(game.terminations.values())
+    assert game.agent_selection == BREAKER
+    game.step(None)
+    game.step(None)
+    assert not game.agents
+
+
+def test_render_human_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    game = codemaker.env(pegs=3, colors=3, render_mode="human")
+    game.reset()
+    game.step(game.unwrapped.action("ABC"))
+    printed = capsys.readouterr().out
+    assert " 1  ABC  ???" in printed and "the codemaker to score" in printed
+
+
+def test_reset_starts_again() -> None:
+    game = codemaker.env(pegs=3, colors=3)
+    game.reset(seed=3)
+    game.step(game.unwrapped.action("ABC"))
+    game.reset(seed=3)
+    assert game.agent_selection == BREAKER and game.unwrapped.pending is None and not game.unwrapped.history
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error", "message"),
+    [
+        ({"variant": "nonesuch"}, UnknownVariantError, "nonesuch"),
+        ({"pegs": "four"}, InvalidRulesError, "pegs must be a whole number"),
+        ({"pegs": 10, "colors": 10}, TooLargeError, "more than an environment takes"),
+        ({"render_mode": "rgb_array"}, KeypegError, "render_mode must be 'ansi' or 'human'"),
+        ({"hard": "yes"}, KeypegError, "hard must be True or False"),
+    ],
+)
+def test_bad_arguments_give_one_line_errors(kwargs: dict[str, Any], error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message) as raised:
+        codemaker.env(**kwargs)
+    assert "\n" not in str(raised.value)
