@@ -290,3 +290,14 @@ def test_random_knuth_and_the_optimum_on_classic_through_gymnasium() -> None:
     assert (best.games, best.total, f"{best.average:.3f}", best.failures) == (1296, 5625, "4.340", 0)
     assert random.games == 1296 and random.failures == 0 and random.total > best.total
     assert str(knuth) == "knuth on classic: 1,296 games, 5,801 guesses, average 4.476, worst 5, 0 failures"
+
+
+def test_vector_environments_stack_boards_and_masks() -> None:
+    envs = gymnasium.make_vec(ENV_ID, num_envs=3, vectorization_mode="sync", variant="3x3")
+    observations, infos = envs.reset(seed=0)
+    assert observations.shape == (3, 10, 5) and infos["action_mask"].shape == (3, 27)
+    observations, rewards, *_, infos = envs.step(np.array([0, 13, 26]))
+    assert rewards.tolist() == [-1.0, -1.0, -1.0]
+    assert (observations[:, 0, :3] == [[0, 0, 0], [1, 1, 1], [2, 2, 2]]).all()
+    assert (infos["action_mask"].sum(axis=1) == infos["fitting"]).all()
+    envs.close()
