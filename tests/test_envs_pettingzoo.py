@@ -20,10 +20,11 @@ from pettingzoo.test import api_test, seed_test
 
 from keypeg import Rules
 from keypeg.code import Code, Feedback
-from keypeg.envs import codemaker
-from keypeg.envs.codemaker import BREAKER, MAKER, CodemakerEnv, read_board
+from keypeg.envs import RandomPolicy, StrategyPolicy, codemaker
+from keypeg.envs.codemaker import BREAKER, MAKER, AdversaryPolicy, CodemakerEnv, duel, read_board
 from keypeg.errors import IllegalMoveError, InvalidRulesError, KeypegError, TooLargeError, UnknownVariantError
 from keypeg.feedback import score
+from keypeg.play.codemakers import AdversarialCodemaker
 
 BENIGN = (
     # api_test knows only PettingZoo's own games as giving dict observations and a Dict space
@@ -241,3 +242,50 @@ def test_bad_arguments_give_one_line_errors(kwargs: dict[str, Any], error: type[
     with pytest.raises(error, match=message) as raised:
         codemaker.env(**kwargs)
     assert "\n" not in str(raised.value)
+
+
+# -- keypeg's players as agents ----------------------------------------------------------------------
+
+
+def test_knuth_against_the_adversary_on_classic_needs_at_most_five() -> None:
+    """Knuth's strategy breaks any classic code in at most 5 guesses (Knuth 1976), so the adversary, whatever
+    it keeps alive, cannot make it need more; keypeg's adversary makes it need all 5."""
+    played = duel(StrategyPolicy("knuth"), AdversaryPolicy(), variant="classic")
+    assert played.broken and played.guesses == 5
+    assert str(played).startswith("knuth against adversary on classic: broken in 5 guesses (RRGG=0,0 ")
+
+
+@pytest.mark.parametrize(
+    "rules",
+    [{"variant": "3x3"}, {"pegs": 3, "colors": 4, "repeats": False}, {"pegs": 3, "colors": 3, "feedback": "black"}],
+    ids=str,
+)
+@pytest.mark.parametrize("strategy", ["knuth", "optimal"])
+def test_strategies_against_the_adversary_within_their_worst_case(rules: dict[str, Any], strategy: str) -> None:
+    game = codemaker.env(**rules)
+    breaker = StrategyPolicy(strategy).bind(game)
+    tree = breaker.tree()
+    assert tree is not None
+    played = duel(breaker, AdversaryPolicy(), game)
+    assert played.broken and played.guesses <= tree.stats.max
+
+
+def test_the_adversary_answers_as_keypegs_adversarial_codemaker() -> None:
+    """Every answer in a game of random guesses is the AdversarialCodemaker's (which keeps the most codes)."""
+    played = duel(RandomPolicy(seed=3), AdversaryPolicy(), pegs=3, colors=4, seed=3)
+    maker = AdversarialCodemaker(played.history.rules)
+    assert [maker.answer(guess) for guess, _ in played.history] == [score for _, score in played.history]
+    assert played.broken and played.guesses > 1
+
+
+def test_a_random_codemaker_answers_legally() -> None:
+    played = duel(StrategyPolicy("knuth"), RandomPolicy(seed=5), variant="classic", seed=5)
+    secrets = reference_fitting(played.history.rules, list(played.history))
+    assert played.broken and secrets == [played.history.last[0]]  # type: ignore[index]
+
+
+def test_the_adversary_needs_a_guess_to_score() -> None:
+    game = CodemakerEnv(pegs=3, colors=3)
+    game.reset()
+    with pytest.raises(IllegalMoveError, match="no guess waits for its score"):
+        AdversaryPolicy().bind(game)(game.observe(MAKER), {})

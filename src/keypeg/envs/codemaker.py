@@ -44,6 +44,8 @@ The rules are keyword arguments, as :class:`~keypeg.envs.MastermindEnv` takes th
 from __future__ import annotations
 
 import operator
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import gymnasium
@@ -55,13 +57,16 @@ from pettingzoo.utils import AgentSelector, wrappers
 
 from keypeg.code import Code, Feedback
 from keypeg.envs.board import NOT_PLAYED, CodeBook, board_space, decode_board, encode_board, render_board, rules_from
+from keypeg.envs.policies import Policy, PolicyLike
 from keypeg.errors import IllegalMoveError, KeypegError
 from keypeg.feedback import score
 from keypeg.history import History
+from keypeg.play.codemakers import codemaker_from_state
 from keypeg.rules import Rules
 from keypeg.text import plural, quoted
+from keypeg.variants import game_label
 
-__all__ = ["BREAKER", "MAKER", "CodemakerEnv", "raw_env", "env", "read_board"]
+__all__ = ["BREAKER", "MAKER", "CodemakerEnv", "raw_env", "env", "read_board", "AdversaryPolicy", "Duel", "duel"]
 
 BREAKER = "codebreaker"
 """The agent who guesses."""
@@ -339,3 +344,89 @@ def env(*, illegal_reward: float | None = None, **kwargs: Any) -> AECEnv[str, Ob
         game = wrappers.TerminateIllegalWrapper(game, illegal_reward=illegal_reward)
     game = wrappers.AssertOutOfBoundsWrapper(game)
     return wrappers.OrderEnforcingWrapper(game)
+
+
+class AdversaryPolicy(Policy):
+    """The codemaker as keypeg's adversary plays it (:class:`~keypeg.play.codemakers.AdversarialCodemaker`):
+    each guess gets the score that leaves the most codes fitting (ties: the lowest score), never the win while
+    another code fits. It reads everything from the observation's board, so it can take over any game.
+
+    >>> game = CodemakerEnv(pegs=3, colors=3)
+    >>> adversary = AdversaryPolicy().bind(game)
+    >>> game.reset()
+    >>> game.step(game.action("AAB"))
+    >>> str(game.feedback(adversary(game.observe(MAKER), game.infos[MAKER])))  # 1,0 and 2,0 keep 6 codes each
+    '1,0'
+    """
+
+    name = "adversary"
+
+    def __call__(self, observation: Any, info: Mapping[str, Any]) -> int:
+        rules = self.rules
+        board = observation["observation"] if isinstance(observation, Mapping) else observation
+        moves, pending = read_board(rules, board)
+        if pending is None:
+            raise IllegalMoveError("the adversary scores a guess, and no guess waits for its score on this board")
+        maker = codemaker_from_state(rules, {"kind": "adversarial"}, None, moves)
+        return int(self._bound().answer(maker.answer(pending)))
+
+
+@dataclass(frozen=True)
+class Duel:
+    """One game between a codebreaker and a codemaker: who played, on which game, and the scored guesses."""
+
+    breaker: str
+    maker: str
+    history: History
+
+    @property
+    def guesses(self) -> int:
+        """The guesses the codebreaker played."""
+        return len(self.history)
+
+    @property
+    def broken(self) -> bool:
+        """Whether the code was broken within the rows."""
+        return self.history.solved
+
+    def __str__(self) -> str:
+        ending = "broken" if self.broken else "not broken"
+        played = " ".join(f"{guess}={self.history.rules.key(score)}" for guess, score in self.history)
+        return (
+            f"{self.breaker} against {self.maker} on {game_label(self.history.rules)}: {ending} in "
+            f"{plural(self.guesses, 'guess', 'guesses')} ({played})"
+        )
+
+
+def duel(
+    breaker: PolicyLike, maker: PolicyLike, game: AECEnv | None = None, *, seed: int | None = None, **rules: Any
+) -> Duel:
+    """Play one game of ``breaker`` against ``maker`` (policies, or callables ``(observation, info) -> action``)
+    through the AEC interface, on ``game`` (a :func:`env` or :class:`CodemakerEnv`) or on a new environment of
+    the rules keyword arguments ``rules``; ``seed`` seeds the reset and reseeds a policy that draws at random.
+
+    >>> from keypeg.envs import StrategyPolicy
+    >>> print(duel(StrategyPolicy("knuth"), AdversaryPolicy(), variant="3x3"))
+    knuth against adversary on 3x3: broken in 3 guesses (AAB=1,0 ACC=0,0 BBB=3,0)
+    """
+    if game is not None and rules:
+        raise KeypegError(f"give an environment or rules, not both (got {', '.join(sorted(rules))} too)")
+    played = game if game is not None else env(**rules)
+    unwrapped = played.unwrapped
+    if not isinstance(unwrapped, CodemakerEnv):
+        raise KeypegError(f"a duel is played on keypeg's CodemakerEnv, not {quoted(played, 60)}")
+    policies = {BREAKER: breaker, MAKER: maker}
+    for policy in policies.values():
+        if isinstance(policy, Policy):
+            policy.bind(played, seed=seed)
+        elif not callable(policy):
+            raise KeypegError(f"a policy is callable as policy(observation, info), not {quoted(policy, 60)}")
+    played.reset(seed=seed)
+    for agent in played.agent_iter():
+        observation, _, terminated, truncated, info = played.last()
+        played.step(None if terminated or truncated else policies[agent](observation, info))
+    return Duel(_named(breaker), _named(maker), unwrapped.history)
+
+
+def _named(policy: object) -> str:
+    return str(getattr(policy, "name", None) or getattr(policy, "__name__", None) or type(policy).__name__)
