@@ -18,6 +18,8 @@ it) the environment is made by name, the rules as keyword arguments::
 - Policies: :class:`RandomPolicy` (uniform over the mask) and :class:`StrategyPolicy` (``"knuth"``,
   ``"optimal"`` and every strategy of :func:`keypeg.strategy_names`); any callable
   ``(observation, info) -> action`` is a policy too.
+- :class:`CodemakerEnv` (:mod:`keypeg.envs.codemaker`, PettingZoo AEC): the codemaker against the codebreaker,
+  :class:`AdversaryPolicy` as the codemaker and :func:`duel` to play one game of two policies.
 - :func:`evaluate` plays a policy against every secret (or ``episodes`` drawn ones) and returns an
   :class:`Evaluation` (games, total, average, worst, failures)::
 
@@ -38,10 +40,12 @@ try:
 except ImportError as missing:  # installed without its extra: one line naming it, not a bare module error
     raise ImportError(f"keypeg.envs needs {missing.name or 'Gymnasium'}: pip install 'keypeg[envs]'") from None
 
+from keypeg.envs.codemaker import AdversaryPolicy, CodemakerEnv, Duel, duel
 from keypeg.envs.mastermind import ENV_ID, MastermindEnv
 from keypeg.envs.policies import Evaluation, Policy, RandomPolicy, StrategyPolicy, evaluate
 
 __all__ = ["ENV_ID", "MastermindEnv", "Policy", "RandomPolicy", "StrategyPolicy", "Evaluation", "evaluate"]
+__all__ += ["CodemakerEnv", "AdversaryPolicy", "Duel", "duel"]  # the PettingZoo env: keypeg.envs.codemaker
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(id=ENV_ID, entry_point="keypeg.envs.mastermind:MastermindEnv")
