@@ -52,8 +52,14 @@ import gymnasium
 import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
-from pettingzoo import AECEnv
-from pettingzoo.utils import AgentSelector, wrappers
+
+try:
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import AgentSelector, wrappers
+except ImportError as missing:  # installed without its extra: one line naming it, as keypeg.envs says for Gymnasium
+    raise ImportError(
+        f"keypeg.envs.codemaker needs {missing.name or 'PettingZoo'}: pip install 'keypeg[envs]'"
+    ) from None
 
 from keypeg.code import Code, Feedback
 from keypeg.envs.board import NOT_PLAYED, CodeBook, board_space, decode_board, encode_board, render_board, rules_from
