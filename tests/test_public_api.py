@@ -278,6 +278,10 @@ def test_bad_input_gets_a_typed_exported_error() -> None:
         (keypeg.InvalidCodeError, lambda: analyze(rules, first="ABCD")),
         (keypeg.InvalidCodeError, lambda: break_code(rules, secret="AB")),
         (keypeg.InvalidRulesError, lambda: Rules(5, 3, repeats=False)),
+        (keypeg.InvalidArgumentError, lambda: break_code(rules, seed=-1)),
+        (keypeg.InvalidArgumentError, lambda: make_code(rules, seed="x")),  # type: ignore[arg-type]
+        (keypeg.InvalidArgumentError, lambda: best_guess(rules, strategy="random", seed=1.5)),  # type: ignore[arg-type]
+        (keypeg.InvalidArgumentError, lambda: analyze(rules, "random", seed=True)),
     ]
     for kind, call in cases:
         _raises(kind, call)

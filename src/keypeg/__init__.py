@@ -29,8 +29,8 @@ the exact optimum: each a :class:`StrategyTree` (the guess after every history,
 **Errors.** Every error keypeg raises on purpose is a :class:`KeypegError`; errors of bad input are
 also :class:`ValueError`. By kind: :class:`NotFoundError`, :class:`ForbiddenError`,
 :class:`ConflictError`, :class:`RefusedError` (:class:`IllegalMoveError`, :class:`GameOverError`),
-:class:`UnavailableError`, :class:`TooLargeError` (:class:`TooCostlyError` for work estimated above
-this machine's budget, which ``force=True`` runs anyway; :class:`TooSlowError`); bad input:
+:class:`UnavailableError` (:class:`WriteError`), :class:`TooLargeError` (:class:`TooCostlyError` for
+work estimated above this machine's budget, which ``force=True`` runs anyway; :class:`TooSlowError`); bad input:
 :class:`InvalidRulesError`, :class:`UnknownVariantError`, :class:`InvalidCodeError`,
 :class:`InvalidFeedbackError`, :class:`InconsistentHistoryError` (:class:`InconsistentScoreError`),
 :class:`UnknownStrategyError`, :class:`InvalidArgumentError`.
@@ -71,6 +71,7 @@ from keypeg.errors import (
     UnavailableError,
     UnknownStrategyError,
     UnknownVariantError,
+    WriteError,
 )
 from keypeg.feedback import score
 from keypeg.game import Game, Match, Outcome, Termination
@@ -178,6 +179,7 @@ __all__ = [
     "GameOverError",
     "UnknownStrategyError",
     "InvalidArgumentError",
+    "WriteError",
 ]
 
 __version__ = "0.1.0"

@@ -100,6 +100,11 @@ def _at_least(value: int, low: int, name: str) -> int:
     return value
 
 
+def _seed(seed: int | None) -> None:
+    if seed is not None:
+        _at_least(seed, 0, "seed")
+
+
 def _choice(value: str, choices: tuple[str, ...], name: str) -> str:
     if value not in choices:
         raise InvalidArgumentError(f"{name} must be one of {', '.join(choices)}; got {quoted(value)}")
@@ -196,6 +201,7 @@ def best_guess(
     scored = _history(history)
     name = canonical_name(strategy)
     _at_least(top, 1, "top")
+    _seed(seed)
     return next_guess(
         scored.rules,
         scored.moves,
@@ -240,6 +246,7 @@ def analyze(
 
     game = _rules(rules)
     name = canonical_name(strategy)
+    _seed(seed)
     check = _guard(force)
     check_trees(game, [name], check)
     if isinstance(first, str) and first.strip().lower() == "best":
@@ -274,6 +281,7 @@ def optimal(
     Raises:
         InvalidArgumentError: an unknown objective or pool.
         TooCostlyError: the search is estimated above this machine's budget (unless ``force``).
+        WriteError: ``save`` and the cache folder takes no file (checked before the search).
         KeypegError: no strategy solves every secret within the rules' rows.
 
     >>> optimal("classic").stats.total  # Koyama and Lai (1993)
@@ -334,6 +342,7 @@ def break_code(
     from keypeg.play.codemakers import AdversarialCodemaker, FixedCodemaker, RandomCodemaker
 
     game = _rules(rules)
+    _seed(seed)
     if adversarial and (secret is not None or seed is not None):
         raise InvalidArgumentError("an adversarial codemaker keeps no secret and draws nothing: no secret nor seed")
     if adversarial:
@@ -364,6 +373,7 @@ def make_code(rules: RulesLike, *, level: int = 3, seed: int | None = None) -> S
     """
     game = _rules(rules)
     _at_least(level, 1, "level")
+    _seed(seed)
     if level > 4:
         raise InvalidArgumentError(f"level must be from 1 to 4, not {level!r}")
     return SolveSession(game, level=level, seed=seed)

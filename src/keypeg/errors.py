@@ -38,6 +38,10 @@ class UnavailableError(KeypegError):
     at run time, not a fault of the request."""
 
 
+class WriteError(UnavailableError):
+    """A file keypeg could not write: the cache folder, a saved tree (a failure at run time)."""
+
+
 class InvalidRulesError(KeypegError, ValueError):
     """A rule set that makes no sense (0 pegs, 5 pegs from 3 colours without repeats, ...)."""
 

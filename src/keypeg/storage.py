@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, BinaryIO
 
 from platformdirs import user_cache_dir
 
-from keypeg.errors import KeypegError, NotFoundError, RefusedError, UnavailableError
+from keypeg.errors import KeypegError, NotFoundError, RefusedError, WriteError
 from keypeg.machine import memory_budget
 from keypeg.rules import Rules
 from keypeg.strategy_tree import StrategyTree, load_tree, tree_to_json
@@ -62,10 +62,6 @@ def cache_dir() -> Path:
 
 FILE_MODE = 0o600
 """Every file keypeg writes is private to its owner: exports, solved trees, checkpoints."""
-
-
-class WriteError(UnavailableError):
-    """A file keypeg could not write (a failure at run time)."""
 
 
 class ExistingFileError(RefusedError):
