@@ -53,17 +53,12 @@ __all__ = [
     "strategy_names",
 ]
 
-HistoryLike = History | Rules | Iterable[tuple[Code | str, Feedback | tuple[int, int] | str]]
-"""What the functions take as a history: a :class:`~keypeg.history.History`, a :class:`Rules` (the empty
-history of a game not started), or ``(guess, feedback)`` pairs read under the rules of their first guess."""
-RulesLike = Rules | str
-"""Rules, or a variant's name (``"classic"``, ``"super"``; see :data:`keypeg.VARIANTS`)."""
 OBJECTIVES = ("total", "worst-case")
 POOLS = ("all", "consistent")
 WAY_ROUND = "force=True runs it anyway"
 
 
-def _rules(rules: RulesLike) -> Rules:
+def _rules(rules: Rules | str) -> Rules:
     if isinstance(rules, Rules):
         return rules
     if isinstance(rules, str):
@@ -71,7 +66,7 @@ def _rules(rules: RulesLike) -> Rules:
     raise InvalidArgumentError(f"rules must be a Rules or a variant's name, not {quoted(rules)}")
 
 
-def _history(history: HistoryLike) -> History:
+def _history(history: History | Rules | Iterable[tuple[Code, Feedback]]) -> History:
     if isinstance(history, History):
         return history
     if isinstance(history, Rules):
@@ -84,7 +79,7 @@ def _history(history: HistoryLike) -> History:
         raise InvalidArgumentError(
             "a history is a History, a Rules, or (Code, Feedback) pairs (their codes give the rules)"
         )
-    return History(first.rules, moves)  # type: ignore[arg-type]
+    return History(first.rules, moves)
 
 
 def _guard(force: bool) -> Callable[[Estimate], None]:
@@ -111,7 +106,9 @@ def _choice(value: str, choices: tuple[str, ...], name: str) -> str:
     return value
 
 
-def fitting(history: HistoryLike, *, limit: int = 1000, force: bool = False) -> list[Code]:
+def fitting(
+    history: History | Rules | Iterable[tuple[Code, Feedback]], *, limit: int = 1000, force: bool = False
+) -> list[Code]:
     """The codes that fit every score of ``history``, in code order, at most ``limit`` of them.
 
     Any size of game: the codes are enumerated up to :data:`keypeg.limits.ENUMERATE_LIMIT` codes, past
@@ -137,7 +134,9 @@ def fitting(history: HistoryLike, *, limit: int = 1000, force: bool = False) -> 
     return result.codes[:limit] if result.consistent else []
 
 
-def check(history: HistoryLike, *, limit: int = DEFAULT_COUNT_LIMIT, force: bool = False) -> Consistency:
+def check(
+    history: History | Rules | Iterable[tuple[Code, Feedback]], *, limit: int = DEFAULT_COUNT_LIMIT, force: bool = False
+) -> Consistency:
     """Whether any code fits ``history``: how many (counted up to ``limit``), the first of them, and when
     none fits, the scores most likely wrong (:attr:`Consistency.suspects`, likeliest first).
 
@@ -174,7 +173,12 @@ def strategy_names() -> tuple[str, ...]:
 
 
 def best_guess(
-    history: HistoryLike, *, strategy: str = "knuth", top: int = 1, seed: int | None = None, force: bool = False
+    history: History | Rules | Iterable[tuple[Code, Feedback]],
+    *,
+    strategy: str = "knuth",
+    top: int = 1,
+    seed: int | None = None,
+    force: bool = False,
 ) -> Choice:
     """``strategy``'s next guess after ``history``, ranked with up to ``top - 1`` runners-up.
 
@@ -214,7 +218,7 @@ def best_guess(
 
 
 def analyze(
-    rules: RulesLike,
+    rules: Rules | str,
     strategy: str = "knuth",
     *,
     first: Code | str | None = None,
@@ -261,7 +265,7 @@ def analyze(
 
 
 def optimal(
-    rules: RulesLike,
+    rules: Rules | str,
     *,
     objective: Literal["total", "worst-case"] = "total",
     pool: Literal["all", "consistent"] = "all",
@@ -320,7 +324,7 @@ def optimal(
 
 
 def break_code(
-    rules: RulesLike, *, secret: Code | str | None = None, seed: int | None = None, adversarial: bool = False
+    rules: Rules | str, *, secret: Code | str | None = None, seed: int | None = None, adversarial: bool = False
 ) -> BreakSession:
     """A game where you break a code the computer keeps: a random secret (``seed`` to repeat it), the
     ``secret`` given, or an ``adversarial`` codemaker that answers each guess so as to leave the most
@@ -354,7 +358,7 @@ def break_code(
     return BreakSession(game, RandomCodemaker.draw(game, seed))
 
 
-def make_code(rules: RulesLike, *, level: int = 3, seed: int | None = None) -> SolveSession:
+def make_code(rules: Rules | str, *, level: int = 3, seed: int | None = None) -> SolveSession:
     """A game where the computer, at ``level`` (1 to 4, the strongest 4), breaks a code you keep and you
     score each of its guesses: ``session.guess()`` is its guess, ``session.score(feedback)`` your score.
 
