@@ -37,6 +37,7 @@ from __future__ import annotations
 
 try:
     import gymnasium
+    import pettingzoo  # noqa: F401  (keypeg.envs.codemaker's)
 except ImportError as missing:  # installed without its extra: one line naming it, not a bare module error
     raise ImportError(f"keypeg.envs needs {missing.name or 'Gymnasium'}: pip install 'keypeg[envs]'") from None
 
