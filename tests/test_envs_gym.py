@@ -174,6 +174,11 @@ def test_seeded_resets_draw_the_same_secrets() -> None:
     assert secrets(11) != secrets(12)
     random = [evaluate(RandomPolicy(), variant="3x3", episodes=20, seed=5) for _ in range(2)]
     assert random[0] == random[1]
+    # the policy's draws are its own: under the environment's seed it does not draw the secret's number
+    env = MastermindEnv(variant="super")
+    _, info = env.reset(seed=1)
+    assert env.code(RandomPolicy().bind(env, seed=1)(np.zeros(0), info)) != env.secret
+    assert evaluate(RandomPolicy(), env, episodes=3, seed=1).worst > 1
 
 
 def test_a_given_secret_and_bad_options() -> None:

@@ -35,6 +35,9 @@ from keypeg.variants import game_label
 
 __all__ = ["Policy", "RandomPolicy", "StrategyPolicy", "Evaluation", "evaluate"]
 
+_RANDOM_POLICY_TAG = 0x72616E64
+"""Mixed into a :class:`RandomPolicy`'s seed (``"rand"``)."""
+
 PolicyLike = Callable[[Any, Mapping[str, Any]], int]
 """What :func:`evaluate` plays: a :class:`Policy`, or any callable ``(observation, info) -> action``."""
 
@@ -96,12 +99,18 @@ class RandomPolicy(Policy):
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__()
-        self._rng = np.random.default_rng(seed)
+        self._rng = self._generator(seed)
+
+    @staticmethod
+    def _generator(seed: int | None) -> np.random.Generator:
+        """Draws of the policy's own: seeded by ``seed`` and a tag, so that under the seed an environment's
+        secrets were drawn with, the policy never draws the same numbers (it would guess the secret at once)."""
+        return np.random.default_rng(None if seed is None else (seed, _RANDOM_POLICY_TAG))
 
     def bind(self, env: gym.Env[Any, Any] | Any, *, seed: int | None = None) -> Self:
         """As :meth:`Policy.bind`; ``seed`` reseeds the draws."""
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
+            self._rng = self._generator(seed)
         return super().bind(env)
 
     def __call__(self, observation: Any, info: Mapping[str, Any]) -> int:
