@@ -61,8 +61,7 @@ def test_public_functions_are_typed_and_have_examples() -> None:
             signature = inspect.signature(value)
             assert signature.return_annotation is not inspect.Signature.empty, name
             assert all(p.annotation is not inspect.Parameter.empty for p in signature.parameters.values()), name
-            if value.__module__ == "keypeg.api":
-                assert ">>> " in (value.__doc__ or ""), f"{name} has no example"
+            assert ">>> " in (value.__doc__ or ""), f"{name} has no example"
 
 
 def test_nothing_else_is_public() -> None:
