@@ -142,6 +142,8 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
         self._history = History(self.rules)
         self._pending: Code | None = None
         self._masks: dict[str, npt.NDArray[np.int8]] = {}
+        self.np_random: np.random.Generator = np.random.default_rng()
+        """A generator for agents that want one, seeded by ``reset(seed=...)``."""
         self._reset_state()
 
     # -- conversions ---------------------------------------------------------------------
@@ -197,7 +199,7 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
         """A new game. The environment draws nothing (no secret is fixed): ``seed`` seeds :attr:`np_random`
         for agents that want it; ``options`` are not used."""
         if seed is not None:
-            self._np_random, self._np_random_seed = gymnasium.utils.seeding.np_random(seed)
+            self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
         self._reset_state()
 
     def _reset_state(self) -> None:
@@ -272,11 +274,14 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
             width = len(str(self.rules.rows))
             lines.append(f"{len(self._history) + 1:>{width}}  {self._pending}  {'?' * self.rules.pegs}")
         count = int(self.book.fitting(self._history).size)
-        if self._over():
-            lines.append(f"{status}; {plural(count, 'code')} fit")
+        fit = f"{plural(count, 'code')} {'fits' if count == 1 else 'fit'}"
+        if self._history.solved:
+            lines.append(status)
+        elif self._over():
+            lines.append(f"{status}; {fit}")
         else:
             turn = "guess" if self.agent_selection == BREAKER else "score"
-            lines.append(f"{status}; {plural(count, 'code')} fit; the {self.agent_selection} to {turn}")
+            lines.append(f"{status}; {fit}; the {self.agent_selection} to {turn}")
         text = "\n".join(lines)
         if self.render_mode == "human":
             print(text)
