@@ -10,12 +10,13 @@ it can, as keypeg's :class:`~keypeg.play.codemakers.AdversarialCodemaker` does).
   ``Discrete(number of scores)``, a score in the order of :meth:`Rules.feedbacks` (by black pegs, then white:
   0,0  0,1 ... on classic 14 scores, the win last); ``.feedback(action)`` and ``.answer(feedback)`` convert.
 - **Observations**, as PettingZoo's classic games give them: ``{"observation": board, "action_mask": mask}``.
-  The board is the same for both agents: one row a guess, its colour numbers then black and white, ``-1``
-  where nothing is played yet (a guess waiting for its score shows ``-1`` for black and white). The mask
-  (``np.int8``) marks the legal actions of the agent to move and is all zeros for the other: every code for
-  the codebreaker (any code may be guessed; with ``hard=True`` only the codes that still fit), for the
-  codemaker the scores that keep some code fitting. ``infos["codebreaker"]["fitting"]`` is the mask of the
-  codes that still fit, whatever the mode.
+  The board is the same for both agents, encoded as :class:`~keypeg.envs.MastermindEnv`'s: one row a guess,
+  its colour numbers then black and white, ``-1`` where nothing is played yet; a guess waiting for its score
+  shows ``-1`` for black and white (:func:`read_board` reads a board back). The mask (``np.int8``) marks the
+  legal actions of the agent to move, and is all zeros for the other and for both once the game is over:
+  for the codebreaker every code (any code may be guessed; with ``hard=True`` only the codes that still
+  fit), for the codemaker the scores that keep some code fitting. ``infos[agent]["fitting"]`` is the mask
+  of the codes that still fit, whatever the mode (the Gymnasium env's ``info["action_mask"]``).
 - **Rewards**, zero-sum a guess: codebreaker -1, codemaker +1.
 - **Ends.** Terminated when a score is the win (the code is broken); truncated when the rows run out.
 - **Illegal moves** (a score no code fits, an action out of range, a code that does not fit in hard mode)
@@ -24,6 +25,14 @@ it can, as keypeg's :class:`~keypeg.play.codemakers.AdversarialCodemaker` does).
 
 The rules are keyword arguments, as :class:`~keypeg.envs.MastermindEnv` takes them (``variant`` and any of
 ``pegs``, ``colors``, ``repeats``, ``rows``, ``blanks``, ``feedback``).
+
+keypeg's players are agents here too: :class:`AdversaryPolicy` scores as keypeg's adversary, the codebreakers
+of :mod:`keypeg.envs.policies` (:class:`~keypeg.envs.StrategyPolicy`, :class:`~keypeg.envs.RandomPolicy`)
+guess, and :func:`duel` plays one game of two policies::
+
+    from keypeg.envs import AdversaryPolicy, StrategyPolicy, duel
+    print(duel(StrategyPolicy("knuth"), AdversaryPolicy(), variant="classic"))
+    # knuth against adversary on classic: broken in 5 guesses (RRGG=0,0 BBYW=1,1 BKBK=0,0 YWYY=0,2 WYWW=4,0)
 
 >>> from keypeg.envs import codemaker
 >>> game = codemaker.env(pegs=3, colors=3, render_mode="ansi")
@@ -216,7 +225,7 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
         self._update_infos()
 
     def observe(self, agent: str) -> Observation:
-        if agent == self.agent_selection and agent in self.agents:
+        if agent == self.agent_selection and agent in self.agents and not self._over():
             mask = (self._breaker_mask() if agent == BREAKER else self._maker_mask()).copy()
         else:
             mask = np.zeros(self.action_spaces[agent].n, dtype=np.int8)
