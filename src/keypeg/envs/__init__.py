@@ -20,6 +20,10 @@ it) the environment is made by name, the rules as keyword arguments::
   ``(observation, info) -> action`` is a policy too.
 - :class:`CodemakerEnv` (:mod:`keypeg.envs.codemaker`, PettingZoo AEC): the codemaker against the codebreaker,
   :class:`AdversaryPolicy` as the codemaker and :func:`duel` to play one game of two policies.
+- :class:`CodemakerEnv` (:mod:`keypeg.envs.codemaker`, PettingZoo's AEC API): the codemaker against the
+  codebreaker, no secret fixed (any score that keeps a code fitting is legal); :class:`AdversaryPolicy` is
+  keypeg's adversarial codemaker as an agent, and :func:`duel` plays one game of two policies (a
+  :class:`Duel`). The breaker's policies above play it too.
 - :func:`evaluate` plays a policy against every secret (or ``episodes`` drawn ones) and returns an
   :class:`Evaluation` (games, total, average, worst, failures)::
 
