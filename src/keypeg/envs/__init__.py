@@ -18,8 +18,6 @@ it) the environment is made by name, the rules as keyword arguments::
 - Policies: :class:`RandomPolicy` (uniform over the mask) and :class:`StrategyPolicy` (``"knuth"``,
   ``"optimal"`` and every strategy of :func:`keypeg.strategy_names`); any callable
   ``(observation, info) -> action`` is a policy too.
-- :class:`CodemakerEnv` (:mod:`keypeg.envs.codemaker`, PettingZoo AEC): the codemaker against the codebreaker,
-  :class:`AdversaryPolicy` as the codemaker and :func:`duel` to play one game of two policies.
 - :class:`CodemakerEnv` (:mod:`keypeg.envs.codemaker`, PettingZoo's AEC API): the codemaker against the
   codebreaker, no secret fixed (any score that keeps a code fitting is legal); :class:`AdversaryPolicy` is
   keypeg's adversarial codemaker as an agent, and :func:`duel` plays one game of two policies (a
