@@ -22,7 +22,15 @@ from keypeg import Rules
 from keypeg.code import Code, Feedback
 from keypeg.envs import RandomPolicy, StrategyPolicy, codemaker
 from keypeg.envs.codemaker import BREAKER, MAKER, AdversaryPolicy, CodemakerEnv, duel, read_board
-from keypeg.errors import IllegalMoveError, InvalidRulesError, KeypegError, TooLargeError, UnknownVariantError
+from keypeg.errors import (
+    GameOverError,
+    IllegalMoveError,
+    InconsistentHistoryError,
+    InvalidRulesError,
+    KeypegError,
+    TooLargeError,
+    UnknownVariantError,
+)
 from keypeg.feedback import score
 from keypeg.play.codemakers import AdversarialCodemaker
 
@@ -291,3 +299,31 @@ def test_the_adversary_needs_a_guess_to_score() -> None:
     game.reset()
     with pytest.raises(IllegalMoveError, match="no guess waits for its score"):
         AdversaryPolicy().bind(game)(game.observe(MAKER), {})
+
+
+def test_reset_from_a_position() -> None:
+    game = codemaker.env(variant="classic")
+    game.reset(options={"history": "RRGG=0,0 BBYY=2,0"})
+    raw = game.unwrapped
+    assert isinstance(raw, CodemakerEnv) and game.agent_selection == BREAKER
+    assert [str(g) for g, _ in raw.history] == ["RRGG", "BBYY"]
+    assert read_board(raw.rules, game.observe(BREAKER)["observation"]) == (list(raw.history), None)
+    assert game.infos[BREAKER]["fitting"].sum() == len(reference_fitting(raw.rules, list(raw.history)))
+    played = duel(StrategyPolicy("knuth"), AdversaryPolicy(), game, start="RRGG=0,0 BBYY=2,0")
+    assert played.broken and str(played.history).startswith("RRGG=0,0 BBYY=2,0 ")
+    game.reset(options={"history": [(raw.rules.parse("RRGG"), (0, 0))]})
+    assert len(raw.history) == 1
+
+
+@pytest.mark.parametrize(
+    ("history", "error", "message"),
+    [
+        ("RRGG=4,0", GameOverError, "that history ends the game"),
+        ("RRGG=0,0 RRGG=1,0", InconsistentHistoryError, "no code fits RRGG=0,0 RRGG=1,0"),
+        (5, KeypegError, "a history is a History"),
+    ],
+)
+def test_reset_from_a_bad_position(history: object, error: type[Exception], message: str) -> None:
+    game = CodemakerEnv(variant="classic")
+    with pytest.raises(error, match=message):
+        game.reset(options={"history": history})

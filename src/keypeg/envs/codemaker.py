@@ -73,7 +73,7 @@ except ImportError as missing:  # installed without its extra: one line naming i
 from keypeg.code import Code, Feedback
 from keypeg.envs.board import NOT_PLAYED, CodeBook, board_space, decode_board, encode_board, render_board, rules_from
 from keypeg.envs.policies import Policy, PolicyLike
-from keypeg.errors import IllegalMoveError, KeypegError
+from keypeg.errors import GameOverError, IllegalMoveError, InconsistentHistoryError, KeypegError
 from keypeg.feedback import score
 from keypeg.history import History
 from keypeg.play.codemakers import codemaker_from_state
@@ -206,14 +206,39 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """A new game. The environment draws nothing (no secret is fixed): ``seed`` seeds :attr:`np_random`
-        for agents that want it; ``options`` are not used."""
+        for agents that want it. ``options={"history": ...}`` starts from a position, the codebreaker to guess:
+        a :class:`~keypeg.History`, scored guesses as text (``"AABB=1,0 ACDE=0,2"`` or a list of them) or
+        ``(guess, score)`` pairs; some code must fit it, and the game must not be over. Other options are
+        ignored."""
+        start = History(self.rules)
+        told = (options or {}).get("history")
+        if told is not None:
+            start = self._position(told)
         if seed is not None:
             self.np_random, _ = gymnasium.utils.seeding.np_random(seed)
-        self._reset_state()
+        self._reset_state(start)
 
-    def _reset_state(self) -> None:
+    def _position(self, told: object) -> History:
+        """The history ``reset`` was told to start from, checked."""
+        if isinstance(told, History):
+            start = History(self.rules, told.moves)
+        elif isinstance(told, str) or (isinstance(told, list | tuple) and all(isinstance(m, str) for m in told)):
+            start = History.parse(self.rules, told)
+        elif isinstance(told, list | tuple):
+            start = History(self.rules, tuple(told))
+        else:
+            raise KeypegError(
+                f"a history is a History, scored guesses as text or (guess, score) pairs, not {quoted(told)}"
+            )
+        if start.solved or len(start) >= self.rules.rows:
+            raise GameOverError(f"that history ends the game ({'broken' if start.solved else 'no rows left'})")
+        if not self.book.fitting(start).size:
+            raise InconsistentHistoryError(f"no code fits {start}: some score is wrong (keypeg.check names it)")
+        return start
+
+    def _reset_state(self, start: History | None = None) -> None:
         self.agents = list(self.possible_agents)
-        self._history = History(self.rules)
+        self._history = start if start is not None else History(self.rules)
         self._pending = None
         self._masks = {}
         self.rewards = dict.fromkeys(self.agents, 0)
@@ -419,11 +444,18 @@ class Duel:
 
 
 def duel(
-    breaker: PolicyLike, maker: PolicyLike, game: AECEnv | None = None, *, seed: int | None = None, **rules: Any
+    breaker: PolicyLike,
+    maker: PolicyLike,
+    game: AECEnv | None = None,
+    *,
+    seed: int | None = None,
+    start: object = None,
+    **rules: Any,
 ) -> Duel:
     """Play one game of ``breaker`` against ``maker`` (policies, or callables ``(observation, info) -> action``)
     through the AEC interface, on ``game`` (a :func:`env` or :class:`CodemakerEnv`) or on a new environment of
-    the rules keyword arguments ``rules``; ``seed`` seeds the reset and reseeds a policy that draws at random.
+    the rules keyword arguments ``rules``; ``seed`` seeds the reset and reseeds a policy that draws at random;
+    ``start`` is a position to play on from (a history, as :meth:`CodemakerEnv.reset` takes it).
 
     >>> from keypeg.envs import StrategyPolicy
     >>> print(duel(StrategyPolicy("knuth"), AdversaryPolicy(), variant="3x3"))
@@ -441,7 +473,7 @@ def duel(
             policy.bind(played, seed=seed)
         elif not callable(policy):
             raise KeypegError(f"a policy is callable as policy(observation, info), not {quoted(policy, 60)}")
-    played.reset(seed=seed)
+    played.reset(seed=seed, options=None if start is None else {"history": start})
     for agent in played.agent_iter():
         observation, _, terminated, truncated, info = played.last()
         played.step(None if terminated or truncated else policies[agent](observation, info))
