@@ -215,6 +215,7 @@ def test_rows_run_out_truncated() -> None:
     game.step(game.unwrapped.answer("1,0"))
     assert game.truncations == {BREAKER: True, MAKER: True} and not any(game.terminations.values())
     assert game.agent_selection == BREAKER
+    assert not game.observe(BREAKER)["action_mask"].any() and not game.observe(MAKER)["action_mask"].any()
     game.step(None)
     game.step(None)
     assert not game.agents
