@@ -88,12 +88,19 @@ def _done(process: subprocess.CompletedProcess[str]) -> str:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
-    """The sdist and the wheel, built as a user builds them (the wheel from the unpacked sdist, so that a
-    file missing from the sdist fails the wheel's build)."""
-    out = tmp_path_factory.mktemp("dist")
+    """The sdist and the wheel, built as a release is built: from the tracked files alone (a fresh clone; a
+    source tree's own egg-info, left by ``pip install -e``, would put files in the sdist that its manifest
+    lacks), the wheel from the unpacked sdist, so that a file missing from the sdist is missing from it too."""
+    source, out = tmp_path_factory.mktemp("source"), tmp_path_factory.mktemp("dist")
+    if _git():
+        for name in _tracked():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, source / name)
+    else:  # an unpacked sdist: built as it is
+        source = ROOT
     _done(
         subprocess.run(
-            [sys.executable, "-m", "build", "--outdir", str(out), str(ROOT)],
+            [sys.executable, "-m", "build", "--outdir", str(out), str(source)],
             cwd=out,
             capture_output=True,
             text=True,
@@ -133,12 +140,17 @@ def _metadata(wheel: Path) -> email.message.Message:
         return email.parser.Parser().parsestr(archive.read(name).decode())
 
 
+def _git() -> bool:
+    """Whether the tests run in a git checkout (not in an unpacked sdist, which has no ``.git``)."""
+    return shutil.which("git") is not None and (ROOT / ".git").exists()
+
+
 def _tracked() -> list[str]:
-    """The files git tracks in the source tree (the test skips where there is no git checkout)."""
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
+    """The files git tracks in the source tree, as they are in the work tree (the test skips outside git)."""
+    if not _git():
         pytest.skip("not a git checkout: the tracked files are unknown")
-    listed = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    return [name for name in listed.splitlines() if (ROOT / name).is_file()]  # a file deleted but not committed
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    return [name for name in listed.split("\0") if name and (ROOT / name).is_file()]  # deleted, not committed
 
 
 def test_twine_accepts_both_distributions(built: Built) -> None:
