@@ -306,3 +306,13 @@ def test_vector_environments_stack_boards_and_masks() -> None:
     assert (observations[:, 0, :3] == [[0, 0, 0], [1, 1, 1], [2, 2, 2]]).all()
     assert (infos["action_mask"].sum(axis=1) == infos["fitting"]).all()
     envs.close()
+
+
+def test_rules_mix_as_the_command_line_mixes_them() -> None:
+    assert MastermindEnv(variant="classic", rows=8).rules == Rules(4, 6, rows=8, symbols=tuple("RGBYWK"))
+    assert MastermindEnv(variant="classic", colors=5).rules.symbols == tuple("ABCDE")  # classic's six symbols dropped
+    assert MastermindEnv(variant=Rules(3, 3), rows=4, feedback="colors").rules == Rules(
+        3, 3, rows=4, feedback="colours"
+    )
+    assert MastermindEnv(pegs=3, colors=3).rules == Rules(3, 3)
+    assert MastermindEnv().rules.name == "classic"
