@@ -324,17 +324,21 @@ class Rules:
 
     def code(self, colors: Sequence[int], *, text: str | None = None) -> Code:
         """Make a :class:`Code` from colour numbers, checking it against the rules."""
-        shown = quoted(text if text is not None else colors)
+        given = colors
+
+        def refused(why: str) -> InvalidCodeError:  # the message is written only when a code is refused
+            return InvalidCodeError(f"code {quoted(text if text is not None else given)} {why}")
+
         try:
             colors = tuple(operator.index(c) for c in colors)
         except TypeError:
-            raise InvalidCodeError(f"code {shown} is not made of colour numbers") from None
+            raise refused("is not made of colour numbers") from None
         if len(colors) != self.pegs:
-            raise InvalidCodeError(f"code {shown} has {plural(len(colors), 'peg')}; these rules need {self.pegs}")
+            raise refused(f"has {plural(len(colors), 'peg')}; these rules need {self.pegs}")
         if any(not 0 <= c < self.num_colors for c in colors):
-            raise InvalidCodeError(f"code {shown} has a colour outside 0..{self.num_colors - 1}")
+            raise refused(f"has a colour outside 0..{self.num_colors - 1}")
         if not self.repeats and len(set(colors)) != len(colors):
-            raise InvalidCodeError(f"code {shown} repeats a colour, which these rules do not allow")
+            raise refused("repeats a colour, which these rules do not allow")
         return Code(colors if self.ordered else tuple(sorted(colors)), self)
 
     def example(self) -> str:
