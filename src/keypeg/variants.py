@@ -139,6 +139,7 @@ VARIANTS: dict[str, Variant] = {
         *_seed_range(),
     )
 }
+"""The presets by name (classic, mini, super, bulls-and-cows, ...): ``find_variant`` also reads their aliases."""
 
 
 def _key(name: str) -> str:
