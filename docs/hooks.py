@@ -9,6 +9,7 @@ broken link), and a doctest block into a fenced ``pycon`` block.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -18,24 +19,62 @@ from markdown.preprocessors import Preprocessor
 ROLE = re.compile(r":(?:py:)?(?:class|func|meth|attr|data|const|obj|exc|mod):`(~?)([\w.]+?)(\(\))?`")
 FENCE = re.compile(r"^\s*(```|~~~)")
 PROMPT = re.compile(r"^(\s*)>>> ")
+LITERAL = re.compile(r"^(\s*)((?:[-*+]|\d+\.)\s+)?(.*?)::$")  # a paragraph ending in "::" opens a literal block
 
 
 def _role(match: re.Match[str]) -> str:
     short, target, call = match.group(1), match.group(2), match.group(3) or ""
     shown = target.rsplit(".", 1)[-1] if short else target
-    # A bare name is one of keypeg's public names (History, check): the reference documents them under keypeg.
-    identifier = target if "." in target and target.split(".", 1)[0] == "keypeg" else f"keypeg.{target}"
+    identifier = target if target.split(".", 1)[0] == "keypeg" else f"{_namespace(target)}.{target}"
     return f'<autoref identifier="{identifier}" optional><code>{shown}{call}</code></autoref>'
 
 
+def _literal(block: list[str], indent: str) -> list[str]:
+    """A reST literal block (the indented lines after "::") as a fenced Python block at ``indent``."""
+    first = next((i for i, line in enumerate(block) if line.strip()), len(block))
+    last = max((i for i, line in enumerate(block) if line.strip()), default=-1)
+    code = block[first : last + 1]
+    if not code:
+        return block
+    cut = min(len(line) - len(line.lstrip()) for line in code if line.strip())
+    body = [f"{indent}{line[cut:]}" if line.strip() else "" for line in code]
+    return ["", f"{indent}```python", *body, f"{indent}```", *block[last + 1 :]]
+
+
+@functools.cache
+def _public() -> dict[str, str]:
+    """Each public name of keypeg.envs and keypeg, with the namespace the reference documents it in."""
+    import keypeg
+
+    names = dict.fromkeys(keypeg.__all__, "keypeg")
+    try:
+        import keypeg.envs
+    except ImportError:  # installed without its extra: its page fails on its own
+        return names
+    return {**dict.fromkeys(keypeg.envs.__all__, "keypeg.envs"), **names}
+
+
+def _namespace(target: str) -> str:
+    """Where a bare name (History, History.add, evaluate) is documented: keypeg, or keypeg.envs for its own."""
+    return _public().get(target.split(".", 1)[0], "keypeg")
+
+
 class DocstringText(Preprocessor):
-    """Sphinx roles as cross-references, doctest blocks as fenced code; fenced blocks left alone."""
+    """Sphinx roles as cross-references, doctest and literal blocks as fenced code; fenced blocks left alone."""
 
     def run(self, lines: list[str]) -> list[str]:
         out: list[str] = []
         fence: str | None = None
         doctest: str | None = None  # the indentation of the doctest block being read
-        for line in lines:
+        literal: str | None = None  # the indentation of the literal block announced by "::"
+        block: list[str] = []
+        for line in [*lines, ""]:
+            if literal is not None:
+                if not line.strip() or len(line) - len(line.lstrip()) > len(literal):
+                    block.append(line)
+                    continue
+                out += _literal(block, literal)
+                literal, block = None, []
             if doctest is not None:
                 if line.strip():
                     out.append(line[len(doctest) :] if line.startswith(doctest) else line.strip())
@@ -57,10 +96,12 @@ class DocstringText(Preprocessor):
                     out.append("")
                 out += [f"{doctest}```pycon", line[len(doctest) :]]
                 continue
+            if m := LITERAL.match(line):
+                indent, marker, text = m.group(1), m.group(2) or "", m.group(3)
+                literal = indent + " " * len(marker)
+                line = f"{indent}{marker}{text}:" if text.strip() else ""
             out.append(ROLE.sub(_role, line))
-        if doctest is not None:
-            out.append(f"{doctest}```")
-        return out
+        return out[:-1]
 
 
 class DocstringExtension(Extension):
