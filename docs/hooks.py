@@ -4,13 +4,15 @@ The docstrings use Sphinx roles (``:class:`~keypeg.errors.InvalidCodeError```) a
 (``>>>`` lines) in their text, which Markdown would show as stray colons and as quotes or links. A
 Markdown preprocessor, registered for every page and so for the docstrings mkdocstrings renders, turns a
 role into a cross-reference to the object when the reference documents it (plain code otherwise, never a
-broken link), and a doctest block into a fenced ``pycon`` block.
+broken link), and a doctest block into a fenced ``pycon`` block. Links to files outside docs/ (right on
+GitHub) are rewritten so that ``mkdocs build --strict`` accepts them.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 from typing import Any
 
 from markdown import Extension, Markdown
@@ -112,3 +114,25 @@ class DocstringExtension(Extension):
 def on_config(config: Any) -> Any:
     config.markdown_extensions.append(DocstringExtension())
     return config
+
+
+OUTSIDE = re.compile(r"\[([^\]]+)\]\((\.\./[^)#\s]+)(#[^)\s]*)?\)")
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Links from a page to files outside docs/ (``../README.md``, ``../../benchmarks/x.py``), right on GitHub,
+    go to the repository's copy when ``repo_url`` is set, else become the link's text and the file's path."""
+    docs = Path(config.docs_dir).resolve()
+    root = docs.parent
+    here = (docs / page.file.src_path).parent
+
+    def rewrite(m: re.Match[str]) -> str:
+        target = (here / m.group(2)).resolve()
+        if target.is_relative_to(docs) or not target.is_relative_to(root):
+            return m.group(0)
+        path = target.relative_to(root).as_posix()
+        if config.repo_url:
+            return f"[{m.group(1)}]({config.repo_url.rstrip('/')}/blob/main/{path}{m.group(3) or ''})"
+        return m.group(1) if m.group(1).strip("`") == path else f"{m.group(1)} (`{path}`)"
+
+    return OUTSIDE.sub(rewrite, markdown)

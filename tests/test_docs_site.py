@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 
 import pytest
 
@@ -105,3 +105,18 @@ def test_docstring_text_reads_as_markdown() -> None:
     assert '<autoref identifier="keypeg.fitting" optional><code>fitting</code></autoref>:\n' in out
     assert "```python\nimport keypeg\n```" in out
     assert "```pycon\n>>> 1 + 1\n2\n```" in out
+
+
+def test_links_out_of_docs_are_rewritten() -> None:
+    """A page's link to a file outside docs/ (right on GitHub) goes to the repository's copy, or says the path."""
+    hooks = _module(ROOT / "docs" / "hooks.py")
+    page = SimpleNamespace(file=SimpleNamespace(src_path="tutorials/play.md"))
+    text = "[the survey](../../benchmarks/results/survey.md#cells), [play](../index.md), [web](https://x.org/a)"
+    config = SimpleNamespace(docs_dir=str(ROOT / "docs"), repo_url=None)
+    assert hooks.on_page_markdown(text, page, config, None) == (
+        "the survey (`benchmarks/results/survey.md`), [play](../index.md), [web](https://x.org/a)"
+    )
+    config.repo_url = "https://github.com/o/keypeg/"
+    assert hooks.on_page_markdown(text, page, config, None).startswith(
+        "[the survey](https://github.com/o/keypeg/blob/main/benchmarks/results/survey.md#cells), [play]"
+    )
