@@ -64,8 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         breakers = [(name, StrategyPolicy(name, seed=args.seed)) for name in args.strategies]
         first, policy = breakers[0]
+        board = play_out(policy, asked, args.seed)
         print(f"{first} against the adversary, move by move:")
-        print(play_out(policy, asked, args.seed))
+        print(board)
         print(f"{'codebreaker':<12} {'guesses':>8} {'worst case':>11}   game")
         for name, policy in breakers:
             played = duel(policy, AdversaryPolicy(), seed=args.seed, **asked)
