@@ -113,6 +113,10 @@ class DocstringExtension(Extension):
 
 def on_config(config: Any) -> Any:
     config.markdown_extensions.append(DocstringExtension())
+    # pymdownx.snippets reads its base paths from the working folder: from mkdocs.yml's, wherever mkdocs runs.
+    snippets = config.mdx_configs.get("pymdownx.snippets", {})
+    root = Path(config.config_file_path).resolve().parent
+    snippets["base_path"] = [str(root / path) for path in snippets.get("base_path", ["."])]
     return config
 
 
