@@ -60,14 +60,22 @@ class Installed:
     def python(self) -> Path:
         return self.root / "bin" / "python"
 
-    def run(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        """``args`` run with the environment's own programs first on ``PATH``, in :attr:`folder`."""
+    def run(self, *args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+        """``args`` run with the environment's own programs first on ``PATH``, in :attr:`folder` (``env``: more
+        variables)."""
         return subprocess.run(
-            args, cwd=self.folder, env=self.env, input=stdin, capture_output=True, text=True, timeout=300, check=False
+            args,
+            cwd=self.folder,
+            env={**self.env, **env},
+            input=stdin,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
         )
 
-    def keypeg(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        return self.run(str(self.root / "bin" / "keypeg"), *args, stdin=stdin)
+    def keypeg(self, *args: str, stdin: str | None = None, **env: str) -> subprocess.CompletedProcess[str]:
+        return self.run(str(self.root / "bin" / "keypeg"), *args, stdin=stdin, **env)
 
     def pip_install(self, *requirements: str) -> None:
         """pip (this suite's own: the new environment has none) installing into the environment."""
@@ -242,12 +250,25 @@ def test_play_piped(installed: Installed) -> None:
     assert _done(played).split("\n")[:3] == ["0 2", "1 2", "3 0"]
 
 
-def test_the_extras_faces_name_their_extra_when_missing(installed: Installed) -> None:
-    """Without ``[web]``, ``keypeg serve`` is one line naming it; without ``[envs]``, ``import keypeg.envs`` fails
-    with an ImportError naming it."""
-    served = installed.keypeg("serve", "--port", "1")  # refused before any socket is opened
-    assert served.returncode != 0
-    assert served.stderr.strip() == "error: the web app needs its packages: pip install 'keypeg[web]'"
+FACES = {
+    "web": (("serve", "--port", "1"), {}),  # refused before any socket is opened
+    "cluster": (("analyze", "-p", "3", "-c", "3", "--workers", "2"), {}),
+    "plot": (("analyze", "-p", "3", "-c", "3", "--chart", "chart.png"), {}),
+    "postgres": (("history",), {"KEYPEG_DB": "postgresql+psycopg://keypeg@127.0.0.1:1/keypeg"}),  # no connection made
+}
+"""A command of each extra's face, refused before any work in an environment without the extra."""
+
+
+@pytest.mark.parametrize("extra", sorted(FACES))
+def test_a_face_without_its_extra_is_one_line_naming_it(installed: Installed, extra: str) -> None:
+    args, env = FACES[extra]
+    refused = installed.keypeg(*args, **env)
+    assert refused.returncode == 2, refused
+    (line,) = refused.stderr.strip().splitlines()
+    assert line.startswith("error: ") and f"pip install 'keypeg[{extra}]'" in line, line
+
+
+def test_keypeg_envs_without_its_extra_names_it(installed: Installed) -> None:
     imported = installed.run(str(installed.python), "-c", "import keypeg.envs")
     assert imported.returncode == 1
     assert imported.stderr.strip().splitlines()[-1] == (

@@ -99,7 +99,8 @@ class Store:
         except (ArgumentError, NoSuchModuleError, ValueError) as error:
             raise BadStoreAddressError(f"bad database URL {self.shown_url!r}: {visible(error)}") from None
         except ModuleNotFoundError as error:
-            raise BadStoreAddressError(f"the driver for {self.shown_url!r} is not installed: {error.name}") from None
+            driver = f"{error.name} (pip install 'keypeg[postgres]')" if error.name == "psycopg" else error.name
+            raise BadStoreAddressError(f"the driver for {self.shown_url!r} is not installed: {driver}") from None
         _engines.add(self.engine)
         if self.engine.dialect.name == "sqlite":
             _private_file(self.engine.url.database)
