@@ -90,11 +90,15 @@ def main(argv: list[str] | None = None) -> int:
     print(f"A random agent on {rules.describe()} ({rules.size:,} codes), {args.games} games each way")
     print()
     print(f"{'agent':<10} {'won':>5} {'lost':>5}   {'average guesses to win':>22}")
-    for masked in (False, True):
-        games = run(env, args.games, masked=masked, seed=args.seed)
-        won = [game.guesses for game in games if game.won]
-        average = f"{statistics.mean(won):.3f}" if won else "-"
-        print(f"{'masked' if masked else 'unmasked':<10} {len(won):>5} {len(games) - len(won):>5}   {average:>22}")
+    try:
+        for masked in (False, True):
+            games = run(env, args.games, masked=masked, seed=args.seed)
+            won = [game.guesses for game in games if game.won]
+            average = f"{statistics.mean(won):.3f}" if won else "-"
+            print(f"{'masked' if masked else 'unmasked':<10} {len(won):>5} {len(games) - len(won):>5}   {average:>22}")
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
     if args.show:
         print()
         print("The first masked game:")
