@@ -184,7 +184,9 @@ def test_the_sdist_is_the_whole_source_release(built: Built) -> None:
         top = built.sdist.name.removesuffix(".tar.gz")
         held = {name.removeprefix(f"{top}/") for name in archive.getnames()}
     missing = [name for name in _tracked() if not name.startswith(NOT_IN_SDIST) and name not in held]
-    assert not missing, f"tracked files missing from the sdist: {missing}"
+    assert not missing, (
+        f"tracked files missing from the sdist (graft them in MANIFEST.in, or list them in NOT_IN_SDIST): {missing}"
+    )
     assert {"LICENSE", "PKG-INFO", "pyproject.toml", "README.md"} <= held
 
 
