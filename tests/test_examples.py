@@ -117,7 +117,7 @@ def test_the_learner_reaches_the_optimum_it_prints_and_prints_the_same_again_wit
     best = optimal(Rules(3, 3)).stats
     assert rows["optimal"] == [str(best.total), f"{best.average:.3f}", str(best.max)]  # 73 over 27 secrets
     learnt = number(rows["Q-learning agent"][1])
-    assert learnt - best.average < 0.08  # 10,000 games: 73 or 74 guesses in all for 29 seeds of 30
+    assert learnt - best.average < 0.08  # at most 75 guesses; 10,000 games gave 73 for 27 seeds of 0-29, 74 for 3
     assert f"the agent averages {learnt - best.average:.3f} guesses a game more than the optimum" in said
     once, again = (in_process("learn_3x3", capsys, "--episodes", "200", "--seed", "5") for _ in "ab")
     assert re.sub(CPU, "", once) == re.sub(CPU, "", again) and "seed 5" in once
