@@ -1,7 +1,7 @@
 """A tiny learning agent: tabular Q-learning on 3x3 Mastermind, measured against the proven optimum.
 
-The agent learns only by playing ``keypeg/Mastermind-v0`` (reward -1 a guess) and never sees the secret
-or the scoring rule. Its state is the set of codes that still fit the scores, which the environment
+The agent learns only by playing ``keypeg/Mastermind-v0`` (reward -1 a guess): it never sees the secret
+nor how scores are worked out. Its state is the set of codes that still fit the scores, which the environment
 hands over as ``info["action_mask"]``: two boards that leave the same codes possible are the same
 position, so the table stays small (a few hundred states on 3x3). It guesses only among those codes,
 epsilon-greedily while it trains (epsilon falling from 1 to 0.05); its values start at -1 (every guess
@@ -12,7 +12,7 @@ first, so a win reaches the first guess's value in the same game.
 Then it plays every secret greedily, and the script prints its total and average number of guesses
 beside Knuth's strategy (``keypeg.analyze``) and the optimum (``keypeg.optimal``): on 3 pegs and
 3 colours the optimum is 73 guesses over the 27 secrets, 2.704 a game, and Knuth's 74. Everything is
-seeded: the same command prints the same figures (but the CPU time). Uses numpy only.
+seeded: the same command prints the same figures (all but the CPU time). The learning is numpy only.
 
 Run it::
 
