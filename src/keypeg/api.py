@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Literal
 
 from keypeg.code import Code, Feedback
 from keypeg.consistency import Consistency, Suspect
-from keypeg.errors import InvalidArgumentError
+from keypeg.errors import InvalidArgumentError, TooSlowError
 from keypeg.history import History
 from keypeg.limits import DEFAULT_COUNT_LIMIT
 from keypeg.play.sessions import BreakSession, SolveSession
@@ -73,19 +73,47 @@ def _history(history: History | Rules | Iterable[tuple[Code, Feedback]]) -> Hist
         return History(history)
     if isinstance(history, str):
         raise InvalidArgumentError(f"a history is a History or a Rules, not the text {quoted(history)}")
+    wrong = InvalidArgumentError(
+        "a history is a History, a Rules, or (Code, Feedback) pairs (their codes give the rules), "
+        f"not {quoted(history)}"
+    )
+    if not isinstance(history, Iterable):
+        raise wrong
     moves = tuple(history)
     first = moves[0][0] if moves and isinstance(moves[0], tuple) and moves[0] else None
     if not isinstance(first, Code):
-        raise InvalidArgumentError(
-            "a history is a History, a Rules, or (Code, Feedback) pairs (their codes give the rules)"
-        )
+        raise wrong
     return History(first.rules, moves)
+
+
+def _flag(value: bool, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidArgumentError(f"{name} must be True or False, not {quoted(value)}")
+    return value
+
+
+def _progress(progress: Callable[..., None] | None) -> None:
+    if progress is not None and not callable(progress):
+        raise InvalidArgumentError(f"progress must be a function or None, not {quoted(progress)}")
+
+
+def _seconds(force: bool) -> float | None:
+    """The constraint solver's time for one check: the machine's time budget, or none when ``force``."""
+    from keypeg.machine import time_budget
+
+    if _flag(force, "force"):
+        return None
+    try:
+        return time_budget()
+    except ValueError as error:
+        raise InvalidArgumentError(str(error)) from None
 
 
 def _guard(force: bool) -> Callable[[Estimate], None]:
     """The command line's guard (:func:`keypeg.analysis.cost.guard`), with ``force`` as ``--force``."""
     from keypeg.analysis.cost import guard
 
+    _flag(force, "force")
     return lambda estimate: guard(estimate, force, WAY_ROUND)
 
 
@@ -113,10 +141,14 @@ def fitting(
 
     Any size of game: the codes are enumerated up to :data:`keypeg.limits.ENUMERATE_LIMIT` codes, past
     it found by CP-SAT (then ``limit`` codes that fit, sorted, not necessarily the first ones). Scores no
-    code fits give an empty list (:func:`check` names the likely mistake).
+    code fits give an empty list (:func:`check` names the likely mistake). Past enumeration the solver
+    has the machine's time budget (:func:`keypeg.machine.time_budget`, ``$KEYPEG_TIME_LIMIT``) unless
+    ``force``: the list is never cut short silently.
 
     Raises:
         TooCostlyError: the work is estimated above this machine's budget (unless ``force``).
+        TooSlowError: the solver ran out of that time before it found ``limit`` codes or all of them
+            (the message says how many it found: ask for fewer).
 
     >>> from keypeg import History, Rules
     >>> [str(code) for code in fitting(History.parse(Rules(3, 3), ["AAB=1,1", "ABC=1,2"]))]
@@ -129,8 +161,16 @@ def fitting(
 
     scored = _history(history)
     _at_least(limit, 0, "limit")
-    _guard(force)(consistency_cost(scored.rules, len(scored), max(limit, 1)))
-    result = check_history(scored.rules, scored.moves, limit=max(limit, 1), search_limit=0)
+    wanted = max(min(limit, scored.rules.size), 1)  # a limit above the codes there are means all of them
+    _guard(force)(consistency_cost(scored.rules, len(scored), wanted))
+    seconds = _seconds(force)
+    result = check_history(scored.rules, scored.moves, limit=wanted, search_limit=0, seconds=seconds)
+    if result.count_is_lower_bound and result.count < wanted:
+        raise TooSlowError(
+            f"listing {wanted:,} fitting codes of {scored.rules.describe()} stopped after the {seconds:g} s allowed, "
+            f"with {result.count:,} found: ask for fewer (limit={result.count}), or {WAY_ROUND}",
+            conclusive=True,
+        )
     return result.codes[:limit] if result.consistent else []
 
 
@@ -140,8 +180,13 @@ def check(
     """Whether any code fits ``history``: how many (counted up to ``limit``), the first of them, and when
     none fits, the scores most likely wrong (:attr:`Consistency.suspects`, likeliest first).
 
+    Past enumeration the solver has the machine's time budget unless ``force``: when it runs out while
+    counting, the count is what was found (``count_is_lower_bound``, ``message()`` says "at least").
+
     Raises:
         TooCostlyError: the work is estimated above this machine's budget (unless ``force``).
+        TooSlowError: the solver ran out of that time before it could say whether any code fits, or
+            which scores are likely wrong.
 
     >>> from keypeg import History, Rules
     >>> result = check(History.parse(Rules(4, 6), ["AABB=1,0", "ACDE=0,2"]))
@@ -156,8 +201,8 @@ def check(
 
     scored = _history(history)
     _at_least(limit, 1, "limit")
-    _guard(force)(consistency_cost(scored.rules, len(scored), limit))
-    return check_history(scored.rules, scored.moves, limit=limit)
+    _guard(force)(consistency_cost(scored.rules, len(scored), min(limit, scored.rules.size)))
+    return check_history(scored.rules, scored.moves, limit=limit, seconds=_seconds(force))
 
 
 def strategy_names() -> tuple[str, ...]:
@@ -251,6 +296,7 @@ def analyze(
     game = _rules(rules)
     name = canonical_name(strategy)
     _seed(seed)
+    _progress(progress)
     check = _guard(force)
     check_trees(game, [name], check)
     if isinstance(first, str) and first.strip().lower() == "best":
@@ -300,6 +346,8 @@ def optimal(
     game = _rules(rules)
     _choice(objective, OBJECTIVES, "objective")
     _choice(pool, POOLS, "pool")
+    _progress(progress)
+    _flag(save, "save")
     if objective == "total":
         found = load_optimal(game, pool)
         if found is not None:
@@ -347,6 +395,7 @@ def break_code(
 
     game = _rules(rules)
     _seed(seed)
+    _flag(adversarial, "adversarial")
     if adversarial and (secret is not None or seed is not None):
         raise InvalidArgumentError("an adversarial codemaker keeps no secret and draws nothing: no secret nor seed")
     if adversarial:

@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from keypeg.code import Code, Feedback
+from keypeg.errors import TooSlowError
 from keypeg.feedback import score
 from keypeg.limits import (
     DEFAULT_COUNT_LIMIT,
@@ -171,17 +173,23 @@ def check(
     limit: int = DEFAULT_COUNT_LIMIT,
     method: str | None = None,
     search_limit: int = SUSPECT_SEARCH_LIMIT,
+    seconds: float | None = None,
 ) -> Consistency:
     """Whether some secret fits ``history``; how many (counted up to ``limit`` by the solver); the first
     ``limit`` fitting codes; and if none fits, the likely mistakes. ``method`` forces ``enumeration``
     or ``cp-sat``. By enumeration, the likely mistakes are looked for by leaving sets of scores out in
-    turn, up to ``search_limit`` sets (then none is named)."""
+    turn, up to ``search_limit`` sets (then none is named).
+
+    ``seconds`` bounds the constraint solver's work in all (wall-clock; ``None``: no bound). When it runs
+    out while codes are being counted, the answer is partial: the codes found so far, and
+    ``count_is_lower_bound`` with a count below ``limit``; when it runs out before the solver can say
+    whether any code fits, or which scores are likely wrong, :class:`TooSlowError` is raised."""
     history = [(rules.adopt(guess), rules.check_feedback(feedback)) for guess, feedback in history]
     chosen = method or ("enumeration" if rules.size <= ENUMERATE_LIMIT else "cp-sat")
     if chosen == "enumeration":
         return _by_enumeration(rules, history, limit, search_limit)
     if chosen == "cp-sat":
-        return _by_solver(rules, history, limit)
+        return _by_solver(rules, history, limit, _Clock(rules, seconds))
     raise ValueError(f"method must be 'enumeration' or 'cp-sat', not {method!r}")
 
 
@@ -376,19 +384,24 @@ class _Model:
     def decode(self, solver: Any) -> Code:
         return self.rules.code([next(c for c, var in enumerate(row) if solver.value(var)) for row in self.x])
 
-    def first(self) -> Code | None:
-        """A code that fits, if any."""
+    def first(self, clock: _Clock) -> Code | None:
+        """A code that fits, if any (:class:`TooSlowError` if ``clock`` runs out before the solver knows)."""
         from ortools.sat.python import cp_model
 
-        solver = _cp_solver()
+        solver = clock.solver()
         status = solver.solve(self.model)
-        return self.decode(solver) if status in (cp_model.OPTIMAL, cp_model.FEASIBLE) else None
+        if status in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+            return self.decode(solver)
+        if status != cp_model.INFEASIBLE:
+            raise clock.out("telling whether any code fits")
+        return None
 
-    def count(self, limit: int) -> tuple[int, list[Code]]:
-        """How many codes fit, counted up to ``limit``, and those found (in the solver's order)."""
+    def count(self, limit: int, clock: _Clock) -> tuple[int, list[Code], bool]:
+        """How many codes fit, counted up to ``limit``, those found (in the solver's order), and whether
+        the count is complete (all found, or ``limit`` reached) rather than cut short by ``clock``."""
         from ortools.sat.python import cp_model
 
-        solver = _cp_solver()
+        solver = clock.solver()
         solver.parameters.enumerate_all_solutions = True
         found: list[Code] = []
         decode = self.decode
@@ -399,8 +412,32 @@ class _Model:
                 if len(found) >= limit:
                     self.stop_search()
 
-        solver.solve(self.model, Collect())
-        return len(found), found
+        status = solver.solve(self.model, Collect())
+        return len(found), found, len(found) >= limit or status in (cp_model.OPTIMAL, cp_model.INFEASIBLE)
+
+
+class _Clock:
+    """The constraint solver's time for one check, shared by its solves (``seconds=None``: unbounded)."""
+
+    def __init__(self, rules: Rules, seconds: float | None = None) -> None:
+        self.rules = rules
+        self.seconds = seconds
+        self.deadline = None if seconds is None else time.monotonic() + seconds
+
+    def solver(self) -> Any:
+        """A solver (:func:`_cp_solver`) limited to the time left."""
+        solver = _cp_solver()
+        if self.deadline is not None:
+            solver.parameters.max_time_in_seconds = max(self.deadline - time.monotonic(), 0.001)
+        return solver
+
+    def out(self, doing: str) -> TooSlowError:
+        """The error when the time ran out while ``doing``."""
+        return TooSlowError(
+            f"the constraint solver stopped {doing} on {self.rules.describe()} ({self.rules.size:,} codes) "
+            f"after the {self.seconds:g} s allowed",
+            conclusive=True,
+        )
 
 
 def _cp_solver() -> Any:
@@ -414,21 +451,23 @@ def _cp_solver() -> Any:
     return solver
 
 
-def _by_solver(rules: Rules, history: History, limit: int) -> Consistency:
+def _by_solver(rules: Rules, history: History, limit: int, clock: _Clock) -> Consistency:
     model = _Model(rules, history)
     # one solve first: listing every solution turns the solver's presolve off, and proving that none
     # exists without it can take a minute where this takes a fraction of a second
-    count, found = model.count(limit) if model.first() is not None else (0, [])
-    if found:
-        codes = sorted(found, key=lambda c: c.colors)
-        return Consistency(True, count, count >= limit, codes[0], method="cp-sat", codes=codes)
-    suspects = _single_suspects_by_solver(rules, history)
+    example = model.first(clock)
+    count, found, complete = model.count(limit, clock) if example is not None else (0, [], True)
+    if example is not None:
+        codes = sorted(found or [example], key=lambda c: c.colors)
+        count = max(count, 1)
+        return Consistency(True, count, count >= limit or not complete, codes[0], method="cp-sat", codes=codes)
+    suspects = _single_suspects_by_solver(rules, history, clock)
     if suspects:
         return Consistency(False, 0, False, suspects[0].example, suspects, 1, method="cp-sat")
-    return _changed_together_by_solver(rules, history)
+    return _changed_together_by_solver(rules, history, clock)
 
 
-def _nearest_corrections(rules: Rules, history: History, k: int) -> list[Feedback]:
+def _nearest_corrections(rules: Rules, history: History, k: int, clock: _Clock) -> list[Feedback]:
     """The scores of guess ``k`` that make the history fit and are the fewest pegs off the one given
     (none when no score does)."""
     from ortools.sat.python import cp_model
@@ -441,20 +480,23 @@ def _nearest_corrections(rules: Rules, history: History, k: int) -> list[Feedbac
     for feedback, var in zip(options, chosen, strict=True):
         model.require(k, feedback, when=var)
     model.model.minimize(sum(pegs_off(given, f) * var for f, var in zip(options, chosen, strict=True)))
-    solver = _cp_solver()
-    if solver.solve(model.model) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+    solver = clock.solver()
+    status = solver.solve(model.model)
+    if status == cp_model.INFEASIBLE:
         return []  # no score of this guess makes the others fit
+    if status != cp_model.OPTIMAL:
+        raise clock.out("looking for the likely wrong score")
     nearest = round(solver.objective_value)
     return [f for f in options if pegs_off(given, f) == nearest]
 
 
-def _single_suspects_by_solver(rules: Rules, history: History) -> list[Suspect]:
+def _single_suspects_by_solver(rules: Rules, history: History, clock: _Clock) -> list[Suspect]:
     """Every score that alone can be corrected, ranked as by enumeration: the solver finds the nearest
     corrections and a code for each; the codes each lets fit are counted (:func:`_count_corrections`)."""
     found: dict[tuple[int, Feedback], Code] = {}
     for k in range(len(history)):
-        for feedback in _nearest_corrections(rules, history, k):
-            example = _Model(rules, _corrected(history, k, feedback)).first()
+        for feedback in _nearest_corrections(rules, history, k, clock):
+            example = _Model(rules, _corrected(history, k, feedback)).first(clock)
             if example is not None:
                 found[k, feedback] = example
     counted = _count_corrections(rules, history, list(found))
@@ -532,7 +574,7 @@ def _corrected(history: History, k: int, feedback: Feedback) -> History:
     return [*history[:k], (history[k][0], feedback), *history[k + 1 :]]
 
 
-def _changed_together_by_solver(rules: Rules, history: History) -> Consistency:
+def _changed_together_by_solver(rules: Rules, history: History, clock: _Clock) -> Consistency:
     """The fewest scores to change together, winning scores (never given by mistake) left alone where
     another set of as many will do."""
     model = _Model(rules, history, free=range(len(history)))
@@ -541,8 +583,11 @@ def _changed_together_by_solver(rules: Rules, history: History) -> Consistency:
         model.require(k, feedback, when=~wrong[k])
     wins = [var for var, (_, feedback) in zip(wrong, history, strict=True) if feedback == rules.win]
     model.model.minimize((len(history) + 1) * sum(wrong) + sum(wins))
-    solver = _cp_solver()
-    solver.solve(model.model)
+    from ortools.sat.python import cp_model
+
+    solver = clock.solver()
+    if solver.solve(model.model) != cp_model.OPTIMAL:
+        raise clock.out("looking for the likely wrong scores")
     code = model.decode(solver)
     changed = [k for k, var in enumerate(wrong) if solver.value(var)]
     suspects = [Suspect(k + 1, history[k][0], history[k][1], score(code, history[k][0]), code) for k in changed]

@@ -6,6 +6,7 @@ from collections import Counter
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidCodeError
+from keypeg.text import quoted
 
 __all__ = ["score", "score_colors"]
 
@@ -32,6 +33,11 @@ def score(secret: Code, guess: Code) -> Feedback:
     >>> score(rules.parse("AABB"), rules.parse("BBAB"))
     Feedback(black=1, white=2)
     """
+    if not isinstance(secret, Code) or not isinstance(guess, Code):
+        wrong = guess if isinstance(secret, Code) else secret
+        raise InvalidCodeError(f"score takes two Codes (rules.parse(text) makes one), not {quoted(wrong)}")
+    if len(secret.colors) != len(guess.colors) or len(guess.colors) != guess.rules.pegs:
+        raise InvalidCodeError(f"cannot score {guess.colors} against {secret.colors}: not codes of the same length")
     if secret.rules.pegs != guess.rules.pegs or secret.rules.num_colors != guess.rules.num_colors:
         raise InvalidCodeError(f"cannot score {str(guess)!r} against {str(secret)!r}: they follow different rules")
     black, white = score_colors(secret.colors, guess.colors)

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import InvalidFeedbackError, KeypegError
+from keypeg.errors import InvalidArgumentError, InvalidFeedbackError
 from keypeg.rules import Rules
 from keypeg.text import quoted
 
@@ -28,8 +28,9 @@ FeedbackLike = Feedback | tuple[int, int] | str
 :meth:`Rules.parse_feedback` reads it (``"2,1"``, ``"2b1w"``; ``"2"`` under black or colours feedback)."""
 
 
-def _feedback(rules: Rules, feedback: object) -> Feedback:
-    """``feedback`` (a :class:`Feedback`, a pair or text) as a score that can happen under ``rules``."""
+def read_feedback(rules: Rules, feedback: object) -> Feedback:
+    """``feedback`` (a :class:`Feedback`, a pair or text) as a score that can happen under ``rules``;
+    anything else raises :class:`InvalidFeedbackError` (the one reader of a score a person gives)."""
     if isinstance(feedback, Feedback):
         return rules.check_feedback(feedback)
     if isinstance(feedback, str):
@@ -54,7 +55,9 @@ class History:
 
     A bad guess raises :class:`~keypeg.errors.InvalidCodeError`, an impossible score
     :class:`~keypeg.errors.InvalidFeedbackError`. Scores that no secret fits together are accepted here
-    (a history is what was said); :func:`keypeg.check` finds the likely mistake.
+    (a history is what was said); :func:`keypeg.check` finds the likely mistake. A history is not a game:
+    it takes moves past the rules' rows, and after a winning score (then :attr:`solved` is False again, and
+    :func:`keypeg.check` finds the scores inconsistent); a game (:func:`keypeg.break_code`) refuses both.
 
     >>> from keypeg import Rules
     >>> rules = Rules(3, 3)
@@ -70,12 +73,16 @@ class History:
 
     def __post_init__(self) -> None:
         if not isinstance(self.rules, Rules):
-            raise KeypegError(f"a history's rules must be a Rules, not {quoted(self.rules)}")
+            raise InvalidArgumentError(f"a history's rules must be a Rules, not {quoted(self.rules)}")
+        if isinstance(self.moves, str) or not isinstance(self.moves, Iterable):
+            raise InvalidArgumentError(
+                f"a history's moves are (guess, feedback) pairs (History.parse reads text), not {quoted(self.moves)}"
+            )
         moves = []
         for move in self.moves:
             if not isinstance(move, (tuple, list)) or len(move) != 2:
-                raise KeypegError(f"a move is a (guess, feedback) pair, not {quoted(move)}")
-            moves.append((self.rules.adopt(move[0]), _feedback(self.rules, move[1])))
+                raise InvalidArgumentError(f"a move is a (guess, feedback) pair, not {quoted(move)}")
+            moves.append((self.rules.adopt(move[0]), read_feedback(self.rules, move[1])))
         object.__setattr__(self, "moves", tuple(moves))
 
     @classmethod
@@ -102,7 +109,7 @@ class History:
 
     def add(self, guess: Code | str, feedback: FeedbackLike) -> History:
         """This history with one more scored guess (a new value; this one is unchanged)."""
-        return History(self.rules, (*self.moves, (self.rules.adopt(guess), _feedback(self.rules, feedback))))
+        return History(self.rules, (*self.moves, (self.rules.adopt(guess), read_feedback(self.rules, feedback))))
 
     def __len__(self) -> int:
         return len(self.moves)

@@ -187,14 +187,19 @@ class Rules:
 
     def adopt(self, code: Code | str) -> Code:
         """``code`` as a code of these rules: text is parsed; a :class:`Code` of another rule set of the
-        same game is relabelled; a code of another game raises :class:`InvalidCodeError`."""
+        same game is relabelled; anything else, a code of another game, or a :class:`Code` built directly
+        that its rules do not allow (a colour out of range, a peg too many) raises :class:`InvalidCodeError`."""
         if isinstance(code, str):
             return self.parse(code)
-        if code.rules is self:
-            return code
+        if not isinstance(code, Code):
+            raise InvalidCodeError(f"a code is a Code or text, not {quoted(code)}")
+        if not isinstance(code.rules, Rules):
+            raise InvalidCodeError(f"a code's rules must be a Rules, not {quoted(code.rules)}")
         if code.rules.game != self.game:
+            code.rules.code(code.colors)  # one its own rules refuse is refused for that
             raise InvalidCodeError(f"{str(code)!r} is not a code of {self.describe()}")
-        return Code(code.colors, self)
+        checked = self.code(code.colors)  # a Code made directly is checked here, at every door
+        return code if code.rules is self and checked.colors == code.colors else checked
 
     def as_dict(self) -> dict[str, object]:
         """The rules as JSON-ready data (:meth:`from_dict` reads it back)."""

@@ -396,8 +396,15 @@ def consistency_cost(rules: Rules, guesses: int, listed: int) -> Estimate:
     if rules.size <= limits.ENUMERATE_LIMIT:
         scan = Estimate("", 16 * rules.size, _pairs_seconds(rules.size * max(guesses, 1)), ())
         return _named(space_cost(rules) + scan + codes, work)
-    solver = Estimate("", 0, listed / limits.CP_SAT_SOLUTIONS_PER_SECOND, (), True)
+    terms = rules.pegs * rules.num_colors * max(guesses, 1)  # a solution's cost grows with the model
+    solver = Estimate("", 0, listed * terms * CP_SAT_SECONDS_PER_TERM, (), True)
     return _named(solver + codes, work)
+
+
+CP_SAT_SECONDS_PER_TERM = 1.4e-5
+"""The constraint solver's seconds per fitting code listed, per peg, colour and scored guess: 15x26 with 6
+guesses took 33 ms a code, 8x12 and 10x10 with 4 guesses 5 and 10 ms (review of issue 32, 2 cores; the cost
+depends on the scores too, so :func:`keypeg.consistency.check` also takes a time limit)."""
 
 
 def guard(estimate: Estimate, force: bool, way_round: str, *, timed: bool = True) -> None:

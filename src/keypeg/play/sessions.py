@@ -22,6 +22,7 @@ from keypeg.code import Code, Feedback
 from keypeg.errors import GameOverError, IllegalMoveError, InconsistentScoreError, KeypegError, TooLargeError
 from keypeg.feedback import score
 from keypeg.game import Board, Outcome, outcome_of
+from keypeg.history import FeedbackLike, read_feedback
 from keypeg.play.codemakers import Codemaker, codemaker_from_state
 from keypeg.play.levels import LEVELS
 from keypeg.rules import Rules
@@ -341,9 +342,11 @@ class SolveSession(_Game):
 
     # -- moves ---------------------------------------------------------------------------------
 
-    def score(self, feedback: Feedback | str) -> None:
-        """Score the computer's guess; an impossible score raises :class:`InvalidFeedbackError`, one that
-        contradicts the scores before it :class:`InconsistentScoreError` (naming the likely mistake)."""
+    def score(self, feedback: FeedbackLike) -> None:
+        """Score the computer's guess (:meth:`guess`: the same guess whether or not it was asked for first)
+        with a :class:`Feedback`, a ``(black, white)`` pair or text, as :meth:`keypeg.History.add` takes
+        it; an impossible score raises :class:`InvalidFeedbackError`, one that contradicts the scores
+        before it :class:`InconsistentScoreError` (naming the likely mistake)."""
         guess = self.guess()
         given = self._feedback(feedback)
         self._replace([*self.history, (guess, given)])
@@ -358,7 +361,7 @@ class SolveSession(_Game):
         self._replace(self.history[:-1])
         return last
 
-    def fix(self, number: int, feedback: Feedback | str) -> None:
+    def fix(self, number: int, feedback: FeedbackLike) -> None:
         """Correct the score of guess ``number`` (from 1), if the scores then fit some code. The winning
         score says that guess was the code: the game ends there, and the guesses after it are dropped."""
         if self.is_over:
@@ -378,8 +381,8 @@ class SolveSession(_Game):
             raise GameOverError("the game is over already")
         self.resigned = True
 
-    def _feedback(self, value: Feedback | str) -> Feedback:
-        return self.rules.parse_feedback(value) if isinstance(value, str) else self.rules.check_feedback(value)
+    def _feedback(self, value: FeedbackLike) -> Feedback:
+        return read_feedback(self.rules, value)
 
     def _replace(self, history: list[tuple[Code, Feedback]]) -> None:
         from keypeg.knowledge import Knowledge

@@ -83,6 +83,8 @@ def canonical_name(name: str) -> str:
     >>> canonical_name("Knuth"), canonical_name("two_step")
     ('worst-case', 'two-step')
     """
+    if not isinstance(name, str):
+        raise UnknownStrategyError(f"a strategy is named by text, not {name!r:.60}; known: {', '.join(NAMES)}")
     key = name.strip().lower().replace("_", "-")
     for known, (_, _, aliases) in REGISTRY.items():
         if key == known or key in aliases:

@@ -1,0 +1,177 @@
+"""The public API's doors against bad or unexpected input (the review of issue 32): every wrong value a
+user can pass is refused with a typed one-line error (a ValueError as documented), never an
+AttributeError from deep inside; and the constraint solver's work behind ``fitting``/``check`` is bounded."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import keypeg
+from keypeg import (
+    Code,
+    Feedback,
+    History,
+    Rules,
+    analyze,
+    best_guess,
+    break_code,
+    check,
+    fitting,
+    make_code,
+    optimal,
+    score,
+)
+from keypeg.errors import (
+    InvalidArgumentError,
+    InvalidCodeError,
+    InvalidFeedbackError,
+    TooSlowError,
+    UnknownStrategyError,
+)
+
+R = Rules(3, 3)
+
+
+def _big_history(moves: int = 6) -> History:
+    """15 pegs, 26 colours: past enumeration, the constraint solver's size (the review's /tmp/p13.py)."""
+    rnd = random.Random(1)
+    rules = Rules(15, 26)
+
+    def drawn() -> Code:
+        return rules.code([rnd.randrange(26) for _ in range(15)])
+
+    secret, history = drawn(), History(rules)
+    for _ in range(moves):
+        guess = drawn()
+        history = history.add(guess, score(secret, guess))
+    return history
+
+
+# -- 23: the solver is bounded --------------------------------------------------------------------
+
+
+def test_the_constraint_solver_stops_at_its_time_and_says_so() -> None:
+    from keypeg.consistency import check as check_history
+
+    history = _big_history()
+    try:  # 1 ms: either no answer yet (an error), or a partial count said to be one
+        result = check_history(history.rules, history.moves, limit=1000, seconds=0.001)
+    except TooSlowError as error:
+        assert "allowed" in str(error)
+    else:
+        assert result.count_is_lower_bound and result.count < 1000
+        assert result.message().startswith("consistent: at least")
+
+
+def test_fitting_never_cuts_its_list_short_silently(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keypeg.api, "_seconds", lambda force: 0.001)
+    with pytest.raises(TooSlowError, match="allowed"):
+        fitting(_big_history())
+
+
+def test_the_estimate_of_listing_codes_grows_with_the_model() -> None:
+    from keypeg.analysis.cost import consistency_cost
+
+    history = _big_history()
+    # measured 36 CPU s for 1,000 codes on 15x26 after 6 guesses (the review); the old estimate said 0.5 s
+    assert consistency_cost(history.rules, len(history), 1000).seconds > 10
+    with pytest.raises(keypeg.TooCostlyError, match="force=True"):
+        fitting(history, limit=100_000)
+
+
+def test_a_limit_above_the_codes_there_are_means_all_of_them() -> None:
+    assert len(fitting(Rules(4, 6), limit=10**9)) == 1296
+    assert check(Rules(4, 6), limit=10**9).count == 1296
+
+
+# -- 1, 9: a score as History.add takes it ---------------------------------------------------------
+
+
+def test_a_solve_session_takes_a_score_as_a_history_does() -> None:
+    session = make_code(R, seed=0)
+    guess = session.guess()
+    session.score((1, 0))
+    assert session.history[-1] == (guess, Feedback(1, 0))
+    session.fix(1, (2, 0))
+    assert session.history[-1][1] == Feedback(2, 0)
+    for wrong in (None, (1,), 2.5, (1, "a")):
+        with pytest.raises(InvalidFeedbackError):
+            session.score(wrong)  # type: ignore[arg-type]
+
+
+# -- 2, 3, 4, 24, 25: codes, strategies, histories of the wrong type -------------------------------
+
+
+@pytest.mark.parametrize("wrong", [1234, None, 2.5, b"AAB"])
+def test_a_code_of_the_wrong_type_is_an_invalid_code(wrong: object) -> None:
+    with pytest.raises(InvalidCodeError, match="a code is a Code or text"):
+        History(R).add(wrong, (1, 0))  # type: ignore[arg-type]
+    with pytest.raises(InvalidCodeError):
+        break_code(R).guess(wrong)  # type: ignore[arg-type]
+    if wrong is not None:  # None is the default: a random secret, the opening of the strategy
+        with pytest.raises(InvalidCodeError):
+            break_code(R, secret=wrong)  # type: ignore[arg-type]
+        with pytest.raises(InvalidCodeError):
+            analyze(R, first=wrong)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("colors", [(0, 9, 1), (0, 1, 2, 2), (0, 1), (0, -1, 1)])
+def test_a_code_built_directly_is_checked_at_every_door(colors: tuple[int, ...]) -> None:
+    bad = Code(colors, R)
+    with pytest.raises(InvalidCodeError):
+        History(R).add(bad, "1,0")
+    with pytest.raises(InvalidCodeError):
+        History(R, ((bad, Feedback(1, 0)),))
+    with pytest.raises(InvalidCodeError):
+        break_code(R, secret=bad)
+    with pytest.raises(InvalidCodeError):
+        break_code(R, seed=1).guess(bad)
+    with pytest.raises(InvalidCodeError):
+        analyze(R, first=bad)
+    with pytest.raises(InvalidCodeError):
+        fitting([(bad, Feedback(1, 0))])
+    if len(colors) != R.pegs:
+        with pytest.raises(InvalidCodeError):
+            score(bad, R.parse("ABC"))
+
+
+def test_score_takes_codes_and_says_so() -> None:
+    with pytest.raises(InvalidCodeError, match=r"rules.parse"):
+        score("AAB", "ABA")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("wrong", [None, 5, ("knuth",)])
+def test_a_strategy_that_is_not_text_is_unknown(wrong: object) -> None:
+    with pytest.raises(UnknownStrategyError):
+        best_guess(R, strategy=wrong)  # type: ignore[arg-type]
+    with pytest.raises(UnknownStrategyError):
+        analyze(R, wrong)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("wrong", [None, 5, 2.5])
+def test_a_history_of_the_wrong_type_is_an_invalid_argument(wrong: object) -> None:
+    for door in (fitting, check, best_guess):
+        with pytest.raises(InvalidArgumentError, match="a history is"):
+            door(wrong)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError):
+        History(R, moves=wrong)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError):
+        History(wrong)  # type: ignore[arg-type]
+
+
+# -- 10: flags and callbacks checked before the work ------------------------------------------------
+
+
+def test_flags_and_callbacks_are_checked_up_front() -> None:
+    with pytest.raises(InvalidArgumentError, match="force"):
+        fitting(R, force="no")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="save"):
+        optimal(R, save="yes")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="adversarial"):
+        break_code(R, adversarial=1)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="progress"):
+        analyze(R, progress=5)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="progress"):
+        optimal(Rules(3, 4), objective="worst-case", progress=5)  # type: ignore[arg-type]
