@@ -175,3 +175,81 @@ def test_flags_and_callbacks_are_checked_up_front() -> None:
         analyze(R, progress=5)  # type: ignore[arg-type]
     with pytest.raises(InvalidArgumentError, match="progress"):
         optimal(Rules(3, 4), objective="worst-case", progress=5)  # type: ignore[arg-type]
+
+
+# -- 6, 26: a tree on a short board says what it would lose -------------------------------------------
+
+
+def test_a_tree_counts_the_secrets_it_breaks_only_past_the_rows() -> None:
+    tree = analyze(Rules(2, 2, rows=1), "knuth")  # the review: 3 guesses on a 1-row board, no failure said
+    assert tree.stats.distribution == {1: 1, 2: 2, 3: 1}
+    assert tree.beyond_rows == 3
+    assert analyze(Rules(2, 2, rows=3), "knuth").beyond_rows == 0
+    assert tree.stats.worst == tree.stats.max == 3
+
+
+# -- 7, 30: bad input is a ValueError of a typed kind ---------------------------------------------------
+
+
+def test_too_few_rows_for_the_optimum_is_invalid_rules() -> None:
+    with pytest.raises(keypeg.InvalidRulesError, match="no strategy solves every secret within 2"):
+        optimal(Rules(3, 3, rows=2))
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"players": ("a", "b"), "games": 3},
+        {"players": ("a", "a")},
+        {"players": ("a",)},
+        {"players": "ab"},
+        {"players": ("a", "b"), "points_per": "nope"},
+        {"players": ("a", "b"), "games": "2"},
+    ],
+)
+def test_a_match_refuses_bad_arguments_as_invalid(arguments: dict[str, object]) -> None:
+    with pytest.raises(InvalidArgumentError):
+        keypeg.Match(**arguments)  # type: ignore[arg-type]
+
+
+def test_a_match_and_a_game_refuse_impossible_values() -> None:
+    match = keypeg.Match(("a", "b"))
+    with pytest.raises(InvalidArgumentError, match="guesses"):
+        match.record_game(-3, broken=True)
+    with pytest.raises(InvalidArgumentError, match="rng"):
+        keypeg.Game(R, rng=5)  # type: ignore[arg-type]
+
+
+# -- 14: a misspelt top-level name is a type error --------------------------------------------------------
+
+
+def test_the_lazy_getattr_is_hidden_from_type_checkers() -> None:
+    """A module ``__getattr__`` a type checker sees makes ``keypeg.anything`` type-check as ``object``;
+    mypy skips what is under ``if not TYPE_CHECKING`` (a name or ``typing.TYPE_CHECKING``)."""
+    import ast
+    import inspect
+
+    for module in (keypeg, keypeg.api):
+        tree = ast.parse(inspect.getsource(module))
+        top = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
+        assert "__getattr__" not in top, module.__name__
+        hidden = [
+            node
+            for node in tree.body
+            if isinstance(node, ast.If)
+            and isinstance(node.test, ast.UnaryOp)
+            and isinstance(node.test.op, ast.Not)
+            and getattr(node.test.operand, "attr", getattr(node.test.operand, "id", None)) == "TYPE_CHECKING"
+            and any(isinstance(inner, ast.FunctionDef) and inner.name == "__getattr__" for inner in node.body)
+        ]
+        assert hidden, module.__name__
+
+
+# -- 25: next_guess names the way to read text --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("wrong", [None, "AAB=1,0", ["AAB=1,0"], 5])
+def test_next_guess_refuses_what_is_not_a_history(wrong: object) -> None:
+    tree = analyze(R, "knuth")
+    with pytest.raises(InvalidArgumentError, match=r"History\.parse"):
+        tree.next_guess(wrong)  # type: ignore[arg-type]

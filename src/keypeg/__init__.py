@@ -48,6 +48,7 @@ Feedback(black=3, white=0)
 """
 
 import importlib as _importlib
+import typing as _typing
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from keypeg.code import Code, Feedback
@@ -185,13 +186,15 @@ __all__ = [
 __version__ = "0.1.0"
 
 
-def __getattr__(name: str) -> object:
-    """The solver's names, loaded from :mod:`keypeg.api` when first asked for."""
-    if name in _LAZY:
-        value = getattr(_importlib.import_module("keypeg.api"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'keypeg' has no attribute {name!r}")
+if not _typing.TYPE_CHECKING:  # hidden from type checkers (who read this name only), so keypeg.fittng is an error
+
+    def __getattr__(name: str) -> object:
+        """The solver's names, loaded from :mod:`keypeg.api` when first asked for."""
+        if name in _LAZY:
+            value = getattr(_importlib.import_module("keypeg.api"), name)
+            globals()[name] = value
+            return value
+        raise AttributeError(f"module 'keypeg' has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:

@@ -278,6 +278,10 @@ def analyze(
     tree is grown, as ``keypeg openings`` does, and kept in the cache folder). ``progress`` is called with
     the number of secrets newly solved as the work goes on (``rules.size`` in all).
 
+    The strategy plays every secret to the end, whatever the rules' rows: on a short board
+    ``tree.beyond_rows`` counts the secrets it breaks only after the last row (the games it would lose),
+    and ``tree.stats`` counts those guesses too. (:func:`optimal` keeps within the rows, or refuses.)
+
     Raises:
         UnknownStrategyError: no strategy of that name.
         InvalidCodeError: ``first`` is not a code of ``rules``.
@@ -332,7 +336,7 @@ def optimal(
         InvalidArgumentError: an unknown objective or pool.
         TooCostlyError: the search is estimated above this machine's budget (unless ``force``).
         WriteError: ``save`` and the cache folder takes no file (checked before the search).
-        KeypegError: no strategy solves every secret within the rules' rows.
+        InvalidRulesError: no strategy solves every secret within the rules' rows (a ValueError).
 
     >>> optimal("classic").stats.total  # Koyama and Lai (1993)
     5625
@@ -432,18 +436,20 @@ def make_code(rules: Rules | str, *, level: int = 3, seed: int | None = None) ->
     return SolveSession(game, level=level, seed=seed)
 
 
-def __getattr__(name: str) -> object:
-    """The classes that load the kernels (:class:`Choice`, :class:`Ranked`, :class:`Figures`,
-    :class:`SearchProgress`), imported on first use so that importing this module stays light."""
-    if name in ("Choice", "Figures", "Ranked"):
-        from keypeg import strategies
+if not TYPE_CHECKING:  # hidden from type checkers, so that a misspelt name is an error there
 
-        value = getattr(strategies, name)
-    elif name == "SearchProgress":
-        from keypeg.strategies.optimal import SearchProgress
+    def __getattr__(name: str) -> object:
+        """The classes that load the kernels (:class:`Choice`, :class:`Ranked`, :class:`Figures`,
+        :class:`SearchProgress`), imported on first use so that importing this module stays light."""
+        if name in ("Choice", "Figures", "Ranked"):
+            from keypeg import strategies
 
-        value = SearchProgress
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
+            value = getattr(strategies, name)
+        elif name == "SearchProgress":
+            from keypeg.strategies.optimal import SearchProgress
+
+            value = SearchProgress
+        else:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        globals()[name] = value
+        return value

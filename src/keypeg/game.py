@@ -10,7 +10,7 @@ from enum import Enum
 from typing import Any
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import GameOverError, IllegalMoveError, KeypegError
+from keypeg.errors import GameOverError, IllegalMoveError, InvalidArgumentError, KeypegError
 from keypeg.feedback import score
 from keypeg.rules import Rules
 
@@ -97,6 +97,8 @@ class Game(Board):
 
     def __init__(self, rules: Rules, secret: Code | str | None = None, *, rng: random.Random | None = None) -> None:
         self.rules = rules
+        if rng is not None and not isinstance(rng, random.Random):
+            raise InvalidArgumentError(f"rng must be a random.Random, not {rng!r:.60}")
         if secret is None:
             secret = random_code(rules, rng if rng is not None else random.Random())
         self.secret = rules.adopt(secret)
@@ -189,14 +191,16 @@ class Match:
     played: list[MatchGame] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        if self.games < 2 or self.games % 2:
-            raise KeypegError(f"a match has an even number of games, at least 2; got {self.games!r}")
+        if isinstance(self.games, bool) or not isinstance(self.games, int) or self.games < 2 or self.games % 2:
+            raise InvalidArgumentError(f"a match has an even number of games, at least 2; got {self.games!r:.60}")
         if self.points_per not in ("guesses", "key-pegs"):
-            raise KeypegError(f"a match's points are per 'guesses' or per 'key-pegs', not {self.points_per!r}")
-        if len(self.players) != 2:
-            raise KeypegError(f"a match is between two players, not {len(self.players)}")
+            raise InvalidArgumentError(
+                f"a match's points are per 'guesses' or per 'key-pegs', not {self.points_per!r:.60}"
+            )
+        if isinstance(self.players, str) or not isinstance(self.players, Sequence) or len(self.players) != 2:
+            raise InvalidArgumentError(f"a match is between two players, not {self.players!r:.60}")
         if self.players[0] == self.players[1]:
-            raise KeypegError(f"a match needs two different players, not {self.players[0]!r} twice")
+            raise InvalidArgumentError(f"a match needs two different players, not {self.players[0]!r:.60} twice")
 
     @property
     def is_over(self) -> bool:
@@ -212,6 +216,9 @@ class Match:
 
     def record_game(self, guesses: int, *, broken: bool, key_pegs: int = 0) -> None:
         """Record the next game's result."""
+        for name, count in (("guesses", guesses), ("key_pegs", key_pegs)):
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise InvalidArgumentError(f"{name} must be a whole number from 0, not {count!r:.60}")
         maker, breaker = self.roles()
         self.played.append(MatchGame(maker, breaker, guesses, broken, key_pegs))
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from keypeg.code import Code, Feedback
-from keypeg.errors import InvalidRulesError, KeypegError, NotFoundError, UnavailableError
+from keypeg.errors import InvalidArgumentError, InvalidRulesError, KeypegError, NotFoundError, UnavailableError
 from keypeg.feedback import score
 from keypeg.rules import Rules
 from keypeg.text import plural, quoted, visible
@@ -68,6 +68,11 @@ class TreeStats:
     def average(self) -> float:
         """Guesses per secret, on average."""
         return self.total / self.secrets if self.secrets else 0.0
+
+    @property
+    def worst(self) -> int:
+        """The worst case: :attr:`max`, by the name :class:`keypeg.envs` and the README use."""
+        return self.max
 
     @classmethod
     def from_distribution(cls, distribution: dict[int, int]) -> TreeStats:
@@ -189,6 +194,18 @@ class StrategyTree:
             return Code(tuple(self._root.colors[0].tolist()), self.rules)
         return self._root.guess
 
+    @property
+    def beyond_rows(self) -> int:
+        """How many secrets the tree breaks only after more guesses than the rules' rows: a tree plays
+        every secret to the end, rows or not (:func:`keypeg.analyze`'s trees; :func:`keypeg.optimal`'s
+        keep within the rows), so on a short board these are the games it would lose.
+
+        >>> from keypeg import Rules, analyze
+        >>> analyze(Rules(4, 6, rows=4), "knuth").beyond_rows  # Knuth needs a 5th guess for 694 of 1,296
+        694
+        """
+        return sum(n for rounds, n in self.stats.distribution.items() if rounds > self.rules.rows)
+
     def next_guess(self, history: Iterable[tuple[Code | str, Feedback]]) -> Code | None:
         """The tree's guess after ``history`` (a :class:`keypeg.History` or ``(guess, feedback)`` pairs):
         ``None`` once the code is broken, or when the history left the tree (a guess the tree does not
@@ -201,8 +218,17 @@ class StrategyTree:
         >>> tree.next_guess([("ABC", Feedback(0, 1))]) is None  # the tree opens with AAB
         True
         """
+        if isinstance(history, str) or not isinstance(history, Iterable):
+            raise InvalidArgumentError(
+                f"a history is a History or (guess, feedback) pairs (History.parse reads text), not {quoted(history)}"
+            )
         node: Node | None = self.root
-        for guess, feedback in history:
+        for move in history:
+            if not isinstance(move, (tuple, list)) or len(move) != 2:
+                raise InvalidArgumentError(
+                    f"a move is a (guess, feedback) pair (History.parse reads text), not {quoted(move)}"
+                )
+            guess, feedback = move
             if node is None or node.guess != self.rules.adopt(guess) or feedback == self.rules.win:
                 return None
             node = node.children.get(feedback)

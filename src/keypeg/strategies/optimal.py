@@ -37,7 +37,7 @@ import numpy as np
 import numpy.typing as npt
 
 from keypeg import storage
-from keypeg.errors import KeypegError
+from keypeg.errors import InvalidRulesError, KeypegError
 from keypeg.kernels import CodeSpace, ExactSearch, Index, ordinal_feedback
 from keypeg.rules import Rules
 from keypeg.strategies.base import Pool, Position, Rated, Strategy
@@ -212,7 +212,7 @@ class OptimalSolver:
             total = self.value(self.root(), (), rounds)[0]
             if total < BIG:
                 return rounds, total
-        raise KeypegError(f"no strategy solves every secret within {plural(self.rules.rows, 'guess', 'guesses')}")
+        raise InvalidRulesError(f"no strategy solves every secret within {plural(self.rules.rows, 'guess', 'guesses')}")
 
     def _report(self) -> None:
         if self.progress is None:
@@ -268,7 +268,7 @@ class OptimalSolver:
         value, guess = self.value(codes, history, rounds)
         if value >= BIG:
             within = plural(rounds, "more guess", "more guesses")
-            raise KeypegError(f"no strategy solves these {plural(int(codes.size), 'code')} within {within}")
+            raise InvalidRulesError(f"no strategy solves these {plural(int(codes.size), 'code')} within {within}")
         return guess
 
     def tree(self) -> StrategyTree:
@@ -276,7 +276,8 @@ class OptimalSolver:
         started = time.perf_counter()
         total = self.solve()
         if total >= BIG:
-            raise KeypegError(f"no strategy solves every secret within {plural(self.rules.rows, 'guess', 'guesses')}")
+            within = plural(self.rules.rows, "guess", "guesses")
+            raise InvalidRulesError(f"no strategy solves every secret within {within}")
         distribution: dict[int, int] = {}
         made: list[Node] = []
         depths: list[int] = []
