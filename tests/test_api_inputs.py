@@ -253,3 +253,31 @@ def test_next_guess_refuses_what_is_not_a_history(wrong: object) -> None:
     tree = analyze(R, "knuth")
     with pytest.raises(InvalidArgumentError, match=r"History\.parse"):
         tree.next_guess(wrong)  # type: ignore[arg-type]
+
+
+# -- 5: a session's history is the public value, not its live list ----------------------------------------
+
+
+def test_a_sessions_history_is_a_frozen_history_that_best_guess_takes() -> None:
+    session = break_code("classic", seed=3)
+    assert isinstance(session.history, History) and len(session.history) == 0
+    assert best_guess(session.history).guess == best_guess(Rules(4, 6)).guess  # the first turn too
+    session.guess("RRGG")
+    with pytest.raises(AttributeError):
+        session.history.append(session.history[0])  # type: ignore[attr-defined]
+    assert len(session.history) == 1 and session.rows_left == 11
+    solver = make_code(R, seed=0)
+    solver.score(score(R.parse("CAB"), solver.guess()))
+    assert isinstance(solver.history, History) and len(solver.history) == 1
+
+
+# -- 28: a Choice crosses a process boundary ---------------------------------------------------------------
+
+
+def test_a_choice_pickles_with_its_ranking() -> None:
+    import pickle
+
+    choice = best_guess(History.parse(Rules(4, 6), ["AABB=1,0"]), top=3)
+    again = pickle.loads(pickle.dumps(choice))
+    assert again == choice and [r.guess for r in again.ranked] == [r.guess for r in choice.ranked]
+    assert again.ranked[0].figures == choice.ranked[0].figures

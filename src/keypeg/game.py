@@ -55,7 +55,7 @@ class Board(ABC):
     sessions are boards, and a match records any finished one."""
 
     rules: Rules
-    history: list[tuple[Code, Feedback]]
+    history: Sequence[tuple[Code, Feedback]]
 
     @abstractmethod
     def outcome(self) -> Outcome | None:

@@ -11,8 +11,9 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import overload
 
 from keypeg.code import Code, Feedback
 from keypeg.errors import InvalidArgumentError, InvalidFeedbackError
@@ -45,8 +46,9 @@ def read_feedback(rules: Rules, feedback: object) -> Feedback:
 
 
 @dataclass(frozen=True)
-class History:
-    """The scored guesses of one game so far, oldest first; an immutable value.
+class History(Sequence[Move]):
+    """The scored guesses of one game so far, oldest first; an immutable value (a sequence of moves:
+    ``len``, iteration, ``history[i]``; a slice is a tuple of moves).
 
     Args:
         rules: the game's rules.
@@ -117,7 +119,11 @@ class History:
     def __iter__(self) -> Iterator[Move]:
         return iter(self.moves)
 
-    def __getitem__(self, index: int) -> Move:
+    @overload
+    def __getitem__(self, index: int) -> Move: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[Move, ...]: ...
+    def __getitem__(self, index: int | slice) -> Move | tuple[Move, ...]:
         return self.moves[index]
 
     def __str__(self) -> str:

@@ -22,7 +22,7 @@ from keypeg.code import Code, Feedback
 from keypeg.errors import GameOverError, IllegalMoveError, InconsistentScoreError, KeypegError, TooLargeError
 from keypeg.feedback import score
 from keypeg.game import Board, Outcome, outcome_of
-from keypeg.history import FeedbackLike, read_feedback
+from keypeg.history import FeedbackLike, History, read_feedback
 from keypeg.play.codemakers import Codemaker, codemaker_from_state
 from keypeg.play.levels import LEVELS
 from keypeg.rules import Rules
@@ -118,7 +118,8 @@ class BreakSession(_Game):
         self.helps = helps
         """Whether help (undo, hints, explain, the coach) may be asked for at all: not in a rated game,
         not in a match."""
-        self.history: list[tuple[Code, Feedback]] = []
+        self.history: History = History(rules)
+        """The scored guesses so far: an immutable :class:`keypeg.History`, replaced at each move."""
         self.help_used: set[Help] = set()
         self.resigned = False
 
@@ -169,7 +170,7 @@ class BreakSession(_Game):
             raise GameOverError("the game is over: no more guesses")
         guess = self.rules.adopt(code)
         feedback = self.codemaker.answer(guess)
-        self.history.append((guess, feedback))
+        self.history = self.history.add(guess, feedback)
         return feedback
 
     def undo(self) -> tuple[Code, Feedback]:
@@ -182,7 +183,9 @@ class BreakSession(_Game):
             raise IllegalMoveError(f"no undo in {self._no_help_game}")
         self.codemaker.take_back()
         self.help_used.add(Help.UNDO)
-        return self.history.pop()
+        last = self.history[-1]
+        self.history = History(self.rules, self.history[:-1])
+        return last
 
     def resign(self) -> Outcome:
         """Give up: the game ends, unsolved, and the secret is shown."""
@@ -255,7 +258,7 @@ class BreakSession(_Game):
         history = _history(rules, state["history"])
         maker = codemaker_from_state(rules, state["codemaker"], rules.adopt(secret) if secret else None, history)
         session = cls(rules, maker, helps=bool(state.get("helps", True)))
-        session.history = history
+        session.history = History(rules, tuple(history))
         session.help_used = {Help(h) for h in state.get("help", ())}
         session.resigned = bool(state.get("resigned", False))
         return session
@@ -289,7 +292,8 @@ class SolveSession(_Game):
         to score every code)."""
         self.strategy: Strategy
         self.strategy, self.note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
-        self.history: list[tuple[Code, Feedback]] = []
+        self.history: History = History(rules)
+        """The scored guesses so far: an immutable :class:`keypeg.History`, replaced at each move."""
         self.resigned = False
         self._choice: Choice | None = None
         self._kept_guess: Code | None = None
@@ -384,14 +388,14 @@ class SolveSession(_Game):
     def _feedback(self, value: FeedbackLike) -> Feedback:
         return read_feedback(self.rules, value)
 
-    def _replace(self, history: list[tuple[Code, Feedback]]) -> None:
+    def _replace(self, history: Sequence[tuple[Code, Feedback]]) -> None:
         from keypeg.knowledge import Knowledge
 
         knowledge = Knowledge(self.rules, tuple(history))
         if not knowledge.is_consistent:
             result = knowledge.check()
             raise InconsistentScoreError(result.message(), result)
-        self.history = history
+        self.history = History(self.rules, tuple(history))
         self._choice = None
         self._kept_guess = None
 
@@ -420,7 +424,7 @@ class SolveSession(_Game):
         """A session from :meth:`to_state`: the same guess awaits a score."""
         rules = Rules.from_dict(state["rules"])
         session = cls(rules, level=int(state["level"]), seed=state.get("seed"), top=int(state.get("top", 1)))
-        session.history = _history(rules, state["history"])
+        session.history = History(rules, tuple(_history(rules, state["history"])))
         session.resigned = bool(state.get("resigned", False))
         generator = state.get("generator")
         rng = getattr(session.strategy, "rng", None)

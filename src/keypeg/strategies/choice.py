@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from typing import Any, Literal
 
 import numpy as np
@@ -173,6 +173,11 @@ class Choice:
     def chosen(self) -> Ranked:
         """The chosen guess with its figures."""
         return self.ranked[0]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled with :attr:`ranked` worked out: the lazy ranker holds the engine's state, not a value."""
+        known = partial(tuple, self.ranked)
+        return (Choice, (self.guess, self.index, self.fitting, self.strategy, self.measure, self.over, known))
 
 
 def rank_guesses(
