@@ -63,13 +63,23 @@ def main(argv: list[str] | None = None) -> int:
     asked = {name: value for name, value in asked.items() if value is not None}
     try:
         breakers = [(name, StrategyPolicy(name, seed=args.seed)) for name in args.strategies]
-        first, policy = breakers[0]
-        board = play_out(policy, asked, args.seed)
-        print(f"{first} against the adversary, move by move:")
-        print(board)
+        for first, policy in breakers:  # the first codebreaker that can play this board, move by move
+            try:
+                board = play_out(policy, asked, args.seed)
+            except keypeg.KeypegError:
+                if policy is breakers[-1][1]:
+                    raise
+                continue
+            print(f"{first} against the adversary, move by move:")
+            print(board)
+            break
         print(f"{'codebreaker':<12} {'guesses':>8} {'worst case':>11}   game")
         for name, policy in breakers:
-            played = duel(policy, AdversaryPolicy(), seed=args.seed, **asked)
+            try:
+                played = duel(policy, AdversaryPolicy(), seed=args.seed, **asked)
+            except keypeg.KeypegError as error:  # a strategy that cannot play this board: its row says why
+                print(f"{name:<12} {'n/a':>8}   {error}")
+                continue
             tree = policy.tree()  # the strategy's whole tree, which the policy follows
             worst = str(tree.stats.max) if tree is not None else "-"
             moves = " ".join(f"{guess}={played.history.rules.key(score)}" for guess, score in played.history)

@@ -102,9 +102,14 @@ def main(argv: list[str] | None = None) -> int:
             for name, policy in policies:
                 task = progress.add_task(name, total=games)
                 started = time.process_time()
-                result: Evaluation = evaluate(
-                    policy, env, episodes=args.episodes, seed=args.seed, progress=partial(progress.advance, task)
-                )
+                try:
+                    result: Evaluation = evaluate(
+                        policy, env, episodes=args.episodes, seed=args.seed, progress=partial(progress.advance, task)
+                    )
+                except keypeg.KeypegError as error:  # a policy that cannot play this board: its row says why
+                    progress.remove_task(task)
+                    progress.console.print(f"{name:<16} {'n/a':>7}   {error}", highlight=False, soft_wrap=True)
+                    continue
                 seconds = time.process_time() - started
                 progress.remove_task(task)
                 progress.console.print(
@@ -112,9 +117,6 @@ def main(argv: list[str] | None = None) -> int:
                     f"{result.failures:>9} {seconds:>7.2f}",
                     highlight=False,
                 )
-    except keypeg.KeypegError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

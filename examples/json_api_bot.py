@@ -82,9 +82,15 @@ def play_one(client: httpx.Client, rules_asked: dict[str, Any], args: argparse.N
     game = call(client, "POST", "/api/games", json=body, headers={"Idempotency-Key": str(uuid.uuid4())})
     rules = keypeg.Rules.from_dict(game["rules"])
     history = keypeg.History(rules)
+    try:  # the first guess before the game is shown: a strategy too costly for these rules says so at once
+        choice = keypeg.best_guess(history, strategy=args.strategy, seed=args.seed)
+    except keypeg.KeypegError:
+        call(client, "POST", f"/api/games/{game['id']}/resign")  # no game left open on the server
+        raise
     print(f"game {number} ({game['id']}): {f'{rules.name}, ' if rules.name else ''}{rules.describe()}")
     while game["status"] == "playing":
-        choice = keypeg.best_guess(history, strategy=args.strategy, seed=args.seed)
+        if history:
+            choice = keypeg.best_guess(history, strategy=args.strategy, seed=args.seed)
         row = len(history) + 1
         game = call(client, "POST", f"/api/games/{game['id']}/guesses", json={"code": str(choice.guess), "row": row})
         feedback = keypeg.Feedback(game["black"], game["white"])
@@ -109,8 +115,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
-    try:  # the strategy's name (or an alias: knuth, irving, ...) checked before any game starts, on a 2x2 game
-        keypeg.best_guess(keypeg.Rules(2, 2), strategy=args.strategy)
+    try:  # the strategy's name (or an alias: knuth, irving, ...) and the seed checked before any game starts
+        keypeg.best_guess(keypeg.Rules(2, 2), strategy=args.strategy, seed=args.seed)
     except keypeg.KeypegError as error:
         parser.error(str(error))
     return args

@@ -129,6 +129,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
         env = gym.make("keypeg/Mastermind-v0", pegs=args.pegs, colors=args.colors)
+        env.reset(seed=args.seed)  # the seed checked (a whole number from 0) before any work
         board = env.unwrapped  # the environment itself, under Gymnasium's wrappers: its rules and codes
         assert isinstance(board, MastermindEnv)
         rules = board.rules

@@ -81,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     asked = {name: value for name, value in asked.items() if value is not None}
     try:
         env = gym.make("keypeg/Mastermind-v0", **asked)
+        env.reset(seed=args.seed)  # the seed checked (a whole number from 0) before any game
     except keypeg.KeypegError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2

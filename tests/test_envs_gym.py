@@ -22,9 +22,11 @@ from keypeg.envs.board import CodeBook, decode_board, encode_board, rules_from
 from keypeg.errors import (
     GameOverError,
     IllegalMoveError,
+    InvalidArgumentError,
     InvalidCodeError,
     InvalidRulesError,
     KeypegError,
+    TooCostlyError,
     TooLargeError,
     UnknownVariantError,
 )
@@ -187,8 +189,12 @@ def test_a_given_secret_and_bad_options() -> None:
     assert env.secret == env.code(7)
     with pytest.raises(InvalidCodeError, match="unknown colour"):
         env.reset(options={"secret": "RGBX"})
-    with pytest.raises(IllegalMoveError, match="'secret'"):
+    with pytest.raises(InvalidArgumentError, match="'secret'"):  # not a move: an argument
         env.reset(options={"secrets": "RGBY"})
+    with pytest.raises(InvalidArgumentError, match="options are a dict"):
+        env.reset(options=1)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match=r"^seed must be a whole number from 0, not -1$"):
+        env.reset(seed=-1)  # keypeg's one line, not Gymnasium's error
 
 
 def one_line(error: pytest.ExceptionInfo[BaseException]) -> str:
@@ -240,10 +246,63 @@ def test_policies_refuse_what_they_cannot_play() -> None:
         StrategyPolicy("knuth")(np.full((10, 5), -1), {})
     with pytest.raises(KeypegError, match="strategy"):
         StrategyPolicy("nobody")
-    with pytest.raises(InvalidRulesError, match="not both"):
+    # what is not rules is not an InvalidRulesError: these are arguments out of range
+    with pytest.raises(InvalidArgumentError, match="strategy is named"):
+        StrategyPolicy(None)  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="not both"):
         evaluate(RandomPolicy(), MastermindEnv(variant="3x3"), variant="3x3")
-    with pytest.raises(InvalidRulesError, match="episodes"):
+    with pytest.raises(InvalidArgumentError, match="episodes"):
         evaluate(RandomPolicy(), variant="3x3", episodes=-1)
+    with pytest.raises(InvalidArgumentError, match="callable"):
+        evaluate(5, variant="3x3")  # type: ignore[arg-type]
+    with pytest.raises(InvalidArgumentError, match="force must be True or False"):
+        StrategyPolicy("knuth", force="no")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", [-1, "a", 1.5, True])
+def test_every_seed_is_checked_by_keypegs_one_rule(seed: object) -> None:
+    """A seed is a whole number from 0 everywhere in keypeg (keypeg.best_guess says so): the policies and
+    evaluate say it in the same line, before any game, not numpy's or Gymnasium's error from inside."""
+    said = f"seed must be a whole number from 0, not {seed!r}"
+    for call in (
+        lambda: RandomPolicy(seed=seed),  # type: ignore[arg-type]
+        lambda: StrategyPolicy("knuth", seed=seed),  # type: ignore[arg-type]
+        lambda: RandomPolicy().bind(MastermindEnv(variant="3x3"), seed=seed),  # type: ignore[arg-type]
+        lambda: evaluate(RandomPolicy(), variant="3x3", seed=seed),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(InvalidArgumentError) as error:
+            call()
+        assert one_line(error) == said
+
+
+def test_a_policy_that_cannot_play_a_board_says_so_before_any_game() -> None:
+    """No strategy breaks every 3x3 secret within 3 guesses, so there is no optimum to follow there; on super
+    the optimal guess is days of work. Either is refused when the policy is bound, in one line naming the
+    policy and the game, before the first game (``progress`` never called); Knuth plays and counts failures."""
+    played: list[int] = []
+    with pytest.raises(KeypegError) as short:
+        evaluate(StrategyPolicy("optimal"), variant="3x3", rows=3, progress=played.append)
+    assert one_line(short).startswith("optimal cannot play 3x3, 3 rows: no strategy solves every secret within 3")
+    with pytest.raises(TooCostlyError) as costly:
+        evaluate(StrategyPolicy("optimal"), variant="super", episodes=2, progress=played.append)
+    assert one_line(costly).startswith("optimal cannot play super: the optimal guess on 5 pegs, 8 colours")
+    assert played == []
+    assert evaluate(StrategyPolicy("knuth"), variant="3x3", rows=3).failures > 0
+
+
+def test_evaluate_draws_its_secrets_one_at_a_time() -> None:
+    """``episodes`` far past what memory holds starts at once (no list of secrets made first)."""
+
+    class Enough(Exception):
+        pass
+
+    def stop_after_three(_: int, seen: list[int] = []) -> None:  # noqa: B006  (a counter of the calls)
+        seen.append(1)
+        if len(seen) == 3:
+            raise Enough
+
+    with pytest.raises(Enough):
+        evaluate(RandomPolicy(seed=0), variant="3x3", episodes=10**11, progress=stop_after_three)
 
 
 def test_a_strategy_policy_off_its_tree_asks_for_the_best_guess() -> None:
@@ -251,8 +310,9 @@ def test_a_strategy_policy_off_its_tree_asks_for_the_best_guess() -> None:
     policy = StrategyPolicy("knuth").bind(env)
     observation, info = env.reset(options={"secret": "BKWY"})
     observation, *_, info = env.step(env.action("ABCD"))  # Knuth opens with AABB: this history is not his
-    # a PettingZoo-style observation (the board and the mask in one dict) is read too
-    assert policy({"observation": observation, "action_mask": info["action_mask"]}, {}) == policy(observation, info)
+    # a PettingZoo-style observation (the board and the legal moves in one dict: every code here) is read too
+    every = np.ones_like(info["action_mask"])
+    assert policy({"observation": observation, "action_mask": every}, {}) == policy(observation, info)
     guesses, terminated = 1, False
     while not terminated:
         observation, _, terminated, truncated, info = env.step(policy(observation, info))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -126,6 +127,8 @@ def test_the_learner_reaches_the_optimum_it_prints_and_prints_the_same_again_wit
 def test_the_bot_wins_its_games_on_a_running_server_with_keypegs_best_guesses(tmp_path: Path) -> None:
     with keypeg_serve(f"sqlite:///{tmp_path / 'bot.sqlite3'}", tmp_path) as server:
         said = run("json_api_bot", "--url", server.base, "--games", "2", "--pegs", "3", "--colors", "3")
+        # a strategy too costly for the server's rules: one line, no game shown, and no game left open there
+        refused = run("json_api_bot", "--url", server.base, "--variant", "super", "--strategy", "two-step", code=2)
     assert said.splitlines()[-1].startswith("won 2 of 2 games")
     rules = Rules(3, 3)
     games = said.split("game ")[1:]
@@ -138,6 +141,9 @@ def test_the_bot_wins_its_games_on_a_running_server_with_keypegs_best_guesses(tm
             assert score(rules.parse(guess), secret) == Feedback(int(black), int(white))
             history = history.add(guess, (int(black), int(white)))
         assert history.solved and f"won in {len(history)} guesses" in game
+    assert refused.count("\n") == 1 and refused.startswith("error: the two-step guess on 5 pegs, 8 colours"), refused
+    with sqlite3.connect(tmp_path / "bot.sqlite3") as db:  # the two won and the one refused, resigned
+        assert db.execute("SELECT count(*), count(ended_at) FROM games").fetchone() == (3, 3)
 
 
 def test_the_adversary_never_makes_a_strategy_need_more_than_its_worst_case() -> None:
@@ -161,3 +167,30 @@ def test_the_adversary_never_makes_a_strategy_need_more_than_its_worst_case() ->
 def test_a_bad_rule_set_is_one_line_of_error(name: str) -> None:
     said = run(name, "--pegs", "0", code=2)
     assert said.count("\n") == 1 and said.startswith("error: pegs must be from 1"), said
+
+
+@pytest.mark.parametrize("name", SCRIPTS)
+def test_a_bad_seed_is_one_line_of_error_before_anything_is_played(name: str) -> None:
+    """keypeg's one rule for seeds (a whole number from 0), said by the library (the bot: before it reaches
+    any server), not a traceback from numpy or Gymnasium."""
+    said = run(name, "--seed", "-1", "--pegs", "2", "--colors", "2", code=2)
+    assert said.splitlines()[-1].endswith("seed must be a whole number from 0, not -1"), said
+    assert "Traceback" not in said and said.count("\n") <= (4 if name == "json_api_bot" else 1)  # argparse's usage
+
+
+def test_a_policy_that_cannot_play_the_board_gets_a_row_saying_why_and_the_others_play() -> None:
+    """No strategy breaks every 3x3 secret within 3 guesses: there is no optimum to follow."""
+    said = run("compare_policies", "--variant", "3x3", "--rows", "3")
+    rows = table(said, "policy")
+    assert rows["optimal"] == [
+        "n/a",
+        "optimal cannot play 3x3, 3 rows: no strategy solves every secret within 3 guesses",
+    ]
+    assert rows["knuth"][0] == rows["random"][0] == "27" and int(rows["knuth"][4]) > 0  # played, failures counted
+
+
+def test_the_adversary_example_says_which_strategy_cannot_play_and_plays_the_others() -> None:
+    said = run("adversary", "--variant", "super", "-s", "optimal", "-s", "simple")
+    rows = table(said, "codebreaker")
+    assert rows["optimal"][0] == "n/a" and rows["optimal"][1].startswith("optimal cannot play super: the optimal guess")
+    assert rows["simple"][2].endswith("=5,0") and said.startswith("simple against the adversary, move by move:")

@@ -19,9 +19,11 @@ it) the environment is made by name, the rules as keyword arguments::
   ``"optimal"`` and every strategy of :func:`keypeg.strategy_names`); any callable
   ``(observation, info) -> action`` is a policy too.
 - :class:`CodemakerEnv` (:mod:`keypeg.envs.codemaker`, PettingZoo's AEC API): the codemaker against the
-  codebreaker, no secret fixed (any score that keeps a code fitting is legal); :class:`AdversaryPolicy` is
-  keypeg's adversarial codemaker as an agent, and :func:`duel` plays one game of two policies (a
-  :class:`Duel`). The breaker's policies above play it too.
+  codebreaker, no secret fixed (any score that keeps a code fitting is legal); :func:`codemaker_env` makes
+  it with PettingZoo's usual wrappers (PettingZoo's ``env()``); :class:`AdversaryPolicy` is keypeg's
+  adversarial codemaker as an agent, and :func:`duel` plays one game of two policies (a :class:`Duel`). The
+  breaker's policies above play it too. These names load PettingZoo on first use: the Gymnasium env alone
+  needs only Gymnasium.
 - :func:`evaluate` plays a policy against every secret (or ``episodes`` drawn ones) and returns an
   :class:`Evaluation` (games, total, average, worst, failures)::
 
@@ -37,18 +39,41 @@ it) the environment is made by name, the rules as keyword arguments::
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 try:
     import gymnasium
-    import pettingzoo  # noqa: F401  (keypeg.envs.codemaker's)
 except ImportError as missing:  # installed without its extra: one line naming it, not a bare module error
     raise ImportError(f"keypeg.envs needs {missing.name or 'Gymnasium'}: pip install 'keypeg[envs]'") from None
 
-from keypeg.envs.codemaker import AdversaryPolicy, CodemakerEnv, Duel, duel
 from keypeg.envs.mastermind import ENV_ID, MastermindEnv
 from keypeg.envs.policies import Evaluation, Policy, RandomPolicy, StrategyPolicy, evaluate
 
+if TYPE_CHECKING:
+    from keypeg.envs.codemaker import AdversaryPolicy, CodemakerEnv, Duel, duel
+    from keypeg.envs.codemaker import env as codemaker_env
+
 __all__ = ["ENV_ID", "MastermindEnv", "Policy", "RandomPolicy", "StrategyPolicy", "Evaluation", "evaluate"]
-__all__ += ["CodemakerEnv", "AdversaryPolicy", "Duel", "duel"]  # the PettingZoo env: keypeg.envs.codemaker
+__all__ += ["CodemakerEnv", "codemaker_env", "AdversaryPolicy", "Duel", "duel"]  # PettingZoo's: loaded on first use
+_PETTINGZOO = {"CodemakerEnv": "CodemakerEnv", "codemaker_env": "env", "AdversaryPolicy": "AdversaryPolicy"}
+_PETTINGZOO |= {"Duel": "Duel", "duel": "duel"}
+"""The names of the PettingZoo env (:mod:`keypeg.envs.codemaker`), loaded on first use, and theirs there."""
+
+
+def __getattr__(name: str) -> Any:
+    """The PettingZoo env's names, from :mod:`keypeg.envs.codemaker` (which imports PettingZoo) on first use."""
+    if name in _PETTINGZOO:
+        from keypeg.envs import codemaker
+
+        value = getattr(codemaker, _PETTINGZOO[name])
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'keypeg.envs' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 if ENV_ID not in gymnasium.registry:
     gymnasium.register(id=ENV_ID, entry_point="keypeg.envs.mastermind:MastermindEnv")

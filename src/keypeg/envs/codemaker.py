@@ -71,9 +71,18 @@ except ImportError as missing:  # installed without its extra: one line naming i
     ) from None
 
 from keypeg.code import Code, Feedback
-from keypeg.envs.board import NOT_PLAYED, CodeBook, board_space, decode_board, encode_board, render_board, rules_from
-from keypeg.envs.policies import Policy, PolicyLike
-from keypeg.errors import GameOverError, IllegalMoveError, InconsistentHistoryError, KeypegError
+from keypeg.envs.board import (
+    NOT_PLAYED,
+    CodeBook,
+    board_space,
+    checked_seed,
+    decode_board,
+    encode_board,
+    render_board,
+    rules_from,
+)
+from keypeg.envs.policies import Policy, PolicyLike, StrategyPolicy
+from keypeg.errors import GameOverError, IllegalMoveError, InconsistentHistoryError, InvalidArgumentError
 from keypeg.feedback import score
 from keypeg.history import History
 from keypeg.play.codemakers import codemaker_from_state
@@ -124,9 +133,9 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             modes = " or ".join(repr(m) for m in self.metadata["render_modes"])
-            raise KeypegError(f"render_mode must be {modes}, not {quoted(render_mode)}")
+            raise InvalidArgumentError(f"render_mode must be {modes}, not {quoted(render_mode)}")
         if not isinstance(hard, bool | np.bool_):
-            raise KeypegError(f"hard must be True or False, not {quoted(hard)}")
+            raise InvalidArgumentError(f"hard must be True or False, not {quoted(hard)}")
         self.rules: Rules = rules_from(variant, pegs, colors, repeats, rows, blanks, feedback)
         """The game's rules."""
         self.hard = bool(hard)
@@ -209,7 +218,12 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
         for agents that want it. ``options={"history": ...}`` starts from a position, the codebreaker to guess:
         a :class:`~keypeg.History`, scored guesses as text (``"AABB=1,0 ACDE=0,2"`` or a list of them) or
         ``(guess, score)`` pairs; some code must fit it, and the game must not be over. Other options are
-        ignored."""
+        ignored, as PettingZoo expects (its ``api_test`` resets with options of its own), where the Gymnasium
+        env refuses them. A seed that is not a whole number from 0, or options that are not a dict, are
+        refused (:class:`~keypeg.errors.InvalidArgumentError`)."""
+        checked_seed(seed)
+        if options is not None and not isinstance(options, Mapping):
+            raise InvalidArgumentError(f"the options are a dict such as {{'history': ...}}, not {quoted(options)}")
         start = History(self.rules)
         told = (options or {}).get("history")
         if told is not None:
@@ -227,7 +241,7 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
         elif isinstance(told, list | tuple):
             start = History(self.rules, tuple(told))
         else:
-            raise KeypegError(
+            raise InvalidArgumentError(
                 f"a history is a History, scored guesses as text or (guess, score) pairs, not {quoted(told)}"
             )
         if start.solved or len(start) >= self.rules.rows:
@@ -462,17 +476,26 @@ def duel(
     knuth against adversary on 3x3: broken in 3 guesses (AAB=1,0 ACC=0,0 BBB=3,0)
     """
     if game is not None and rules:
-        raise KeypegError(f"give an environment or rules, not both (got {', '.join(sorted(rules))} too)")
+        raise InvalidArgumentError(f"give an environment or rules, not both (got {', '.join(sorted(rules))} too)")
+    checked_seed(seed)
+    for policy in (breaker, maker):
+        if not callable(policy):
+            raise InvalidArgumentError(f"a policy is callable as policy(observation, info), not {quoted(policy, 60)}")
+    if isinstance(maker, StrategyPolicy):
+        raise InvalidArgumentError(
+            f"{maker.name} is a codebreaker (a StrategyPolicy guesses): the codemaker is AdversaryPolicy(), "
+            "RandomPolicy() or a policy of yours"
+        )
+    if isinstance(breaker, AdversaryPolicy):
+        raise InvalidArgumentError("the adversary is a codemaker (it scores): the codebreaker is a StrategyPolicy, ...")
     played = game if game is not None else env(**rules)
     unwrapped = played.unwrapped
     if not isinstance(unwrapped, CodemakerEnv):
-        raise KeypegError(f"a duel is played on keypeg's CodemakerEnv, not {quoted(played, 60)}")
+        raise InvalidArgumentError(f"a duel is played on keypeg's CodemakerEnv, not {quoted(played, 60)}")
     policies = {BREAKER: breaker, MAKER: maker}
     for policy in policies.values():
         if isinstance(policy, Policy):
             policy.bind(played, seed=seed)
-        elif not callable(policy):
-            raise KeypegError(f"a policy is callable as policy(observation, info), not {quoted(policy, 60)}")
     played.reset(seed=seed, options=None if start is None else {"history": start})
     for agent in played.agent_iter():
         observation, _, terminated, truncated, info = played.last()

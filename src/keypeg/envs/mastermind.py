@@ -19,6 +19,7 @@ An action is a code (its number in keypeg's code order), the observation the boa
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, SupportsFloat
 
 import gymnasium as gym
@@ -27,8 +28,8 @@ import numpy.typing as npt
 from gymnasium import spaces
 
 from keypeg.code import Code, Feedback
-from keypeg.envs.board import CodeBook, board_space, encode_board, render_board, rules_from
-from keypeg.errors import GameOverError, IllegalMoveError, InvalidCodeError
+from keypeg.envs.board import CodeBook, board_space, checked_seed, encode_board, render_board, rules_from
+from keypeg.errors import GameOverError, IllegalMoveError, InvalidArgumentError, InvalidCodeError
 from keypeg.game import Game
 from keypeg.rules import Rules
 from keypeg.text import quoted
@@ -114,12 +115,19 @@ class MastermindEnv(gym.Env[npt.NDArray[np.int8], np.int64]):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[npt.NDArray[np.int8], dict[str, Any]]:
-        """Start an episode: a secret drawn with the seeded generator, or ``options["secret"]``."""
+        """Start an episode: a secret drawn with the seeded generator, or ``options["secret"]``. A seed is
+        a whole number from 0 (:class:`~keypeg.errors.InvalidArgumentError` otherwise, as keypeg says it
+        everywhere); any other option is refused the same way."""
+        checked_seed(seed)
+        if options is not None and not isinstance(options, Mapping):
+            raise InvalidArgumentError(f"the options are a dict such as {{'secret': 'RGBY'}}, not {quoted(options)}")
         super().reset(seed=seed)
         options = dict(options or {})
         secret = options.pop("secret", None)
         if options:
-            raise IllegalMoveError(f"unknown reset option {quoted(next(iter(options)))}: the one option is 'secret'")
+            raise InvalidArgumentError(
+                f"unknown reset option {quoted(next(iter(options)))}: the one option is 'secret'"
+            )
         if secret is None:
             secret = self.codes.code(int(self.np_random.integers(self.codes.size)))
         elif not isinstance(secret, Code | str):

@@ -15,7 +15,7 @@ knuth on 3x3: 27 games, 74 guesses, average 2.741, worst 4, 0 failures
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Self
 
@@ -24,9 +24,9 @@ import numpy as np
 import numpy.typing as npt
 
 from keypeg.code import Code, Feedback
-from keypeg.envs.board import decode_board
+from keypeg.envs.board import checked_seed, decode_board
 from keypeg.envs.mastermind import MastermindEnv
-from keypeg.errors import IllegalMoveError, InvalidRulesError, TooLargeError
+from keypeg.errors import IllegalMoveError, InvalidArgumentError, KeypegError, TooLargeError
 from keypeg.history import History
 from keypeg.rules import Rules
 from keypeg.strategy_tree import StrategyTree
@@ -50,6 +50,17 @@ def _board_and_mask(observation: Any, info: Mapping[str, Any]) -> tuple[Any, npt
     return observation, info.get("action_mask")
 
 
+def _legal(observation: Any) -> npt.NDArray[np.int8] | None:
+    """The mask of the moves the environment allows, when it allows only some: a PettingZoo-style
+    observation's ``action_mask`` with a zero in it (the Gymnasium env's ``info["action_mask"]`` only says
+    which codes still fit: any code may be played there)."""
+    if isinstance(observation, Mapping):
+        mask = observation.get("action_mask")
+        if mask is not None and not np.all(np.asarray(mask)):
+            return np.asarray(mask)
+    return None
+
+
 class Policy(ABC):
     """A codebreaker over an environment's actions: ``policy(observation, info) -> action``."""
 
@@ -63,9 +74,10 @@ class Policy(ABC):
         """Play ``env``'s game (a :class:`~keypeg.envs.MastermindEnv`, wrapped or not, or any environment whose
         ``unwrapped`` has ``rules``, ``code`` and ``action``); ``seed`` reseeds a policy that draws at random.
         Returns the policy."""
+        checked_seed(seed)
         unwrapped = getattr(env, "unwrapped", env)
         if not all(hasattr(unwrapped, name) for name in ("rules", "code", "action")):
-            raise InvalidRulesError(f"a policy plays one of keypeg's environments, not {quoted(env, 60)}")
+            raise InvalidArgumentError(f"a policy plays one of keypeg's environments, not {quoted(env, 60)}")
         self._env = unwrapped
         return self
 
@@ -99,7 +111,7 @@ class RandomPolicy(Policy):
 
     def __init__(self, seed: int | None = None) -> None:
         super().__init__()
-        self._rng = self._generator(seed)
+        self._rng = self._generator(checked_seed(seed))
 
     @staticmethod
     def _generator(seed: int | None) -> np.random.Generator:
@@ -109,9 +121,10 @@ class RandomPolicy(Policy):
 
     def bind(self, env: gym.Env[Any, Any] | Any, *, seed: int | None = None) -> Self:
         """As :meth:`Policy.bind`; ``seed`` reseeds the draws."""
+        bound = super().bind(env, seed=seed)
         if seed is not None:
             self._rng = self._generator(seed)
-        return super().bind(env)
+        return bound
 
     def __call__(self, observation: Any, info: Mapping[str, Any]) -> int:
         _, mask = _board_and_mask(observation, info)
@@ -127,9 +140,16 @@ class StrategyPolicy(Policy):
     and ``"optimal"``) as a policy.
 
     It follows the strategy's whole tree (:func:`keypeg.analyze`; for ``"optimal"``, :func:`keypeg.optimal`,
-    the fewest guesses in all), built once per rules, with :meth:`~keypeg.StrategyTree.next_guess`; off the
-    tree (a history another player began) or on a game whose tree is too large to build, it asks
-    :func:`keypeg.best_guess` move by move.
+    the fewest guesses in all), built once per rules when the policy is bound (:meth:`bind`), with
+    :meth:`~keypeg.StrategyTree.next_guess`; off the tree (a history another player began) or on a game whose
+    tree is too large to build, it asks :func:`keypeg.best_guess` move by move. A board the strategy cannot
+    play is refused when the policy is bound, before any game, in one line: ``"optimal"`` on rows too few
+    for every secret to be broken (no optimum exists there), or a game whose guesses are too costly to work
+    out (``"optimal"`` on super, :class:`~keypeg.errors.TooCostlyError`; ``force=True`` does that work anyway).
+
+    Where the environment allows only some moves (the PettingZoo env's ``hard=True``: its observation's
+    ``action_mask`` has zeros), a guess it does not allow is replaced by the strategy's best among the codes
+    that still fit (the strategy with its pool of guesses cut to those).
 
     >>> env = MastermindEnv(variant="classic")
     >>> policy = StrategyPolicy("knuth").bind(env)
@@ -138,20 +158,44 @@ class StrategyPolicy(Policy):
     'RRGG'
     """
 
-    def __init__(self, strategy: str = "knuth", *, seed: int | None = None) -> None:
+    def __init__(self, strategy: str = "knuth", *, seed: int | None = None, force: bool = False) -> None:
         from keypeg.api import strategy_names
         from keypeg.strategies import canonical_name
 
         super().__init__()
         if not isinstance(strategy, str):
-            raise InvalidRulesError(
+            raise InvalidArgumentError(
                 f"a strategy is named, not {quoted(strategy)}: one of {', '.join(strategy_names())}"
             )
         self.strategy = canonical_name(strategy)
         """The strategy's name (its canonical one: ``"worst-case"`` for ``"knuth"``)."""
         self.name = strategy.strip().lower()
-        self.seed = seed
+        self.seed = checked_seed(seed)
+        if not isinstance(force, bool):
+            raise InvalidArgumentError(f"force must be True or False, not {quoted(force)}")
+        self.force = force
+        """Whether work keypeg's cost guard refuses is done anyway (``force=True`` of :func:`keypeg.optimal`,
+        :func:`keypeg.analyze` and :func:`keypeg.best_guess`)."""
         self._trees: dict[tuple[tuple[object, ...], int], StrategyTree | None] = {}
+        self._openings: dict[tuple[tuple[object, ...], int], Code] = {}
+
+    def bind(self, env: gym.Env[Any, Any] | Any, *, seed: int | None = None) -> Self:
+        """As :meth:`Policy.bind`, and the strategy made ready for ``env``'s rules: its tree built (or, past
+        the size of a tree, its first guess worked out), so that a board it cannot play is refused here,
+        before any game, with the one-line error of :func:`keypeg.optimal`, :func:`keypeg.analyze` or
+        :func:`keypeg.best_guess` (the policy named in it)."""
+        super().bind(env, seed=seed)
+        try:
+            if self.tree() is None:
+                self.guess([])
+        except KeypegError as error:
+            label = game_label(self.rules)
+            try:
+                refusal = type(error)(f"{self.name} cannot play {label}: {error}")
+            except TypeError:  # an error that takes more than its message: as it is
+                raise error from None
+            raise refusal from None
+        return self
 
     def tree(self) -> StrategyTree | None:
         """The tree followed on the bound environment's rules (built on first use; ``None`` when too large)."""
@@ -162,9 +206,9 @@ class StrategyPolicy(Policy):
         if key not in self._trees:
             try:
                 if self.strategy == "optimal":
-                    self._trees[key] = optimal(rules)
+                    self._trees[key] = optimal(rules, force=self.force)
                 else:
-                    self._trees[key] = analyze(rules, self.strategy, seed=self.seed)
+                    self._trees[key] = analyze(rules, self.strategy, seed=self.seed, force=self.force)
             except TooLargeError:
                 self._trees[key] = None
         return self._trees[key]
@@ -176,13 +220,35 @@ class StrategyPolicy(Policy):
         tree = self.tree()
         found = tree.next_guess(history) if tree is not None else None
         if found is None:
-            found = best_guess(History(self.rules, tuple(history)), strategy=self.strategy, seed=self.seed).guess
+            key = (self.rules.game, self.rules.rows)
+            if not history and key in self._openings:
+                return self._openings[key]
+            moves = History(self.rules, tuple(history))
+            found = best_guess(moves, strategy=self.strategy, seed=self.seed, force=self.force).guess
+            if not history:
+                self._openings[key] = found
         return found
 
+    def fitting_guess(self, history: list[tuple[Code, Feedback]]) -> Code:
+        """The strategy's best guess after ``history`` among the codes that still fit it (its pool of guesses
+        cut to those): what it plays where only those may be guessed."""
+        from keypeg.knowledge import Knowledge
+        from keypeg.strategies import make_strategy
+
+        strategy = make_strategy(self.strategy, pool="consistent", seed=self.seed)
+        return strategy.rank(Knowledge(self.rules, tuple(history))).guess
+
     def __call__(self, observation: Any, info: Mapping[str, Any]) -> int:
-        board, _ = _board_and_mask(observation, info)
+        board, mask = _board_and_mask(observation, info)
         env = self._bound()
-        return int(env.action(self.guess(decode_board(env.rules, board))))
+        if mask is not None and len(mask) != env.rules.size:
+            raise InvalidArgumentError(f"{self.name} is a codebreaker: it guesses codes, and this turn is not a guess")
+        history = decode_board(env.rules, board)
+        action = int(env.action(self.guess(history)))
+        legal = _legal(observation)
+        if legal is not None and not legal[action]:
+            action = int(env.action(self.fitting_guess(history)))
+        return action
 
 
 @dataclass(frozen=True)
@@ -232,22 +298,30 @@ def evaluate(
     optimal on 3x3: 27 games, 73 guesses, average 2.704, worst 4, 0 failures
     """
     if env is not None and rules:
-        raise InvalidRulesError(f"give an environment or rules, not both (got {', '.join(sorted(rules))} too)")
+        raise InvalidArgumentError(f"give an environment or rules, not both (got {', '.join(sorted(rules))} too)")
     if episodes is not None and (isinstance(episodes, bool) or not isinstance(episodes, int) or episodes < 0):
-        raise InvalidRulesError(f"episodes must be a whole number from 0, got {quoted(episodes)}")
+        raise InvalidArgumentError(f"episodes must be a whole number from 0, not {quoted(episodes)}")
+    checked_seed(seed)
+    if not callable(policy):
+        raise InvalidArgumentError(f"a policy is callable as policy(observation, info), not {quoted(policy, 60)}")
+    if progress is not None and not callable(progress):
+        raise InvalidArgumentError(
+            f"progress is called with 1 after each game, so it is callable, not {quoted(progress)}"
+        )
     played = env if env is not None else MastermindEnv(**rules)
     unwrapped = played.unwrapped
     if not isinstance(unwrapped, MastermindEnv):
-        raise InvalidRulesError(f"evaluate plays keypeg's MastermindEnv, not {quoted(played, 60)}")
+        raise InvalidArgumentError(f"evaluate plays keypeg's MastermindEnv, not {quoted(played, 60)}")
     if isinstance(policy, Policy):
         policy.bind(played, seed=seed)
-    elif not callable(policy):
-        raise InvalidRulesError(f"a policy is callable as policy(observation, info), not {quoted(policy, 60)}")
-    secrets: list[Code | None] = (
-        [unwrapped.code(i) for i in range(unwrapped.codes.size)] if episodes is None else [None] * episodes
-    )
+    games = unwrapped.codes.size if episodes is None else episodes
+
+    def secrets() -> Iterator[Code | None]:  # one at a time: ``episodes`` may be more than memory holds
+        for number in range(games):
+            yield unwrapped.code(number) if episodes is None else None
+
     total = worst = failures = 0
-    for number, secret in enumerate(secrets):
+    for number, secret in enumerate(secrets()):
         options = {"secret": secret} if secret is not None else None
         observation, info = played.reset(seed=seed if number == 0 else None, options=options)
         guesses = 0
@@ -261,4 +335,4 @@ def evaluate(
         failures += int(not terminated)
         if progress is not None:
             progress(1)
-    return Evaluation(_name(policy), game_label(unwrapped.rules), len(secrets), total, worst, failures)
+    return Evaluation(_name(policy), game_label(unwrapped.rules), games, total, worst, failures)
