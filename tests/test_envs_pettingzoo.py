@@ -172,11 +172,12 @@ def test_hard_mode_refuses_a_code_that_does_not_fit() -> None:
     raw.step(raw.action("BBC"))
 
 
-def test_wrapped_env_asserts_bounds_and_may_end_the_game_on_an_illegal_move() -> None:
+def test_wrapped_env_refuses_actions_out_of_range_and_may_end_the_game_on_an_illegal_move() -> None:
     game = codemaker.env(pegs=3, colors=3)
     game.reset()
-    with pytest.raises(AssertionError):
-        game.step(27)
+    for wrong in (27, -1, 2.5, None, "AAB", np.array([1])):  # keypeg's one line, not a bare AssertionError
+        with pytest.raises(IllegalMoveError, match=r"^the codebreaker's action is a whole number from 0 to 26"):
+            game.step(wrong)
     ending = codemaker.env(pegs=3, colors=3, illegal_reward=-10)
     ending.reset()
     ending.step(ending.unwrapped.action("ABC"))

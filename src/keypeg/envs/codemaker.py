@@ -393,15 +393,28 @@ raw_env = CodemakerEnv
 """PettingZoo's name for the unwrapped environment."""
 
 
+class InBoundsWrapper(wrappers.BaseWrapper):  # type: ignore[misc]  # pettingzoo ships no type hints
+    """PettingZoo's ``AssertOutOfBoundsWrapper`` as keypeg says it: an action outside the agent's space (or
+    ``None`` from an agent still playing) is refused with a one-line :class:`~keypeg.errors.IllegalMoveError`
+    before it reaches the wrappers inside (an assert would vanish under ``python -O``)."""
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if not (action is None and (self.terminations[agent] or self.truncations[agent])):
+            self.env.unwrapped._check_action(agent, action)
+        super().step(action)
+
+
 def env(*, illegal_reward: float | None = None, **kwargs: Any) -> AECEnv[str, Observation, int]:
-    """The environment with PettingZoo's usual wrappers: actions out of range are asserted, the order of calls
+    """The environment with PettingZoo's usual wrappers: actions out of range refused
+    (:class:`~keypeg.errors.IllegalMoveError`, where PettingZoo's own wrapper asserts), the order of calls
     (``reset`` first) enforced; with ``illegal_reward`` an illegal move ends the game with that reward to the
     agent who made it (PettingZoo's ``TerminateIllegalWrapper``) instead of being refused. ``kwargs`` are
     :class:`CodemakerEnv`'s."""
     game: AECEnv[str, Observation, int] = CodemakerEnv(**kwargs)
     if illegal_reward is not None:
         game = wrappers.TerminateIllegalWrapper(game, illegal_reward=illegal_reward)
-    game = wrappers.AssertOutOfBoundsWrapper(game)
+    game = InBoundsWrapper(game)
     return wrappers.OrderEnforcingWrapper(game)
 
 
