@@ -281,3 +281,27 @@ def test_a_choice_pickles_with_its_ranking() -> None:
     again = pickle.loads(pickle.dumps(choice))
     assert again == choice and [r.guess for r in again.ranked] == [r.guess for r in choice.ranked]
     assert again.ranked[0].figures == choice.ranked[0].figures
+
+
+# -- 11, 29, 33: sessions -------------------------------------------------------------------------------
+
+
+def test_a_seeded_solver_does_not_draw_what_an_environment_draws_from_the_same_seed() -> None:
+    pytest.importorskip("gymnasium")
+    from keypeg.envs import MastermindEnv
+
+    env = MastermindEnv(variant="classic")
+    same = 0
+    for seed in range(10):  # the review: level 1's first guess was the env's seed-s secret, 20 seeds of 20
+        env.reset(seed=seed)
+        same += make_code("classic", level=1, seed=seed).guess() == env.secret
+    assert same == 0
+
+
+def test_a_session_shows_its_state_and_resigns_with_an_outcome() -> None:
+    session = break_code("3x3", secret="ABC")
+    session.guess("AAB")
+    assert repr(session) == "<BreakSession 3 pegs, 3 colours, repeats, 10 rows: 1 guess, 9 rows left, in play>"
+    solver = make_code("3x3")
+    outcome = solver.resign()
+    assert outcome is not None and outcome.termination is keypeg.Termination.RESIGNED

@@ -229,7 +229,9 @@ def best_guess(
 
     ``choice.guess`` is the guess, ``choice.ranked`` the guesses ranked with their figures,
     ``choice.fitting`` how many codes fit. On games too large to score every code the genetic
-    codebreaker answers (:func:`keypeg.strategies.playable`). ``seed`` seeds strategies that draw at random.
+    codebreaker answers whatever the strategy (:attr:`Choice.strategy` says ``"genetic"``); on smaller
+    ones a strategy whose work is too costly is refused (``"optimal"`` on 5 pegs, 8 colours), and
+    ``strategy="genetic"`` is always playable. ``seed`` seeds strategies that draw at random.
 
     Raises:
         UnknownStrategyError: no strategy of that name.
@@ -413,7 +415,11 @@ def break_code(
 
 def make_code(rules: Rules | str, *, level: int = 3, seed: int | None = None) -> SolveSession:
     """A game where the computer, at ``level`` (1 to 4, the strongest 4), breaks a code you keep and you
-    score each of its guesses: ``session.guess()`` is its guess, ``session.score(feedback)`` your score.
+    score each of its guesses: ``session.guess()`` is its guess, ``session.score(feedback)`` your score
+    (a :class:`Feedback`, a ``(black, white)`` pair or text, as :meth:`History.add` takes it).
+
+    On games too large to score every code, every level plays the genetic codebreaker (the levels
+    differ only where codes can be enumerated; ``session.note`` says so).
 
     Raises:
         InvalidFeedbackError: a score that cannot happen.

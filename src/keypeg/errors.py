@@ -97,7 +97,8 @@ class TooCostlyError(TooLargeError):
 
 
 class TooSlowError(TooCostlyError):
-    """Work stopped because it took longer than its budget (:meth:`keypeg.analysis.cost.Budget.watch`)."""
+    """Work stopped because it took longer than its budget: the constraint solver behind
+    :func:`keypeg.fitting` and :func:`keypeg.check` past its time, or a web request past the app's."""
 
     def __init__(self, message: str, conclusive: bool) -> None:
         super().__init__(message)

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 __all__ = ["Action", "Help", "BreakSession", "SolveSession", "Session", "session_from_state", "STATE_VERSION"]
 
 STATE_VERSION = 1
+_SOLVER_TAG = 0x5E55_1017
+"""Mixed into a :class:`SolveSession`'s seed, so that its draws are its own."""
 
 
 class Action(enum.Enum):
@@ -91,6 +93,12 @@ class _Game(Board):
 
         return Knowledge(self.rules, tuple(self.history))
 
+    def __repr__(self) -> str:  # never the secret
+        outcome = self.outcome()
+        state = "in play" if outcome is None else outcome.termination.value
+        guesses = f"{len(self.history)} guess{'es' if len(self.history) != 1 else ''}"
+        return f"<{type(self).__name__} {self.rules.describe()}: {guesses}, {self.rows_left} rows left, {state}>"
+
 
 def _fair(codemaker: Codemaker) -> bool:
     """Whether nobody could know the codemaker's secret in advance: the computer drew it unpredictably."""
@@ -100,9 +108,8 @@ def _fair(codemaker: Codemaker) -> bool:
 class BreakSession(_Game):
     """A person breaks the code of ``codemaker`` under ``rules``.
 
-    >>> from keypeg.play.codemakers import FixedCodemaker
-    >>> rules = Rules(4, 6)
-    >>> game = BreakSession(rules, FixedCodemaker(rules.parse("ABCD")))
+    >>> from keypeg import break_code
+    >>> game = break_code(Rules(4, 6), secret="ABCD")
     >>> game.guess("AABB"), game.rows_left, game.secret
     (Feedback(black=1, white=1), 11, None)
     >>> game.guess("ABCD"), game.outcome().solved, str(game.secret)
@@ -292,6 +299,10 @@ class SolveSession(_Game):
         to score every code)."""
         self.strategy: Strategy
         self.strategy, self.note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
+        if seed is not None:  # draws of its own: not those another of keypeg's draws takes from the same seed
+            import numpy as np  # (level 1 guessed an environment's seed-s secret first, 20 seeds of 20)
+
+            self.strategy.restart(rng=np.random.default_rng((seed, _SOLVER_TAG)))
         self.history: History = History(rules)
         """The scored guesses so far: an immutable :class:`keypeg.History`, replaced at each move."""
         self.resigned = False
@@ -379,11 +390,14 @@ class SolveSession(_Game):
         history[number - 1] = (history[number - 1][0], given)
         self._replace(history[:number] if given == self.rules.win else history)
 
-    def resign(self) -> None:
-        """Stop: the person wins this one."""
+    def resign(self) -> Outcome:
+        """Stop: the person wins this one; the game's outcome (as :meth:`BreakSession.resign` gives)."""
         if self.is_over:
             raise GameOverError("the game is over already")
         self.resigned = True
+        outcome = self.outcome()
+        assert outcome is not None
+        return outcome
 
     def _feedback(self, value: FeedbackLike) -> Feedback:
         return read_feedback(self.rules, value)
