@@ -128,6 +128,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     try:
+        return play_all(args)
+    except KeyboardInterrupt:  # Ctrl-C at any point: one line, exit 130
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def play_all(args: argparse.Namespace) -> int:
+    """Everything the script does with its arguments; the exit code."""
+    try:
         env = gym.make("keypeg/Mastermind-v0", pegs=args.pegs, colors=args.colors)
         env.reset(seed=args.seed)  # the seed checked (a whole number from 0) before any work
         board = env.unwrapped  # the environment itself, under Gymnasium's wrappers: its rules and codes
@@ -145,11 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     agent = QLearner(rules.size, seed=args.seed)
     print(f"Tabular Q-learning on {rules.describe()} ({rules.size} codes), seed {args.seed}")
     started = time.process_time()
-    try:
-        train(env, agent, args.episodes, args.seed)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    train(env, agent, args.episodes, args.seed)
     print(
         f"trained on {args.episodes:,} games in {time.process_time() - started:.2f} CPU s: "
         f"{len(agent.values):,} positions seen"

@@ -77,6 +77,15 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    try:
+        return play_all(args)
+    except KeyboardInterrupt:  # Ctrl-C at any point: one line, exit 130
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def play_all(args: argparse.Namespace) -> int:
+    """Everything the script does with its arguments; the exit code."""
     asked = {name: getattr(args, name) for name in ("variant", "pegs", "colors", "rows")}
     asked = {name: value for name, value in asked.items() if value is not None}
     try:
@@ -91,15 +100,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"A random agent on {rules.describe()} ({rules.size:,} codes), {args.games} games each way")
     print()
     print(f"{'agent':<10} {'won':>5} {'lost':>5}   {'average guesses to win':>22}")
-    try:
-        for masked in (False, True):
-            games = run(env, args.games, masked=masked, seed=args.seed)
-            won = [game.guesses for game in games if game.won]
-            average = f"{statistics.mean(won):.3f}" if won else "-"
-            print(f"{'masked' if masked else 'unmasked':<10} {len(won):>5} {len(games) - len(won):>5}   {average:>22}")
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
+    for masked in (False, True):
+        games = run(env, args.games, masked=masked, seed=args.seed)
+        won = [game.guesses for game in games if game.won]
+        average = f"{statistics.mean(won):.3f}" if won else "-"
+        print(f"{'masked' if masked else 'unmasked':<10} {len(won):>5} {len(games) - len(won):>5}   {average:>22}")
     if args.show:
         print()
         print("The first masked game:")
