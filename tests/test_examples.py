@@ -194,3 +194,8 @@ def test_the_adversary_example_says_which_strategy_cannot_play_and_plays_the_oth
     rows = table(said, "codebreaker")
     assert rows["optimal"][0] == "n/a" and rows["optimal"][1].startswith("optimal cannot play super: the optimal guess")
     assert rows["simple"][2].endswith("=5,0") and said.startswith("simple against the adversary, move by move:")
+
+
+def test_one_row_is_said_in_the_singular() -> None:
+    said = run("random_agent", "--variant", "3x3", "--rows", "1", "--games", "2")
+    assert said.startswith("A random agent on 3 pegs, 3 colours, repeats, 1 row (27 codes), 2 games each way")

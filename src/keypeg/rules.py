@@ -237,12 +237,12 @@ class Rules:
     def describe(self) -> str:
         """One line for people: ``4 pegs, 6 colours, repeats, 12 rows`` (``..., repeats, black pegs only, 12 rows``,
         ``..., repeats, colours only, 12 rows`` under the other feedbacks)."""
-        text = f"{self.pegs} pegs, {self.colors} colours, {'repeats' if self.repeats else 'no repeats'}"
+        text = f"{plural(self.pegs, 'peg')}, {self.colors} colours, {'repeats' if self.repeats else 'no repeats'}"
         if self.blanks:
             text += ", blanks"
         if self.feedback != "standard":
             text += ", black pegs only" if self.feedback == "black" else ", colours only"
-        return f"{text}, {self.rows} rows"
+        return f"{text}, {plural(self.rows, 'row')}"
 
     def replace(self, **changes: object) -> Rules:
         """A copy with some fields changed (and validated again)."""
