@@ -217,7 +217,7 @@ def one_line(error: pytest.ExceptionInfo[BaseException]) -> str:
         ({"variant": 3}, InvalidRulesError, "variant must be text"),
         ({"pegs": 5, "colors": 3, "repeats": False}, InvalidRulesError, "5 pegs need at least 5 colours"),
         ({"pegs": 7, "colors": 6}, TooLargeError, f"279,936 codes, more than an environment takes ({ENV_CODE_LIMIT:,}"),
-        ({"render_mode": "rgb_array"}, ValueError, "render_mode must be one of ansi, human"),
+        ({"render_mode": "rgb_array"}, InvalidArgumentError, "render_mode must be one of ansi, human"),
     ],
 )
 @pytest.mark.filterwarnings("ignore:.*render_mode='rgb_array'")  # Gymnasium's own warning, before the error

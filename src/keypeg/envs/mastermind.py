@@ -80,7 +80,7 @@ class MastermindEnv(gym.Env[npt.NDArray[np.int8], np.int64]):
     ) -> None:
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             modes = ", ".join(self.metadata["render_modes"])
-            raise ValueError(f"render_mode must be one of {modes} or None, got {quoted(render_mode)}")
+            raise InvalidArgumentError(f"render_mode must be one of {modes} or None, got {quoted(render_mode)}")
         self.rules: Rules = rules_from(variant, pegs, colors, repeats, rows, blanks, feedback)
         """The rules played."""
         self.codes = CodeBook(self.rules)
