@@ -56,6 +56,9 @@ __all__ = [
 OBJECTIVES = ("total", "worst-case")
 POOLS = ("all", "consistent")
 WAY_ROUND = "force=True runs it anyway"
+SOLVER_TAG = 0x5E55_1017
+"""Mixed into :func:`make_code`'s seed, so that the session's draws are its own (the command line's
+``keypeg solve --seed`` keeps the strategy's plain seed)."""
 
 
 def _rules(rules: Rules | str) -> Rules:
@@ -439,7 +442,12 @@ def make_code(rules: Rules | str, *, level: int = 3, seed: int | None = None) ->
     _seed(seed)
     if level > 4:
         raise InvalidArgumentError(f"level must be from 1 to 4, not {level!r}")
-    return SolveSession(game, level=level, seed=seed)
+    session = SolveSession(game, level=level, seed=seed)
+    if seed is not None:  # draws of its own, not those of keypeg.envs from the same seed (level 1's first
+        import numpy as np  # guess was an environment's seed-s secret, 20 seeds of 20)
+
+        session.strategy.restart(rng=np.random.default_rng((seed, SOLVER_TAG)))
+    return session
 
 
 if not TYPE_CHECKING:  # hidden from type checkers, so that a misspelt name is an error there

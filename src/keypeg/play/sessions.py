@@ -36,8 +36,6 @@ if TYPE_CHECKING:
 __all__ = ["Action", "Help", "BreakSession", "SolveSession", "Session", "session_from_state", "STATE_VERSION"]
 
 STATE_VERSION = 1
-_SOLVER_TAG = 0x5E55_1017
-"""Mixed into a :class:`SolveSession`'s seed, so that its draws are its own."""
 
 
 class Action(enum.Enum):
@@ -299,10 +297,6 @@ class SolveSession(_Game):
         to score every code)."""
         self.strategy: Strategy
         self.strategy, self.note = strategy_for(LEVELS[level].strategy, rules, seed=seed)
-        if seed is not None:  # draws of its own: not those another of keypeg's draws takes from the same seed
-            import numpy as np  # (level 1 guessed an environment's seed-s secret first, 20 seeds of 20)
-
-            self.strategy.restart(rng=np.random.default_rng((seed, _SOLVER_TAG)))
         self.history: History = History(rules)
         """The scored guesses so far: an immutable :class:`keypeg.History`, replaced at each move."""
         self.resigned = False
