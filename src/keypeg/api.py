@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Literal
 
+from keypeg.arguments import checked_seed, whole_number
 from keypeg.code import Code, Feedback
 from keypeg.consistency import Consistency, Suspect
 from keypeg.errors import InvalidArgumentError, TooSlowError
@@ -120,17 +121,6 @@ def _guard(force: bool) -> Callable[[Estimate], None]:
     return lambda estimate: guard(estimate, force, WAY_ROUND)
 
 
-def _at_least(value: int, low: int, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < low:
-        raise InvalidArgumentError(f"{name} must be a whole number from {low}, not {quoted(value)}")
-    return value
-
-
-def _seed(seed: int | None) -> None:
-    if seed is not None:
-        _at_least(seed, 0, "seed")
-
-
 def _choice(value: str, choices: tuple[str, ...], name: str) -> str:
     if value not in choices:
         raise InvalidArgumentError(f"{name} must be one of {', '.join(choices)}; got {quoted(value)}")
@@ -163,7 +153,7 @@ def fitting(
     from keypeg.consistency import check as check_history
 
     scored = _history(history)
-    _at_least(limit, 0, "limit")
+    whole_number(limit, 0, "limit")
     wanted = max(min(limit, scored.rules.size), 1)  # a limit above the codes there are means all of them
     _guard(force)(consistency_cost(scored.rules, len(scored), wanted))
     seconds = _seconds(force)
@@ -203,7 +193,7 @@ def check(
     from keypeg.consistency import check as check_history
 
     scored = _history(history)
-    _at_least(limit, 1, "limit")
+    whole_number(limit, 1, "limit")
     _guard(force)(consistency_cost(scored.rules, len(scored), min(limit, scored.rules.size)))
     return check_history(scored.rules, scored.moves, limit=limit, seconds=_seconds(force))
 
@@ -254,8 +244,8 @@ def best_guess(
 
     scored = _history(history)
     name = canonical_name(strategy)
-    _at_least(top, 1, "top")
-    _seed(seed)
+    whole_number(top, 1, "top")
+    checked_seed(seed)
     return next_guess(
         scored.rules,
         scored.moves,
@@ -304,7 +294,7 @@ def analyze(
 
     game = _rules(rules)
     name = canonical_name(strategy)
-    _seed(seed)
+    checked_seed(seed)
     _progress(progress)
     check = _guard(force)
     check_trees(game, [name], check)
@@ -403,7 +393,7 @@ def break_code(
     from keypeg.play.codemakers import AdversarialCodemaker, FixedCodemaker, RandomCodemaker
 
     game = _rules(rules)
-    _seed(seed)
+    checked_seed(seed)
     _flag(adversarial, "adversarial")
     if adversarial and (secret is not None or seed is not None):
         raise InvalidArgumentError("an adversarial codemaker keeps no secret and draws nothing: no secret nor seed")
@@ -438,8 +428,8 @@ def make_code(rules: Rules | str, *, level: int = 3, seed: int | None = None) ->
     (True, 'CAB')
     """
     game = _rules(rules)
-    _at_least(level, 1, "level")
-    _seed(seed)
+    whole_number(level, 1, "level")
+    checked_seed(seed)
     if level > 4:
         raise InvalidArgumentError(f"level must be from 1 to 4, not {level!r}")
     session = SolveSession(game, level=level, seed=seed)

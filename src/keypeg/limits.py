@@ -55,7 +55,6 @@ __all__ = [
     "OPTIMAL_REFERENCE",
     "OPTIMAL_GROWTH",
     "optimal_table_slots",
-    "CP_SAT_SOLUTIONS_PER_SECOND",
     "count_field",
     "one_word",
     "code_words",
@@ -183,9 +182,6 @@ def optimal_table_slots(codes: int) -> int:
     wanted = min(max(256 * codes, 1 << 16), 1 << 22)
     return 1 << (wanted - 1).bit_length()
 
-
-CP_SAT_SOLUTIONS_PER_SECOND = 2_000
-"""Fitting codes the constraint solver lists per second, for time estimates (a rough figure)."""
 
 _UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 

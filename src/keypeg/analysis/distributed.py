@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from keypeg.cluster import Cluster, Workers
-from keypeg.errors import KeypegError
+from keypeg.errors import InvalidRulesError, KeypegError
 from keypeg.kernels import CodeSpace, Index
 from keypeg.rules import Rules
 from keypeg.strategies.base import Pool, Position, Strategy
@@ -546,7 +546,7 @@ def distributed_optimum(
                     )
                 )
     if best is None or best.least >= BIG:
-        raise KeypegError(f"no strategy solves every secret within {rules.rows} guesses")
+        raise InvalidRulesError(f"no strategy solves every secret within {rules.rows} guesses")
     return _optimal_tree(rules, space, best, pool, secrets, started), nodes, traffic
 
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from keypeg.analysis.compare import SEED, SEEDED
 from keypeg.analysis.cost import Estimate, analyze_cost, optimal_cost
-from keypeg.errors import KeypegError
+from keypeg.errors import InvalidRulesError, KeypegError
 from keypeg.rules import FEEDBACKS, Rules
 from keypeg.strategies import NAMES
 
@@ -307,7 +307,7 @@ def _fewest_rounds(rules: Rules, pool: str) -> tuple[str, int, int, int]:
         total, guess = solver.value(root, (), rounds)
         if total < BIG:
             return str(solver.space.code(guess)), int(total), rounds, solver.nodes
-    raise KeypegError(f"no strategy solves every secret of {rules.slug} within {rules.rows} guesses")
+    raise InvalidRulesError(f"no strategy solves every secret of {rules.slug} within {rules.rows} guesses")
 
 
 class Results:

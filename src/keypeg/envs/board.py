@@ -42,7 +42,6 @@ __all__ = [
     "BOARD_DTYPE",
     "NOT_PLAYED",
     "CodeBook",
-    "checked_seed",
     "rules_from",
     "board_space",
     "encode_board",
@@ -60,15 +59,6 @@ that follows a strategy's tree meets each node once per secret, and its codes ar
 
 Moves = Iterable[tuple[Code, Feedback]]
 """Scored guesses, oldest first: a :class:`~keypeg.History`, a game's ``history`` or a list of pairs."""
-
-
-def checked_seed(seed: object) -> int | None:
-    """``seed`` when it is ``None`` or a whole number from 0, else keypeg's one-line
-    :class:`~keypeg.errors.InvalidArgumentError` (the rule every seed of keypeg's follows)."""
-    from keypeg.api import _seed  # the one seed check of keypeg's public functions
-
-    _seed(seed)  # type: ignore[arg-type]
-    return seed  # type: ignore[return-value]
 
 
 def _flag(name: str, value: object) -> bool | None:

@@ -70,12 +70,12 @@ except ImportError as missing:  # installed without its extra: one line naming i
         f"keypeg.envs.codemaker needs {missing.name or 'PettingZoo'}: pip install 'keypeg[envs]'"
     ) from None
 
+from keypeg.arguments import checked_seed
 from keypeg.code import Code, Feedback
 from keypeg.envs.board import (
     NOT_PLAYED,
     CodeBook,
     board_space,
-    checked_seed,
     decode_board,
     encode_board,
     render_board,

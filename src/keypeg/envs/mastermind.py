@@ -27,8 +27,9 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
+from keypeg.arguments import checked_seed
 from keypeg.code import Code, Feedback
-from keypeg.envs.board import CodeBook, board_space, checked_seed, encode_board, render_board, rules_from
+from keypeg.envs.board import CodeBook, board_space, encode_board, render_board, rules_from
 from keypeg.errors import GameOverError, IllegalMoveError, InvalidArgumentError, InvalidCodeError
 from keypeg.game import Game
 from keypeg.rules import Rules

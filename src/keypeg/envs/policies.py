@@ -23,8 +23,9 @@ import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
 
+from keypeg.arguments import checked_seed
 from keypeg.code import Code, Feedback
-from keypeg.envs.board import checked_seed, decode_board
+from keypeg.envs.board import decode_board
 from keypeg.envs.mastermind import MastermindEnv
 from keypeg.errors import IllegalMoveError, InvalidArgumentError, KeypegError, TooLargeError
 from keypeg.history import History
