@@ -77,6 +77,14 @@ def test_nothing_else_is_public() -> None:
     assert all(issubclass(getattr(keypeg, n), keypeg.KeypegError) for n in listed if n.endswith("Error"))
 
 
+def test_dir_offers_the_public_names_only() -> None:
+    """``dir(keypeg)`` (a shell's completion, ``help``) lists ``__all__`` and dunders, even once submodules
+    are loaded: nothing internal is offered."""
+    import keypeg.strategies  # a submodule loaded, as any solver's call loads some
+
+    assert {name for name in dir(keypeg) if not name.startswith("__")} == set(keypeg.__all__)
+
+
 def test_the_lazy_names_are_the_api_s() -> None:
     """Each name the root loads lazily is the object of :mod:`keypeg.api` (or the engine's, re-exported),
     and ``dir(keypeg)`` lists it before it is loaded."""

@@ -198,5 +198,6 @@ if not _typing.TYPE_CHECKING:  # hidden from type checkers (who read this name o
 
 
 def __dir__() -> list[str]:
-    """The module's names, the lazily loaded ones included."""
-    return sorted({*globals(), *_LAZY})
+    """The public names (``__all__``, the lazily loaded ones included) and the module's dunders: what
+    ``dir(keypeg)`` and a shell's completion offer, never a submodule or a private name."""
+    return sorted({*__all__, *(name for name in globals() if name.startswith("__"))})
