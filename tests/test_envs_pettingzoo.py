@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from pettingzoo import AECEnv
 from pettingzoo.test import api_test, seed_test
 
+import keypeg
 from keypeg import Rules
 from keypeg.code import Code, Feedback
 from keypeg.envs import RandomPolicy, StrategyPolicy, codemaker
@@ -369,6 +370,19 @@ def test_a_strategy_guesses_only_codes_that_fit_in_hard_mode() -> None:
         guess not in reference_fitting(free.history.rules, list(free.history)[:turn])
         for turn, (guess, _) in enumerate(free.history)
     )
+
+
+@pytest.mark.parametrize("strategy", keypeg.strategy_names())
+def test_every_strategy_plays_only_legal_moves_in_hard_mode(strategy: str) -> None:
+    """Careless forgets scores, so its best among what it thinks fits may not fit (3x4 under seed 29, 4x3
+    under seeds 25 and 29 raised IllegalMoveError mid-duel): the policy then plays the first code the
+    environment allows. Every strategy, each guess checked against a brute force."""
+    for rules, seed in (({"pegs": 3, "colors": 4}, 29), ({"pegs": 4, "colors": 3}, 25), ({"pegs": 4, "colors": 3}, 29)):
+        played = duel(StrategyPolicy(strategy, seed=seed), AdversaryPolicy(), hard=True, seed=seed, **rules)
+        moves = list(played.history)
+        assert played.broken
+        for turn, (guess, _) in enumerate(moves):
+            assert guess in reference_fitting(played.history.rules, moves[:turn])
 
 
 def test_a_strategy_that_cannot_play_a_board_says_so_before_the_duel() -> None:

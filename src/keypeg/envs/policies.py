@@ -150,7 +150,9 @@ class StrategyPolicy(Policy):
 
     Where the environment allows only some moves (the PettingZoo env's ``hard=True``: its observation's
     ``action_mask`` has zeros), a guess it does not allow is replaced by the strategy's best among the codes
-    that still fit (the strategy with its pool of guesses cut to those).
+    that still fit (the strategy with its pool of guesses cut to those); should that one still not be allowed
+    (``"careless"`` forgets scores, so its idea of what fits is not the environment's), by the first code in
+    code order the environment allows. It never plays an illegal move.
 
     >>> env = MastermindEnv(variant="classic")
     >>> policy = StrategyPolicy("knuth").bind(env)
@@ -249,6 +251,9 @@ class StrategyPolicy(Policy):
         legal = _legal(observation)
         if legal is not None and not legal[action]:
             action = int(env.action(self.fitting_guess(history)))
+            if not legal[action]:  # a strategy that forgets scores: the first code the environment allows
+                allowed = np.flatnonzero(legal)
+                action = int(allowed[0]) if allowed.size else action
         return action
 
 
