@@ -5,7 +5,8 @@ continue a command), each command is run and its output (stdout and stderr toget
 shows them) is pasted under it, with `[exit N]` when it fails; a block with any other line is left as
 written. `<!-- run: command -->` runs a command that is not shown (waiting for a server, stopping it).
 All commands of one page run in order in one bash, in a fresh home folder, so a page's state (its
-database, files, variables, background jobs) carries from one command to the next.
+database, files, variables, background jobs) carries from one command to the next. The outputs show that
+home as `~` and this checkout's `src/` as an installed package's `.../site-packages/`, not this machine's paths.
 
     python scripts/doc_transcripts.py docs/tutorials/play.md.in [...]   # writes docs/tutorials/play.md
 """
@@ -59,7 +60,8 @@ def run(cmds: list[tuple[str, bool]], bin_dir: Path) -> list[str]:
         done = subprocess.run(
             ["bash", "-c", "\n".join(script)], capture_output=True, text=True, stdin=subprocess.DEVNULL
         )
-    outputs = [out if out.endswith("\n") or not out else out + "\n" for out in done.stdout.split(mark + "\n")[1:]]
+        printed = done.stdout.replace(home, "~").replace(f"{REPO}/src/", ".../site-packages/")
+    outputs = [out if out.endswith("\n") or not out else out + "\n" for out in printed.split(mark + "\n")[1:]]
     if len(outputs) != len(cmds):
         sys.exit(f"error: {len(cmds)} commands, {len(outputs)} outputs: {done.stderr.strip()}")
     return outputs

@@ -91,6 +91,16 @@ def test_tutorials_are_their_templates_run() -> None:
         assert transcripts.skeleton(page) == transcripts.skeleton(template), name
 
 
+def test_transcripts_show_no_paths_of_the_machine_they_ran_on() -> None:
+    """The home a page ran in is shown as ``~``, this checkout's ``src/`` as an installed package's."""
+    transcripts = _module(ROOT / "scripts" / "doc_transcripts.py")
+    [out] = transcripts.run([("echo $HOME/.cache $REPO/src/keypeg/data", True)], Path(sys.executable).parent)
+    assert out == "~/.cache .../site-packages/keypeg/data\n"
+    for name in TUTORIALS:
+        page = (ROOT / "docs" / "tutorials" / f"{name}.md").read_text()
+        assert str(ROOT) not in page and "keypeg-docs-" not in page, name
+
+
 def test_docstring_text_reads_as_markdown() -> None:
     hooks = _module(ROOT / "docs" / "hooks.py")
     text = """See :class:`~keypeg.errors.InvalidCodeError` and :func:`fitting`::
