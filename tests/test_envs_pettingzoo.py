@@ -23,13 +23,15 @@ from pettingzoo.test import api_test, seed_test
 import keypeg
 from keypeg import Rules
 from keypeg.code import Code, Feedback
-from keypeg.envs import RandomPolicy, StrategyPolicy, codemaker
+from keypeg.envs import MastermindEnv, RandomPolicy, StrategyPolicy, codemaker
 from keypeg.envs.codemaker import BREAKER, MAKER, AdversaryPolicy, CodemakerEnv, duel, read_board
 from keypeg.errors import (
     GameOverError,
     IllegalMoveError,
     InconsistentHistoryError,
     InvalidArgumentError,
+    InvalidCodeError,
+    InvalidFeedbackError,
     InvalidRulesError,
     TooLargeError,
     UnknownVariantError,
@@ -155,8 +157,8 @@ def test_illegal_moves() -> None:
         raw.step(raw.answer("0,0"))  # every code has one of the three colours
     assert raw.agent_selection == MAKER and raw.pending == raw.rules.parse("ABC") and not raw.history
     assert all((before[k] == raw.observe(MAKER)[k]).all() for k in before)
-    for wrong in (14, -1, 2.0, "0", None, True):
-        with pytest.raises(IllegalMoveError, match=r"^the codemaker's action is a whole number from 0 to 8"):
+    for wrong in (14, -1, 2.0, "0", None, True):  # not a score at all: bad input, as a bad code is
+        with pytest.raises(InvalidFeedbackError, match=r"^the codemaker's action is a whole number from 0 to 8"):
             raw.step(wrong)  # type: ignore[arg-type]
     raw.step(raw.answer("1,2"))
     assert raw.agent_selection == BREAKER and len(raw.history) == 1
@@ -176,9 +178,13 @@ def test_hard_mode_refuses_a_code_that_does_not_fit() -> None:
 def test_wrapped_env_refuses_actions_out_of_range_and_may_end_the_game_on_an_illegal_move() -> None:
     game = codemaker.env(pegs=3, colors=3)
     game.reset()
+    gym = MastermindEnv(pegs=3, colors=3)
+    gym.reset(seed=0)
     for wrong in (27, -1, 2.5, None, "AAB", np.array([1])):  # keypeg's one line, not a bare AssertionError
-        with pytest.raises(IllegalMoveError, match=r"^the codebreaker's action is a whole number from 0 to 26"):
+        with pytest.raises(InvalidCodeError, match=r"^the codebreaker's action is a whole number from 0 to 26"):
             game.step(wrong)
+        with pytest.raises(InvalidCodeError):  # the same rule in the Gymnasium env: bad input, a ValueError
+            gym.step(wrong)  # type: ignore[arg-type]
     ending = codemaker.env(pegs=3, colors=3, illegal_reward=-10)
     ending.reset()
     ending.step(ending.unwrapped.action("ABC"))
@@ -400,3 +406,6 @@ def test_the_wrapped_env_is_public_and_gymnasium_users_need_no_pettingzoo() -> N
     script = "import sys, keypeg.envs; print(sorted(m for m in sys.modules if m.startswith('pettingzoo')))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+    without = "import sys; sys.modules['pettingzoo'] = None\nfrom keypeg.envs import *\nprint(MastermindEnv.__name__)"
+    done = subprocess.run([sys.executable, "-c", without], capture_output=True, text=True)
+    assert (done.returncode, done.stdout) == (0, "MastermindEnv\n"), done.stderr  # import * without PettingZoo

@@ -18,12 +18,13 @@ it) the environment is made by name, the rules as keyword arguments::
 - Policies: :class:`RandomPolicy` (uniform over the mask) and :class:`StrategyPolicy` (``"knuth"``,
   ``"optimal"`` and every strategy of :func:`keypeg.strategy_names`); any callable
   ``(observation, info) -> action`` is a policy too.
-- :class:`CodemakerEnv` (:mod:`keypeg.envs.codemaker`, PettingZoo's AEC API): the codemaker against the
-  codebreaker, no secret fixed (any score that keeps a code fitting is legal); :func:`codemaker_env` makes
-  it with PettingZoo's usual wrappers (PettingZoo's ``env()``); :class:`AdversaryPolicy` is keypeg's
-  adversarial codemaker as an agent, and :func:`duel` plays one game of two policies (a :class:`Duel`). The
-  breaker's policies above play it too. These names load PettingZoo on first use: the Gymnasium env alone
-  needs only Gymnasium.
+- :class:`CodemakerEnv` (PettingZoo's AEC API; its documentation has the agents, actions, observations,
+  rewards and illegal moves): the codemaker against the codebreaker, no secret fixed (any score that keeps a
+  code fitting is legal); :func:`codemaker_env` makes it with PettingZoo's usual wrappers (PettingZoo's
+  ``env()``); :class:`AdversaryPolicy` is keypeg's adversarial codemaker as an agent, and :func:`duel` plays
+  one game of two policies (a :class:`Duel`). The breaker's policies above play it too. These names load
+  PettingZoo on first use: the Gymnasium env alone needs only Gymnasium (``from keypeg.envs import *`` takes
+  them only where PettingZoo is installed).
 - :func:`evaluate` plays a policy against every secret (or ``episodes`` drawn ones) and returns an
   :class:`Evaluation` (games, total, average, worst, failures)::
 
@@ -39,6 +40,7 @@ it) the environment is made by name, the rules as keyword arguments::
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 
 try:
@@ -54,7 +56,8 @@ if TYPE_CHECKING:
     from keypeg.envs.codemaker import env as codemaker_env
 
 __all__ = ["ENV_ID", "MastermindEnv", "Policy", "RandomPolicy", "StrategyPolicy", "Evaluation", "evaluate"]
-__all__ += ["CodemakerEnv", "codemaker_env", "AdversaryPolicy", "Duel", "duel"]  # PettingZoo's: loaded on first use
+if find_spec("pettingzoo") is not None:  # PettingZoo's, loaded on first use: `import *` works without it
+    __all__ += ["CodemakerEnv", "codemaker_env", "AdversaryPolicy", "Duel", "duel"]
 _PETTINGZOO = {"CodemakerEnv": "CodemakerEnv", "codemaker_env": "env", "AdversaryPolicy": "AdversaryPolicy"}
 _PETTINGZOO |= {"Duel": "Duel", "duel": "duel"}
 """The names of the PettingZoo env (:mod:`keypeg.envs.codemaker`), loaded on first use, and theirs there."""

@@ -1,53 +1,9 @@
 """Codemaker against codebreaker: keypeg's Mastermind as a two-agent PettingZoo environment (AEC).
 
-Two agents take turns: the ``"codebreaker"`` guesses a code, the ``"codemaker"`` scores it. No secret is
-fixed: the codemaker may answer any score that keeps at least one code fitting every score so far, so it
-can play fair (answer as a secret it chose would) or adversarially (keep the breaker guessing as long as
-it can, as keypeg's :class:`~keypeg.play.codemakers.AdversarialCodemaker` does).
-
-- **Actions.** The codebreaker's: ``Discrete(number of codes)``, a code in keypeg's code order (the order of
-  :func:`keypeg.fitting`; ``env.unwrapped.code(action)`` and ``.action(code)`` convert). The codemaker's:
-  ``Discrete(number of scores)``, a score in the order of :meth:`Rules.feedbacks` (by black pegs, then white:
-  0,0  0,1 ... on classic 14 scores, the win last); ``.feedback(action)`` and ``.answer(feedback)`` convert.
-- **Observations**, as PettingZoo's classic games give them: ``{"observation": board, "action_mask": mask}``.
-  The board is the same for both agents, encoded as :class:`~keypeg.envs.MastermindEnv`'s: one row a guess,
-  its colour numbers then black and white, ``-1`` where nothing is played yet; a guess waiting for its score
-  shows ``-1`` for black and white (:func:`read_board` reads a board back). The mask (``np.int8``) marks the
-  legal actions of the agent to move, and is all zeros for the other and for both once the game is over:
-  for the codebreaker every code (any code may be guessed; with ``hard=True`` only the codes that still
-  fit), for the codemaker the scores that keep some code fitting. ``infos[agent]["fitting"]`` is the mask
-  of the codes that still fit, whatever the mode (the Gymnasium env's ``info["action_mask"]``).
-- **Rewards**, zero-sum a guess: codebreaker -1, codemaker +1.
-- **Ends.** Terminated when a score is the win (the code is broken); truncated when the rows run out.
-- **Illegal moves** (a score no code fits, an action out of range, a code that does not fit in hard mode)
-  are refused with :class:`~keypeg.errors.IllegalMoveError` and change nothing; :func:`env` with
-  ``illegal_reward`` instead ends the game with that reward to the offender, as PettingZoo's classic games do.
-
-The rules are keyword arguments, as :class:`~keypeg.envs.MastermindEnv` takes them (``variant`` and any of
-``pegs``, ``colors``, ``repeats``, ``rows``, ``blanks``, ``feedback``).
-
-keypeg's players are agents here too: :class:`AdversaryPolicy` scores as keypeg's adversary, the codebreakers
-of :mod:`keypeg.envs.policies` (:class:`~keypeg.envs.StrategyPolicy`, :class:`~keypeg.envs.RandomPolicy`)
-guess, and :func:`duel` plays one game of two policies::
-
-    from keypeg.envs import AdversaryPolicy, StrategyPolicy, duel
-    print(duel(StrategyPolicy("knuth"), AdversaryPolicy(), variant="classic"))
-    # knuth against adversary on classic: broken in 5 guesses (RRGG=0,0 BBYW=1,1 BKBK=0,0 YWYY=0,2 WYWW=4,0)
-
->>> from keypeg.envs import codemaker
->>> game = codemaker.env(pegs=3, colors=3, render_mode="ansi")
->>> game.reset(seed=0)
->>> game.agent_selection
-'codebreaker'
->>> game.step(game.unwrapped.action("ABC"))
->>> observation, reward, terminated, truncated, info = game.last()  # the codemaker's turn, +1 for a guess
->>> game.agent_selection, reward, [str(game.unwrapped.feedback(a)) for a in observation["action_mask"].nonzero()[0]]
-('codemaker', 1, ['0,2', '0,3', '1,0', '1,1', '1,2', '2,0', '3,0'])
->>> game.step(game.unwrapped.answer("1,1"))
->>> print(game.render())
-3 pegs, 3 colours, repeats, 12 rows
- 1  ABC  ●○·  1 black, 1 white
-11 rows left; 6 codes fit; the codebreaker to guess
+The environment, its agents, actions, observations, rewards and illegal moves are documented on
+:class:`CodemakerEnv` (public as ``keypeg.envs.CodemakerEnv``); :func:`env` (``keypeg.envs.codemaker_env``) makes
+it with PettingZoo's usual wrappers. :class:`AdversaryPolicy` scores as keypeg's adversary, and :func:`duel`
+plays one game of two policies.
 """
 
 from __future__ import annotations
@@ -82,7 +38,14 @@ from keypeg.envs.board import (
     rules_from,
 )
 from keypeg.envs.policies import Policy, PolicyLike, StrategyPolicy
-from keypeg.errors import GameOverError, IllegalMoveError, InconsistentHistoryError, InvalidArgumentError
+from keypeg.errors import (
+    GameOverError,
+    IllegalMoveError,
+    InconsistentHistoryError,
+    InvalidArgumentError,
+    InvalidCodeError,
+    InvalidFeedbackError,
+)
 from keypeg.feedback import score
 from keypeg.history import History
 from keypeg.play.codemakers import codemaker_from_state
@@ -101,13 +64,64 @@ Observation = dict[str, npt.NDArray[np.int8]]
 
 
 class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pettingzoo ships no type hints
-    """The AEC environment (PettingZoo's ``raw_env``): see the module's documentation.
+    """Codemaker against codebreaker, PettingZoo's AEC API (PettingZoo's ``raw_env``; :func:`codemaker_env`
+    adds PettingZoo's usual wrappers).
+
+    Two agents take turns: ``"codebreaker"`` guesses a code, ``"codemaker"`` scores it. No secret is fixed: the
+    codemaker may answer any score that keeps at least one code fitting every score so far, so it can play fair
+    (answer as a secret it chose would) or adversarially (keep the breaker guessing as long as it can, as
+    :class:`AdversaryPolicy` does).
+
+    - **Actions.** The codebreaker's: ``Discrete(number of codes)``, a code in keypeg's code order (the order of
+      :func:`keypeg.fitting`; :meth:`code` and :meth:`action` convert). The codemaker's: ``Discrete(number of
+      scores)``, a score in the order of :meth:`keypeg.Rules.feedbacks` (by black pegs, then white: 0,0  0,1 ...
+      on classic 14 scores, the win last); :meth:`feedback` and :meth:`answer` convert.
+    - **Observations**, as PettingZoo's classic games give them: ``{"observation": board, "action_mask": mask}``.
+      The board is the same for both agents, encoded as :class:`~keypeg.envs.MastermindEnv`'s: one row a guess,
+      its colour numbers then black and white, ``-1`` where nothing is played yet; a guess waiting for its score
+      shows ``-1`` for black and white. The mask (``np.int8``) marks the legal actions of the agent to move, and
+      is all zeros for the other and for both once the game is over: for the codebreaker every code (any code
+      may be guessed; with ``hard=True`` only the codes that still fit), for the codemaker the scores that keep
+      some code fitting. ``infos[agent]["fitting"]`` is the mask of the codes that still fit, whatever the mode
+      (the Gymnasium env's ``info["action_mask"]``).
+    - **Rewards**, zero-sum a guess: codebreaker -1, codemaker +1.
+    - **Ends.** Terminated when a score is the win (the code is broken); truncated when the rows run out.
+    - **Bad and illegal moves.** The rule of both of keypeg's environments: an action outside the agent's
+      action space (out of range, not a whole number) is bad input, refused with
+      :class:`~keypeg.errors.InvalidCodeError` (the codebreaker's) or :class:`~keypeg.errors.InvalidFeedbackError`
+      (the codemaker's), both ``ValueError``; an action in the space that the game does not allow now (a score
+      no code fits, a code that does not fit in hard mode) is :class:`~keypeg.errors.IllegalMoveError`. Either
+      changes nothing; :func:`codemaker_env` with ``illegal_reward`` instead ends the game on an illegal move
+      with that reward to the offender, as PettingZoo's classic games do.
 
     Args:
         variant, pegs, colors, repeats, rows, blanks, feedback: the rules, as
-            :class:`~keypeg.envs.MastermindEnv` takes them (:func:`keypeg.envs.board.rules_from`).
+            :class:`~keypeg.envs.MastermindEnv` takes them.
         hard: the codebreaker may guess only codes that still fit (its mask says which).
         render_mode: ``"ansi"`` (:meth:`render` returns the board as text) or ``"human"`` (prints it).
+
+    keypeg's players are agents here too: :class:`AdversaryPolicy` scores as keypeg's adversary,
+    :class:`~keypeg.envs.StrategyPolicy` and :class:`~keypeg.envs.RandomPolicy` guess, and :func:`duel` plays one
+    game of two policies::
+
+        from keypeg.envs import AdversaryPolicy, StrategyPolicy, duel
+        print(duel(StrategyPolicy("knuth"), AdversaryPolicy(), variant="classic"))
+        # knuth against adversary on classic: broken in 5 guesses (RRGG=0,0 BBYW=1,1 BKBK=0,0 YWYY=0,2 WYWW=4,0)
+
+    >>> from keypeg.envs import codemaker_env
+    >>> game = codemaker_env(pegs=3, colors=3, render_mode="ansi")
+    >>> game.reset(seed=0)
+    >>> game.agent_selection
+    'codebreaker'
+    >>> game.step(game.unwrapped.action("ABC"))
+    >>> observation, reward, terminated, truncated, info = game.last()  # the codemaker's turn, +1 for a guess
+    >>> game.agent_selection, reward, [str(game.unwrapped.feedback(a)) for a in observation["action_mask"].nonzero()[0]]
+    ('codemaker', 1, ['0,2', '0,3', '1,0', '1,1', '1,2', '2,0', '3,0'])
+    >>> game.step(game.unwrapped.answer("1,1"))
+    >>> print(game.render())
+    3 pegs, 3 colours, repeats, 12 rows
+     1  ABC  ●○·  1 black, 1 white
+    11 rows left; 6 codes fit; the codebreaker to guess
     """
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -208,9 +222,11 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
     # -- PettingZoo -------------------------------------------------------------------------
 
     def observation_space(self, agent: str) -> gymnasium.Space[Any]:
+        """``agent``'s observations: a ``Dict`` of the board (``"observation"``) and its ``"action_mask"``."""
         return self.observation_spaces[agent]
 
     def action_space(self, agent: str) -> gymnasium.Space[Any]:
+        """``agent``'s actions: ``Discrete`` over the codes (codebreaker) or the scores (codemaker)."""
         return self.action_spaces[agent]
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
@@ -264,6 +280,7 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
         self._update_infos()
 
     def observe(self, agent: str) -> Observation:
+        """``agent``'s observation: ``{"observation": board, "action_mask": mask}`` (the class's documentation)."""
         if agent == self.agent_selection and agent in self.agents and not self._over():
             mask = (self._breaker_mask() if agent == BREAKER else self._maker_mask()).copy()
         else:
@@ -274,6 +291,8 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
         return {"observation": board, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
+        """Play ``action`` for the agent to move (a code to guess, or a score to give); ``None`` for an agent whose
+        game is over. Bad and illegal actions are refused as the class's documentation says."""
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -345,17 +364,20 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
         return self._history.solved or len(self._history) >= self.rules.rows
 
     def _check_action(self, agent: str, action: object) -> int:
-        """``action`` as an action number of ``agent``'s space, or :class:`IllegalMoveError`."""
+        """``action`` as an action number of ``agent``'s space; outside it, bad input as the Gymnasium env says
+        it: :class:`InvalidCodeError` (the codebreaker's), :class:`InvalidFeedbackError` (the codemaker's)."""
         size = int(self.action_spaces[agent].n)
-        wrong = f"the {agent}'s action is a whole number from 0 to {size - 1}, not {quoted(action)}"
+        wrong = (InvalidCodeError if agent == BREAKER else InvalidFeedbackError)(
+            f"the {agent}'s action is a whole number from 0 to {size - 1}, not {quoted(action)}"
+        )
         if isinstance(action, bool | np.bool_):
-            raise IllegalMoveError(wrong)
+            raise wrong
         try:
             index = operator.index(action)  # type: ignore[arg-type]
         except TypeError:
-            raise IllegalMoveError(wrong) from None
+            raise wrong from None
         if not 0 <= index < size:
-            raise IllegalMoveError(wrong)
+            raise wrong
         return index
 
     def _breaker_mask(self) -> npt.NDArray[np.int8]:
@@ -395,8 +417,9 @@ raw_env = CodemakerEnv
 
 class InBoundsWrapper(wrappers.BaseWrapper):  # type: ignore[misc]  # pettingzoo ships no type hints
     """PettingZoo's ``AssertOutOfBoundsWrapper`` as keypeg says it: an action outside the agent's space (or
-    ``None`` from an agent still playing) is refused with a one-line :class:`~keypeg.errors.IllegalMoveError`
-    before it reaches the wrappers inside (an assert would vanish under ``python -O``)."""
+    ``None`` from an agent still playing) is refused with a one-line :class:`~keypeg.errors.InvalidCodeError`
+    or :class:`~keypeg.errors.InvalidFeedbackError` before it reaches the wrappers inside (an assert would
+    vanish under ``python -O``)."""
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -406,11 +429,20 @@ class InBoundsWrapper(wrappers.BaseWrapper):  # type: ignore[misc]  # pettingzoo
 
 
 def env(*, illegal_reward: float | None = None, **kwargs: Any) -> AECEnv[str, Observation, int]:
-    """The environment with PettingZoo's usual wrappers: actions out of range refused
-    (:class:`~keypeg.errors.IllegalMoveError`, where PettingZoo's own wrapper asserts), the order of calls
+    """:class:`CodemakerEnv` (codemaker against codebreaker: its agents, actions, observations, rewards and
+    illegal moves are documented there) with PettingZoo's usual wrappers (PettingZoo's ``env()``; public as
+    ``keypeg.envs.codemaker_env``): actions out of range refused (:class:`~keypeg.errors.InvalidCodeError` or
+    :class:`~keypeg.errors.InvalidFeedbackError`, where PettingZoo's own wrapper asserts), the order of calls
     (``reset`` first) enforced; with ``illegal_reward`` an illegal move ends the game with that reward to the
     agent who made it (PettingZoo's ``TerminateIllegalWrapper``) instead of being refused. ``kwargs`` are
-    :class:`CodemakerEnv`'s."""
+    :class:`CodemakerEnv`'s: the rules (``variant``, or ``pegs``, ``colors``, ``repeats``, ``rows``, ``blanks``,
+    ``feedback``), ``hard`` and ``render_mode``.
+
+    >>> game = env(variant="3x3")
+    >>> game.reset()
+    >>> game.agents, game.action_space("codebreaker"), game.action_space("codemaker")
+    (['codebreaker', 'codemaker'], Discrete(27), Discrete(9))
+    """
     game: AECEnv[str, Observation, int] = CodemakerEnv(**kwargs)
     if illegal_reward is not None:
         game = wrappers.TerminateIllegalWrapper(game, illegal_reward=illegal_reward)
@@ -419,7 +451,7 @@ def env(*, illegal_reward: float | None = None, **kwargs: Any) -> AECEnv[str, Ob
 
 
 class AdversaryPolicy(Policy):
-    """The codemaker as keypeg's adversary plays it (:class:`~keypeg.play.codemakers.AdversarialCodemaker`):
+    """The codemaker as keypeg's adversary plays it (as ``keypeg play`` against the adversary does):
     each guess gets the score that leaves the most codes fitting (ties: the lowest score), never the win while
     another code fits. It reads everything from the observation's board, so it can take over any game.
 
@@ -427,7 +459,7 @@ class AdversaryPolicy(Policy):
     >>> adversary = AdversaryPolicy().bind(game)
     >>> game.reset()
     >>> game.step(game.action("AAB"))
-    >>> str(game.feedback(adversary(game.observe(MAKER), game.infos[MAKER])))  # 1,0 and 2,0 keep 6 codes each
+    >>> str(game.feedback(adversary(game.observe("codemaker"), game.infos["codemaker"])))  # 1,0, 2,0: 6 codes each
     '1,0'
     """
 
@@ -480,7 +512,7 @@ def duel(
     **rules: Any,
 ) -> Duel:
     """Play one game of ``breaker`` against ``maker`` (policies, or callables ``(observation, info) -> action``)
-    through the AEC interface, on ``game`` (a :func:`env` or :class:`CodemakerEnv`) or on a new environment of
+    through the AEC interface, on ``game`` (a :func:`codemaker_env` or :class:`CodemakerEnv`) or on a new environment of
     the rules keyword arguments ``rules``; ``seed`` seeds the reset and reseeds a policy that draws at random;
     ``start`` is a position to play on from (a history, as :meth:`CodemakerEnv.reset` takes it).
 
