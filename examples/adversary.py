@@ -52,9 +52,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--pegs", type=int, help="pegs (changes the preset)")
     parser.add_argument("--colors", type=int, help="colours (changes the preset)")
     parser.add_argument("--seed", type=int, default=0, help="seed of a strategy that draws at random (default: 0)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="do the work keypeg's cost guard refuses as too long (the library's force=True)",
+    )
     args = parser.parse_args(argv)
     args.strategies = args.strategies or list(DEFAULT)
     return args
+
+
+def said(error: Exception) -> str:
+    """keypeg's error as this script's user acts on it: the library's ``force=True`` is ``--force`` here."""
+    return str(error).replace("force=True", "--force")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -62,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     asked: dict[str, Any] = {name: getattr(args, name) for name in ("variant", "pegs", "colors")}
     asked = {name: value for name, value in asked.items() if value is not None}
     try:
-        breakers = [(name, StrategyPolicy(name, seed=args.seed)) for name in args.strategies]
+        breakers = [(name, StrategyPolicy(name, seed=args.seed, force=args.force)) for name in args.strategies]
         for first, policy in breakers:  # the first codebreaker that can play this board, move by move
             try:
                 board = play_out(policy, asked, args.seed)
@@ -78,14 +88,14 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 played = duel(policy, AdversaryPolicy(), seed=args.seed, **asked)
             except keypeg.KeypegError as error:  # a strategy that cannot play this board: its row says why
-                print(f"{name:<12} {'n/a':>8}   {error}")
+                print(f"{name:<12} {'n/a':>8}   {said(error)}")
                 continue
             tree = policy.tree()  # the strategy's whole tree, which the policy follows
             worst = str(tree.stats.max) if tree is not None else "-"
             moves = " ".join(f"{guess}={played.history.rules.key(score)}" for guess, score in played.history)
             print(f"{name:<12} {played.guesses:>8} {worst:>11}   {moves}")
     except keypeg.KeypegError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {said(error)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

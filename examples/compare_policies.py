@@ -47,13 +47,18 @@ def first_fitting(observation: Any, info: Mapping[str, Any]) -> int:
     return int(np.flatnonzero(info["action_mask"])[0])
 
 
-def policy_named(name: str, seed: int) -> Callable[[Any, Mapping[str, Any]], int]:
+def policy_named(name: str, seed: int, force: bool = False) -> Callable[[Any, Mapping[str, Any]], int]:
     """The policy a name on the command line stands for."""
     if name == "random":
         return RandomPolicy(seed=seed)
     if name == "first-fitting":
         return first_fitting
-    return StrategyPolicy(name, seed=seed)
+    return StrategyPolicy(name, seed=seed, force=force)
+
+
+def said(error: Exception) -> str:
+    """keypeg's error as this script's user acts on it: the library's ``force=True`` is ``--force`` here."""
+    return str(error).replace("force=True", "--force")
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -71,6 +76,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rows", type=int, help="rows (changes the preset)")
     parser.add_argument("--episodes", type=int, help="games of drawn secrets (default: every secret once)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the drawn secrets and guesses (default: 0)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="do the work keypeg's cost guard refuses as too long (the library's force=True)",
+    )
     args = parser.parse_args(argv)
     args.strategies = args.strategies or list(DEFAULT)
     if args.episodes is not None and args.episodes < 1:
@@ -84,9 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     asked = {name: value for name, value in asked.items() if value is not None}
     try:
         env = gym.make("keypeg/Mastermind-v0", **asked)
-        policies = [(name, policy_named(name, args.seed)) for name in args.strategies]
+        policies = [(name, policy_named(name, args.seed, args.force)) for name in args.strategies]
     except keypeg.KeypegError as error:
-        print(f"error: {error}", file=sys.stderr)
+        print(f"error: {said(error)}", file=sys.stderr)
         return 2
     board = env.unwrapped
     assert isinstance(board, keypeg.envs.MastermindEnv)
@@ -108,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
                     )
                 except keypeg.KeypegError as error:  # a policy that cannot play this board: its row says why
                     progress.remove_task(task)
-                    progress.console.print(f"{name:<16} {'n/a':>7}   {error}", highlight=False, soft_wrap=True)
+                    progress.console.print(f"{name:<16} {'n/a':>7}   {said(error)}", highlight=False, soft_wrap=True)
                     continue
                 seconds = time.process_time() - started
                 progress.remove_task(task)

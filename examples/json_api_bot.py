@@ -83,14 +83,14 @@ def play_one(client: httpx.Client, rules_asked: dict[str, Any], args: argparse.N
     rules = keypeg.Rules.from_dict(game["rules"])
     history = keypeg.History(rules)
     try:  # the first guess before the game is shown: a strategy too costly for these rules says so at once
-        choice = keypeg.best_guess(history, strategy=args.strategy, seed=args.seed)
+        choice = keypeg.best_guess(history, strategy=args.strategy, seed=args.seed, force=args.force)
     except keypeg.KeypegError:
         call(client, "POST", f"/api/games/{game['id']}/resign")  # no game left open on the server
         raise
     print(f"game {number} ({game['id']}): {f'{rules.name}, ' if rules.name else ''}{rules.describe()}")
     while game["status"] == "playing":
         if history:
-            choice = keypeg.best_guess(history, strategy=args.strategy, seed=args.seed)
+            choice = keypeg.best_guess(history, strategy=args.strategy, seed=args.seed, force=args.force)
         row = len(history) + 1
         game = call(client, "POST", f"/api/games/{game['id']}/guesses", json={"code": str(choice.guess), "row": row})
         feedback = keypeg.Feedback(game["black"], game["white"])
@@ -112,6 +112,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--strategy", default="knuth", help="the strategy choosing the guesses (default: %(default)s)")
     parser.add_argument("--seed", type=int, help="seed of a strategy that draws at random")
     parser.add_argument("--rated", action="store_true", help="play rated games (practice games by default)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="do the work keypeg's cost guard refuses as too long (the library's force=True)",
+    )
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
@@ -132,8 +137,8 @@ def main(argv: list[str] | None = None) -> int:
             client.headers["X-CSRF-Token"] = csrf
             for number in range(1, args.games + 1):
                 played.append(play_one(client, asked, args, number))
-    except (BotError, keypeg.KeypegError) as error:
-        print(f"error: {error}", file=sys.stderr)
+    except (BotError, keypeg.KeypegError) as error:  # the library's force=True is --force here
+        print(f"error: {str(error).replace('force=True', '--force')}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

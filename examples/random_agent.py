@@ -97,7 +97,8 @@ def play_all(args: argparse.Namespace) -> int:
     board = env.unwrapped  # the environment itself, under Gymnasium's wrappers
     assert isinstance(board, keypeg.envs.MastermindEnv)
     rules = board.rules
-    print(f"A random agent on {rules.describe()} ({rules.size:,} codes), {args.games} games each way")
+    each_way = f"{args.games} game{'' if args.games == 1 else 's'} each way"
+    print(f"A random agent on {rules.describe()} ({rules.size:,} codes), {each_way}")
     print()
     print(f"{'agent':<10} {'won':>5} {'lost':>5}   {'average guesses to win':>22}")
     for masked in (False, True):

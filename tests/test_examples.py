@@ -189,13 +189,19 @@ def test_a_policy_that_cannot_play_the_board_gets_a_row_saying_why_and_the_other
     assert rows["knuth"][0] == rows["random"][0] == "27" and int(rows["knuth"][4]) > 0  # played, failures counted
 
 
+def test_a_policy_too_costly_to_play_says_the_scripts_option_that_plays_it_anyway() -> None:
+    said = run("compare_policies", "--variant", "super", "-s", "optimal", "--episodes", "1")
+    assert table(said, "policy")["optimal"][1].endswith("; --force runs it anyway") and "force=True" not in said
+
+
 def test_the_adversary_example_says_which_strategy_cannot_play_and_plays_the_others() -> None:
     said = run("adversary", "--variant", "super", "-s", "optimal", "-s", "simple")
     rows = table(said, "codebreaker")
     assert rows["optimal"][0] == "n/a" and rows["optimal"][1].startswith("optimal cannot play super: the optimal guess")
+    assert rows["optimal"][1].endswith("; --force runs it anyway")  # the script's option, not the library's force=True
     assert rows["simple"][2].endswith("=5,0") and said.startswith("simple against the adversary, move by move:")
 
 
 def test_one_row_is_said_in_the_singular() -> None:
-    said = run("random_agent", "--variant", "3x3", "--rows", "1", "--games", "2")
-    assert said.startswith("A random agent on 3 pegs, 3 colours, repeats, 1 row (27 codes), 2 games each way")
+    said = run("random_agent", "--variant", "3x3", "--rows", "1", "--games", "1")
+    assert said.startswith("A random agent on 3 pegs, 3 colours, repeats, 1 row (27 codes), 1 game each way")
