@@ -54,6 +54,14 @@ def test_every_public_name_exists_is_documented_and_shows_in_help() -> None:
         )
 
 
+def test_a_sessions_rules_and_history_show_in_help() -> None:
+    """Instance attributes appear nowhere in help() unless the class's docstring names them."""
+    for session in (keypeg.break_code(keypeg.Rules(3, 3), seed=1), keypeg.make_code(keypeg.Rules(3, 3), seed=1)):
+        shown = pydoc.render_doc(type(session), renderer=pydoc.plaintext)  # type: ignore[attr-defined]
+        for name in ("rules", "history"):
+            assert hasattr(session, name) and f"``session.{name}``" in shown, (type(session).__name__, name)
+
+
 def test_public_functions_are_typed_and_have_examples() -> None:
     for name in keypeg.__all__:
         value = getattr(keypeg, name)

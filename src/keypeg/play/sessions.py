@@ -106,6 +106,12 @@ def _fair(codemaker: Codemaker) -> bool:
 class BreakSession(_Game):
     """A person breaks the code of ``codemaker`` under ``rules``.
 
+    ``session.rules`` is the game's :class:`~keypeg.Rules`, ``session.history`` the scored guesses so far (an
+    immutable :class:`~keypeg.History`, replaced at each move). The API is :func:`keypeg.break_code` to make
+    one, then :meth:`guess`, :meth:`undo`, :meth:`hint`, :meth:`explain`, :meth:`resign`, :meth:`outcome`,
+    :attr:`secret`, :attr:`rows_left` and :attr:`is_over`; :meth:`new`, :meth:`actions`, :meth:`review`,
+    :meth:`knowledge`, :meth:`to_state` and :meth:`from_state` serve keypeg's own terminal and web faces.
+
     >>> from keypeg import break_code
     >>> game = break_code(Rules(4, 6), secret="ABCD")
     >>> game.guess("AABB"), game.rows_left, game.secret
@@ -271,6 +277,12 @@ class BreakSession(_Game):
 
 class SolveSession(_Game):
     """The computer, at ``level``, breaks a code a person keeps in mind; the person scores each guess.
+
+    ``session.rules`` is the game's :class:`~keypeg.Rules`, ``session.history`` the scored guesses so far (an
+    immutable :class:`~keypeg.History`, replaced at each move). The API is :func:`keypeg.make_code` (or this
+    class) to make one, then :meth:`guess`, :meth:`score`, :meth:`fix`, :meth:`forgotten`, :meth:`choice`,
+    :meth:`undo`, :meth:`resign`, :meth:`outcome`, :attr:`rows_left` and :attr:`is_over`; :meth:`actions`,
+    :meth:`knowledge`, :meth:`to_state` and :meth:`from_state` serve keypeg's own terminal and web faces.
 
     >>> from keypeg import score
     >>> rules, secret = Rules(3, 3), Rules(3, 3).parse("CAB")
