@@ -1,6 +1,6 @@
 """Codebreakers against an adversarial codemaker, in keypeg's two-agent PettingZoo environment.
 
-The codemaker of ``keypeg.envs.codemaker`` keeps no secret: it may give any score that leaves at least one
+The codemaker of ``keypeg.envs.CodemakerEnv`` keeps no secret: it may give any score that leaves at least one
 code fitting. keypeg's adversary (``AdversaryPolicy``) gives each guess the score that leaves the most
 codes, so it stretches the game out; it can never beat a strategy's worst case, since its scores always
 fit some secret, and the strategy would need as many guesses against that secret. The script plays the
@@ -23,8 +23,7 @@ import sys
 from typing import Any
 
 import keypeg
-from keypeg.envs import AdversaryPolicy, StrategyPolicy, duel
-from keypeg.envs.codemaker import env as codemaker_env
+from keypeg.envs import AdversaryPolicy, StrategyPolicy, codemaker_env, duel
 
 DEFAULT = ("knuth", "irving", "kooi", "entropy", "optimal", "random")
 """keypeg's strategies; ``random`` draws each guess among the codes that fit (seeded)."""
