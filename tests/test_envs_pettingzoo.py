@@ -257,7 +257,7 @@ def test_reset_starts_again_and_seeds_np_random() -> None:
         ({"variant": "nonesuch"}, UnknownVariantError, "nonesuch"),
         ({"pegs": "four"}, InvalidRulesError, "pegs must be a whole number"),
         ({"pegs": 10, "colors": 10}, TooLargeError, "more than an environment takes"),
-        ({"render_mode": "rgb_array"}, InvalidArgumentError, "render_mode must be 'ansi' or 'human'"),
+        ({"render_mode": "rgb_array"}, InvalidArgumentError, "render_mode must be one of ansi, human"),
         ({"hard": "yes"}, InvalidArgumentError, "hard must be True or False"),
     ],
 )

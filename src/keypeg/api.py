@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable
 from contextlib import nullcontext
 from typing import TYPE_CHECKING, Literal
 
-from keypeg.arguments import checked_seed, whole_number
+from keypeg.arguments import checked_seed, one_of, true_or_false, whole_number
 from keypeg.code import Code, Feedback
 from keypeg.consistency import Consistency, Suspect
 from keypeg.errors import InvalidArgumentError, TooSlowError
@@ -90,12 +90,6 @@ def _history(history: History | Rules | Iterable[tuple[Code, Feedback]]) -> Hist
     return History(first.rules, moves)
 
 
-def _flag(value: bool, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise InvalidArgumentError(f"{name} must be True or False, not {quoted(value)}")
-    return value
-
-
 def _progress(progress: Callable[..., None] | None) -> None:
     if progress is not None and not callable(progress):
         raise InvalidArgumentError(f"progress must be a function or None, not {quoted(progress)}")
@@ -105,7 +99,7 @@ def _seconds(force: bool) -> float | None:
     """The constraint solver's time for one check: the machine's time budget, or none when ``force``."""
     from keypeg.machine import time_budget
 
-    if _flag(force, "force"):
+    if true_or_false(force, "force"):
         return None
     try:
         return time_budget()
@@ -117,14 +111,8 @@ def _guard(force: bool) -> Callable[[Estimate], None]:
     """The command line's guard (:func:`keypeg.analysis.cost.guard`), with ``force`` as ``--force``."""
     from keypeg.analysis.cost import guard
 
-    _flag(force, "force")
+    true_or_false(force, "force")
     return lambda estimate: guard(estimate, force, WAY_ROUND)
-
-
-def _choice(value: str, choices: tuple[str, ...], name: str) -> str:
-    if value not in choices:
-        raise InvalidArgumentError(f"{name} must be one of {', '.join(choices)}; got {quoted(value)}")
-    return value
 
 
 def fitting(
@@ -343,10 +331,10 @@ def optimal(
     from keypeg.strategies.optimal import OptimalSolver, load_optimal, save_optimal
 
     game = _rules(rules)
-    _choice(objective, OBJECTIVES, "objective")
-    _choice(pool, POOLS, "pool")
+    one_of(objective, OBJECTIVES, "objective")
+    one_of(pool, POOLS, "pool")
     _progress(progress)
-    _flag(save, "save")
+    true_or_false(save, "save")
     if objective == "total":
         found = load_optimal(game, pool)
         if found is not None:
@@ -394,7 +382,7 @@ def break_code(
 
     game = _rules(rules)
     checked_seed(seed)
-    _flag(adversarial, "adversarial")
+    true_or_false(adversarial, "adversarial")
     if adversarial and (secret is not None or seed is not None):
         raise InvalidArgumentError("an adversarial codemaker keeps no secret and draws nothing: no secret nor seed")
     if adversarial:

@@ -26,7 +26,7 @@ except ImportError as missing:  # installed without its extra: one line naming i
         f"keypeg.envs.codemaker needs {missing.name or 'PettingZoo'}: pip install 'keypeg[envs]'"
     ) from None
 
-from keypeg.arguments import checked_seed
+from keypeg.arguments import checked_seed, one_of, true_or_false
 from keypeg.code import Code, Feedback
 from keypeg.envs.board import (
     NOT_PLAYED,
@@ -145,14 +145,11 @@ class CodemakerEnv(AECEnv[str, Observation, int]):  # type: ignore[misc]  # pett
         render_mode: str | None = None,
     ) -> None:
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            modes = " or ".join(repr(m) for m in self.metadata["render_modes"])
-            raise InvalidArgumentError(f"render_mode must be {modes}, not {quoted(render_mode)}")
-        if not isinstance(hard, bool | np.bool_):
-            raise InvalidArgumentError(f"hard must be True or False, not {quoted(hard)}")
+        if render_mode is not None:
+            one_of(render_mode, self.metadata["render_modes"], "render_mode")
         self.rules: Rules = rules_from(variant, pegs, colors, repeats, rows, blanks, feedback)
         """The game's rules."""
-        self.hard = bool(hard)
+        self.hard = true_or_false(bool(hard) if isinstance(hard, np.bool_) else hard, "hard")
         """Whether the codebreaker may guess only codes that still fit."""
         self.render_mode = render_mode
         self.book = CodeBook(self.rules)

@@ -27,7 +27,7 @@ import numpy as np
 import numpy.typing as npt
 from gymnasium import spaces
 
-from keypeg.arguments import checked_seed
+from keypeg.arguments import checked_seed, one_of
 from keypeg.code import Code, Feedback
 from keypeg.envs.board import CodeBook, board_space, encode_board, render_board, rules_from
 from keypeg.errors import GameOverError, IllegalMoveError, InvalidArgumentError, InvalidCodeError
@@ -79,9 +79,8 @@ class MastermindEnv(gym.Env[npt.NDArray[np.int8], np.int64]):
         feedback: str | None = None,
         render_mode: str | None = None,
     ) -> None:
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            modes = ", ".join(self.metadata["render_modes"])
-            raise InvalidArgumentError(f"render_mode must be one of {modes} or None, got {quoted(render_mode)}")
+        if render_mode is not None:
+            one_of(render_mode, self.metadata["render_modes"], "render_mode")
         self.rules: Rules = rules_from(variant, pegs, colors, repeats, rows, blanks, feedback)
         """The rules played."""
         self.codes = CodeBook(self.rules)

@@ -23,7 +23,7 @@ import gymnasium as gym
 import numpy as np
 import numpy.typing as npt
 
-from keypeg.arguments import checked_seed
+from keypeg.arguments import checked_seed, true_or_false
 from keypeg.code import Code, Feedback
 from keypeg.envs.board import decode_board
 from keypeg.envs.mastermind import MastermindEnv
@@ -174,9 +174,7 @@ class StrategyPolicy(Policy):
         """The strategy's name (its canonical one: ``"worst-case"`` for ``"knuth"``)."""
         self.name = strategy.strip().lower()
         self.seed = checked_seed(seed)
-        if not isinstance(force, bool):
-            raise InvalidArgumentError(f"force must be True or False, not {quoted(force)}")
-        self.force = force
+        self.force = true_or_false(force, "force")
         """Whether work keypeg's cost guard refuses is done anyway (``force=True`` of :func:`keypeg.optimal`,
         :func:`keypeg.analyze` and :func:`keypeg.best_guess`)."""
         self._trees: dict[tuple[tuple[object, ...], int], StrategyTree | None] = {}
