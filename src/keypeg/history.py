@@ -20,13 +20,29 @@ from keypeg.errors import InvalidArgumentError, InvalidFeedbackError
 from keypeg.rules import Rules
 from keypeg.text import quoted
 
-__all__ = ["History", "Move", "FeedbackLike"]
+__all__ = ["History", "Move", "FeedbackLike", "with_equals"]
 
 Move = tuple[Code, Feedback]
 """One scored guess: the guess and the codemaker's score of it."""
 FeedbackLike = Feedback | tuple[int, int] | str
 """A score as :meth:`History.add` takes it: a :class:`Feedback`, a ``(black, white)`` pair, or text as
 :meth:`Rules.parse_feedback` reads it (``"2,1"``, ``"2b1w"``; ``"2"`` under black or colours feedback)."""
+
+
+def with_equals(text: str) -> str:
+    """A scored guess written with its score apart, ``GUESS B W`` or ``GUESS SCORE`` (the guess may have
+    spaces: ``A B C C 1 1``), as ``GUESS=B,W`` / ``GUESS=SCORE`` for :meth:`Rules.parse_scored`; text with
+    ``=``, or of one word, unchanged.
+
+    >>> with_equals("A B C C 1 1"), with_equals("AABB 1b2w"), with_equals("AABB=1,0")
+    ('A B C C=1,1', 'AABB=1b2w', 'AABB=1,0')
+    """
+    words = text.split()
+    if "=" in text or len(words) < 2:
+        return text
+    if len(words) >= 3 and words[-1].isdigit() and words[-2].isdigit():
+        return f"{' '.join(words[:-2])}={words[-2]},{words[-1]}"
+    return f"{' '.join(words[:-1])}={words[-1]}"
 
 
 def read_feedback(rules: Rules, feedback: object) -> Feedback:
@@ -97,17 +113,7 @@ class History(Sequence[Move]):
         2
         """
         items = scored.split() if isinstance(scored, str) else list(scored)
-        moves = []
-        for item in items:
-            text = item.strip()
-            if "=" not in text:
-                words = text.split()
-                if len(words) == 3:  # "GUESS B W"
-                    text = f"{words[0]}={words[1]},{words[2]}"
-                elif len(words) == 2:  # "GUESS SCORE"
-                    text = f"{words[0]}={words[1]}"
-            moves.append(rules.parse_scored(text))
-        return cls(rules, tuple(moves))
+        return cls(rules, tuple(rules.parse_scored(with_equals(item.strip())) for item in items))
 
     def add(self, guess: Code | str, feedback: FeedbackLike) -> History:
         """This history with one more scored guess (a new value; this one is unchanged)."""

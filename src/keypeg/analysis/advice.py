@@ -31,6 +31,7 @@ from keypeg.analysis.cost import (
 )
 from keypeg.code import Code, Feedback
 from keypeg.errors import KeypegError
+from keypeg.history import with_equals
 from keypeg.limits import DEFAULT_COUNT_LIMIT, ENUMERATE_LIMIT, SUSPECT_SEARCH_LIMIT
 from keypeg.rules import Rules
 from keypeg.text import plural, quoted
@@ -76,22 +77,14 @@ def read_scored(rules: Rules, lines: Iterable[str]) -> list[tuple[Code, Feedback
         if not text:
             continue
         try:
-            found.append(rules.parse_scored(_with_equals(text)))
+            if "=" not in text and len(text.split()) < 2:
+                raise KeypegError(
+                    f"cannot read {quoted(text)}: write a guess and its score, e.g. 'AABB 1 0' or 'AABB=1,0'"
+                )
+            found.append(rules.parse_scored(with_equals(text)))
         except KeypegError as error:
             raise type(error)(f"line {number}: {error}") from None
     return found
-
-
-def _with_equals(text: str) -> str:
-    """``GUESS B W`` or ``GUESS SCORE`` written as ``GUESS=B,W`` / ``GUESS=SCORE`` (unchanged with ``=``)."""
-    if "=" in text:
-        return text
-    words = text.split()
-    if len(words) >= 3 and words[-1].isdigit() and words[-2].isdigit():
-        return f"{' '.join(words[:-2])}={words[-2]},{words[-1]}"
-    if len(words) >= 2:
-        return f"{' '.join(words[:-1])}={words[-1]}"
-    raise KeypegError(f"cannot read {quoted(text)}: write a guess and its score, e.g. 'AABB 1 0' or 'AABB=1,0'")
 
 
 def enumeration_cost(rules: Rules, strategy: str = "worst-case") -> Estimate:
