@@ -34,6 +34,7 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 import keypeg
@@ -110,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with Progress(*columns, transient=True) as progress:
             for name, policy in policies:
-                task = progress.add_task(name, total=games)
+                task = progress.add_task(escape(name), total=games)
                 started = time.process_time()
                 try:
                     result: Evaluation = evaluate(
@@ -118,15 +119,13 @@ def main(argv: list[str] | None = None) -> int:
                     )
                 except keypeg.KeypegError as error:  # a policy that cannot play this board: its row says why
                     progress.remove_task(task)
-                    progress.console.print(f"{name:<16} {'n/a':>7}   {said(error)}", highlight=False, soft_wrap=True)
+                    refused = escape(f"{name:<16} {'n/a':>7}   {said(error)}")
+                    progress.console.print(refused, highlight=False, soft_wrap=True)
                     continue
                 seconds = time.process_time() - started
                 progress.remove_task(task)
-                progress.console.print(
-                    f"{name:<16} {result.games:>7,} {result.total:>8,} {result.average:>8.3f} {result.worst:>6} "
-                    f"{result.failures:>9} {seconds:>7.2f}",
-                    highlight=False,
-                )
+                row = f"{name:<16} {result.games:>7,} {result.total:>8,} {result.average:>8.3f} {result.worst:>6} "
+                progress.console.print(escape(f"{row}{result.failures:>9} {seconds:>7.2f}"), highlight=False)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
