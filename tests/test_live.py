@@ -310,21 +310,22 @@ def test_following_a_match_while_the_store_is_down_is_503_not_404(url: str, monk
 
 
 class Failing:
-    """``LiveMatches.get`` that fails (the store down) the next ``left`` times it is called, then works."""
+    """A read of ``LiveMatches`` (``get``, or ``within``: a stream's shared read) that fails (the store down)
+    the next ``left`` times one of them is called, then works."""
 
     def __init__(self, real: object) -> None:
         self.real, self.left, self.lock = real, 0, threading.Lock()
 
-    def get(self) -> object:
-        """The method to put in ``LiveMatches.get``'s place."""
+    def get(self, real: object = None) -> object:
+        """The method to put in place of ``LiveMatches.get`` (or of ``real``, sharing the count)."""
 
-        def get(matches: object, public_id: str) -> object:
+        def get(matches: object, public_id: str, *more: object, **named: object) -> object:
             with self.lock:
                 down = self.left > 0
                 self.left -= down
             if down:
                 _down()
-            return self.real(matches, public_id)  # type: ignore[operator]
+            return (real or self.real)(matches, public_id, *more, **named)  # type: ignore[operator]
 
         return get
 
@@ -341,6 +342,7 @@ def test_a_stream_survives_a_store_down_for_a_moment(url: str, monkeypatch: pyte
     monkeypatch.setattr(web_live, "STORE_BACKOFF", 0.05)
     failing = Failing(LiveMatches.get)
     monkeypatch.setattr(LiveMatches, "get", failing.get())
+    monkeypatch.setattr(LiveMatches, "within", failing.get(LiveMatches.within))
     app = create_app(url)
     with app_in_thread(app) as base:
         ann, bob = (Player(httpx.Client(base_url=base, timeout=30)) for _ in range(2))

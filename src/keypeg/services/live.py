@@ -418,8 +418,23 @@ def _with_last(opened: OpenLive) -> OpenLive:
 def shared(store: Store, bus: LiveBus, public_id: str) -> OpenLive:
     """The match loaded for every viewer at once (what a stream's followers share, one read a change):
     :func:`shown` makes each viewer's view of it without reading the store again."""
-    opened = load(store, bus, public_id)
-    opened.last = _last_game(store.games.record, opened)
+
+    def work(write: LiveWrite) -> OpenLive:  # the match, its game and the game ended last: one transaction
+        record = write.record
+        read = _opened(store, public_id, record.id, record.version, record.state, write)
+        read.last = _last_game(lambda game_id: write.game(game_id).record, read)
+        return read
+
+    try:
+        opened = store.live.within(public_id, work)
+    except NotFoundError:
+        raise NotFoundError("no such match") from None
+    opened.write, opened.keeper = None, None  # the transaction is over (a view writes nothing)
+    if _to_check(opened, datetime.now(UTC)):  # a write: made as a move is (see load)
+        opened = _move(store, bus, public_id, lambda checked: checked)
+        opened.last = _last_game(store.games.record, opened)
+    else:
+        _rate_if_over(store, opened)
     return opened
 
 

@@ -143,7 +143,7 @@ def game_records(session: Session, rows: Any, with_moves: bool = False) -> list[
     """Stored games as records (their secret only once over; their moves with ``with_moves``)."""
     records = []
     rows = list(rows)
-    ids = [row.id for row in rows]
+    ids = [row.id for row in rows if row.match_id is None]  # a game of a live match is never a room's board
     query = select(RoomGameRow.game_id, RoomRow.public_id).join(RoomRow, RoomRow.id == RoomGameRow.room_id)
     rooms: dict[int, str] = {}  # each room's board: its room's public id
     if ids:

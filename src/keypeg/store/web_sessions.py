@@ -3,9 +3,11 @@ so that the limit holds across workers."""
 
 from __future__ import annotations
 
+import functools
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import bindparam, delete, func, select, update
 
 from keypeg.store.models import LoginFailureRow, PlayerRow, WebSessionRow
 from keypeg.store.plumbing import Repository, now, player_row
@@ -25,14 +27,8 @@ class WebSessions(Repository):
 
         def work() -> tuple[str, str | None] | None:
             with self._session() as session:  # one query: the session and its player, if any
-                found = session.execute(
-                    select(WebSessionRow.csrf, PlayerRow.name)
-                    .outerjoin(PlayerRow, PlayerRow.id == WebSessionRow.player_id)
-                    .where(
-                        WebSessionRow.token_hash == token_hash,
-                        WebSessionRow.created_at >= now() - WEB_SESSION_LIFETIME,
-                    )
-                ).first()
+                since = now() - WEB_SESSION_LIFETIME
+                found = session.execute(_session_query(), {"token_hash": token_hash, "since": since}).first()
                 return (found[0], found[1]) if found is not None else None
 
         return self._guarded(work)
@@ -147,3 +143,14 @@ class WebSessions(Repository):
 
 class _Claimed(Exception):
     """A session claimed by another request meanwhile (rolls the claim's transaction back)."""
+
+
+@functools.cache
+def _session_query() -> Any:
+    """A web session's CSRF token and player's name by its token's hash, if it began since ``since``: built
+    once (every request asks it)."""
+    return (
+        select(WebSessionRow.csrf, PlayerRow.name)
+        .outerjoin(PlayerRow, PlayerRow.id == WebSessionRow.player_id)
+        .where(WebSessionRow.token_hash == bindparam("token_hash"), WebSessionRow.created_at >= bindparam("since"))
+    )
