@@ -3,8 +3,9 @@
 Run: .venv/bin/python benchmarks/level_ratings.py [--games 400] [--seed 30] [--out src/keypeg/data/level-ratings.json]
 
 Each of ``--games`` secrets of classic Mastermind (4 pegs, 6 colours, 12 rows; drawn by
-``random_code(rules, random.Random(seed + n))``) is broken by the four levels, each strategy seeded with 0
-exactly as :func:`keypeg.services.ratings.level_guesses` plays them when it seeds a person's rating. One
+``random_code(rules, random.Random(seed + n))``) is broken by the four levels exactly as
+:func:`keypeg.services.ratings.level_guesses` plays them when it seeds a person's rating (level 1, which
+draws at random, seeded from the secret: a different game for each secret, the same for one). One
 secret is one Glicko-2 rating period (:func:`keypeg.play.ratings.rate_result`) where the levels are placed
 by the guesses they needed (fewer wins, equal draws); all four start as new players (1500, RD 350) and are
 rated in the secrets' order. Prints the table (average guesses, pairwise wins/draws/losses, rating, RD,

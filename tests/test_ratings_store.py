@@ -127,7 +127,7 @@ def test_first_solo_games_seed_against_the_levels(tmp_path: Path) -> None:
 def test_level_ratings_are_shipped_and_ordered() -> None:
     levels = ratings.level_ratings()
     assert set(levels) == {"level 1", "level 2", "level 3", "level 4"}
-    assert levels["level 4"].rating > levels["level 3"].rating > levels["level 2"].rating
+    assert levels["level 4"].rating > levels["level 3"].rating > levels["level 2"].rating > levels["level 1"].rating
 
 
 names = st.sampled_from(["ann", "bob", "cy", "dee", "eve", "guest-00000000000a"])

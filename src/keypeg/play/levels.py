@@ -27,7 +27,7 @@ class Level:
 
 
 LEVELS = {
-    1: Level(1, "not so smart", "careless", "guesses codes that fit the scores it remembers; beatable"),
+    1: Level(1, "not so smart", "careless", "a random code fitting the scores it remembers (it forgets half)"),
     2: Level(2, "pretty smart", "simple", "the first code that fits every score"),
     3: Level(3, "smarter than you", "worst-case", "Knuth's look-ahead: the smallest worst case"),
     4: Level(4, "perfect", "optimal", "the optimal strategy where it is solved, the best heuristic where not"),

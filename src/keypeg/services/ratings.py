@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import json
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -223,14 +224,17 @@ def level_ratings() -> dict[str, Rating]:
     return {f"level {k}": Rating(v["rating"], v["rd"], v["volatility"]) for k, v in data["levels"].items()}
 
 
-def level_guesses(level: int, rules: Rules, secret: str, *, seed: int = 0) -> int:
-    """The guesses ``level`` needs to break ``secret`` (the row limit plus one when it does not)."""
+def level_guesses(level: int, rules: Rules, secret: str, *, seed: int | None = None) -> int:
+    """The guesses ``level`` needs to break ``secret`` (the row limit plus one when it does not). A level that
+    draws at random is seeded by default from the secret (CRC-32 of its text): the same game each time for
+    one secret, a different one for each secret, as players meet it (one seed for all would rate its draws)."""
     from keypeg.game import Game
     from keypeg.knowledge import Knowledge
     from keypeg.play.levels import level_strategy
 
-    strategy = level_strategy(level, rules, seed=seed)
-    game, knowledge = Game(rules, rules.parse(secret)), Knowledge(rules)
+    code = rules.parse(secret)
+    strategy = level_strategy(level, rules, seed=zlib.crc32(str(code).encode()) if seed is None else seed)
+    game, knowledge = Game(rules, code), Knowledge(rules)
     while not game.is_over:
         guess = strategy.next_guess(knowledge)
         knowledge = knowledge.add(guess, game.guess(guess))
