@@ -3,14 +3,20 @@
 from __future__ import annotations
 
 import itertools
+from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keypeg import Rules, score
 from keypeg.knowledge import Knowledge
 from keypeg.play.levels import LEVELS
+from keypeg.play.ratings import Rating
+from keypeg.play.sessions import BreakSession
+from keypeg.services import games, ratings
 from keypeg.services.ratings import level_guesses
+from keypeg.store import Store
 from keypeg.strategies import make_strategy
 from keypeg.strategies.careless import Careless
 
@@ -75,3 +81,30 @@ def test_careless_misses_the_only_code_left_now_and_then() -> None:
     played = {str(make_strategy("careless", seed=seed).next_guess(knowledge)) for seed in range(20)}
     assert "DCB" in played and len(played) > 1
     assert {str(Careful(seed=seed).next_guess(knowledge)) for seed in range(20)} == {"DCB"}
+
+
+def test_results_rated_with_earlier_level_ratings_replay_without_drift(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A store whose players were seeded against the levels' earlier ratings (issue 30's first
+    level-ratings.json, level 1 above level 2) replays without drift once the shipped ratings change:
+    each seeding result keeps the levels' ratings and the places it was rated with."""
+    earlier = {
+        "level 1": Rating(1462.8, 48.93, 0.060546),
+        "level 2": Rating(1257.45, 54.67, 0.060641),
+        "level 3": Rating(1609.62, 48.56, 0.059288),
+        "level 4": Rating(1696.7, 50.85, 0.059665),
+    }
+    store = Store(f"sqlite:///{tmp_path / 'k.sqlite3'}")
+    monkeypatch.setattr(ratings, "level_ratings", lambda: earlier)
+    for _ in range(ratings.SEED_GAMES):
+        session = games.new_session(ratings.SEED_RULES, "breaker")
+        assert isinstance(session, BreakSession)
+        opened = games.start(store, "ann", session, public=True)
+        games.guess(opened, "AABB" if str(session.codemaker.reveal()) != "AABB" else "CCDD")
+        games.resign(opened)  # a code not broken: a loss to every level
+        games.save(opened)
+    assert len(ratings.seed(store, "ann")) == ratings.SEED_GAMES
+    monkeypatch.undo()
+    assert ratings.level_ratings()["level 1"].rating < ratings.level_ratings()["level 2"].rating
+    assert ratings.recompute(store) == []
