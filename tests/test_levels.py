@@ -10,6 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from keypeg import Rules, score
+from keypeg.analysis.export import verify_tree
+from keypeg.analysis.tree import build_tree
 from keypeg.knowledge import Knowledge
 from keypeg.play.levels import LEVELS
 from keypeg.play.ratings import Rating
@@ -19,6 +21,7 @@ from keypeg.services.ratings import level_guesses
 from keypeg.store import Store
 from keypeg.strategies import make_strategy
 from keypeg.strategies.careless import Careless
+from keypeg.strategy_tree import Node
 
 SMALL = Rules(3, 4)
 """A small game whose every secret the test plays: 64 codes, 12 rows."""
@@ -108,3 +111,17 @@ def test_results_rated_with_earlier_level_ratings_replay_without_drift(
     monkeypatch.undo()
     assert ratings.level_ratings()["level 1"].rating < ratings.level_ratings()["level 2"].rating
     assert ratings.recompute(store) == []
+
+
+def test_a_careless_tree_counts_the_guesses_wasted_on_a_lone_code() -> None:
+    """The whole tree of careless (``keypeg analyze``, the survey, the explorer) asks it even when one code
+    fits, as a game does, instead of counting that code as its next guess: some node reached by one secret
+    guesses another code, and the tree still breaks every secret."""
+
+    def wasted(node: Node) -> int:
+        return int(node.size == 1 and bool(node.children)) + sum(wasted(child) for child in node.children.values())
+
+    tree = build_tree(make_strategy("careless", seed=0), SMALL)
+    assert verify_tree(tree).ok
+    assert wasted(tree.root) > 0
+    assert wasted(build_tree(make_strategy("random", seed=0), SMALL).root) == 0

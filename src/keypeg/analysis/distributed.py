@@ -351,7 +351,7 @@ def _grow(
                 for value, codes in space.split(answer, _codes(space, part.codes)):
                     if value == space.win:
                         tree.solved(round_)
-                    elif codes.size == 1:  # the strategy guesses a lone fitting code
+                    elif codes.size == 1 and strategy.plays_lone_code:  # it guesses a lone fitting code
                         tree.node(int(codes[0]), 1, row, value)
                         tree.solved(round_ + 1)
                     else:

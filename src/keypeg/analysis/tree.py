@@ -102,7 +102,7 @@ def _python_tree(
         for value, part in space.split(guess, candidates):
             if value == win:
                 solved(depth)
-            elif part.size == 1:  # the strategy guesses a lone fitting code
+            elif part.size == 1 and strategy.plays_lone_code:  # the strategy guesses a lone fitting code
                 node.children[ordinal_feedback(value, pegs)] = Node(space.code(int(part[0])), 1)
                 solved(depth + 1)
             else:

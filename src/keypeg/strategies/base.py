@@ -82,6 +82,8 @@ class Strategy(ABC):
     measure: ClassVar[str] = "code order"
     """What :attr:`Ranked.cost` measures (smaller is better), or how the guesses are ordered."""
     default_pool: ClassVar[Pool] = "all"
+    plays_lone_code: ClassVar[bool] = True
+    """Whether it guesses the one code left when only one fits (trees then count that guess without asking)."""
 
     def __init__(
         self,

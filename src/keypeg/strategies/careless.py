@@ -26,6 +26,7 @@ class Careless(Strategy):
     measure = "a random code fitting the scores it remembers (runners-up: the fitting codes in order)"
     default_pool: ClassVar[Pool] = "consistent"
     forget: ClassVar[float] = 0.5
+    plays_lone_code: ClassVar[bool] = False
 
     def _choose(self, position: Position) -> int:
         if position.candidates.size == 0 or (position.depth == 0 and self.first is not None):
