@@ -235,12 +235,11 @@ def save(store: Store, bus: LiveBus, opened: OpenLive, *, opponent: str | None =
     state = json.dumps(opened.live.to_state())
     write = opened.write
     if write is not None:  # a move's transaction: other processes told as it commits, this one's after
+        note = None if opened.changed else (CHANNEL, bus.note(opened.id))  # once a transaction
         try:
-            opened.version = write.save(state, opponent=opponent)
+            opened.version = write.save(state, opponent=opponent, notify=note)
         except ConflictError:
             raise _MovedOn("the match was moved on meanwhile: reload it") from None
-        if not opened.changed:
-            write.notify(CHANNEL, bus.note(opened.id))
         opened.changed = True
         return
     try:

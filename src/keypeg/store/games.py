@@ -6,9 +6,9 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import bindparam, delete, or_, select, update
+from sqlalchemy import Table, bindparam, delete, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased, joinedload
 from sqlalchemy.orm.attributes import set_committed_value
@@ -399,15 +399,23 @@ def update_game(
             delete(GuessRow).where(GuessRow.game_id == game_id, GuessRow.number > keep),
             execution_options={"synchronize_session": False},
         )
-    for number, (guess, feedback) in enumerate(moves, keep + 1):
-        session.add(
-            GuessRow(
-                game_id=game_id,
-                number=number,
-                guess=guess,
-                black=feedback.black,
-                white=feedback.white,
-                made_at=now(),
-            )
-        )
+    add_guesses(session, game_id, keep, moves)
     return read + 1
+
+
+def add_guesses(session: Session, game_id: int, keep: int, moves: list[tuple[str, Feedback]]) -> None:
+    """Write ``moves`` as the game's guesses after its first ``keep``, in ``session``'s transaction: one
+    INSERT now (a plain statement, not the ORM's unit of work: nothing here reads them back as rows)."""
+    if not moves:
+        return
+    at = now()
+    rows = [
+        {"game_id": game_id, "number": number, "guess": guess, "black": f.black, "white": f.white, "made_at": at}
+        for number, (guess, f) in enumerate(moves, keep + 1)
+    ]
+    session.connection().execute(_insert_guesses(), rows)
+
+
+@functools.cache
+def _insert_guesses() -> Any:
+    return insert(cast(Table, GuessRow.__table__))

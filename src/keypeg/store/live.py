@@ -8,9 +8,9 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import bindparam, or_, select, text, update
+from sqlalchemy import Table, bindparam, func, or_, select, text, update
 from sqlalchemy.orm import Session, aliased
 
 from keypeg.code import Feedback
@@ -82,18 +82,30 @@ class LiveWrite:
             maker=maker,
         ).id
 
-    def save(self, state: str, *, opponent: str | None = None) -> int:
+    def save(self, state: str, *, opponent: str | None = None, notify: tuple[str, str] | None = None) -> int:
         """Store the match's new state if no one else wrote it since it was read (else
-        :class:`MovedOnError`); its new version (the next :meth:`save` compares with that)."""
+        :class:`MovedOnError`); its new version (the next :meth:`save` compares with that). ``notify``
+        (a channel and a payload) is :meth:`notify` sent by the same statement (one round trip)."""
         expect = self.record.version
-        values: dict[str, Any] = {"state": state, "version": expect + 1}
-        where = [MatchRow.id == self.record.id, MatchRow.version == expect]
-        if opponent is not None:
-            values.update(opponent_id=player_row(self._session, opponent, create=True).id)
-            where.append(MatchRow.opponent_id.is_(None))
-        moved = self._session.execute(update(MatchRow).where(*where).values(**values))
-        if moved.rowcount != 1:  # type: ignore[attr-defined]
+        if opponent is not None:  # the second seat taken (once a match)
+            where = [MatchRow.id == self.record.id, MatchRow.version == expect, MatchRow.opponent_id.is_(None)]
+            opponent_id = player_row(self._session, opponent, create=True).id
+            values = {"state": state, "version": expect + 1, "opponent_id": opponent_id}
+            moved = self._session.execute(update(MatchRow).where(*where).values(**values))
+            count = moved.rowcount  # type: ignore[attr-defined]
+        else:  # a move's usual case: a statement built once, run as it is (not through the ORM)
+            params = {"match_id": self.record.id, "expect": expect, "new_state": state, "new_version": expect + 1}
+            connection = self._session.connection()
+            if notify is not None and connection.dialect.name == "postgresql":
+                channel, payload = notify
+                sent = connection.execute(_save_notifying(), params | {"channel": channel, "payload": payload})
+                count, notify = len(sent.all()), None  # sent with the write, if it wrote
+            else:
+                count = connection.execute(_save_query(), params).rowcount
+        if count != 1:
             raise MovedOnError("the match was moved on elsewhere meanwhile")
+        if notify is not None:
+            self.notify(*notify)
         second = opponent if opponent is not None else self.record.second
         self.record = LiveRecord(self.record.id, self.record.first, second, expect + 1, state)
         return expect + 1
@@ -301,3 +313,20 @@ def _live_query() -> Any:
 def _live_query_locked() -> Any:
     """:func:`_live_query`, the match's row locked until the transaction ends (its seats' rows are not)."""
     return _live_query().with_for_update(of=MatchRow)
+
+
+@functools.cache
+def _save_query() -> Any:
+    """A match's new state and version, if it is still at the version read (a compare-and-swap)."""
+    table = cast(Table, MatchRow.__table__)
+    return (
+        update(table)
+        .where(table.c.id == bindparam("match_id"), table.c.version == bindparam("expect"))
+        .values(state=bindparam("new_state"), version=bindparam("new_version"))
+    )
+
+
+@functools.cache
+def _save_notifying() -> Any:
+    """:func:`_save_query` that also sends a NOTIFY (PostgreSQL) for the row it wrote: one round trip."""
+    return _save_query().returning(func.pg_notify(bindparam("channel"), bindparam("payload")))
