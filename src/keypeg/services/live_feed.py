@@ -139,6 +139,16 @@ class Feed:
         in other processes read it again."""
         self.bus.changed(key, kind)
 
+    def note(self, kind: str, key: int) -> str:
+        """What a writer sends within its own transaction (PostgreSQL's NOTIFY, on the bus's channel) to tell
+        other processes the thing changed; after its commit it calls :meth:`woken` (not :meth:`changed`)."""
+        return self.bus.note(key, kind)
+
+    def woken(self, kind: str, key: int) -> None:
+        """The thing changed and its writer committed, having sent :meth:`note` itself: its followers in
+        this process read it again (from any thread)."""
+        self.bus.wake(key, kind)
+
     @contextmanager
     def follow(self, kind: str, key: int, read: Callable[[], T]) -> Iterator[Follower[T]]:
         """Follow ``kind`` ``key`` (call in the event loop): ``read`` reads it, in a thread; the topic is

@@ -31,6 +31,8 @@ from keypeg.play.codemakers import RandomCodemaker
 from keypeg.play.rooms import Room, Round
 from keypeg.rules import Rules
 from keypeg.services import games, ratings
+from keypeg.services.live_bus import CHANNEL
+from keypeg.services.live_feed import Feed
 from keypeg.store import player_name
 from keypeg.store.errors import MovedOnError, UnknownRecordError
 from keypeg.store.names import GUEST_PREFIX
@@ -208,7 +210,9 @@ def _act(
         if seats is None and not moved:
             return done
         room.advance(now, draw)
-        _save(write, opened, marks, seats or [], room.host != host)
+        # other processes told by the move's own statement (with the fan-out; else after the commit)
+        note = (CHANNEL, feed.note(KIND, opened.id)) if isinstance(feed, Feed) else None
+        _save(write, opened, marks, seats or [], room.host != host, note)
         opened.links = links(store, public_id, room.link)  # a kick renews the join link
         done.changed, done.ended = True, room.is_over and not was_over
         return done
@@ -226,7 +230,9 @@ def _act(
                 raise NotFoundError("no such room") from None
             raise
         opened = done.opened
-        if done.changed:
+        if done.changed and isinstance(feed, Feed):
+            feed.woken(KIND, opened.id)  # its note went with the move
+        elif done.changed:
             feed.changed(KIND, opened.id)
         if opened.room.is_over:
             _rate(store, opened)
@@ -252,8 +258,16 @@ def _marks(room: Room) -> Marks:
     return Marks(current.number, {b.player: (len(b.guesses), b.ended) for b in current.boards.values()})
 
 
-def _save(write: RoomWrite, opened: OpenRoom, marks: Marks, seats: list[tuple[str, int]], new_host: bool) -> None:
-    """Write the room and every board that moved (games made for new boards), in the move's transaction."""
+def _save(
+    write: RoomWrite,
+    opened: OpenRoom,
+    marks: Marks,
+    seats: list[tuple[str, int]],
+    new_host: bool,
+    note: tuple[str, str] | None = None,
+) -> None:
+    """Write the room and every board that moved (games made for new boards), in the move's transaction
+    (``note``: the NOTIFY sent with it, a channel and a payload)."""
     room = opened.room
     rounds: list[Round] = [r for r in room.played if r.number >= marks.first]
     rounds += [room.current] if room.current is not None else []
@@ -294,7 +308,13 @@ def _save(write: RoomWrite, opened: OpenRoom, marks: Marks, seats: list[tuple[st
         return _stored(room)
 
     opened.version, _ = write.save(
-        opened.version, state, host=room.host if new_host else None, seats=seats, boards=writes, reveal=reveal
+        opened.version,
+        state,
+        host=room.host if new_host else None,
+        seats=seats,
+        boards=writes,
+        reveal=reveal,
+        notify=note,
     )
 
 

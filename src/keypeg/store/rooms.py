@@ -5,17 +5,18 @@ then the game is left out of every history (:meth:`keypeg.store.games.Games.hist
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import Table, bindparam, func, select, update
 from sqlalchemy.orm import Session
 
 from keypeg.code import Feedback
 from keypeg.rules import Rules
 from keypeg.store.errors import MovedOnError, UnknownRecordError
-from keypeg.store.games import add_game
+from keypeg.store.games import add_game, add_guesses
 from keypeg.store.models import GameRow, GuessRow, RoomGameRow, RoomRow, RoomSeatRow
 from keypeg.store.plumbing import Repository, find_player, now, player_row
 
@@ -73,9 +74,12 @@ class RoomWrite:
         seats: Sequence[tuple[str, int]] = (),
         boards: Sequence[BoardWrite] = (),
         reveal: Sequence[tuple[int, str]] = (),
+        notify: tuple[str, str] | None = None,
     ) -> tuple[int, list[int | None]]:
-        """:meth:`Rooms.save` in this transaction (committed when the work returns)."""
-        return _save(self._session, self.record.id, expect, state, host, seats, boards, reveal)
+        """:meth:`Rooms.save` in this transaction (committed when the work returns); ``notify`` (a channel
+        and a payload) is sent as it commits (PostgreSQL's NOTIFY, by the room's own UPDATE; nothing on
+        other databases)."""
+        return _save(self._session, self.record.id, expect, state, host, seats, boards, reveal, notify)
 
 
 class Rooms(Repository):
@@ -120,10 +124,7 @@ class Rooms(Repository):
 
         def run() -> T:
             with self._session() as session:
-                query = select(RoomRow.id, RoomRow.version, RoomRow.state, RoomRow.secret).where(
-                    RoomRow.public_id == public_id
-                )
-                row = session.execute(query.with_for_update() if lock else query).one_or_none()
+                row = session.execute(_room_query(lock), {"public_id": public_id}).one_or_none()
                 if row is None:
                     raise UnknownRecordError("no such room")
                 return work(RoomWrite(session, RoomRecord(row[0], public_id, row[1], row[2], row[3])))
@@ -182,18 +183,24 @@ def _save(
     seats: Sequence[tuple[str, int]],
     boards: Sequence[BoardWrite],
     reveal: Sequence[tuple[int, str]],
+    notify: tuple[str, str] | None = None,
 ) -> tuple[int, list[int | None]]:
-    """:meth:`Rooms.save`'s writes in ``session``."""
+    """:meth:`Rooms.save`'s writes in ``session`` (``notify``: see :meth:`RoomWrite.save`)."""
     # the room first: a request that lost the race writes nothing of its boards
-    where = (RoomRow.id == room_id, RoomRow.version == expect)
+    table = cast(Table, RoomRow.__table__)
     values: dict[str, object] = {"version": expect + 1}
     making = callable(state) and any(board.game_id is None for board in boards)
     if not making:  # the state known now: one statement (a move's usual case)
         values["state"], values["secret"] = state([None] * len(boards)) if callable(state) else state
     if host is not None:
         values["host_id"] = player_row(session, host, create=True).id
-    claimed = session.execute(update(RoomRow).where(*where).values(**values))
-    if claimed.rowcount != 1:  # type: ignore[attr-defined]
+    claim = update(table).where(table.c.id == room_id, table.c.version == expect).values(**values)
+    connection = session.connection()
+    if notify is not None and connection.dialect.name == "postgresql":  # the NOTIFY sent by the same statement
+        claimed = len(connection.execute(claim.returning(func.pg_notify(*notify))).all())
+    else:
+        claimed = connection.execute(claim).rowcount
+    if claimed != 1:
         raise MovedOnError("the room was moved on elsewhere meanwhile")
     made = [_write_board(session, room_id, board) for board in boards]
     if making:
@@ -247,14 +254,25 @@ def _write_board(session: Session, room_id: int, board: BoardWrite) -> int | Non
         )
         if moved.rowcount != 1:  # type: ignore[attr-defined]
             raise MovedOnError(f"game {game_id} is over already")
-    at = now()
-    session.add_all(
-        GuessRow(game_id=game_id, number=number, guess=guess, black=feedback.black, white=feedback.white, made_at=at)
-        for number, (guess, feedback) in enumerate(board.moves, board.keep + 1)
-    )
     if board.game_id is None:
+        at = now()
+        session.add_all(
+            GuessRow(game_id=game_id, number=n, guess=guess, black=feedback.black, white=feedback.white, made_at=at)
+            for n, (guess, feedback) in enumerate(board.moves, board.keep + 1)
+        )
         row.guesses = len(board.moves)
         row.version = 1
         if board.outcome is not None:
             row.outcome, row.ended_at = board.outcome, at
+    else:  # one plain INSERT (a move's usual case: a guess on a board in play)
+        add_guesses(session, game_id, board.keep, board.moves)
     return made
+
+
+@functools.cache
+def _room_query(lock: bool) -> Any:
+    """A room by its public id (its row locked with ``lock``): built once."""
+    query = select(RoomRow.id, RoomRow.version, RoomRow.state, RoomRow.secret).where(
+        RoomRow.public_id == bindparam("public_id")
+    )
+    return query.with_for_update() if lock else query
