@@ -705,6 +705,6 @@ def test_the_api_keeps_its_rules_whatever_is_played() -> None:
 
 @pytest.mark.slow
 def test_the_api_keeps_its_rules_whatever_is_played_longer() -> None:
-    """More and longer runs (about 90 s on 2 cores: the whole suite's share; hypothesis's own database keeps
+    """More and longer runs (about 40 s on 2 cores: the whole suite's share; hypothesis's own database keeps
     what a run found for the next)."""
-    run_state_machine_as_test(Api, settings=settings(max_examples=20, stateful_step_count=40))
+    run_state_machine_as_test(Api, settings=settings(max_examples=12, stateful_step_count=40))
