@@ -407,11 +407,13 @@ def server(url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[str, int
         yield base, int(base.rsplit(":", 1)[1])
 
 
-def open_stream(port: int, match: str, address: str, cookie: str | None = None) -> tuple[socket.socket, str]:
-    """An event stream of ``match`` asked for by a client at ``address`` (forwarded by the proxy): the
-    connection, and the answer's status line and headers."""
+def open_stream(
+    port: int, match: str, address: str, cookie: str | None = None, path: str = "/api/live/{}/events"
+) -> tuple[socket.socket, str]:
+    """An event stream of ``match`` (a room's with ``path="/api/rooms/{}/stream"``) asked for by a client at
+    ``address`` (forwarded by the proxy): the connection, and the answer's status line and headers."""
     conn = socket.create_connection(("127.0.0.1", port), timeout=30)
-    lines = [f"GET /api/live/{match}/events HTTP/1.1", "Host: keypeg.test", f"X-Forwarded-For: {address}"]
+    lines = [f"GET {path.format(match)} HTTP/1.1", "Host: keypeg.test", f"X-Forwarded-For: {address}"]
     lines += [f"Cookie: keypeg_session={cookie}"] if cookie else []
     conn.sendall(("\r\n".join(lines) + "\r\n\r\n").encode())
     head = b""
@@ -461,6 +463,43 @@ def test_event_streams_are_limited_per_address_and_per_session(server: tuple[str
         conn, head = open_stream(port, match, "192.0.2.1")  # the same address, another visitor
         held.append(conn)
         assert head.startswith("HTTP/1.1 200"), head
+    finally:
+        for conn in held:
+            conn.close()
+        ann.close()
+
+
+def test_every_event_stream_of_the_app_is_counted(url: str) -> None:
+    """Each route answering with an event stream (a live match's, a room's) is one the gate holds."""
+    from fastapi.responses import StreamingResponse
+
+    from keypeg.web.fair_share import STREAMS
+
+    found = []
+    for route in create_app(url).routes:  # type: ignore[attr-defined]
+        for inner in getattr(getattr(route, "original_router", None), "routes", [route]):
+            if getattr(inner, "response_class", None) is StreamingResponse:
+                found.append(re.sub(r"\{[^}]+\}", "x", inner.path))
+    assert {"/api/live/x/events", "/api/rooms/x/stream"} <= set(found)
+    assert [path for path in found if STREAMS.fullmatch(path) is None] == []
+
+
+def test_a_rooms_streams_are_limited_per_address(server: tuple[str, int]) -> None:
+    """README's fair shares hold for rooms' streams too: the 101st from one address is 429."""
+    base, port = server
+    ann = httpx.Client(base_url=base, timeout=30)
+    csrf = {"X-CSRF-Token": ann.get("/api/session").json()["csrf"]}
+    room = ann.post("/api/rooms", json={"pegs": 2, "colors": 3, "nickname": "ann"}, headers=csrf).json()["id"]
+    held: list[socket.socket] = []
+    path = "/api/rooms/{}/stream"
+    try:
+        for _ in range(WEB_STREAMS_PER_ADDRESS):
+            conn, head = open_stream(port, room, "198.51.100.7", path=path)
+            held.append(conn)
+            assert head.startswith("HTTP/1.1 200"), head
+        conn, head = open_stream(port, room, "198.51.100.7", path=path)
+        conn.close()
+        assert head.startswith("HTTP/1.1 429") and "retry-after:" in head.lower(), head
     finally:
         for conn in held:
             conn.close()

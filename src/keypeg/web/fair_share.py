@@ -21,8 +21,9 @@ from keypeg.web.sessions import COOKIE
 
 __all__ = ["ANALYSES", "READS", "STREAMS", "FairShareGate", "analysis", "share_of", "who"]
 
-STREAMS = re.compile(r"/api/live/[^/]+/events")
-"""The addresses (GET) that answer with an event stream, held open: counted while they are."""
+STREAMS = re.compile(r"/api/live/[^/]+/events|/api/rooms/[^/]+/stream")
+"""The addresses (GET) that answer with an event stream (a live match's, a room's), held open: counted while
+they are."""
 READS = frozenset({"GET", "HEAD", "OPTIONS"})
 """The methods that change nothing: every other request (every ``POST``: moves, games, matches and live
 matches started, joins, resigns, logins, registrations) is counted as a change, but an analysis's."""
