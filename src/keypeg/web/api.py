@@ -191,7 +191,9 @@ def session_of(request: Request) -> WebSession:
     return found
 
 
-def changing(request: Request, session: Annotated[WebSession, Depends(session_of)]) -> WebSession:
+async def changing(request: Request, session: Annotated[WebSession, Depends(session_of)]) -> WebSession:
+    """The session of a state-changing request, its origin and CSRF token checked (no I/O: run in the event
+    loop, not sent to a thread as a plain function is)."""
     check_origin_and_csrf(request, session)
     return session
 
