@@ -83,8 +83,7 @@ def test_a_room_through_the_api(url: str) -> None:
     assert bob.post(f"/api/rooms/{public_id}/join", {"token": token}).status_code == 403
     left = guest.post(f"/api/rooms/{public_id}/leave").json()
     assert left["seats"][2]["status"] == "left"
-    assert guest.post(f"/api/rooms/{public_id}/join", {"token": token}).status_code == 403  # the old link
-    token = left["links"]["token"]  # a player who left sees the new one
+    assert left["links"]["token"] != token  # a player who left sees the new one, and the old one takes them back
     assert guest.post(f"/api/rooms/{public_id}/join", {"token": token}).json()["seats"][2]["status"] == "present"
     resigned = ann.post(f"/api/rooms/{public_id}/resign").json()  # every board over: round 2, the guest back in it
     assert resigned["last_round"]["boards"][0]["ended"] == "resigned" and resigned["round"]["number"] == 2
@@ -101,6 +100,39 @@ def test_a_room_through_the_api(url: str) -> None:
     paths = eve.get("/openapi.json")["paths"]
     for path in ("", "/{room_id}", "/{room_id}/join", "/{room_id}/guesses", "/{room_id}/stream", "/{room_id}/kick"):
         assert f"/api/rooms{path}" in paths
+
+
+def test_a_seated_player_comes_back_by_any_of_the_rooms_links_and_a_kicked_one_sees_none(url: str) -> None:
+    """A player who left takes their seat back by the room's first link after a kick renewed it (M6); a
+    stranger with an old link, and the kicked player, are refused; the kicked player is shown no join link
+    (JSON, page, stream: L10)."""
+    app = create_app(url)
+    ann, cat, dan, eve = (
+        Player(TestClient(app, base_url="https://keypeg.test"), n) for n in ("ann", "cat", "dan", "eve")
+    )
+    room = ann.post("/api/rooms", BODY | {"rounds": 2}).json()
+    public_id, old = room["id"], room["token"]
+    for player in (cat, dan):
+        assert player.post(f"/api/rooms/{public_id}/join", {"token": old}).status_code == 200
+    ann.post(f"/api/rooms/{public_id}/start")
+    assert cat.post(f"/api/rooms/{public_id}/leave").status_code == 200
+    renewed = ann.post(f"/api/rooms/{public_id}/kick", {"player": "dan"}).json()["links"]
+    assert renewed["token"] != old
+    assert eve.post(f"/api/rooms/{public_id}/join", {"token": old}).status_code == 403  # a stranger's old link
+    assert dan.post(f"/api/rooms/{public_id}/join", {"token": old}).status_code == 403
+    assert dan.post(f"/api/rooms/{public_id}/join", {"token": renewed["token"]}).status_code == 403
+    back = cat.post(f"/api/rooms/{public_id}/join", {"token": old})
+    assert back.status_code == 200 and back.json()["seats"][1]["status"] == "present"
+    assert "join" in back.json()["links"]
+    seen = dan.get(f"/api/rooms/{public_id}")
+    assert seen["you"] == "dan" and set(seen["links"]) == {"watch"}
+    page = dan.client.get(f"/rooms/{public_id}").text
+    assert renewed["token"] not in page and old not in page
+    with dan.client.stream("GET", f"/api/rooms/{public_id}/stream") as answer:
+        for line in answer.iter_lines():
+            if line.startswith("data: "):
+                assert set(json.loads(line[6:])["links"]) == {"watch"}
+                break
 
 
 class Stream:
@@ -193,7 +225,8 @@ def test_every_answer_carries_the_links_the_contract_says(url: str, monkeypatch:
         view = answer.json()
         if index == 8:  # from the kick on, the new link
             seated = {"watch": seated["watch"], "join": f"/rooms/{public_id}/join?token={renewed}", "token": renewed}
-        expected = seated if view["you"] is not None else {"watch": seated["watch"]}
+        kicked = who is cy and index >= 8  # removed: shown no join link any more (review L10)
+        expected = seated if view["you"] is not None and not kicked else {"watch": seated["watch"]}
         assert view["links"] == expected and (who is not eve) == (view["you"] is not None)
         if who is eve:
             assert token not in answer.text

@@ -402,7 +402,11 @@ def join(store: Store, feed: Announcer, public_id: str, player: str, token: str,
         seat = room.seat(player)
         if seat is not None and seat.status == "present":
             return None  # seated already: an old link changes nothing either
-        if not isinstance(token, str) or not hmac.compare_digest(token.encode(), opened.links["token"].encode()):
+        # a seat's holder (left, never kicked) comes back by any of the room's links, old or renewed
+        valid = range(room.link + 1) if seat is not None and seat.status == "left" else [room.link]
+        if not isinstance(token, str) or not any(
+            hmac.compare_digest(token.encode(), invite_token(store, public_id, n).encode()) for n in valid
+        ):
             raise ForbiddenError("this link is not valid for this room")
         if not room.join(player, nick, guest=player.startswith(GUEST_PREFIX), now=now):
             return None
@@ -485,13 +489,15 @@ def shared(store: Store, feed: Announcer, public_id: str) -> OpenRoom:
 
 def shown(opened: OpenRoom, viewer: str | None, *, whole: bool = True) -> dict[str, Any]:
     """What ``viewer`` may see of the room as loaded, with its id, version and links (the join link only
-    for a seated player); pure: reads nothing. Not ``whole`` (the stream's events), the ended rounds but
-    the last are summaries: their boards with no rows (``GET`` has them whole)."""
+    for a seated player, never one the host removed); pure: reads nothing. Not ``whole`` (the stream's
+    events), the ended rounds but the last are summaries: their boards with no rows (``GET`` has them whole)."""
     view = opened.room.view(viewer, datetime.now(UTC), whole=whole)
     view["room"]["id"] = opened.public_id
     view["id"] = opened.public_id
     view["version"] = opened.version
-    view["links"] = dict(opened.links) if view["you"] is not None else {"watch": opened.links["watch"]}
+    seat = opened.room.seat(view["you"])
+    seated = seat is not None and seat.status != "kicked" and seat.player not in opened.room.kicked
+    view["links"] = dict(opened.links) if seated else {"watch": opened.links["watch"]}
     return view
 
 
