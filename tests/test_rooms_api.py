@@ -251,6 +251,9 @@ def test_a_room_closed_or_left_before_its_start_stays_readable_as_over(url: str)
             assert answer.status_code == 200 and answer.json()["room"]["status"] == "over"
             assert answer.json()["round"] is None and answer.json()["rounds"] == []
         assert who.client.get(f"/rooms/{public_id}").status_code == 200  # the page too
+        for who in (ann, bob):  # closed again, by its host or not, even one who left: the room is over (L7)
+            again = who.post(f"/api/rooms/{public_id}/close")
+            assert (again.status_code, again.json()["error"]) == (409, "the room is over")
     from keypeg.services import rooms
     from keypeg.store import Store
 

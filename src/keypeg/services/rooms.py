@@ -475,8 +475,15 @@ def kick(store: Store, feed: Announcer, public_id: str, player: str | None, whom
 
 def close(store: Store, feed: Announcer, public_id: str, player: str | None) -> None:
     """The host closes the room: it is over, the round in play counted as it stands (its boards in play
-    given up, the host's own losing to every board that could still have beaten it)."""
-    _act(store, feed, public_id, _changing(lambda o, now: o.room.close(player, now=now)))
+    given up, the host's own losing to every board that could still have beaten it). A room over already is
+    a conflict for anyone (409 "the room is over", whoever is host now)."""
+
+    def close_it(opened: OpenRoom, now: datetime) -> None:
+        if opened.room.is_over:
+            raise ConflictError("the room is over")
+        opened.room.close(player, now=now)
+
+    _act(store, feed, public_id, _changing(close_it))
 
 
 # -- what each viewer sees -----------------------------------------------------------------------------
