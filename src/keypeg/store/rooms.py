@@ -106,10 +106,7 @@ class Rooms(Repository):
 
         def work() -> RoomRecord:
             with self._session() as session:
-                query = select(RoomRow.id, RoomRow.version, RoomRow.state, RoomRow.secret).where(
-                    RoomRow.public_id == public_id
-                )
-                row = session.execute(query).one_or_none()
+                row = session.execute(_room_query(False), {"public_id": public_id}).one_or_none()
                 if row is None:
                     raise UnknownRecordError("no such room")
                 return RoomRecord(row[0], public_id, row[1], row[2], row[3])
@@ -239,20 +236,20 @@ def _write_board(session: Session, room_id: int, board: BoardWrite) -> int | Non
         session.add(RoomGameRow(game_id=game_id, room_id=room_id))
     else:  # one statement: only the room's writes move its games, and the room's row is claimed already
         game_id = board.game_id
+        games = cast(Table, GameRow.__table__)  # a plain statement: no row of the game is loaded here
         values: dict[str, object] = {
             "guesses": board.keep + len(board.moves),
-            "version": GameRow.version + 1,
+            "version": games.c.version + 1,
             "state": board.state,
         }
         if board.outcome is not None:
             values.update(outcome=board.outcome, ended_at=now())
         if board.secret is not None:
             values["secret"] = board.secret
-        moved = session.execute(
-            update(GameRow).where(GameRow.id == game_id, GameRow.outcome.is_(None)).values(**values),
-            execution_options={"synchronize_session": False},
+        moved = session.connection().execute(
+            update(games).where(games.c.id == game_id, games.c.outcome.is_(None)).values(**values)
         )
-        if moved.rowcount != 1:  # type: ignore[attr-defined]
+        if moved.rowcount != 1:
             raise MovedOnError(f"game {game_id} is over already")
     if board.game_id is None:
         at = now()
