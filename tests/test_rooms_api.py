@@ -350,3 +350,51 @@ def test_a_fresh_app_whose_first_request_is_a_room_move_answers_at_once(
     )
     assert answer.status_code == 200, answer.text
     assert answer.json()["board"]["rows"][0]["guess"] == "AAB" and time.monotonic() - began < 5
+
+
+def test_a_guest_who_logs_in_or_registers_keeps_the_seat(url: str) -> None:
+    """M8: a seated guest who registers (or logs in) keeps the seat, its board and the hosting, as the
+    player; one whose player is seated already in the room leaves the guest's seat."""
+    app = create_app(url)
+    browser = lambda: TestClient(app, base_url="https://keypeg.test")  # noqa: E731
+    ann, bob = Player(browser(), "ann"), Player(browser(), "bob")
+    hal, gh, kim = Player(browser()), Player(browser()), Player(browser())
+    room = ann.post("/api/rooms", BODY | {"rounds": 2}).json()
+    public_id, token = room["id"], room["token"]
+    guest = hal.post(f"/api/rooms/{public_id}/join", {"token": token, "nickname": "hal3"}).json()["you"]
+    assert bob.post(f"/api/rooms/{public_id}/join", {"token": token}).status_code == 200
+    assert kim.post(f"/api/rooms/{public_id}/join", {"token": token, "nickname": "kim"}).status_code == 200
+    ann.post(f"/api/rooms/{public_id}/start")
+    assert hal.post(f"/api/rooms/{public_id}/guesses", {"guess": "AAB", "row": 1}).status_code == 200
+    made = hal.post("/api/players", {"name": "hal3", "password": "long enough pw"})
+    assert made.status_code == 201
+    hal.headers = {"X-CSRF-Token": made.json()["csrf"]}
+    seen = hal.get(f"/api/rooms/{public_id}")
+    assert seen["you"] == "hal3" and "join" in seen["links"]
+    assert [(s["player"], s["name"], s["guest"], s["status"]) for s in seen["seats"]][1] == (
+        "hal3",
+        "hal3",
+        False,
+        "present",
+    )
+    assert guest not in json.dumps(seen)
+    assert seen["board"]["rows"][0]["guess"] == "AAB"
+    again = hal.post(f"/api/rooms/{public_id}/guesses", {"guess": "ABB", "row": 2})
+    assert again.status_code == 200 and [r["guess"] for r in again.json()["board"]["rows"]] == ["AAB", "ABB"]
+    # a guest seated where their player sits already: the guest's seat is left
+    logged = kim.post("/api/login", {"name": "bob", "password": "long enough pw"})
+    assert logged.status_code == 200
+    seats = {s["name"]: s["status"] for s in ann.get(f"/api/rooms/{public_id}")["seats"]}
+    assert seats == {"ann": "present", "hal3": "present", "bob": "present", "kim (guest)": "left"}
+    # a guest host before the start: the player hosts, starts and closes
+    hosted = gh.post("/api/rooms", BODY | {"nickname": "gh"}).json()
+    assert bob.post(f"/api/rooms/{hosted['id']}/join", {"token": hosted["token"]}).status_code == 200
+    made = gh.post("/api/players", {"name": "ghost1", "password": "long enough pw"})
+    gh.headers = {"X-CSRF-Token": made.json()["csrf"]}
+    started = gh.post(f"/api/rooms/{hosted['id']}/start")
+    assert started.status_code == 200 and started.json()["host"] == "ghost1"
+    assert gh.post(f"/api/rooms/{hosted['id']}/close").status_code == 200
+    from keypeg.services import rooms
+    from keypeg.store import Store
+
+    assert [r["id"] for r in rooms.rooms_of(Store(url), "ghost1")] == [hosted["id"]]

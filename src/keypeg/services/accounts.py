@@ -18,10 +18,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from importlib.resources import files
+from typing import TYPE_CHECKING
 
 from keypeg.errors import ConflictError, KeypegError, RefusedError
 from keypeg.services.stores import GUEST_PREFIX, InvalidNameError, Store, WrongPasswordError, name_key, player_name
 from keypeg.store.names import plain_look_alikes
+
+if TYPE_CHECKING:
+    from keypeg.services.rooms import Announcer
 
 __all__ = [
     "LOGIN_DELAY_CAP",
@@ -212,12 +216,23 @@ def log_in(store: Store, name: str, password: str, address: str) -> str:
     return known
 
 
-def welcome(store: Store, previous: str | None, player: str) -> None:
-    """``player`` has just registered or logged in where ``previous`` played: a guest's games become
-    ``player``'s (another player's stay theirs)."""
+def welcome(store: Store, previous: str | None, player: str, feed: Announcer | None = None) -> None:
+    """``player`` has just registered or logged in where ``previous`` played: a guest's seats in rooms and
+    live matches not over (:func:`keypeg.services.rooms.adopt`, :func:`keypeg.services.live.adopt`; their
+    followers told by ``feed``) and games become ``player``'s (another player's stay theirs)."""
     if is_guest(previous):
         assert previous is not None
+        from keypeg.services import rooms  # here: rooms import games, which import this module
+
+        rooms.adopt(store, feed or _Silent(), previous, player)
         store.games.adopt(previous, player)
+
+
+class _Silent:
+    """Tells nobody (no followers to tell: a face with no fan-out)."""
+
+    def changed(self, kind: str, key: int) -> None:
+        return None
 
 
 def claim_player(store: Store, name: str, ask_password: Callable[[], str]) -> str:

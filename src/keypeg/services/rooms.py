@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from keypeg.errors import ConflictError, ForbiddenError, KeypegError, NotFoundError
 from keypeg.limits import LIVE_MOVE_DEFAULT
 from keypeg.play.codemakers import RandomCodemaker
-from keypeg.play.rooms import Room, Round
+from keypeg.play.rooms import Room, Round, Seat
 from keypeg.rules import Rules
 from keypeg.services import games, ratings
 from keypeg.services.live_bus import CHANNEL
@@ -48,6 +48,7 @@ __all__ = [
     "KIND",
     "Announcer",
     "OpenRoom",
+    "adopt",
     "close",
     "create",
     "guess",
@@ -331,9 +332,9 @@ def _rate(store: Store, opened: OpenRoom) -> None:
     done = _RATED.setdefault(store, set())
     if not room.is_over or opened.public_id in done:
         return
-    if room.rated():
+    if room.rated() and ratings.big_enough(room.rules):
         try:
-            ratings.record(store, "room", opened.public_id, room.places())
+            ratings.record(store, "room", opened.public_id, room.places(), losses=room.rating_losses())
         except KeypegError as error:
             log.warning("the ratings of room %s were not recorded: %s", opened.public_id, error)
             return
@@ -486,6 +487,71 @@ def close(store: Store, feed: Announcer, public_id: str, player: str | None) -> 
     _act(store, feed, public_id, _changing(close_it))
 
 
+def adopt(store: Store, feed: Announcer, guest: str, player: str) -> int:
+    """A guest who has just logged in or registered as ``player`` keeps their seats: in each room not over
+    where the guest is seated (not kicked), the seat, its boards and the hosting become ``player``'s, shown
+    by their name; where ``player`` is seated already, the guest's seat is left instead. How many rooms
+    changed. (The boards' games move with the guest's other games: :meth:`keypeg.store.games.Games.adopt`.)"""
+    changed = 0
+    for record in store.rooms.of_player(guest, limit=100):
+
+        def work(write: RoomWrite) -> bool:
+            opened = _opened(store, write.record)
+            room, seat = opened.room, opened.room.seat(guest)
+            if room.is_over or seat is None or seat.status == "kicked" or guest in room.kicked:
+                return False
+            if room.seat(player) is not None:
+                return False  # both seated: the guest's seat is left (a move of its own, below)
+            public, private = _stored(room)
+            moved = _room(*_stored_as(public, private, guest, player))
+            mine = moved.seat(player)
+            assert mine is not None
+            mine.nickname, mine.guest = None, False
+            seats = [(player, [s.player for s in moved.seats].index(player))]
+            opened.version, _ = write.save(
+                opened.version, _stored(moved), host=player if moved.host == player else None, seats=seats
+            )
+            return True
+
+        try:
+            if store.rooms.within(record.public_id, work, lock=True):
+                feed.changed(KIND, record.id)
+                changed += 1
+            elif (seat := _seat_of(store, record.public_id, guest)) is not None and seat.status == "present":
+                leave(store, feed, record.public_id, guest)
+                changed += 1
+        except KeypegError as error:  # one room's failure never fails the login
+            log.warning("room %s: the seat of %s was not moved to %s: %s", record.public_id, guest, player, error)
+    return changed
+
+
+def _seat_of(store: Store, public_id: str, player: str) -> Seat | None:
+    """``player``'s seat in the room, if it is not over."""
+    opened = _read(store, public_id)
+    if opened.room.is_over or opened.room.seat(player) is None:
+        return None
+    return opened.room.seat(player)
+
+
+def _stored_as(public: str, private: str | None, old: str, new: str) -> tuple[str, str | None]:
+    """A room's stored sides with the player ``old`` renamed ``new`` wherever it stands as a whole value or
+    key (seats, host, boards, makers, kicks)."""
+
+    def renamed(value: Any) -> Any:
+        if isinstance(value, str):
+            return new if value == old else value
+        if isinstance(value, list):
+            return [renamed(v) for v in value]
+        if isinstance(value, dict):
+            return {renamed(k): renamed(v) for k, v in value.items()}
+        return value
+
+    return (
+        json.dumps(renamed(json.loads(public))),
+        None if private is None else json.dumps(renamed(json.loads(private))),
+    )
+
+
 # -- what each viewer sees -----------------------------------------------------------------------------
 
 
@@ -511,7 +577,11 @@ def shown(opened: OpenRoom, viewer: str | None, *, whole: bool = True) -> dict[s
 def snapshot(store: Store, feed: Announcer, public_id: str, viewer: str | None) -> dict[str, Any]:
     """What ``viewer`` may see of the room now (the clock applied first), with its links (the join link
     only for a seated player)."""
-    return shown(load(store, feed, public_id), viewer)
+    view = shown(opened := load(store, feed, public_id), viewer)
+    if opened.room.is_over:  # why it was not rated, if it was not (one line)
+        unrated = None if opened.room.rated() else "not rated: fewer than two registered players played"
+        view["rating"] = ratings.note(store, "room", public_id, opened.room.rules) or unrated
+    return view
 
 
 def rooms_of(store: Store, player: str, limit: int = 20) -> list[dict[str, Any]]:
