@@ -374,7 +374,7 @@ def test_a_guest_who_logs_in_or_registers_keeps_the_seat(url: str) -> None:
     assert [(s["player"], s["name"], s["guest"], s["status"]) for s in seen["seats"]][1] == (
         "hal3",
         "hal3",
-        False,
+        True,  # still a guest's seat: what was played as a guest is not rated
         "present",
     )
     assert guest not in json.dumps(seen)
@@ -397,4 +397,12 @@ def test_a_guest_who_logs_in_or_registers_keeps_the_seat(url: str) -> None:
     from keypeg.services import rooms
     from keypeg.store import Store
 
-    assert [r["id"] for r in rooms.rooms_of(Store(url), "ghost1")] == [hosted["id"]]
+    store = Store(url)
+    assert [r["id"] for r in rooms.rooms_of(store, "ghost1")] == [hosted["id"]]
+    placed = {p for place in rooms.load(store, _Quiet(), public_id).room.places() for p in place}
+    assert "hal3" not in placed and "ann" in placed
+
+
+class _Quiet:
+    def changed(self, kind: str, key: int) -> None:
+        return None

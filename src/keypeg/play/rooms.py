@@ -558,8 +558,9 @@ class Room:
         groups: list[list[str]] = []
         last = None
         for line in self.standing():
-            if line.player in self.kicked or self._status(line.player) == "kicked":
-                continue
+            seat = self.seat(line.player)
+            if line.player in self.kicked or self._status(line.player) == "kicked" or (seat and seat.guest):
+                continue  # a guest (one who logged in since too: their seat was a guest's) is not rated
             if line.place != last:
                 groups.append([])
                 last = line.place

@@ -490,8 +490,9 @@ def close(store: Store, feed: Announcer, public_id: str, player: str | None) -> 
 def adopt(store: Store, feed: Announcer, guest: str, player: str) -> int:
     """A guest who has just logged in or registered as ``player`` keeps their seats: in each room not over
     where the guest is seated (not kicked), the seat, its boards and the hosting become ``player``'s, shown
-    by their name; where ``player`` is seated already, the guest's seat is left instead. How many rooms
-    changed. (The boards' games move with the guest's other games: :meth:`keypeg.store.games.Games.adopt`.)"""
+    by their name (still a guest's seat: the room is not rated for it, as its games are not); where
+    ``player`` is seated already, the guest's seat is left instead. How many rooms changed. (The boards'
+    games move with the guest's other games: :meth:`keypeg.store.games.Games.adopt`.)"""
     changed = 0
     for record in store.rooms.of_player(guest, limit=100):
 
@@ -506,7 +507,7 @@ def adopt(store: Store, feed: Announcer, guest: str, player: str) -> int:
             moved = _room(*_stored_as(public, private, guest, player))
             mine = moved.seat(player)
             assert mine is not None
-            mine.nickname, mine.guest = None, False
+            mine.nickname = None  # shown by their name; still a guest's seat: not rated (played as a guest)
             seats = [(player, [s.player for s in moved.seats].index(player))]
             opened.version, _ = write.save(
                 opened.version, _stored(moved), host=player if moved.host == player else None, seats=seats
