@@ -64,8 +64,9 @@ def private_folder(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every test keeps what it caches (solved trees, the web's analyses) in a folder of its own, never the
-    user's cache; a test that names a cache folder sets ``KEYPEG_CACHE`` itself."""
+    user's cache (nor state folder); a test that names a cache folder sets ``KEYPEG_CACHE`` itself."""
     monkeypatch.setenv("KEYPEG_CACHE", str(tmp_path_factory.mktemp("cache")))
+    monkeypatch.setenv("KEYPEG_STATE", str(tmp_path_factory.mktemp("state")))  # a guest's seats (keypeg room)
 
 
 # -- a real server ------------------------------------------------------------------------------------

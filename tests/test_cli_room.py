@@ -252,6 +252,36 @@ def test_ctrl_c_leaves_the_seat_and_the_link_brings_a_registered_player_back(bas
     assert back.end() == 130
 
 
+def test_ctrl_c_or_a_crash_and_the_link_brings_a_guest_back_to_the_seat(base: str) -> None:
+    """M4: a guest's session is kept (a private file in keypeg's state folder) while the room goes on, so
+    the same link takes the guest back after Ctrl-C or a crash; the file goes once the room is over."""
+    ann = Api(base)
+    made = ann.room(rounds=2)
+    room, link = made["id"], base + made["join"]
+    kept = room_cli.seat_file(base, room)
+    bot = Bot(link, "--name", "ctrlc")
+    assert seated(ann, room, 2)
+    assert ann.post(f"/api/rooms/{room}/start").status_code == 200
+    bot.expect("round 1 of 2")
+    assert kept.exists() and kept.stat().st_mode & 0o777 == 0o600
+    bot.process.send_signal(signal.SIGINT)
+    assert bot.end() == 130
+    mine = next(s for s in ann.view(room)["seats"] if s["name"] == "ctrlc (guest)")
+    assert mine["status"] == "left"
+    back = Bot(link, "--name", "ctrlc")
+    back.expect("round 1 of 2 out")  # back during a round: it sits it out
+    seats = [(s["player"], s["status"]) for s in ann.view(room)["seats"]]
+    assert (mine["player"], "present") in seats and len(seats) == 2
+    back.process.kill()  # a crash: nothing said to the server, the seat still present
+    back.end()
+    again = Bot(link, "--name", "ctrlc")
+    again.expect("round 1 of 2 out")
+    assert ann.post(f"/api/rooms/{room}/close").status_code == 200
+    again.expect("round over " + ann.view(room)["rounds"][0]["code"], "room over")
+    assert again.end() == 0
+    assert not kept.exists()
+
+
 def test_a_kicked_bot_is_told_and_ends(base: str) -> None:
     ann = Api(base)
     made = ann.room(rounds=1)
@@ -393,3 +423,34 @@ def test_text_from_the_server_is_shown_literally(interactive: bool, capsys: pyte
     fresh = room_cli.Seat(None, "r", terminal, queue.Queue(), seated=True)  # type: ignore[arg-type]
     with pytest.raises(room_cli.RoomUnavailable, match="not a room"):
         fresh.apply({"version": 3, "room": {"rules": {"pegs": 4, "colors": 6}}, "rounds": "x"})
+
+
+class Down:
+    """A server that cannot be reached for its first ``fails`` moves (``None``: never reached)."""
+
+    def __init__(self, fails: int | None) -> None:
+        self.fails, self.sent = fails, 0
+
+    def post(self, path: str, body: object = None, **options: Any) -> dict[str, Any]:
+        self.sent += 1
+        if self.fails is None or self.sent <= self.fails:
+            raise room_cli.RoomUnavailable("cannot reach http://127.0.0.1:9: connection refused", 0)
+        return {}
+
+
+def test_a_move_is_tried_again_for_about_10_s_while_the_server_is_down(monkeypatch: pytest.MonkeyPatch) -> None:
+    """L9: a piped bot's guess sent while the server is down is tried again, backing off, for about
+    :data:`MOVE_RETRY_FOR` seconds (then one line saying why), never given up at once."""
+    waits: list[float] = []
+    monkeypatch.setattr(room_cli.time, "sleep", waits.append)
+    terminal = room_cli.Terminal(False)
+    seat = room_cli.Seat(Down(fails=4), "r", terminal, queue.Queue(), seated=True)  # type: ignore[arg-type]
+    seat.act("guesses", {"guess": "AB", "row": 1})
+    assert seat.server.sent == 5 and waits == [0.5, 1.0, 2.0, 4.0]  # type: ignore[attr-defined]
+    waits.clear()
+    seat = room_cli.Seat(Down(fails=None), "r", terminal, queue.Queue(), seated=True)  # type: ignore[arg-type]
+    with pytest.raises(room_cli.RoomUnavailable) as down:
+        seat.act("guesses", {"guess": "AB", "row": 1})
+    assert room_cli.MOVE_RETRY_FOR <= sum(waits) <= room_cli.MOVE_RETRY_FOR + 4.0 and max(waits) <= 4.0
+    said = str(down.value)
+    assert "cannot reach" in said and "tried again for" in said and "\n" not in said

@@ -19,7 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
-from platformdirs import user_cache_dir
+from platformdirs import user_cache_dir, user_state_dir
 
 from keypeg.errors import KeypegError, NotFoundError, RefusedError, WriteError
 from keypeg.machine import memory_budget
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "cache_dir",
+    "state_dir",
     "atomic_write",
     "atomic_writer",
     "optimal_tree_path",
@@ -55,6 +56,13 @@ def cache_dir() -> Path:
     """The folder for solved strategies: ``$KEYPEG_CACHE`` if set, else the user's cache folder."""
     override = os.environ.get("KEYPEG_CACHE")
     return Path(override) if override else Path(user_cache_dir("keypeg"))
+
+
+def state_dir() -> Path:
+    """The folder for what a command keeps between its runs (a guest's seat in a room: ``keypeg room``):
+    ``$KEYPEG_STATE`` if set, else the user's state folder."""
+    override = os.environ.get("KEYPEG_STATE")
+    return Path(override) if override else Path(user_state_dir("keypeg"))
 
 
 # -- writing ------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@ own symbols (letters or digits as everywhere). Piped, it speaks the line protoco
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import queue
@@ -18,6 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NoReturn
 from urllib.parse import parse_qs, urlsplit
 
@@ -40,6 +43,7 @@ from keypeg.errors import (
     UnavailableError,
 )
 from keypeg.rules import Rules
+from keypeg.storage import atomic_write, state_dir
 from keypeg.text import plural, quoted, visible
 
 __all__ = ["room", "Link", "parse_link", "Server", "RoomError"]
@@ -53,6 +57,9 @@ STREAM_BACKOFF = 0.5
 STREAM_SILENCE = 20.0
 """Seconds without a byte from the stream (the server sends a keep-alive every few seconds) before it is
 taken as dropped and opened again."""
+MOVE_RETRY_FOR = 10.0
+"""Seconds a move is tried again (backing off 0.5 s, doubled up to 4 s) while the server cannot be reached,
+before the command gives up (exit 1, saying why in one line)."""
 
 
 class RoomError(KeypegError):
@@ -767,15 +774,18 @@ class Seat:
 
     def act(self, what: str, body: object) -> None:
         """POST a move and take the view it answers. A refusal (400, 409) is said and the room read again;
-        a server down for a moment is tried again (a guess names its row: it is never counted twice)."""
-        for attempt in range(4):
+        a server down for a moment is tried again for :data:`MOVE_RETRY_FOR` seconds, backing off (a guess
+        names its row: it is never counted twice)."""
+        waited, delay = 0.0, 0.5
+        while True:
             try:
                 self.apply(self.server.post(f"/api/rooms/{self.room}/{what}", body))
                 return
-            except RoomUnavailable:
-                if attempt == 3:
-                    raise
-                time.sleep(0.5 * 2**attempt)  # backing off, then the same move again
+            except RoomUnavailable as error:
+                if waited >= MOVE_RETRY_FOR:
+                    raise RoomUnavailable(f"{error} (tried again for {waited:.0f} s)", error.status) from None
+                time.sleep(delay)  # backing off, then the same move again
+                waited, delay = waited + delay, min(delay * 2, 4.0)
             except (RoomNotFound, RoomForbidden) as error:
                 if error.status == 404 or what != "start":
                     raise
@@ -857,6 +867,49 @@ def clock(seconds: float) -> str:
     return f"{whole // 60}:{whole % 60:02d}"
 
 
+# -- a guest's seat kept between runs ------------------------------------------------------------------
+
+
+def seat_file(base: str, room: str) -> Path:
+    """Where a guest's session for the room ``room`` of the server ``base`` is kept between runs (in keypeg's
+    state folder, :func:`keypeg.storage.state_dir`): the same link takes the guest back to their seat after
+    Ctrl-C or a crash."""
+    key = hashlib.sha256(f"{base}\n{room}".encode()).hexdigest()[:32]
+    return state_dir() / "rooms" / f"{key}.json"
+
+
+def saved_session(base: str, room: str) -> dict[str, str] | None:
+    """The cookies of the guest's session kept for this room, if any (a file that is not one is ignored)."""
+    try:
+        kept = json.loads(seat_file(base, room).read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(kept, dict) or kept.get("base") != base or kept.get("room") != room:
+        return None
+    cookies = kept.get("cookies")
+    if not isinstance(cookies, dict):
+        return None
+    return {str(k): str(v) for k, v in cookies.items() if isinstance(k, str) and isinstance(v, str)} or None
+
+
+def keep_session(base: str, room: str, cookies: dict[str, str], warn: Callable[[str], None]) -> None:
+    """Keep the guest's session for this room (a private file, written atomically); a failure is a warning:
+    the seat is played on, but a crash loses it."""
+    path = seat_file(base, room)
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        atomic_write(path, json.dumps({"base": base, "room": room, "cookies": cookies}))
+    except (OSError, KeypegError) as error:
+        kept = visible(str(error), 200)
+        warn(f"your seat's session was not kept ({kept}): after a crash the link cannot take you back")
+
+
+def forget_session(base: str, room: str) -> None:
+    """Remove the guest's session kept for this room (the room is over, or the seat was taken away)."""
+    with contextlib.suppress(OSError):
+        seat_file(base, room).unlink(missing_ok=True)
+
+
 # -- the command -------------------------------------------------------------------------------------
 
 PROTOCOL = """\b
@@ -913,18 +966,26 @@ def room(link: str, nickname: str | None, user: str | None, password_stdin: bool
     terminal = Terminal.detect()
     lines = Lines(terminal.warn)
     password = _password(terminal, lines, user, password_stdin) if user is not None else None
-    server = Server(found.base)
+    seated = not found.watching
+    guest = seated and user is None  # a guest's session is kept between runs: the link takes them back
+    server = Server(found.base, cookies=saved_session(found.base, found.room) if guest else None)
     server.open_session()
     if user is not None:
         server.login(user, password or "")
-    seated = not found.watching
     if seated:
         if user is None and nickname is None:
             from keypeg.cli.records import default_player
 
             nickname = default_player()
         body = {"token": found.token} | ({"nickname": nickname} if user is None else {})
-        view = server.post(f"/api/rooms/{found.room}/join", body)
+        try:
+            view = server.post(f"/api/rooms/{found.room}/join", body)
+        except RoomNotFound:
+            forget_session(found.base, found.room)
+            raise
+        if guest:
+            cookies = {c.name: c.value for c in server.client.cookies.jar if c.value is not None}
+            keep_session(found.base, found.room, cookies, terminal.warn)
     else:
         view = server.get(f"/api/rooms/{found.room}")
     events: queue.Queue[Event] = queue.Queue()
@@ -943,4 +1004,12 @@ def room(link: str, nickname: str | None, user: str | None, password_stdin: bool
         status = 130
     finally:
         stop.set()
+        if guest and (seat.view.get("over") or _removed(seat)):
+            forget_session(found.base, found.room)
     sys.exit(status)
+
+
+def _removed(seat: Seat) -> bool:
+    """Whether the room's last view shows this seat removed by the host."""
+    mine = next((s for s in seat.view.get("seats") or [] if isinstance(s, dict) and s.get("player") == seat.me), None)
+    return mine is not None and mine.get("status") == "kicked"
