@@ -43,8 +43,10 @@ def test_glickmans_example() -> None:
     phi* = 1.152862; phi' = 0.8722; mu' = -0.2069; so r' = 1464.06, RD' = 151.52.
 
     Glickman computes with the intermediate values rounded as printed: v and Delta from the printed g and
-    E give his 1.7785 and -0.4834 exactly (full precision gives 1.7790 and -0.4839), and his r' is
-    173.7178 * (-0.2069) + 1500 from the printed mu'. Both ways are checked here."""
+    E give his 1.7785 and -0.4834 exactly (full precision gives 1.7790 and -0.4839), his phi* comes from
+    his printed phi and sigma', his sigma' 0.05999 is 0.0599960 cut to 5 places, and his r' 1464.06 is
+    173.7178 * (-0.2069) + 1500 from mu' rounded to 4 places (full precision gives 1464.0507). mu', phi'
+    and RD' match as printed. Both ways are checked here."""
     assert (PLAYER.mu, round(PLAYER.phi, 4)) == (0, 1.1513)
     assert [round(o.mu, 4) for o in OPPONENTS] == [-0.5756, 0.2878, 1.1513]
     assert [round(o.phi, 4) for o in OPPONENTS] == [0.1727, 0.5756, 1.7269]
@@ -56,15 +58,18 @@ def test_glickmans_example() -> None:
     assert round(improvement(1.7785, printed), 4) == -0.4834
     assert math.floor(new_volatility(-0.4834, 1.1513, 1.7785, 0.06, 0.5) * 1e5) / 1e5 == 0.05999
 
+    assert round(math.sqrt(1.1513**2 + 0.05999**2), 6) == 1.152862  # his phi* from his printed phi, sigma'
+
+    # at full precision, each published figure of the result, digit for digit as printed
     exact = step(PLAYER, list(zip(OPPONENTS, SCORES, strict=True)))
-    assert round(exact.v, 4) == pytest.approx(1.7785, abs=6e-4)
-    assert round(exact.delta, 4) == pytest.approx(-0.4834, abs=6e-4)
-    assert exact.volatility == pytest.approx(0.05999, abs=1e-5)
-    assert round(exact.phi_star, 6) == pytest.approx(1.152862, abs=1e-5)
-    assert (round(exact.phi, 4), round(exact.mu, 4)) == (0.8722, -0.2069)
-    assert round(SCALE * -0.2069 + 1500, 2) == 1464.06 and round(SCALE * 0.8722, 2) == 151.52
+    assert (round(exact.v, 4), round(exact.delta, 4)) == (1.7790, -0.4839)  # his 1.7785, -0.4834: rounded g, E
+    assert math.floor(exact.volatility * 1e5) / 1e5 == 0.05999  # sigma' = 0.0599960: printed cut to 5 places
+    assert round(exact.phi_star, 6) == 1.152855  # his 1.152862: from the printed phi and sigma' (above)
+    assert (round(exact.mu, 4), round(exact.phi, 4)) == (-0.2069, 0.8722)  # mu', phi' as printed
     after = exact.after
-    assert after.rating == pytest.approx(1464.06, abs=0.01) and round(after.rd, 2) == 151.52
+    assert round(after.rd, 2) == 151.52  # RD' as printed
+    assert round(after.rating, 2) == 1464.05  # r' at full precision (mu' = -0.206941)
+    assert round(SCALE * round(exact.mu, 4) + 1500, 2) == 1464.06  # his printed r': mu' rounded to 4 places first
     assert update(PLAYER, list(zip(OPPONENTS, SCORES, strict=True))) == after
 
 

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from keypeg.errors import KeypegError
 from keypeg.play.ratings import Rating, update
+from keypeg.rules import Rules
 from keypeg.services import games, ratings
 from keypeg.store import Store
 
@@ -185,7 +186,7 @@ def test_a_live_match_is_rated_by_points_once_over(tmp_path: Path) -> None:
     store = Store(f"sqlite:///{tmp_path / 'k.sqlite3'}")
 
     def live(over: bool, points: dict[str, int]) -> Any:
-        return SimpleNamespace(is_over=over, match=SimpleNamespace(points=lambda: points))
+        return SimpleNamespace(is_over=over, rules=Rules(4, 6), match=SimpleNamespace(points=lambda: points))
 
     assert ratings.record_live(store, "lm1", live(False, {"ann": 3, "bob": 1})) == []
     made = {c.player: c for c in ratings.record_live(store, "lm1", live(True, {"ann": 3, "bob": 1}), at=T0)}
@@ -201,9 +202,9 @@ def test_results_recorded_at_once_stay_replayable(store: Store) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     players = ["ann", "bob", "cy", "dee"]
-    events = [(f"t{n}", [[players[n % 4]], [players[(n + 1) % 4], players[(n + 2) % 4]]]) for n in range(12)]
-    with ThreadPoolExecutor(8) as pool:
-        list(pool.map(lambda e: ratings.record(store, "room", e[0], e[1], at=T0), events + events))
+    events = [(n, [[players[n % 4]], [players[(n + 1) % 4], players[(n + 2) % 4]]]) for n in range(12)]
+    with ThreadPoolExecutor(8) as pool:  # a day each: a pair counts in 3 events a day at most
+        list(pool.map(lambda e: ratings.record(store, "room", f"t{e[0]}", e[1], at=T0 + timedelta(e[0])), events * 2))
     assert store.ratings.count() == 12
     assert ratings.recompute(store) == []
     assert sum(p.results for p in ratings.leaderboard(store)) == 12 * 3

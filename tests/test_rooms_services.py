@@ -74,6 +74,7 @@ def rated(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
     from keypeg.services import ratings
 
     calls: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(ratings, "MIN_CODES", 1)  # these rooms' small rules rated as classic's would be
     monkeypatch.setattr(ratings, "record", lambda store, kind, event, places, **_: calls.append((kind, event, places)))
     return calls
 
@@ -113,12 +114,12 @@ def test_a_whole_room_in_turns_its_games_and_its_ratings(
         rooms.resign(store, feed, public_id, breakers[1])
         ended = rooms.snapshot(store, feed, public_id, None)["last_round"]
         assert ended["number"] == number and ended["code"] == codes[maker]
-        assert ended["boards"][0]["rows"][1]["guess"] == codes[maker] and ended["maker_points"] == 2 + 0 + 1
+        assert ended["boards"][0]["rows"][1]["guess"] == codes[maker] and ended["maker_points"] == 2 + RULES.rows + 1
     final = rooms.snapshot(store, feed, public_id, "bob")
     assert final["over"] and final["room"]["status"] == "over" and final["round"] is None
-    # ann: 3 as maker (2 guesses, 1 board not broken), 1 + 1 as breaker; bob 1 + 3; the guest 3
-    assert [(s["player"], s["points"]) for s in final["standing"]] == [("ann", 5), ("bob", 4), ("guest-k1", 3)]
-    assert rated == [("room", public_id, [["ann"], ["bob"], ["guest-k1"]])]
+    # ann: 8 as maker (2 guesses, rows + 1 for the board given up, as in a match), 1 + 1 as breaker; bob 1 + 8
+    assert [(s["player"], s["points"]) for s in final["standing"]] == [("ann", 10), ("bob", 9), ("guest-k1", 8)]
+    assert rated == [("room", public_id, [["ann"], ["bob"]])]  # a guest is never rated
     rooms.snapshot(store, feed, public_id, "bob")  # loading an ended room records nothing again
     assert len(rated) == 1
     # every board is a game of its player's, with its guesses and its code on the private side
@@ -127,7 +128,7 @@ def test_a_whole_room_in_turns_its_games_and_its_ratings(
     assert rooms.rooms_of(store, "bob")[0] | {"names": None} == {
         "id": public_id,
         "names": None,
-        "points": [5, 4, 3],
+        "points": [10, 9, 8],
         "places": [1, 2, 3],
         "you": 1,
         "over": True,
@@ -244,20 +245,29 @@ def test_leave_rejoin_kick_and_close(store: Store, clock: Clock, rated: list[tup
     for player in ("bob", "cy"):
         rooms.resign(store, feed, public_id, player)
     view = rooms.snapshot(store, feed, public_id, "ann")
-    assert view["round"]["number"] == 2 and [b["player"] for b in view["round"]["boards"]] == ["ann", "bob", "cy"]
+    assert view["round"]["number"] == 2 and [b["player"] for b in view["round"]["boards"]] == [
+        "ann",
+        "bob",
+        "cy",
+        "guest-z9",
+    ]
     rooms.resign(store, feed, public_id, "ann")  # her board ends before the room closes: it stays so
     rooms.close(store, feed, public_id, "bob")
-    view = rooms.snapshot(store, feed, public_id, None)
-    assert [b["ended"] for b in view["rounds"][-1]["boards"]] == ["resigned", "closed", "closed"]
+    view = rooms.snapshot(store, feed, public_id, None)  # the removed guest's board given up at once (absent)
+    assert [b["ended"] for b in view["rounds"][-1]["boards"]] == ["resigned", "closed", "closed", "absent"]
     assert view["over"] and view["room"]["closed"] and view["rounds"][-1]["closed"]
     assert len(rated) == 1
-    with pytest.raises(GameOverError):
+    with pytest.raises(ConflictError):  # closing a room over: 409 for anyone (L7)
         rooms.close(store, feed, public_id, "bob")
     assert [g.outcome for g in store.games.history("ann")] == ["resigned", "resigned"]
 
 
-def test_a_room_that_ends_is_rated_once_guests_left_out(store: Store, clock: Clock) -> None:
+def test_a_room_that_ends_is_rated_once_guests_left_out(
+    store: Store, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from keypeg.services import ratings
+
+    monkeypatch.setattr(ratings, "MIN_CODES", 1)  # small rules rated as classic's would be
 
     feed = Feed()
     public_id = room_of(store, feed, ["ann", "bob", "guest-q"], rounds=1)
@@ -467,6 +477,7 @@ def test_a_room_whose_rating_failed_is_rated_at_its_next_read(store: Store, monk
             raise UnavailableError("the store is down for a moment")
 
     monkeypatch.setattr(ratings, "record", record)
+    monkeypatch.setattr(ratings, "MIN_CODES", 1)
     public_id = room_of(store, feed, ["ann", "bob"], rounds=1)
     rooms.start(store, feed, public_id, "ann")
     rooms.resign(store, feed, public_id, "ann")
@@ -603,7 +614,7 @@ def test_a_room_is_rated_only_if_two_rated_players_played(
     rooms.resign(store, feed, both, "ann")  # giving up one's own board is playing
     rooms.leave(store, feed, both, "guest-k8")
     rooms.resign(store, feed, both, "bob")
-    assert rated == [("room", both, [["ann", "bob", "guest-k8"]])]  # three boards not broken: a draw
+    assert rated == [("room", both, [["ann", "bob"]])]  # three boards not broken: a draw (the guest not rated)
 
 
 def test_a_kicked_player_is_never_rated_for_the_room(store: Store, drawn: None, rated: list[tuple[Any, ...]]) -> None:

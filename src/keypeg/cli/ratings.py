@@ -8,16 +8,18 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.text import Text
 
-from keypeg.cli.common import cli, json_option, out, print_json
+from keypeg.cli.common import cli, fail, json_option, out, print_json
 from keypeg.cli.options import db_option
 from keypeg.cli.render import new_table, plain
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from keypeg.play.ratings import Rating
     from keypeg.services.ratings import PlayerRating, RatingChange
     from keypeg.services.stores import Store
 
-__all__ = ["ratings", "show_leaderboard"]
+__all__ = ["leaderboard_view", "ratings", "show_leaderboard"]
 
 
 def _rating_json(rating: Rating) -> dict[str, float]:
@@ -51,26 +53,33 @@ def _shown(player: PlayerRating) -> str:
     return f"{player.rating.rating:.0f}{'?' if player.provisional else ''}"
 
 
-def show_leaderboard(store: Store, as_json: bool, limit: int = 10) -> None:
-    """Print the rating leaderboard (a Rich table, or JSON)."""
+def leaderboard_view(store: Store, limit: int = 10) -> tuple[dict[str, Any], RenderableType, Text | None]:
+    """The rating leaderboard as JSON, as a Rich table (or a line when nobody is rated) and its note."""
     from keypeg.services import ratings as service
 
     board = service.leaderboard(store, limit=limit)
     rule = service.RATING_RULE
-    if as_json:
-        print_json({"rule": rule, "ratings": [_player_json(p, rank) for rank, p in enumerate(board, 1)]})
-        return
+    shown = {"rule": rule, "ratings": [_player_json(p, rank) for rank, p in enumerate(board, 1)]}
     if not board:
-        out.print(Text("nobody is rated yet: ratings come from live matches and rooms between people"))
-        return
+        return shown, Text("nobody is rated yet: ratings come from live matches and rooms between people"), None
     table = new_table(title=Text(f"top {limit}: ratings"), show_edge=False)
     for column in ("#", "player", "rating", "RD", "results", "latest"):
         table.add_column(column, justify="left" if column in ("player", "latest") else "right")
     for rank, p in enumerate(board, 1):
         latest = p.last.strftime("%Y-%m-%d") if p.last is not None else "-"
         table.add_row(str(rank), plain(p.player), _shown(p), f"{p.rating.rd:.0f}", str(p.results), latest)
+    return shown, table, Text(f"{rule} (? marks a provisional rating)")
+
+
+def show_leaderboard(store: Store, as_json: bool, limit: int = 10) -> None:
+    """Print the rating leaderboard (a Rich table, or JSON)."""
+    shown, table, note = leaderboard_view(store, limit)
+    if as_json:
+        print_json(shown)
+        return
     out.print(table)
-    out.print(Text(f"{rule} (? marks a provisional rating)"))
+    if note is not None:
+        out.print(note)
 
 
 @cli.command(
@@ -133,6 +142,8 @@ def _player(store: Store, name: str, limit: int, as_json: bool) -> None:
 
     rating = service.rating_of(store, name)
     made = service.changes(store, name, limit=limit)
+    if rating is None and not service.known(store, name):
+        fail(f"no player named {name!r}", 2)
     if as_json:
         print_json(
             {
@@ -155,11 +166,11 @@ def _player(store: Store, name: str, limit: int, as_json: bool) -> None:
     )
     table = new_table(title=Text("rating changes, newest first"), show_edge=False)
     for column in ("when", "result", "before", "after", "change"):
-        table.add_column(column, justify="left" if column in ("when", "result") else "right")
+        table.add_column(column, justify="left" if column in ("when", "result") else "right", overflow="fold")
     for c in made:
         table.add_row(
             c.at.strftime("%Y-%m-%d %H:%M"),
-            Text.assemble(c.kind, " ", plain(c.event_id, 20)),
+            Text.assemble(c.kind, " ", plain(c.event_id)),
             f"{c.before.rating:.0f} ±{c.before.rd:.0f}",
             f"{c.after.rating:.0f} ±{c.after.rd:.0f}",
             f"{c.change:+.1f}",

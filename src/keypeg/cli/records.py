@@ -9,7 +9,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 from rich.text import Text
@@ -23,6 +23,8 @@ from keypeg.text import plural, visible
 from keypeg.variants import game_label, preset_of
 
 if TYPE_CHECKING:
+    from rich.console import RenderableType
+
     from keypeg.services.stores import Store
 
 
@@ -151,39 +153,62 @@ def _plot(trend: list[int], path: Path, name: str) -> None:
 @db_option
 @json_option
 def top(rules: Rules, by_rating: bool, db: str | None, as_json: bool) -> None:
+    store = open_store(db)
+    shown, table, note = _top_view(store, rules)
+    if by_rating:  # the top 10 and the rating leaderboard beside it (below it on a narrow screen)
+        from rich.measure import Measurement
+        from rich.table import Table
+
+        from keypeg.cli.ratings import leaderboard_view
+
+        rated, rating_table, rating_note = leaderboard_view(store)
+        if as_json:
+            print_json(rated | {"top": shown})
+            return
+        widths = [Measurement.get(out, out.options, t).maximum for t in (table, rating_table)]
+        if sum(widths) + 4 <= out.width:
+            grid = Table.grid(padding=(0, 4))
+            grid.add_row(table, rating_table)
+            out.print(grid)
+        else:
+            out.print(table)
+            out.print(rating_table)
+        for line in (note, rating_note):
+            if line is not None:
+                out.print(line)
+        return
+    if as_json:
+        print_json(shown)
+        return
+    out.print(table)
+    if note is not None:
+        out.print(note)
+
+
+def _top_view(store: Store, rules: Rules) -> tuple[dict[str, Any], RenderableType, Text | None]:
+    """The top 10 of a game as JSON, as a Rich table (or a line when nobody is ranked) and its note."""
     from keypeg.services import records
 
-    if by_rating:
-        from keypeg.cli.ratings import show_leaderboard
-
-        show_leaderboard(open_store(db), as_json)
-        return
-
-    board = records.top(open_store(db), rules)
+    board = records.top(store, rules)
     title = game_label(rules)
-    if as_json:
-        print_json(
+    shown = {
+        "variant": title,
+        "rules": rules.as_dict(),
+        "rule": TOP_RULE,
+        "top": [
             {
-                "variant": title,
-                "rules": rules.as_dict(),
-                "rule": TOP_RULE,
-                "top": [
-                    {
-                        "rank": r.rank,
-                        "player": r.player,
-                        "games": r.games,
-                        "average": r.average,
-                        "best": r.best,
-                        "last": r.last.isoformat(),
-                    }
-                    for r in board
-                ],
+                "rank": r.rank,
+                "player": r.player,
+                "games": r.games,
+                "average": r.average,
+                "best": r.best,
+                "last": r.last.isoformat(),
             }
-        )
-        return
+            for r in board
+        ],
+    }
     if not board:
-        out.print(Text(f"no player has {MIN_RANKED_GAMES} rated games of {title} yet"))
-        return
+        return shown, Text(f"no player has {MIN_RANKED_GAMES} rated games of {title} yet"), None
     table = new_table(title=Text(f"top 10: {title}"), show_edge=False)
     for column in ("#", "player", "average", "rated games", "best", "latest"):
         table.add_column(column, justify="left" if column in ("player", "latest") else "right")
@@ -191,8 +216,8 @@ def top(rules: Rules, by_rating: bool, db: str | None, as_json: bool) -> None:
         table.add_row(
             str(r.rank), plain(r.player), f"{r.average:.2f}", str(r.games), str(r.best), r.last.strftime("%Y-%m-%d")
         )
-    out.print(table)
-    out.print(Text(f"average guesses over rated games, a lost game as {rules.rows + 1}; see 'keypeg top --help'"))
+    note = Text(f"average guesses over rated games, a lost game as {rules.rows + 1}; see 'keypeg top --help'")
+    return shown, table, note
 
 
 @cli.command()
@@ -325,7 +350,7 @@ def _cell(value: object) -> object:
 @click.option(
     "--password-stdin",
     is_flag=True,
-    help="Read the passwords from stdin: the current one first (when there is one), then the new one.",
+    help="Read the passwords from stdin (and set it: implies --password): the current one first, if any, then the new.",
 )
 @db_option
 def player(name: str, set_password: bool, password_stdin: bool, db: str | None) -> None:
@@ -336,6 +361,7 @@ def player(name: str, set_password: bool, password_stdin: bool, db: str | None) 
     from keypeg.services import accounts
 
     store = open_store(db)
+    set_password = set_password or password_stdin  # a password piped in is one to set: never ignored
     if not set_password:
         registered = accounts.ensure_player(store, name)
         out.print(Text(f"player {visible(registered)} is ready"))

@@ -16,8 +16,9 @@ How keypeg uses it:
   (``phi* = sqrt(phi^2 + sigma^2)``) once per **whole day** (:data:`IDLE_PERIOD`) since the player's last
   rated result, capped at :data:`MAX_RD` (:func:`idle`). Days are counted from the stored times of the
   results only, so replaying them gives the same values.
-- **Provisional**: a rating whose deviation is above :data:`PROVISIONAL_RD` (:func:`provisional`): a new
-  player (350) needs a handful of results before it is trusted.
+- **Provisional**: a rating whose deviation is above :data:`PROVISIONAL_RD`, or that rests on fewer than
+  :data:`PROVISIONAL_PEOPLE` results against people (:func:`provisional`): games against the computer alone
+  never establish it.
 
 >>> after = update(Rating(1500, 200, 0.06), [(Rating(1400, 30), 1), (Rating(1550, 100), 0), (Rating(1700, 300), 0)])
 >>> round(after.mu, 4), round(after.phi, 4), round(after.volatility, 5)  # Glickman: -0.2069, 0.8722, 0.05999
@@ -27,7 +28,7 @@ How keypeg uses it:
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
@@ -40,6 +41,7 @@ __all__ = [
     "EPSILON",
     "IDLE_PERIOD",
     "MAX_RD",
+    "PROVISIONAL_PEOPLE",
     "PROVISIONAL_RD",
     "SCALE",
     "TAU",
@@ -75,6 +77,8 @@ IDLE_PERIOD = timedelta(days=1)
 """One step of idleness (Glickman's step 6) per whole day without a rated result."""
 PROVISIONAL_RD = 110.0
 """A rating is provisional while its deviation is above this (a new player's first few results)."""
+PROVISIONAL_PEOPLE = 5
+"""A rating is provisional until it rests on this many results against people (seeding games do not count)."""
 
 
 @dataclass(frozen=True)
@@ -207,9 +211,10 @@ def idle_days(last: datetime | None, at: datetime) -> int:
     return (at - last) // IDLE_PERIOD
 
 
-def provisional(rating: Rating) -> bool:
-    """Whether ``rating`` is still provisional (its deviation above :data:`PROVISIONAL_RD`)."""
-    return rating.rd > PROVISIONAL_RD
+def provisional(rating: Rating, people: int = PROVISIONAL_PEOPLE) -> bool:
+    """Whether ``rating`` is still provisional: its deviation above :data:`PROVISIONAL_RD`, or fewer than
+    :data:`PROVISIONAL_PEOPLE` of its ``people`` results (against people, not the computer)."""
+    return rating.rd > PROVISIONAL_RD or people < PROVISIONAL_PEOPLE
 
 
 def pairwise(places: Sequence[Sequence[str]]) -> dict[str, list[tuple[str, float]]]:
@@ -251,11 +256,14 @@ def rate_result(
     at: datetime,
     *,
     fixed: Mapping[str, Rating] | None = None,
+    unrated: Collection[str] = (),
+    left_out: Collection[frozenset[str]] = (),
 ) -> dict[str, tuple[Rating, Rated]]:
     """One result (one rating period): each player of ``places`` who is not ``fixed`` (the computer's levels,
-    whose ratings never move), with their rating before it (idleness applied) and their standing after it.
-    A player missing from ``players`` starts new. Players meet only those they played: fixed players
-    only those who are not fixed."""
+    whose ratings never move) nor ``unrated`` (met at their rating, not moved: a player the host removed),
+    with their rating before it (idleness applied) and their standing after it. A player missing from
+    ``players`` starts new. Players meet only those they played, but the pairs ``left_out``: fixed and
+    unrated players only those who are neither; a player left with nobody to meet is not rated."""
     fixed = fixed or {}
     before: dict[str, Rating] = {}
     for place in places:
@@ -267,9 +275,11 @@ def rate_result(
                 before[name] = idle(known.rating, idle_days(known.last, at))
     changes: dict[str, tuple[Rating, Rated]] = {}
     for name, results in pairwise(places).items():
-        if name in fixed:
+        if name in fixed or name in unrated:
             continue
-        against = [(before[other], score) for other, score in results]
+        against = [(before[other], score) for other, score in results if frozenset((name, other)) not in left_out]
+        if not against:
+            continue
         known = players.get(name, Rated())
         last = at if known.last is None else max(known.last, at)
         changes[name] = (before[name], Rated(update(before[name], against), known.results + 1, last))

@@ -13,7 +13,10 @@ every load and after every move.
 
 Points: a breaker scores one for each other breaker of the round it beats (fewer guesses, a board not
 broken counting ``rows + 1``; or the same guesses in fewer seconds, two boards not broken tying); a
-codemaker in turns scores one per guess of each breaker plus one for each board not broken. The standing:
+codemaker in turns scores as in a match: one per guess of each board broken, ``rows + 1`` for each board not
+broken (a board cut short by the host's close: its guesses plus one). A player absent (left or removed) when a
+round's code is set gets a board given up at once (:data:`ABSENT`): no points, ``rows + 1`` guesses; as that
+round's codemaker, the computer sets the code. The standing:
 points, then fewer guesses in all, then seat order.
 
 >>> from datetime import UTC, datetime, timedelta
@@ -49,6 +52,7 @@ from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
 
 __all__ = [
+    "ABSENT",
     "MAX_ROUNDS",
     "MAX_SEATS",
     "ROOM_VERSION",
@@ -64,6 +68,8 @@ __all__ = [
 ROOM_VERSION = 1
 MAX_SEATS = 8
 MAX_ROUNDS = 20
+ABSENT = "absent"
+"""How the board of a player absent when a round's code is set ends (left or removed: given up at once)."""
 MakerKind = Literal["computer", "turns"]
 Draw = Callable[[], "Code | str"]
 
@@ -106,7 +112,7 @@ class Board:
     game: int | None = None
     ended: str | None = None
     """``None`` while played; ``broken``, ``out of rows``, ``resigned``, ``timed out``, ``left``,
-    ``kicked`` or ``closed``."""
+    ``kicked``, ``closed`` or ``absent``."""
     tenths: int | None = None
 
     @property
@@ -175,9 +181,18 @@ class Round:
         boards = list(self.boards.values())
         points = {b.player: sum(self._beats(b, o, rules) for o in boards if o is not b) for b in boards}
         if self.maker is not None:
-            made = 0 if self.maker_ended else sum(len(b.guesses) + (not b.broken) for b in boards)
+            made = 0 if self.maker_ended else sum(_held(b, rules) for b in boards)
             points[self.maker] = points.get(self.maker, 0) + made
         return points
+
+
+def _held(board: Board, rules: Rules) -> int:
+    """A codemaker's points for a breaker's board, as in a match: one per guess of a board broken, ``rows + 1``
+    for one given up, timed out, out of rows or absent (the code held through every row); a board cut short
+    by the host's close counts as it stood (its guesses plus one)."""
+    if board.broken:
+        return len(board.guesses)
+    return len(board.guesses) + 1 if board.ended == "closed" else rules.rows + 1
 
 
 @dataclass(frozen=True)
@@ -212,6 +227,9 @@ class Room:
     notes: list[str] = field(default_factory=list)
     link: int = 0
     """The number of the room's join link: each kick renews it (the services sign it; an old one is refused)."""
+    kick_losses: list[tuple[str, str]] = field(default_factory=list)
+    """``(host, kicked)`` for each player kicked after the start who stood level with or ahead of the host who
+    kicked them (points, then guesses): the host's rated result against them is a loss (:meth:`rating_losses`)."""
 
     @classmethod
     def new(
@@ -319,6 +337,11 @@ class Room:
             raise RefusedError("that player has no seat in this room")
         if seat.status == "kicked" or whom in self.kicked:
             raise RefusedError("that player was removed already")
+        if self.status == "playing":  # kicking whoever beats you is a loss to them
+            lines = {line.player: (line.points, line.guesses) for line in self.standing()}
+            (theirs, their_guesses), (mine, my_guesses) = lines[whom], lines[self.host]
+            if theirs > mine or (theirs == mine and their_guesses <= my_guesses):
+                self.kick_losses.append((self.host, whom))
         if seat.status == "present":
             self._gone(whom, "kicked", now)
         else:  # left: they may not come back either
@@ -457,7 +480,11 @@ class Room:
         """The round's code is set at ``now``: a board for every present player but the maker."""
         round_.code = str(code)
         round_.began = now
-        round_.boards = {p: Board(p, now) for p in self.present() if p != round_.maker}
+        round_.boards = {  # an absent player's board is given up at once: leaving never helps
+            s.player: Board(s.player, now) if s.status == "present" else Board(s.player, now, ended=ABSENT, tenths=0)
+            for s in self.seats
+            if s.player != round_.maker
+        }
 
     # -- the clock --------------------------------------------------------------------------------------
 
@@ -546,11 +573,19 @@ class Room:
 
     def rated(self) -> bool:
         """Whether the room's standing goes to the ratings: at least two of its rated players (not guests,
-        not removed by the host) played an ended round (a guess or a give-up of their own board, or a code
-        set as its maker); else nothing is rated (a room closed before anyone moved, one where a guest
-        played alone, one whose players all ran out of time or left)."""
+        not removed by the host, or removed while level with or ahead of the host: :meth:`rating_losses`)
+        played an ended round (a guess or a give-up of their own board, or a code set as its maker); else
+        nothing is rated (a room closed before anyone moved, one where a guest played alone, one whose
+        players all ran out of time or left)."""
         played = set().union(*(r.players() for r in self.played)) if self.played else set()
-        return len(played & self.rateable()) >= 2
+        return len(played & (self.rateable() | {whom for _, whom in self.rating_losses()})) >= 2
+
+    def rating_losses(self) -> list[tuple[str, str]]:
+        """``(host, kicked)``: a rated result of the host's, a loss to a player they kicked after the start
+        while that player stood level with or ahead of them (the kicked player is not rated for it)."""
+        rateable = self.rateable()
+        kicked = {s.player for s in self.seats if not s.guest}
+        return [(host, whom) for host, whom in self.kick_losses if host in rateable and whom in kicked]
 
     def places(self) -> list[list[str]]:
         """The standing's players grouped by place, best first (what ratings take), but those the host
@@ -740,6 +775,7 @@ class Room:
             "closed": self.closed,
             "notes": self.notes[-50:],
             "link": self.link,
+            "kick_losses": [list(pair) for pair in self.kick_losses],
         }
         return state, _private(self.current) if self.current is not None else None
 
@@ -772,6 +808,7 @@ class Room:
                 [str(n) for n in state["notes"]],
                 int(state.get("link", 0)),
             )
+            room.kick_losses = [(str(host), str(whom)) for host, whom in state.get("kick_losses", [])]
             if room.status == "playing" and room.total is None:
                 raise KeypegError("damaged room state: started with no number of rounds")
             if room.status == "over" and room.total is None:  # ended before its start: 0 rounds

@@ -177,6 +177,7 @@ def register(store: Store, name: str, password: str, address: str | None = None)
     name = player_name(name)
     if name_key(name).startswith(GUEST_PREFIX):
         raise InvalidNameError(f"names starting with {GUEST_PREFIX!r} are kept for guests")
+    _not_reserved(name)
     check_password_rule(password)
     if store.players.registered(name) is not None:
         raise NameTakenError("that name is taken (names that look alike are one name)")
@@ -246,7 +247,17 @@ def claim_player(store: Store, name: str, ask_password: Callable[[], str]) -> st
 
 def ensure_player(store: Store, name: str) -> str:
     """The player ``name``, created when there is none yet; the name as registered."""
+    if store.players.registered(name) is None:
+        _not_reserved(name)
     return store.players.ensure(name)
+
+
+def _not_reserved(name: str) -> None:
+    """Refuse the computer's labels in ratings as a new player's name (:func:`keypeg.services.ratings.reserved`)."""
+    from keypeg.services.ratings import reserved
+
+    if reserved(name):
+        raise InvalidNameError(f"{name!r} is kept for the computer (its levels in the ratings)")
 
 
 def has_password(store: Store, name: str) -> bool:

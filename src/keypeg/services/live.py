@@ -455,7 +455,10 @@ def view(store: Store, opened: OpenLive, viewer: str | None) -> dict[str, Any]:
     they set; nobody else sees a code before its game ends."""
     if opened.last is False:
         opened.last = _last_game(store.games.record, opened)
-    return shown(opened, viewer)
+    seen = shown(opened, viewer)
+    if opened.live.is_over:  # why it was not rated, if it was not (one line)
+        seen["rating"] = ratings.note(store, "match", opened.public_id, opened.live.rules)
+    return seen
 
 
 def _last_game(record_of: Callable[[int], GameRecord], opened: OpenLive) -> dict[str, Any] | None:

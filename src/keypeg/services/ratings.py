@@ -38,6 +38,11 @@ __all__ = [
     "SEED_GAMES",
     "SEED_RULES",
     "RATING_RULE",
+    "MIN_CODES",
+    "PAIR_DAY_LIMIT",
+    "big_enough",
+    "note",
+    "reserved",
     "Drift",
     "PlayerRating",
     "RatingChange",
@@ -46,6 +51,8 @@ __all__ = [
     "level_guesses",
     "level_ratings",
     "places_by_score",
+    "known",
+    "rank_of",
     "rating_of",
     "recompute",
     "result_count",
@@ -70,6 +77,42 @@ RATING_RULE = (
 """The leaderboard's rule, as the faces print it."""
 DRIFT = 1e-9
 """A replayed value further than this from the stored one is a drift."""
+MIN_CODES = 1296
+"""A match or room is rated only on rules of at least this many codes (classic's size): trivial rules rate nothing."""
+PAIR_DAY_LIMIT = 3
+"""A pair of players' results count for ratings in at most this many events a UTC day (the first ones)."""
+RESERVED = ("computer", "level1", "level2", "level3", "level4")
+"""Names no person may take (their key with no spaces): the computer's labels in results."""
+
+
+def reserved(name: str) -> bool:
+    """Whether ``name`` is the computer's or one of its levels' labels (any case, spacing or look-alike)."""
+    try:
+        key = name_key(name)
+    except KeypegError:
+        return False
+    return key.replace(" ", "") in RESERVED
+
+
+def big_enough(rules: Rules) -> bool:
+    """Whether a match or room on ``rules`` may be rated: at least :data:`MIN_CODES` codes."""
+    return rules.size >= MIN_CODES
+
+
+def note(store: Store, kind: str, event_id: str | int, rules: Rules) -> str | None:
+    """One line telling why an event that ended was not rated (or only partly), ``None`` when it was rated in
+    full or was not recorded."""
+    if not big_enough(rules):
+        return f"not rated: rules of fewer than {MIN_CODES:,} codes (classic's size) are never rated"
+    found = store.ratings.get(kind, str(event_id))
+    if found is None:
+        return None
+    unrated = set(found.unrated)
+    capped = [p for p in found.left_out if not unrated & {p[0], p[1]}]
+    why = f"players' results count at most {PAIR_DAY_LIMIT} times a day (UTC) for each pair"
+    if not found.changes:
+        return f"not rated: {why}"
+    return f"partly rated: {why}" if capped else None
 
 
 @dataclass(frozen=True)
@@ -80,11 +123,14 @@ class PlayerRating:
     rating: Rating
     results: int
     last: datetime | None
+    people: int = 0
+    """How many of the results were against people (a seeding game is against the computer)."""
 
     @property
     def provisional(self) -> bool:
-        """Whether the rating is still provisional (:func:`keypeg.play.ratings.provisional`)."""
-        return provisional(self.rating)
+        """Whether the rating is still provisional (:func:`keypeg.play.ratings.provisional`): RD above 110, or
+        fewer than 5 results against people."""
+        return provisional(self.rating, self.people)
 
 
 @dataclass(frozen=True)
@@ -141,20 +187,66 @@ def _write(
     at: datetime,
     places: Sequence[Sequence[str]],
     fixed: dict[str, Rating] | None = None,
+    *,
+    unrated: Sequence[str] = (),
+    left_out: Sequence[tuple[str, str]] = (),
 ) -> tuple[ResultRecord, bool]:
     fixed = fixed or {}
 
     def rate(
-        stored: list[list[Entry]], current: dict[int, Standing]
-    ) -> dict[int, tuple[RatingValue, RatingValue, int, datetime]]:
+        stored: list[list[Entry]],
+        current: dict[int, Standing],
+        unrated_ids: list[int],
+        out: list[tuple[Entry, Entry]],
+        shared: dict[frozenset[int], int],
+    ) -> tuple[dict[int, tuple[RatingValue, RatingValue, int, datetime]], list[tuple[Entry, Entry]]]:
         players = {f"#{pid}": Rated(_rating(s.value), s.results, s.last) for pid, s in current.items()}
-        made = rate_result(players, [[_key(e) for e in place] for place in stored], at, fixed=fixed)
-        return {
+        skip = {frozenset(p) for p in out}
+        ids = [e for place in stored for e in place if isinstance(e, int)]
+        capped: list[tuple[Entry, Entry]] = [  # the pair's first PAIR_DAY_LIMIT events of the day count, no more
+            (a, b)
+            for i, a in enumerate(ids)
+            for b in ids[i + 1 :]
+            if frozenset((a, b)) not in skip and shared.get(frozenset((a, b)), 0) >= PAIR_DAY_LIMIT
+        ]
+        made = _replay(players, stored, at, fixed, [f"#{n}" for n in unrated_ids], out + capped)
+        changes = {
             int(key[1:]): (_value(before), _value(after.rating), after.results, after.last or at)
             for key, (before, after) in made.items()
         }
+        return changes, capped
 
-    return store.ratings.write(kind, event_id, at, places, rate, fixed={k: _value(v) for k, v in fixed.items()})
+    since = datetime(at.year, at.month, at.day, tzinfo=UTC) if kind in KINDS else None
+    return store.ratings.write(
+        kind,
+        event_id,
+        at,
+        places,
+        rate,
+        fixed={k: _value(v) for k, v in fixed.items()},
+        unrated=unrated,
+        left_out=left_out,
+        shared_since=since,
+    )
+
+
+def _replay(
+    players: dict[str, Rated],
+    places: list[list[Entry]],
+    at: datetime,
+    fixed: dict[str, Rating],
+    unrated: Sequence[str],
+    left_out: Sequence[tuple[Entry, Entry]],
+) -> dict[str, tuple[Rating, Rated]]:
+    """One stored result rated from ``players`` (the store's entries as :func:`rate_result` names them)."""
+    return rate_result(
+        players,
+        [[_key(e) for e in place] for place in places],
+        at,
+        fixed=fixed,
+        unrated=set(unrated),
+        left_out={frozenset((_key(a), _key(b))) for a, b in left_out},
+    )
 
 
 def _changes(result: ResultRecord) -> list[RatingChange]:
@@ -171,12 +263,16 @@ def record(
     places: Sequence[Sequence[str]],
     *,
     at: datetime | None = None,
+    losses: Sequence[tuple[str, str]] = (),
 ) -> list[RatingChange]:
     """Rate the result of a match or room between people: ``places`` group the players' names by final
-    place, best first (a tie shares a place); each pair of players is a win, a loss or a draw. Guests are
-    left out; with fewer than two rated players nothing is recorded. Idempotent per ``(kind, event_id)``:
-    an event recorded already returns the changes it made then. Each player's first rated solo games are
-    counted first (:func:`seed`)."""
+    place, best first (a tie shares a place); each pair of players is a win, a loss or a draw. ``losses``
+    are ``(player, removed)``: a loss of ``player``'s to someone the host removed, who is not rated for it
+    (met at their rating). Guests are left out; with fewer than two rated players nothing is recorded. A
+    pair of players counts in at most :data:`PAIR_DAY_LIMIT` events a UTC day (the first ones; in a room,
+    each pair on its own): the pairs past it are left out, stored with the result. Idempotent per
+    ``(kind, event_id)``: an event recorded already returns the changes it made then. Each player's first
+    rated solo games are counted first (:func:`seed`)."""
     if kind not in KINDS:
         raise KeypegError(f"a rated result is a {' or a '.join(KINDS)}, not {kind!r}")
     event = str(event_id)
@@ -188,12 +284,28 @@ def record(
     keys = [name_key(name) for place in rated for name in place]
     if len(set(keys)) != len(keys):
         raise RefusedError("a player holds one place only in a result")
-    if sum(len(place) for place in rated) < 2:
+    losses = [(p, k) for p, k in losses if not _is_guest(k) and any(name_key(p) == key for key in keys)]
+    if sum(len(place) for place in rated) + len(losses) < 2:
         return []
     for place in rated:
         for name in place:
             seed(store, name)
-    return _changes(_write(store, kind, event, aware(at) if at is not None else datetime.now(UTC), rated)[0])
+    removed: list[str] = []
+    for player, whom in losses:  # the removed player placed just above the player who takes the loss
+        if whom not in removed and name_key(whom) not in keys:
+            removed.append(whom)
+            at_place = next(i for i, place in enumerate(rated) if any(name_key(n) == name_key(player) for n in place))
+            rated.insert(at_place, [whom])
+    shown = {name_key(n): n for place in rated for n in place}
+    beaten = {(name_key(p), name_key(k)) for p, k in losses}
+    out = [
+        (whom, other)
+        for whom in removed
+        for other in shown.values()
+        if other != whom and (name_key(other), name_key(whom)) not in beaten
+    ]
+    when = aware(at) if at is not None else datetime.now(UTC)
+    return _changes(_write(store, kind, event, when, rated, unrated=removed, left_out=out)[0])
 
 
 def places_by_score(scores: dict[str, float], *, higher_better: bool = True) -> list[list[str]]:
@@ -209,7 +321,7 @@ def places_by_score(scores: dict[str, float], *, higher_better: bool = True) -> 
 def record_live(store: Store, public_id: str, live: LiveMatch, *, at: datetime | None = None) -> list[RatingChange]:
     """Rate a live match between two people once it is over (by points: the winner first, a draw shares the
     place); nothing while it goes on. Idempotent, as :func:`record`."""
-    if not live.is_over or live.match is None:
+    if not live.is_over or live.match is None or not big_enough(live.rules):
         return []
     return record(store, "match", public_id, places_by_score(dict(live.match.points())), at=at)
 
@@ -248,9 +360,7 @@ def _seeding(game: GameRecord) -> bool:
         game.rated
         and game.role == "breaker"
         and game.maker is None
-        and game.outcome is not None
         and game.guesses > 0
-        and game.secret is not None
         and game.rules.game == SEED_RULES.game
         and game.rules.rows == SEED_RULES.rows
     )
@@ -268,17 +378,24 @@ def seed(store: Store, player: str) -> list[RatingChange]:
         played = store.games.history(player, limit=None)
     except NotFoundError:  # nobody of that name has played yet
         return []
+    if reserved(player):  # a name taken before the levels' labels were kept for them: never seeded
+        return []
     games = [g for g in reversed(played) if _seeding(g)][:SEED_GAMES]
     made: list[RatingChange] = []
     for game in games:
         if str(game.id) in counted:
             continue
-        assert game.secret is not None
-        rules = game.rules
+        secret = game.secret if game.secret is not None else store.games.saved(game.id).secret
+        if secret is None:
+            continue
+        rules = game.rules  # a game not finished when counted counts as not broken (rows + 1), as it stands
         mine = game.guesses if game.outcome == "solved" else rules.rows + 1
-        scores = {game.player: float(mine)}
-        scores.update({f"level {n}": float(level_guesses(n, rules, game.secret)) for n in range(1, 5)})
-        places = places_by_score(scores, higher_better=False)
+        scores = {"": float(mine)}  # the player by a key no name can be (a name is never empty)
+        scores.update({f"level {n}": float(level_guesses(n, rules, secret)) for n in range(1, 5)})
+        places = [
+            [game.player if key == "" else key for key in place]
+            for place in places_by_score(scores, higher_better=False)
+        ]
         at = aware(game.ended_at or game.started_at)
         made += _changes(_write(store, "solo", str(game.id), at, places, level_ratings())[0])
     return made
@@ -288,7 +405,7 @@ def seed(store: Store, player: str) -> list[RatingChange]:
 
 
 def _player(standing: Standing) -> PlayerRating:
-    return PlayerRating(standing.player, _rating(standing.value), standing.results, standing.last)
+    return PlayerRating(standing.player, _rating(standing.value), standing.results, standing.last, standing.people)
 
 
 def leaderboard(store: Store, *, limit: int | None = 10, provisional: bool = True) -> list[PlayerRating]:
@@ -304,6 +421,23 @@ def rating_of(store: Store, player: str) -> PlayerRating | None:
     """``player``'s current rating (``None`` before their first rated result)."""
     standing = store.ratings.standing(player)
     return _player(standing) if standing is not None else None
+
+
+def known(store: Store, player: str) -> bool:
+    """Whether there is a player of that name (rated or not)."""
+    try:
+        return store.players.registered(player) is not None
+    except KeypegError:
+        return False
+
+
+def rank_of(store: Store, player: str) -> int | None:
+    """``player``'s place on the whole leaderboard (provisional ratings too), 1 the best; ``None`` when not on it."""
+    try:
+        key = name_key(player)
+    except KeypegError:
+        return None
+    return next((n for n, s in enumerate(store.ratings.standings(), 1) if name_key(s.player) == key), None)
 
 
 def changes(store: Store, player: str, *, limit: int | None = 20) -> list[RatingChange]:
@@ -336,7 +470,7 @@ def recompute(store: Store) -> list[Drift]:
     drifted: set[str] = set()
     for result in store.ratings.results():
         fixed = {label: _rating(v) for label, v in result.fixed.items()}
-        made = rate_result(players, [[_key(e) for e in place] for place in result.places], result.at, fixed=fixed)
+        made = _replay(players, result.places, result.at, fixed, [f"#{u}" for u in result.unrated], result.left_out)
         for key, (before, after) in made.items():
             pid = int(key[1:])
             names[key] = result.names.get(pid, key)

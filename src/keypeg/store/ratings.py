@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import desc, func, or_, select, text
@@ -49,6 +49,8 @@ class Standing:
     value: RatingValue
     results: int
     last: datetime | None
+    people: int = 0
+    """How many of those results were against people (not a seeding game against the computer)."""
 
 
 @dataclass(frozen=True)
@@ -76,12 +78,27 @@ class ResultRecord:
     names: dict[int, str]
     fixed: dict[str, RatingValue]
     changes: dict[int, tuple[RatingValue, RatingValue]]
+    unrated: list[int] = field(default_factory=list)
+    """Players met at their rating but not rated (a player the host removed)."""
+    left_out: list[tuple[Entry, Entry]] = field(default_factory=list)
+    """Pairs of the places whose result was not rated."""
+
+    def pairs(self) -> set[frozenset[int]]:
+        """The pairs of players (ids) whose result counted: both players, not left out."""
+        ids = [e for place in self.places for e in place if isinstance(e, int)]
+        out = {frozenset(p) for p in self.left_out}
+        return {frozenset((a, b)) for i, a in enumerate(ids) for b in ids[i + 1 :] if frozenset((a, b)) not in out}
 
 
-Rate = Callable[[list[list[Entry]], dict[int, Standing]], Mapping[int, tuple[RatingValue, RatingValue, int, datetime]]]
-"""What computes a result: from its places and the current standings of its players (by id; a new player
-is missing), each rated player's rating before the result, after it, their rated results and the last one's
-time."""
+Changes = Mapping[int, tuple[RatingValue, RatingValue, int, datetime]]
+Rate = Callable[
+    [list[list[Entry]], dict[int, Standing], list[int], list[tuple[Entry, Entry]], dict[frozenset[int], int]],
+    tuple[Changes, list[tuple[Entry, Entry]]],
+]
+"""What computes a result: from its places, the current standings of its players (by id; a new player is
+missing), the players not rated, the pairs left out, and how many results since ``shared_since`` counted
+each pair of its players: each rated player's rating before the result, after it, their rated results and
+the last one's time; and the pairs it leaves out besides."""
 
 
 def _value(rating: float, rd: float, volatility: float) -> RatingValue:
@@ -100,11 +117,15 @@ class Ratings(Repository):
         rate: Rate,
         *,
         fixed: Mapping[str, RatingValue] | None = None,
+        unrated: Sequence[str] = (),
+        left_out: Sequence[tuple[str, str]] = (),
+        shared_since: datetime | None = None,
     ) -> tuple[ResultRecord, bool]:
         """Record the result of event ``(kind, event_id)`` whose ``places`` group the players' names (and
         the labels of ``fixed`` ratings) by final place, best first; the ratings are what ``rate`` makes of
         the players' current standings. Idempotent: an event recorded already is returned as it was, with
-        ``False`` (nothing written)."""
+        ``False`` (nothing written). ``unrated`` players are met, not rated; the pairs ``left_out`` and those
+        ``rate`` leaves out are stored with the result (a replay gives the same values)."""
         fixed = dict(fixed or {})
 
         def work() -> tuple[ResultRecord, bool]:
@@ -130,12 +151,24 @@ class Ratings(Repository):
                     row.player_id: _standing(names[row.player_id], row)
                     for row in session.scalars(select(PlayerRatingRow).where(PlayerRatingRow.player_id.in_(names)))
                 }
-                changes = rate(stored, current)
+                ids = {row_name: pid for pid, row_name in names.items()}
+
+                def entry(name: str) -> Entry:
+                    return name if name in fixed else ids.get(name, player_row(session, name, create=False).id)
+
+                out: list[tuple[Entry, Entry]] = [(entry(a), entry(b)) for a, b in left_out]
+                shared = self._shared(session, list(names), shared_since, at) if shared_since is not None else {}
+                kept = [int(entry(n)) for n in unrated]
+                changes, more = rate(stored, current, kept, out, shared)
+                out += more
+                layout: object = stored
+                if kept or out:
+                    layout = {"places": stored, "unrated": kept, "left_out": out}
                 result = RatingResultRow(
                     kind=kind,
                     event_id=event_id,
                     at=at,
-                    places=json.dumps(stored),
+                    places=json.dumps(layout),
                     fixed=json.dumps({k: [v.rating, v.rd, v.volatility] for k, v in fixed.items()}) if fixed else None,
                 )
                 session.add(result)
@@ -163,6 +196,23 @@ class Ratings(Repository):
                 return _record(session, result), True
 
         return self._guarded(work)
+
+    @staticmethod
+    def _shared(session: Session, ids: list[int], since: datetime, until: datetime) -> dict[frozenset[int], int]:
+        """How many results from ``since`` to ``until`` (stored before this one) counted each pair of ``ids``."""
+        query = (
+            select(RatingResultRow)
+            .join(RatingChangeRow, RatingChangeRow.result_id == RatingResultRow.id)
+            .where(RatingChangeRow.player_id.in_(ids), RatingResultRow.at >= since, RatingResultRow.at <= until)
+            .distinct()
+        )
+        mine = set(ids)
+        shared: dict[frozenset[int], int] = {}
+        for row in session.scalars(query):
+            for pair in _record(session, row, [], {}).pairs():
+                if pair <= mine:
+                    shared[pair] = shared.get(pair, 0) + 1
+        return shared
 
     @staticmethod
     def _find(session: Session, kind: str, event_id: str) -> RatingResultRow | None:
@@ -201,7 +251,9 @@ class Ratings(Repository):
             with self._session() as session:
                 found = find_player(session, player)
                 row = session.get(PlayerRatingRow, found.id) if found is not None else None
-                return _standing(found.name, row) if found is not None and row is not None else None
+                if found is None or row is None:
+                    return None
+                return _standing(found.name, row, _people(session, [found.id]).get(found.id, 0))
 
         return self._guarded(work)
 
@@ -216,7 +268,9 @@ class Ratings(Repository):
                     .where(or_(PlayerRow.key.is_(None), PlayerRow.key.not_like(f"{GUEST_PREFIX}%")))
                     .order_by(desc(PlayerRatingRow.rating), PlayerRow.id)
                 )
-                return [_standing(name, row) for name, row in session.execute(query)]
+                found = list(session.execute(query))
+                people = _people(session, [row.player_id for _, row in found])
+                return [_standing(name, row, people.get(row.player_id, 0)) for name, row in found]
 
         return self._guarded(work)
 
@@ -277,8 +331,21 @@ class Ratings(Repository):
         return self._guarded(work)
 
 
-def _standing(name: str, row: PlayerRatingRow) -> Standing:
-    return Standing(name, _value(row.rating, row.rd, row.volatility), row.results, aware(row.last_at))
+def _standing(name: str, row: PlayerRatingRow, people: int = 0) -> Standing:
+    return Standing(name, _value(row.rating, row.rd, row.volatility), row.results, aware(row.last_at), people)
+
+
+def _people(session: Session, ids: list[int]) -> dict[int, int]:
+    """How many rated results against people (not seeding games: ``solo``) each of ``ids`` has."""
+    if not ids:
+        return {}
+    query = (
+        select(RatingChangeRow.player_id, func.count())
+        .join(RatingResultRow, RatingResultRow.id == RatingChangeRow.result_id)
+        .where(RatingChangeRow.player_id.in_(ids), RatingResultRow.kind != "solo")
+        .group_by(RatingChangeRow.player_id)
+    )
+    return {int(pid): int(n) for pid, n in session.execute(query)}
 
 
 def _record(
@@ -289,9 +356,12 @@ def _record(
 ) -> ResultRecord:
     if change_rows is None:
         change_rows = list(session.scalars(select(RatingChangeRow).where(RatingChangeRow.result_id == row.id)))
-    places: list[list[Entry]] = [
-        [e if isinstance(e, str) else int(e) for e in place] for place in json.loads(row.places)
-    ]
+    layout = json.loads(row.places)
+    if isinstance(layout, list):
+        layout = {"places": layout}
+    places: list[list[Entry]] = [[e if isinstance(e, str) else int(e) for e in place] for place in layout["places"]]
+    unrated = [int(e) for e in layout.get("unrated", [])]
+    left_out = [(_entry(a), _entry(b)) for a, b in layout.get("left_out", [])]
     known = names if names is not None else {}
     shown: dict[int, str] = {}
     for place in places:
@@ -309,4 +379,8 @@ def _record(
         )
         for c in change_rows
     }
-    return ResultRecord(row.id, row.kind, row.event_id, aware(row.at), places, shown, fixed, changes)
+    return ResultRecord(row.id, row.kind, row.event_id, aware(row.at), places, shown, fixed, changes, unrated, left_out)
+
+
+def _entry(value: object) -> Entry:
+    return value if isinstance(value, str) else int(value)  # type: ignore[call-overload]

@@ -61,7 +61,9 @@ class RatingOut(BaseModel):
 class RatedOut(RatingOut):
     rank: int | None = None
     player: str
-    provisional: bool = Field(description="Whether the deviation is still above 110.")
+    provisional: bool = Field(
+        description="Whether the rating is provisional: its deviation above 110, or under 5 results against people."
+    )
     results: int = Field(description="Rated results (matches, rooms, seeding games) the rating rests on.")
     last: str | None
 
@@ -130,7 +132,9 @@ def player_rating(request: Request, player: str, limit: Annotated[int, Query(ge=
         for c in ratings.changes(store, player, limit=limit)
     ]
     return PlayerRatingOut(
-        player=found.player if found else player, rating=_rated_out(found) if found else None, changes=changes
+        player=found.player if found else player,
+        rating=_rated_out(found, ratings.rank_of(store, found.player)) if found else None,
+        changes=changes,
     )
 
 

@@ -41,6 +41,7 @@ ENDED = {
     "left": "left",
     "kicked": "was removed",
     "closed": "gave up (the room was closed)",
+    "absent": "absent (given up)",
 }
 """How a board's end is told."""
 
