@@ -406,3 +406,33 @@ def test_a_guest_who_logs_in_or_registers_keeps_the_seat(url: str) -> None:
 class _Quiet:
     def changed(self, kind: str, key: int) -> None:
         return None
+
+
+def test_one_nickname_rule_for_guests(url: str) -> None:
+    """L5: a guest's nickname is 1 to 32 characters on the form and the API alike, and one that is (or
+    looks like) a registered player's name or the name of a player seated in the room is refused in one
+    line."""
+    app = create_app(url)
+    browser = lambda: TestClient(app, base_url="https://keypeg.test")  # noqa: E731
+    ann = Player(browser(), "ann")
+    kim, kim2, cyr, long_api, long_form, zed = (Player(browser()) for _ in range(6))
+    assert kim.post("/api/rooms", BODY | {"nickname": "Ann"}).status_code == 409  # a registered player's name
+    room = ann.post("/api/rooms", BODY).json()
+    public_id, token = room["id"], room["token"]
+    join = f"/api/rooms/{public_id}/join"
+    assert kim.post(join, {"token": token, "nickname": "kim"}).status_code == 200
+    for player, nickname in ((kim2, "KIM"), (cyr, "\u0430nn"), (zed, "k\u0456m")):  # a Cyrillic a, i
+        refused = player.post(join, {"token": token, "nickname": nickname})
+        assert refused.status_code == 409, nickname
+        assert "nickname" in refused.json()["error"] and "\n" not in refused.json()["error"]
+    assert long_api.post(join, {"token": token, "nickname": "x" * 33}).status_code == 422
+    schema = ann.get("/openapi.json")["components"]["schemas"]
+    assert {schema[s]["properties"]["nickname"]["anyOf"][0]["maxLength"] for s in ("NewRoom", "JoinIn")} == {32}
+    form = long_form.client.post(
+        f"/rooms/{public_id}/join",
+        data={"csrf": long_form.headers["X-CSRF-Token"], "token": token, "nickname": "y" * 33},
+    )
+    assert form.status_code == 400 and "a nickname is 1 to 32 characters" in form.text
+    assert 'maxlength="32"' in long_form.client.get(f"/rooms/{public_id}/join?token={token}").text
+    seated = [s["name"] for s in ann.get(f"/api/rooms/{public_id}")["seats"]]
+    assert seated == ["ann", "kim (guest)"]

@@ -33,9 +33,9 @@ from keypeg.rules import Rules
 from keypeg.services import games, ratings
 from keypeg.services.live_bus import CHANNEL
 from keypeg.services.live_feed import Feed
-from keypeg.store import player_name
+from keypeg.store import InvalidNameError, name_key, player_name
 from keypeg.store.errors import MovedOnError, UnknownRecordError
-from keypeg.store.names import GUEST_PREFIX
+from keypeg.store.names import GUEST_PREFIX, NAME_LENGTH
 from keypeg.store.rooms import BoardWrite, RoomRecord, RoomWrite
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "KIND",
+    "NICKNAME_LENGTH",
     "Announcer",
     "OpenRoom",
     "adopt",
@@ -69,6 +70,8 @@ __all__ = [
     "store_id",
 ]
 
+NICKNAME_LENGTH = NAME_LENGTH
+"""The longest guest's nickname, in characters (a player's name's limit: one rule for the form and the API)."""
 KIND = "room"
 """What the fan-out names rooms by (``feed.changed(KIND, room_id)``)."""
 TRIES = 8
@@ -351,11 +354,27 @@ def _changing(action: Callable[[OpenRoom, datetime], object]) -> Callable[[OpenR
     return move
 
 
-def _nickname(player: str, nickname: str | None) -> str | None:
-    """A guest's nickname, checked like a player's name (a registered player is shown by their name)."""
+def _nickname(player: str, nickname: str | None, store: Store | None = None) -> str | None:
+    """A guest's nickname, checked like a player's name (1 to :data:`NICKNAME_LENGTH` characters; a
+    registered player is shown by their name); with ``store``, one that is (or looks like) a registered
+    player's name is refused (a conflict)."""
     if not player.startswith(GUEST_PREFIX) or not nickname or not nickname.strip():
         return None
-    return player_name(nickname)
+    try:
+        nick = player_name(nickname)
+    except InvalidNameError as error:
+        raise InvalidNameError(str(error).replace("a player's name", "a nickname", 1)) from None
+    if store is not None and store.players.registered(nick) is not None:
+        raise ConflictError("that nickname is a registered player's name (or looks like one): choose another")
+    return nick
+
+
+def _free(room: Room, player: str, nick: str | None) -> None:
+    """A nickname that is (or looks like) the name another seated player is shown by is refused."""
+    if nick is not None and any(
+        s.player != player and name_key(s.nickname or s.player) == name_key(nick) for s in room.seats
+    ):
+        raise ConflictError("that nickname is taken in this room (or looks like one that is): choose another")
 
 
 def _seated(opened: OpenRoom, player: str | None) -> str:
@@ -384,7 +403,7 @@ def create(
         rounds=rounds,
         maker=maker,
         move_seconds=move_seconds,
-        nickname=_nickname(player, nickname),
+        nickname=_nickname(player, nickname, store),
         guest=player.startswith(GUEST_PREFIX),
     )
     public_id = games.new_id()
@@ -396,13 +415,15 @@ def create(
 def join(store: Store, feed: Announcer, public_id: str, player: str, token: str, nickname: str | None = None) -> None:
     """``player`` takes a seat with the link's ``token`` (:class:`ForbiddenError` for a wrong one) before
     the start, or takes theirs back after leaving; opening the link again once seated changes nothing."""
-    nick = _nickname(player, nickname)
+    nick = _nickname(player, nickname, store)  # read before the move's transaction
 
     def move(opened: OpenRoom, now: datetime) -> list[tuple[str, int]] | None:
         room = opened.room
         seat = room.seat(player)
         if seat is not None and seat.status == "present":
             return None  # seated already: an old link changes nothing either
+        if seat is None:
+            _free(room, player, nick)
         # a seat's holder (left, never kicked) comes back by any of the room's links, old or renewed
         valid = range(room.link + 1) if seat is not None and seat.status == "left" else [room.link]
         if not isinstance(token, str) or not any(

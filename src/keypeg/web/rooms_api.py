@@ -46,12 +46,12 @@ class NewRoom(RulesIn):
         description=f"Seconds per move, from {LIVE_MOVE_SECONDS[0]} to {LIVE_MOVE_SECONDS[1]:,} (a day): a breaker "
         "who runs out has their board end not broken; a codemaker, the computer sets the code.",
     )
-    nickname: str | None = Field(None, max_length=64, description="A guest's name to be shown by.")
+    nickname: str | None = Field(None, max_length=rooms.NICKNAME_LENGTH, description="A guest's name to be shown by.")
 
 
 class JoinIn(RequestBody):
     token: str = Field(min_length=1, max_length=64, description="The token of the room's join link.")
-    nickname: str | None = Field(None, max_length=64, description="A guest's name to be shown by.")
+    nickname: str | None = Field(None, max_length=rooms.NICKNAME_LENGTH, description="A guest's name to be shown by.")
 
 
 class CodeIn(RequestBody):
