@@ -91,3 +91,41 @@ def test_a_failed_read_fails_for_its_followers_and_the_next_one_reads_again(feed
             assert await two.fresh(time.monotonic()) == 3  # a read started now (a clock's deadline)
 
     asyncio.run(main())
+
+
+class Versioned:
+    """A thing read at a version (as a match or a room is)."""
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+
+
+def test_a_value_handed_over_with_its_change_is_read_by_nobody_unless_a_newer_one_was_announced(feed: Feed) -> None:
+    """A writer of this process hands its followers the thing as its change left it: they read nothing; a
+    newer version announced by another process first, or a change of unknown version, makes them read."""
+    stored = [Versioned(1)]
+    reads: list[int] = []
+
+    def read() -> Versioned:
+        reads.append(stored[-1].version)
+        return stored[-1]
+
+    async def main() -> None:
+        with feed.follow("live", 5, read) as one, feed.follow("live", 5, read) as two:
+            assert (await one.read()).version == 1 and reads == [1]
+            stored.append(Versioned(2))
+            feed.woken("live", 5, stored[-1])  # this process's move, to version 2
+            assert await one.wait(5) and await two.wait(5)
+            assert [(await f.read()).version for f in (one, two)] == [2, 2] and reads == [1]  # no read
+            stored.extend([Versioned(3), Versioned(4)])
+            feed.bus.wake(5, "live", version=4)  # another process's move, to 4, heard first
+            feed.woken("live", 5, stored[2])  # then this one's, to 3: older than announced, not kept
+            assert await one.wait(5)
+            assert [(await f.read()).version for f in (one, two)] == [4, 4] and reads == [1, 4]
+            stored.append(Versioned(5))
+            feed.bus.wake(5, "live")  # a change of unknown version: nothing is handed over any more
+            feed.woken("live", 5, stored[-1])
+            assert await two.wait(5)
+            assert (await two.read()).version == 5 and reads == [1, 4, 5]
+
+    asyncio.run(main())

@@ -214,8 +214,8 @@ def _move(store: Store, bus: LiveBus, public_id: str, act: Callable[[OpenLive], 
             raise NotFoundError("no such match") from error
         opened = made[0]
         opened.write, opened.keeper = None, None  # the transaction is over
-        if opened.changed:
-            bus.wake(opened.id)
+        if opened.changed:  # followers here get the match as moved (with the game ended last) without a read
+            bus.wake(opened.id, version=opened.version, value=opened if opened.last is not False else None)
             _rate_if_over(store, opened)
         return result
     raise AssertionError("unreachable")  # pragma: no cover
@@ -235,7 +235,7 @@ def save(store: Store, bus: LiveBus, opened: OpenLive, *, opponent: str | None =
     state = json.dumps(opened.live.to_state())
     write = opened.write
     if write is not None:  # a move's transaction: other processes told as it commits, this one's after
-        note = None if opened.changed else (CHANNEL, bus.note(opened.id))  # once a transaction
+        note = None if opened.changed else (CHANNEL, bus.note(opened.id, version=opened.version + 1))  # once
         try:
             opened.version = write.save(state, opponent=opponent, notify=note)
         except ConflictError:

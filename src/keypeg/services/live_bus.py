@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from keypeg.errors import KeypegError
@@ -24,7 +25,8 @@ __all__ = ["CHANNEL", "LiveBus"]
 
 CHANNEL = "keypeg_live"
 """The PostgreSQL channel a change of a live thing is announced on (the payload: its kind, a colon, its
-store id, a space and the mark of the process that changed it)."""
+store id, a space and the mark of the process that changed it, then, when known, a space and the version
+the change wrote)."""
 log = logging.getLogger("keypeg.services")
 
 
@@ -39,6 +41,12 @@ class LiveBus:
         self._events: dict[tuple[str, int], asyncio.Event] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._listening = False
+        self.heard: Callable[[tuple[str, int], int | None, object | None], None] | None = None
+        """Called in the event loop at each change of a thing, after its followers here are woken: with its
+        kind and key, the version the change wrote (when known) and the thing as the change left it (when
+        this process made it: :meth:`wake`'s ``value``). The :class:`~keypeg.services.live_feed.Feed` sets it."""
+        self.lost: Callable[[], None] | None = None
+        """Called in the event loop when changes may have been missed (the listener reconnected)."""
 
     def event(self, key: int, kind: str = "live") -> asyncio.Event:
         """The event the next change of the thing sets (take it before reading the thing: no change is
@@ -58,25 +66,30 @@ class LiveBus:
         except KeypegError as error:  # the move stands; other processes' followers catch up at their next check
             log.warning("could not announce a change of %s %s: %s", kind, key, error)
 
-    def note(self, key: int, kind: str = "live") -> str:
-        """The payload that tells other processes the thing changed."""
-        return f"{kind}:{key} {self.mark}"
+    def note(self, key: int, kind: str = "live", version: int | None = None) -> str:
+        """The payload that tells other processes the thing changed (to ``version``, when given)."""
+        return f"{kind}:{key} {self.mark}" if version is None else f"{kind}:{key} {self.mark} {version}"
 
-    def wake(self, key: int, kind: str = "live") -> None:
-        """Wake this process's followers of the thing (from any thread)."""
+    def wake(self, key: int, kind: str = "live", version: int | None = None, value: object | None = None) -> None:
+        """Wake this process's followers of the thing (from any thread); ``version``: the version the change
+        wrote, ``value``: the thing as it left it (what a read would return now), when known."""
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._set, (kind, key))
+            loop.call_soon_threadsafe(self._set, (kind, key), version, value)
 
-    def _set(self, key: tuple[str, int]) -> None:
+    def _set(self, key: tuple[str, int], version: int | None = None, value: object | None = None) -> None:
         event = self._events.pop(key, None)
         if event is not None:
             event.set()
+        if self.heard is not None:
+            self.heard(key, version, value)
 
     def _set_all(self) -> None:
         events, self._events = self._events, {}
         for event in events.values():
             event.set()
+        if self.lost is not None:
+            self.lost()
 
     def _listen(self) -> None:
         """On PostgreSQL, hear other processes' changes (the store listens in a thread of its own)."""
@@ -85,7 +98,8 @@ class LiveBus:
 
     def _heard(self, payload: str) -> None:
         """A change announced on the channel: followers here are woken, unless this process announced it."""
-        named, _, mark = payload.partition(" ")
+        named, _, marked = payload.partition(" ")
+        mark, _, version = marked.partition(" ")
         kind, _, key = named.rpartition(":")
         if (
             mark != self.mark
@@ -95,7 +109,8 @@ class LiveBus:
             and key.isdigit()
             and len(key) < 20
         ):
-            self.wake(int(key), kind)
+            written = int(version) if version.isascii() and version.isdigit() and len(version) < 20 else None
+            self.wake(int(key), kind, written)
 
     def _reconnected(self) -> None:
         """Listening again after a failure: every follower here reads again (changes may have been missed)."""

@@ -20,11 +20,17 @@ for its own viewer from it (a view must not read the store). A follower's keep-a
 
 ``read`` raises what the store raises (every follower waiting for that read gets the error; nothing is
 kept of it, so the next ``read`` tries again).
+
+A writer in this process that has the thing as its change left it hands it over with the change
+(``bus.wake(key, kind, version, value)``, or :meth:`Feed.woken`): it is kept as the read after that change,
+and the followers here read nothing, unless a newer version was announced meanwhile (each change's note
+carries the version it wrote) or a change of unknown version was (then they read, as before).
 """
 
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -53,6 +59,7 @@ class _Topic:
         self.event = feed.bus.event(key, kind)  # taken before the first read: no change is missed
         self.kept: tuple[int, float, Any] | None = None  # changes seen at the read's start, when it started, the read
         self.running: tuple[int, float, asyncio.Future[Any]] | None = None  # the read under way
+        self.latest = -1  # the newest version announced (UNKNOWN once a change of unknown version was)
 
     def seen(self) -> int:
         """The changes announced so far (a change moves the count on once, whoever notices it)."""
@@ -86,6 +93,16 @@ class _Topic:
         if self.kept is None or (changes, started) >= self.kept[:2]:
             self.kept = (changes, started, value)
         return value
+
+
+UNKNOWN = sys.maxsize
+"""A topic's newest version once a change of unknown version was announced: no value is handed over."""
+
+
+def _version(value: Any) -> int:
+    """The version of a thing as read (``-1`` when it has none)."""
+    version = getattr(value, "version", None)
+    return version if isinstance(version, int) and not isinstance(version, bool) else -1
 
 
 def _retrieved(task: asyncio.Future[Any]) -> None:
@@ -133,21 +150,42 @@ class Feed:
         self.run: Runner = run or _in_thread
         """How a read is run off the event loop (the web passes its thread pool's runner)."""
         self._topics: dict[tuple[str, int], _Topic] = {}
+        bus.heard, bus.lost = self._heard, self._lost
 
     def changed(self, kind: str, key: int) -> None:
         """The thing changed (call after the change is committed, from any thread): its followers here and
         in other processes read it again."""
         self.bus.changed(key, kind)
 
-    def note(self, kind: str, key: int) -> str:
+    def note(self, kind: str, key: int, version: int | None = None) -> str:
         """What a writer sends within its own transaction (PostgreSQL's NOTIFY, on the bus's channel) to tell
-        other processes the thing changed; after its commit it calls :meth:`woken` (not :meth:`changed`)."""
-        return self.bus.note(key, kind)
+        other processes the thing changed (to ``version``: a version at least as new as no other writer's
+        before it); after its commit it calls :meth:`woken` (not :meth:`changed`)."""
+        return self.bus.note(key, kind, version)
 
-    def woken(self, kind: str, key: int) -> None:
+    def woken(self, kind: str, key: int, value: Any = None) -> None:
         """The thing changed and its writer committed, having sent :meth:`note` itself: its followers in
-        this process read it again (from any thread)."""
-        self.bus.wake(key, kind)
+        this process read it again, or, given ``value`` (the thing as the change left it, with its
+        ``version``: what ``read`` would return now), get that without a read (from any thread)."""
+        version = _version(value)
+        self.bus.wake(key, kind, version if version >= 0 else None, value)
+
+    def _heard(self, key: tuple[str, int], version: int | None, value: Any) -> None:
+        """A change of ``key`` (its followers here were just woken; in the event loop): the newest version
+        announced noted, and ``value`` kept as the read after it if it is that version."""
+        topic = self._topics.get(key)
+        if topic is None:
+            return
+        topic.latest = max(topic.latest, UNKNOWN if version is None else version)
+        if value is None or version is None or version < topic.latest or _version(value) != version:
+            return
+        if topic.kept is None or _version(topic.kept[2]) < version:
+            topic.kept = (topic.seen(), time.monotonic(), value)  # the change just announced counted
+
+    def _lost(self) -> None:
+        """Changes may have been missed: no value is handed over to the topics followed now."""
+        for topic in self._topics.values():
+            topic.latest = UNKNOWN
 
     @contextmanager
     def follow(self, kind: str, key: int, read: Callable[[], T]) -> Iterator[Follower[T]]:

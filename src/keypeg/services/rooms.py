@@ -215,7 +215,7 @@ def _act(
             return done
         room.advance(now, draw)
         # other processes told by the move's own statement (with the fan-out; else after the commit)
-        note = (CHANNEL, feed.note(KIND, opened.id)) if isinstance(feed, Feed) else None
+        note = (CHANNEL, feed.note(KIND, opened.id, opened.version + 1)) if isinstance(feed, Feed) else None
         _save(write, opened, marks, seats or [], room.host != host, note)
         opened.links = links(store, public_id, room.link)  # a kick renews the join link
         done.changed, done.ended = True, room.is_over and not was_over
@@ -235,7 +235,7 @@ def _act(
             raise
         opened = done.opened
         if done.changed and isinstance(feed, Feed):
-            feed.woken(KIND, opened.id)  # its note went with the move
+            feed.woken(KIND, opened.id, opened)  # its note went with the move; followers here get the room as saved
         elif done.changed:
             feed.changed(KIND, opened.id)
         if opened.room.is_over:
