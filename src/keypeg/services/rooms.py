@@ -354,24 +354,25 @@ def _changing(action: Callable[[OpenRoom, datetime], object]) -> Callable[[OpenR
     return move
 
 
-def _nickname(player: str, nickname: str | None, store: Store | None = None) -> str | None:
+def _nickname(player: str, nickname: str | None) -> str | None:
     """A guest's nickname, checked like a player's name (1 to :data:`NICKNAME_LENGTH` characters; a
-    registered player is shown by their name); with ``store``, one that is (or looks like) a registered
-    player's name is refused (a conflict)."""
+    registered player is shown by their name)."""
     if not player.startswith(GUEST_PREFIX) or not nickname or not nickname.strip():
         return None
     try:
-        nick = player_name(nickname)
+        return player_name(nickname)
     except InvalidNameError as error:
         raise InvalidNameError(str(error).replace("a player's name", "a nickname", 1)) from None
-    if store is not None and store.players.registered(nick) is not None:
+
+
+def _free(room: Room | None, player: str, nick: str | None, registered: bool) -> None:
+    """A nickname that is (or looks like) a ``registered`` player's name, or the name another player seated
+    in ``room`` is shown by, is refused (a conflict)."""
+    if nick is None:
+        return
+    if registered:
         raise ConflictError("that nickname is a registered player's name (or looks like one): choose another")
-    return nick
-
-
-def _free(room: Room, player: str, nick: str | None) -> None:
-    """A nickname that is (or looks like) the name another seated player is shown by is refused."""
-    if nick is not None and any(
+    if room is not None and any(
         s.player != player and name_key(s.nickname or s.player) == name_key(nick) for s in room.seats
     ):
         raise ConflictError("that nickname is taken in this room (or looks like one that is): choose another")
@@ -397,13 +398,15 @@ def create(
 ) -> str:
     """A new room of ``player``, its host (a guest may give a ``nickname``), waiting for players; its
     public id."""
+    nick = _nickname(player, nickname)
+    _free(None, player, nick, nick is not None and store.players.registered(nick) is not None)
     room = Room.new(
         rules,
         player,
         rounds=rounds,
         maker=maker,
         move_seconds=move_seconds,
-        nickname=_nickname(player, nickname, store),
+        nickname=nick,
         guest=player.startswith(GUEST_PREFIX),
     )
     public_id = games.new_id()
@@ -415,21 +418,22 @@ def create(
 def join(store: Store, feed: Announcer, public_id: str, player: str, token: str, nickname: str | None = None) -> None:
     """``player`` takes a seat with the link's ``token`` (:class:`ForbiddenError` for a wrong one) before
     the start, or takes theirs back after leaving; opening the link again once seated changes nothing."""
-    nick = _nickname(player, nickname, store)  # read before the move's transaction
+    nick = _nickname(player, nickname)
+    taken = nick is not None and store.players.registered(nick) is not None  # read before the move's transaction
 
     def move(opened: OpenRoom, now: datetime) -> list[tuple[str, int]] | None:
         room = opened.room
         seat = room.seat(player)
         if seat is not None and seat.status == "present":
             return None  # seated already: an old link changes nothing either
-        if seat is None:
-            _free(room, player, nick)
         # a seat's holder (left, never kicked) comes back by any of the room's links, old or renewed
         valid = range(room.link + 1) if seat is not None and seat.status == "left" else [room.link]
         if not isinstance(token, str) or not any(
             hmac.compare_digest(token.encode(), invite_token(store, public_id, n).encode()) for n in valid
         ):
             raise ForbiddenError("this link is not valid for this room")
+        if seat is None:  # a new seat (the link's holder only learns whose names are taken)
+            _free(room, player, nick, taken)
         if not room.join(player, nick, guest=player.startswith(GUEST_PREFIX), now=now):
             return None
         return [(player, [s.player for s in room.seats].index(player))]
