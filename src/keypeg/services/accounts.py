@@ -18,13 +18,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from importlib.resources import files
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from keypeg.errors import ConflictError, KeypegError, RefusedError
 from keypeg.services.stores import GUEST_PREFIX, InvalidNameError, Store, WrongPasswordError, name_key, player_name
 from keypeg.store.names import plain_look_alikes
 
 if TYPE_CHECKING:
+    from keypeg.services.live_bus import LiveBus
     from keypeg.services.rooms import Announcer
 
 __all__ = [
@@ -50,6 +51,7 @@ __all__ = [
     "is_guest",
     "log_in",
     "register",
+    "renamed",
     "welcome",
 ]
 
@@ -217,16 +219,36 @@ def log_in(store: Store, name: str, password: str, address: str) -> str:
     return known
 
 
-def welcome(store: Store, previous: str | None, player: str, feed: Announcer | None = None) -> None:
+def welcome(
+    store: Store, previous: str | None, player: str, feed: Announcer | None = None, bus: LiveBus | None = None
+) -> None:
     """``player`` has just registered or logged in where ``previous`` played: a guest's seats in rooms and
     live matches not over (:func:`keypeg.services.rooms.adopt`, :func:`keypeg.services.live.adopt`; their
-    followers told by ``feed``) and games become ``player``'s (another player's stay theirs)."""
+    followers told by ``feed`` and ``bus``) and games become ``player``'s (another player's stay theirs)."""
     if is_guest(previous):
         assert previous is not None
-        from keypeg.services import rooms  # here: rooms import games, which import this module
+        from keypeg.services import live, rooms  # here: both import games, which import this module
+        from keypeg.services.live_bus import LiveBus
 
         rooms.adopt(store, feed or _Silent(), previous, player)
+        live.adopt(store, bus or LiveBus(store), previous, player)
         store.games.adopt(previous, player)
+
+
+def renamed(value: Any, old: str, new: str) -> Any:
+    """A JSON value (a room's or a match's state) with the player ``old`` renamed ``new`` wherever the name
+    stands whole, as a value or a key (a guest's seat becoming a player's).
+
+    >>> renamed({"host": "g-1", "seats": [["g-1", "Kim"], ["ann", None]], "boards": {"g-1": 3}}, "g-1", "kim")
+    {'host': 'kim', 'seats': [['kim', 'Kim'], ['ann', None]], 'boards': {'kim': 3}}
+    """
+    if isinstance(value, str):
+        return new if value == old else value
+    if isinstance(value, list):
+        return [renamed(v, old, new) for v in value]
+    if isinstance(value, dict):
+        return {renamed(k, old, new): renamed(v, old, new) for k, v in value.items()}
+    return value
 
 
 class _Silent:

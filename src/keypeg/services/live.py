@@ -33,6 +33,7 @@ from keypeg.play.live import LiveMatch, Standing, standing
 from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
 from keypeg.services import games, ratings
+from keypeg.services.accounts import renamed
 from keypeg.services.live_bus import CHANNEL
 from keypeg.services.recording import GameKeeper, continue_game
 from keypeg.store import player_name
@@ -51,6 +52,7 @@ log = logging.getLogger("keypeg.services")
 
 __all__ = [
     "OpenLive",
+    "adopt",
     "create",
     "guess",
     "invite_token",
@@ -253,8 +255,8 @@ def save(store: Store, bus: LiveBus, opened: OpenLive, *, opponent: str | None =
 def _rate_if_over(store: Store, opened: OpenLive) -> None:
     """Rate a match between people once its end is committed (rating it again changes nothing, so each
     request that sees it over may call this). A failure leaves the match as it stands, to be rated at its
-    next read."""
-    if not opened.live.is_over:
+    next read. A seat a guest played (one who logged in since too: :func:`adopt`) is never rated."""
+    if not opened.live.is_over or any(p in opened.live.nicknames for p in opened.live.seats):
         return
     try:
         ratings.record_live(store, opened.public_id, opened.live)
@@ -483,6 +485,31 @@ def _last_game(record_of: Callable[[int], GameRecord], opened: OpenLive) -> dict
         return None
     moves = [{"guess": m.guess, "black": m.feedback.black, "white": m.feedback.white} for m in record.moves]
     return shown | {"code": record.secret, "history": moves}
+
+
+def adopt(store: Store, bus: LiveBus, guest: str, player: str) -> int:
+    """A guest who has just logged in or registered as ``player`` keeps their seat in each match not over
+    (but one against ``player``): the seat and its games become ``player``'s, still shown as the guest's
+    (``Kim (guest)``: what was played as a guest is not rated). How many matches changed. (The games'
+    rows move with the guest's other games: :meth:`keypeg.store.games.Games.adopt`.)"""
+    changed = 0
+    for public_id, _ in store.live.of_player(guest, limit=100):
+
+        def act(opened: OpenLive) -> bool:
+            live = opened.live
+            if live.is_over or guest not in live.seats or player in live.seats:
+                return False
+            moved = LiveMatch.from_state(renamed(live.to_state(), guest, player))
+            moved.nicknames.setdefault(player, live.nicknames.get(guest) or player)  # a guest's seat still
+            opened.live = moved
+            save(store, bus, opened)
+            return True
+
+        try:
+            changed += _move(store, bus, public_id, act)
+        except KeypegError as error:  # one match's failure never fails the login
+            log.warning("match %s: the seat of %s was not moved to %s: %s", public_id, guest, player, error)
+    return changed
 
 
 # -- a player's matches --------------------------------------------------------------------------------

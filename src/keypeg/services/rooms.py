@@ -31,6 +31,7 @@ from keypeg.play.codemakers import RandomCodemaker
 from keypeg.play.rooms import Room, Round, Seat
 from keypeg.rules import Rules
 from keypeg.services import games, ratings
+from keypeg.services.accounts import renamed
 from keypeg.services.live_bus import CHANNEL
 from keypeg.services.live_feed import Feed
 from keypeg.store import InvalidNameError, name_key, player_name
@@ -560,21 +561,10 @@ def _seat_of(store: Store, public_id: str, player: str) -> Seat | None:
 
 
 def _stored_as(public: str, private: str | None, old: str, new: str) -> tuple[str, str | None]:
-    """A room's stored sides with the player ``old`` renamed ``new`` wherever it stands as a whole value or
-    key (seats, host, boards, makers, kicks)."""
-
-    def renamed(value: Any) -> Any:
-        if isinstance(value, str):
-            return new if value == old else value
-        if isinstance(value, list):
-            return [renamed(v) for v in value]
-        if isinstance(value, dict):
-            return {renamed(k): renamed(v) for k, v in value.items()}
-        return value
-
+    """A room's stored sides with the player ``old`` renamed ``new`` (seats, host, boards, makers, kicks)."""
     return (
-        json.dumps(renamed(json.loads(public))),
-        None if private is None else json.dumps(renamed(json.loads(private))),
+        json.dumps(renamed(json.loads(public), old, new)),
+        None if private is None else json.dumps(renamed(json.loads(private), old, new)),
     )
 
 

@@ -15,7 +15,7 @@ from keypeg.services import accounts
 from keypeg.services.stores import WrongPasswordError
 from keypeg.web.api import ERRORS, RequestBody, SessionOut, changing
 from keypeg.web.errors import status_of
-from keypeg.web.live import feed_of
+from keypeg.web.live import bus_of, feed_of
 from keypeg.web.sessions import WebSession, new_session, store_of
 
 __all__ = [
@@ -99,7 +99,8 @@ def check_login(request: Request, name: str, password: str) -> str:
 
 def welcome(request: Request, session: WebSession | None, player: str) -> None:
     """A guest who registers or logs in keeps the games they played as a guest, and their seats."""
-    accounts.welcome(store_of(request), session.player if session is not None else None, player, feed_of(request))
+    previous = session.player if session is not None else None
+    accounts.welcome(store_of(request), previous, player, feed_of(request), bus_of(request))
 
 
 @router.post("/players", status_code=201, response_model=SessionOut)
