@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi.responses import StreamingResponse
 from fastapi.testclient import TestClient
 
 from conftest import app_in_thread, wait_until
@@ -31,6 +32,7 @@ from keypeg.limits import (
 from keypeg.services.accounts import ThrottledError
 from keypeg.services.fair_share import FairShare, Who
 from keypeg.web import create_app
+from keypeg.web.fair_share import STREAMS
 
 SITE = "https://keypeg.test"
 TINY = {"pegs": 2, "colors": 3}
@@ -98,6 +100,13 @@ def test_every_change_and_stream_is_counted_and_nothing_else(url: str, monkeypat
         browser.post(path)
     browser.get("/api/live/x/events")
     assert counted == ["write"] * len(changes) + ["stream"]
+    streaming = []  # every route answering with an event stream (a live match's, a room's) is one counted
+    for route in app.routes:  # type: ignore[attr-defined]
+        for inner in getattr(getattr(route, "original_router", None), "routes", [route]):
+            if getattr(inner, "response_class", None) is StreamingResponse:
+                streaming.append(re.sub(r"\{[^}]+\}", "x", inner.path))
+    assert {"/api/live/x/events", "/api/rooms/x/stream"} <= set(streaming)
+    assert [path for path in streaming if STREAMS.fullmatch(path) is None] == []
     browser.post("/api/analyse", json={**TINY, "scored": ["AB 9 9"]})  # counted by its gate, if worked out
     for path in ["/api/games/x", "/api/session", "/", "/play", "/live", "/api/strategies"]:
         browser.get(path)
@@ -467,21 +476,6 @@ def test_event_streams_are_limited_per_address_and_per_session(server: tuple[str
         for conn in held:
             conn.close()
         ann.close()
-
-
-def test_every_event_stream_of_the_app_is_counted(url: str) -> None:
-    """Each route answering with an event stream (a live match's, a room's) is one the gate holds."""
-    from fastapi.responses import StreamingResponse
-
-    from keypeg.web.fair_share import STREAMS
-
-    found = []
-    for route in create_app(url).routes:  # type: ignore[attr-defined]
-        for inner in getattr(getattr(route, "original_router", None), "routes", [route]):
-            if getattr(inner, "response_class", None) is StreamingResponse:
-                found.append(re.sub(r"\{[^}]+\}", "x", inner.path))
-    assert {"/api/live/x/events", "/api/rooms/x/stream"} <= set(found)
-    assert [path for path in found if STREAMS.fullmatch(path) is None] == []
 
 
 def test_a_rooms_streams_are_limited_per_address(server: tuple[str, int]) -> None:
