@@ -594,6 +594,7 @@ def snapshot(store: Store, feed: Announcer, public_id: str, viewer: str | None) 
     """What ``viewer`` may see of the room now (the clock applied first), with its links (the join link
     only for a seated player)."""
     view = shown(opened := load(store, feed, public_id), viewer)
+    view["rating"] = None  # the page reads it: a room in play has no rating yet
     if opened.room.is_over:  # why it was not rated, if it was not (one line)
         unrated = None if opened.room.rated() else "not rated: fewer than two registered players played"
         view["rating"] = ratings.note(store, "room", public_id, opened.room.rules) or unrated
