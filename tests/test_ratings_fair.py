@@ -1,0 +1,162 @@
+"""Who gets rated (review of issue 30: H2, M1, M2, M3, L3, L4, L11): a kicked player's pairs, trivial rules,
+a pair's events a day, seeding games left unfinished, provisional ratings, ranks, and reserved names."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+from fastapi.testclient import TestClient
+
+from keypeg.cli import cli
+from keypeg.errors import KeypegError
+from keypeg.play.ratings import Rating, idle, update
+from keypeg.rules import Rules
+from keypeg.services import accounts, games, ratings
+from keypeg.store import Store
+from keypeg.web import create_app
+
+T0 = datetime(2026, 11, 1, 12, tzinfo=UTC)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    return Store(f"sqlite:///{tmp_path / 'k.sqlite3'}")
+
+
+def test_a_host_who_kicks_a_player_ahead_takes_a_loss_and_the_others_pairs_with_them_are_left_out(
+    store: Store,
+) -> None:
+    """H2: the kicked bob is not rated; ann (host) loses to him; cy's result against him is left out."""
+    ratings.record(store, "match", "warm", [["bob"], ["cy"]], at=T0 - timedelta(days=1))
+    bob = ratings.rating_of(store, "bob")
+    assert bob is not None
+    made = {c.player: c for c in ratings.record(store, "room", "r", [["ann"], ["cy"]], at=T0, losses=[("ann", "bob")])}
+    assert set(made) == {"ann", "cy"}
+    cy_before = made["cy"].before
+    assert made["ann"].after == update(Rating(), [(idle(bob.rating, 1), 0.0), (cy_before, 1.0)])  # lost to bob
+    assert made["cy"].after == update(cy_before, [(Rating(), 0.0)])  # cy meets ann only
+    assert ratings.rating_of(store, "bob") == bob  # bob never moves
+    assert ratings.recompute(store) == []
+    assert ratings.record(store, "room", "r", [["ann"], ["cy"]], losses=[("ann", "bob")]) == list(made.values())
+
+
+def test_trivial_rules_are_never_rated_and_say_so(store: Store) -> None:
+    """M1: a match or room on rules of fewer than 1,296 codes (classic's size) is not rated; its end says why."""
+    assert ratings.big_enough(Rules(4, 6)) and ratings.big_enough(Rules(5, 8, repeats=False))
+    assert not ratings.big_enough(Rules(1, 2)) and not ratings.big_enough(Rules(4, 5))
+    note = ratings.note(store, "room", "x", Rules(1, 2))
+    assert note is not None and note.startswith("not rated: ") and "1,296" in note and "\n" not in note
+
+
+def test_a_pair_counts_in_three_events_a_utc_day(store: Store) -> None:
+    """M1 (t/farm.py): dan and gus's fourth event of a UTC day is not rated (stored so, and said); the next
+    day counts again; in a room, each pair on its own (the others' pairs still count)."""
+    for n in range(3):
+        assert ratings.record(store, "match", f"m{n}", [["dan"], ["gus"]], at=T0 + timedelta(minutes=n))
+        assert ratings.note(store, "match", f"m{n}", Rules(4, 6)) is None
+    assert ratings.record(store, "match", "m3", [["dan"], ["gus"]], at=T0 + timedelta(minutes=5)) == []
+    assert ratings.note(store, "match", "m3", Rules(4, 6)) == (
+        "not rated: players' results count at most 3 times a day (UTC) for each pair"
+    )
+    room = {
+        c.player: c for c in ratings.record(store, "room", "r", [["dan"], ["gus"], ["cy"]], at=T0 + timedelta(hours=1))
+    }
+    assert set(room) == {"dan", "gus", "cy"}
+    dan = room["dan"]
+    assert dan.after == update(dan.before, [(room["cy"].before, 1.0)])  # dan meets cy only
+    assert (ratings.note(store, "room", "r", Rules(4, 6)) or "").startswith("partly rated: ")
+    tomorrow = T0.replace(hour=0) + timedelta(days=1)
+    assert ratings.record(store, "match", "m4", [["gus"], ["dan"]], at=tomorrow)  # a new UTC day
+    assert ratings.recompute(store) == []
+    dan_now = ratings.rating_of(store, "dan")
+    assert dan_now is not None and dan_now.results == 5
+
+
+def test_an_unfinished_seeding_game_counts_as_not_broken(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """M2 (t/s8.py): a rated classic game left after one guess is counted (13, a loss to every level) in
+    its place among the first five, and stays counted so when finished later; recompute replays it."""
+    monkeypatch.setattr(ratings, "level_guesses", lambda level, rules, secret: 4 + level)  # the levels, quickly
+    opened = games.start(store, "eve", games.new_session(ratings.SEED_RULES, "breaker"), public=True)
+    games.guess(opened, "AABB")
+    games.save(opened)
+    (game,) = store.games.history("eve")
+    assert game.outcome is None and game.secret is None  # in play: its secret stays hidden from the history
+    made = ratings.seed(store, "eve")
+    assert [c.event_id for c in made] == [str(game.id)] and made[0].after.rating < made[0].before.rating
+    assert ratings.seed(store, "eve") == [] and ratings.recompute(store) == []
+
+
+def test_a_rating_is_provisional_until_five_results_against_people(store: Store) -> None:
+    """M3: RD under 110 from seeding and rooms is not enough: 5 results against people are."""
+    from keypeg.play.ratings import provisional
+
+    assert provisional(Rating(1500, 80), 4) and not provisional(Rating(1500, 80), 5)
+    assert provisional(Rating(1500, 120), 9)
+    assert ratings.PlayerRating("eve", Rating(1500, 88), 6, T0, people=1).provisional  # t/s8.py's eve
+    for n in range(5):
+        ratings.record(store, "match", f"p{n}", [["ann"], [f"o{n}"]], at=T0 + timedelta(days=n))
+        ann = ratings.rating_of(store, "ann")
+        assert ann is not None and ann.people == n + 1
+    ranked = {p.player: p for p in ratings.leaderboard(store, limit=None)}
+    assert ranked["ann"].people == 5 and ranked["o1"].people == 1 and ranked["o1"].provisional
+
+
+def test_the_api_gives_a_players_rank(store: Store, tmp_path: Path) -> None:
+    """L3: GET /api/ratings/{player} has the player's place on the leaderboard (null for nobody)."""
+    ratings.record(store, "match", "m", [["ann"], ["bob"]], at=T0)
+    client = TestClient(create_app(f"sqlite:///{tmp_path / 'k.sqlite3'}"), base_url="https://keypeg.test")
+    assert client.get("/api/ratings/bob").json()["rating"]["rank"] == 2
+    assert client.get("/api/ratings/ANN").json()["rating"]["rank"] == 1
+    assert client.get("/api/ratings/nobody").json()["rating"] is None
+
+
+def test_the_cli_top_ratings_shows_both_and_an_unknown_player_is_an_error(store: Store, tmp_path: Path) -> None:
+    """L4: `keypeg top --ratings` prints the top 10 and the rating leaderboard; `ratings --player nobody`
+    is a one-line error, exit 2; a room's id is never cut."""
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    room = "OAxIzq-ox3ATUiqH-PL7aQ"
+    ratings.record(store, "room", room, [["ann"], ["bob"]], at=T0)
+    runner = CliRunner()
+    both = runner.invoke(cli, ["top", "--ratings", "--db", url], env={"COLUMNS": "200"})
+    assert both.exit_code == 0 and "rated games of classic" in both.output and "top 10: ratings" in both.output
+    assert "classic yet" in both.output.splitlines()[0] and "top 10: ratings" in both.output.splitlines()[0]
+    listed = json.loads(runner.invoke(cli, ["top", "--ratings", "--json", "--db", url]).output)
+    assert listed["top"]["variant"] == "classic" and [p["player"] for p in listed["ratings"]] == ["ann", "bob"]
+    nobody = runner.invoke(cli, ["ratings", "--player", "nobody", "--db", url])
+    assert nobody.exit_code == 2 and "no player named" in nobody.output and nobody.output.count("\n") == 1
+    narrow = runner.invoke(cli, ["ratings", "--player", "ann", "--db", url], env={"COLUMNS": "80"})
+    assert narrow.exit_code == 0 and room in narrow.output.replace("\n", "").replace(" ", "")
+
+
+@pytest.mark.parametrize("name", ["computer", "Level 1", "LEVEL 4", "level1", "l\u0435vel 2", "\uff4c\uff45vel 3"])
+def test_the_computers_labels_cannot_be_registered(store: Store, name: str) -> None:
+    """L11: the computer's labels in results (any case, spacing, look-alike) are no person's name."""
+    with pytest.raises(KeypegError, match="kept for the computer"):
+        accounts.register(store, name, "long enough password")
+    with pytest.raises(KeypegError, match="kept for the computer"):
+        accounts.ensure_player(store, name)
+    assert ratings.reserved(name) and not ratings.reserved("level 5") and not ratings.reserved("computers")
+
+
+class _Feed:
+    def changed(self, kind: str, key: int) -> None:
+        pass
+
+
+def test_a_room_on_trivial_rules_ends_saying_it_was_not_rated(store: Store) -> None:
+    """M1: the answer that ends a room on rules of fewer than 1,296 codes says it was not rated, and why."""
+    from keypeg.services import rooms
+
+    feed = _Feed()
+    public_id = rooms.create(store, "dan", Rules(1, 2), rounds=1)
+    rooms.join(store, feed, public_id, "gus", rooms.invite_token(store, public_id))
+    rooms.start(store, feed, public_id, "dan")
+    rooms.resign(store, feed, public_id, "gus")
+    rooms.resign(store, feed, public_id, "dan")
+    view = rooms.snapshot(store, feed, public_id, "dan")
+    assert view["over"] and view["rating"].startswith("not rated: rules of fewer than 1,296 codes")
+    assert ratings.rating_of(store, "dan") is None
