@@ -70,9 +70,10 @@ SEED_RULES = Rules(4, 6)
 LEVEL_RATINGS = Path(__file__).resolve().parent.parent / "data" / "level-ratings.json"
 """The computer's levels' fixed ratings, as ``benchmarks/level_ratings.py`` measured them."""
 RATING_RULE = (
-    "Glicko-2 ratings of live matches and rooms between people (a room counts as pairwise results by final "
-    "place); a new player's first rated classic games against the computer seed it. Provisional while the "
-    "deviation (RD) is above 110. Guests are never rated."
+    "Glicko-2 ratings of live matches and rooms between people on rules of 1,296 codes or more (a room counts "
+    "as pairwise results by final place; a pair counts in 3 events a UTC day at most); a new player's first "
+    "rated classic games against the computer seed it. Provisional while the deviation (RD) is above 110 or "
+    "with fewer than 5 results against people. Guests are never rated."
 )
 """The leaderboard's rule, as the faces print it."""
 DRIFT = 1e-9

@@ -482,7 +482,9 @@ def guess(
         room.guess(breaker, code, now=now)
         return []
 
-    return shown(_act(store, feed, public_id, move), player)
+    view = shown(opened := _act(store, feed, public_id, move), player)
+    view["rating"] = _rating_line(store, opened) if opened.room.is_over else None
+    return view
 
 
 def resign(store: Store, feed: Announcer, public_id: str, player: str | None) -> None:
@@ -595,10 +597,15 @@ def snapshot(store: Store, feed: Announcer, public_id: str, viewer: str | None) 
     only for a seated player)."""
     view = shown(opened := load(store, feed, public_id), viewer)
     view["rating"] = None  # the page reads it: a room in play has no rating yet
-    if opened.room.is_over:  # why it was not rated, if it was not (one line)
-        unrated = None if opened.room.rated() else "not rated: fewer than two registered players played"
-        view["rating"] = ratings.note(store, "room", public_id, opened.room.rules) or unrated
+    if opened.room.is_over:
+        view["rating"] = _rating_line(store, opened)
     return view
+
+
+def _rating_line(store: Store, opened: OpenRoom) -> str | None:
+    """Why a room over was not rated, or only partly (one line); ``None`` when it was rated in full."""
+    unrated = None if opened.room.rated() else "not rated: fewer than two registered players played"
+    return ratings.note(store, "room", opened.public_id, opened.room.rules) or unrated
 
 
 def rooms_of(store: Store, player: str, limit: int = 20) -> list[dict[str, Any]]:
