@@ -37,11 +37,12 @@ import contextlib
 import json
 import math
 import random
+import re
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import httpx
 from report import report
@@ -87,6 +88,14 @@ SCREEN_GUESS = "guess -> codemaker's stream"
 REQUESTS = (CREATE, JOIN, SECRET, GUESS)
 MOVES = (SECRET, GUESS)
 SCREENS = (SCREEN_SECRET, SCREEN_GUESS)
+PAGE_GET = "GET page (a follower's script)"
+"""``--pages``: a page fetched again by a follower, as the page's script does at each state of a new version."""
+PAGES_NOTE = (
+    " **--pages**: each follower does what the page's script does at each state of a new version off its stream: "
+    "it fetches the page again (with its cookies), and the move is on the screen once a page showing it (its "
+    "`data-version`) was read; that read is the clock's end."
+)
+PAGE_VERSION = re.compile(r'data-(?:live|room)-events="[^"]*" data-version="(\d+)"')
 
 Progress = tuple[int, int, int]
 
@@ -110,9 +119,25 @@ class Follower:
         """What is kept of a state as it arrives: how far on it is."""
         return progress(state)
 
+    PAGE = "/live/{}"
+    """The page a browser shows (``--pages``): its script fetches it again at each state of a new version."""
+    PAGE_HEADERS: ClassVar[dict[str, str]] = {
+        "Sec-Fetch-Mode": "cors",
+        "Sec-Fetch-Site": "same-origin",
+        "Sec-Fetch-Dest": "empty",
+    }
+    """What a browser's ``fetch(url, {credentials: "same-origin"})`` sends besides the cookies (and ``Accept: */*``)."""
+
     def __init__(self, player: Player, match: str) -> None:
         self.player = player
+        self.pages: bool = getattr(player.tally, "pages", False)
         self.arrivals: list[tuple[float, Progress]] = []
+        """When each state was on the screen (off the stream; with ``--pages``, once a page that shows it was read)."""
+        self.waiting: list[tuple[int, Progress]] = []
+        """``--pages``: the states off the stream no page read shows yet (their version, how far on)."""
+        self.shown = -1
+        """``--pages``: the version of the page on the screen (the newest read)."""
+        self.fetches: set[asyncio.Task[None]] = set()
         self.last: dict[str, Any] = {}
         self.comments = 0
         self.reconnects = 0
@@ -163,12 +188,48 @@ class Follower:
                 elif line.startswith("data: ") and kind == "state":
                     now = time.perf_counter()
                     self.last = json.loads(line[6:])
+                    if self.pages:
+                        self.fetch(match, int(self.last["version"]), self.mark(self.last))
+                        continue
                     self.arrivals.append((now, self.mark(self.last)))
                     self._arrived.set()
                     self._arrived = asyncio.Event()
                 elif line.startswith(":") or line.startswith("data: "):
                     self.comments += 1
         return True
+
+    def fetch(self, match: str, version: int, mark: Any) -> None:
+        """``--pages``: a state off the stream, as the page's script takes it: unless the page shown has its
+        version, the page is fetched again (at once, each state its fetch, as the script does)."""
+        self.waiting.append((version, mark))
+        if version != self.shown:
+            task = asyncio.create_task(self.page(match))
+            self.fetches.add(task)
+            task.add_done_callback(self.fetches.discard)
+        else:
+            self.showing(version)
+
+    async def page(self, match: str) -> None:
+        """``--pages``: fetch the page; once read, every state of its version or older is on the screen."""
+        answer = await self.player.request(PAGE_GET, "GET", self.PAGE.format(match), headers=self.PAGE_HEADERS)
+        if answer is None or answer.status_code != 200:
+            self.error = f"GET page: {answer.status_code if answer is not None else 'no answer'}"
+            return
+        found = PAGE_VERSION.search(answer.text)
+        self.showing(int(found.group(1)) if found else math.inf)  # no longer the room's page: all is shown
+
+    def showing(self, version: float) -> None:
+        """``--pages``: a page of ``version`` read now: the states it shows are on the screen."""
+        self.shown = max(self.shown, int(version)) if version != math.inf else self.shown
+        now, left = time.perf_counter(), []
+        for waiting, mark in self.waiting:
+            if waiting <= version:
+                self.arrivals.append((now, mark))
+            else:
+                left.append((waiting, mark))
+        self.waiting = left
+        self._arrived.set()
+        self._arrived = asyncio.Event()
 
     async def reached(self, target: Progress, since: float) -> float | None:
         """When the stream delivered the first state at least as far on as ``target`` (sent no earlier
@@ -207,9 +268,10 @@ class Follower:
         return f"{'ended' if self.task.done() else 'timed out'} after {len(self.arrivals)} states, the last at {last}"
 
     async def close(self) -> None:
-        self.task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await self.task
+        for task in [self.task, *self.fetches]:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
 
 @dataclass
@@ -243,6 +305,9 @@ class LiveTally(Tally):
     """When each move lost on the way to the other side's stream was sent (``time.perf_counter``)."""
     streams: list[Follower] = field(default_factory=list)
     rooms: list[PlayedRoom] = field(default_factory=list)
+    pages: bool = False
+    """``--pages``: each follower fetches the page again at each state of a new version, as a browser's
+    script does, and a move is on the screen once a page that shows it was read."""
 
 
 async def move(
@@ -417,6 +482,7 @@ class RoomFollower(Follower):
     """A player's live stream of a room: the states themselves are kept."""
 
     PATH = "/api/rooms/{}/stream"
+    PAGE = "/rooms/{}"
 
     def mark(self, state: dict[str, Any]) -> Any:
         return state
@@ -719,6 +785,12 @@ def main() -> None:
     parser.add_argument(
         "--ramp", type=float, default=0.0, help="seconds over which the matches' (rooms') starts are spread (default 0)"
     )
+    parser.add_argument(
+        "--pages",
+        action="store_true",
+        help="each follower fetches the page again at each state of a new version, as a browser's script does; "
+        "a move is on the screen once a page showing it was read",
+    )
     server_options(parser)
     options = parser.parse_args()
     if options.matches < 1 or options.games < 2 or options.games % 2:
@@ -732,7 +804,7 @@ def main() -> None:
         main_rooms(options, workers, rules)
         return
 
-    tally, warm = LiveTally(), LiveTally()
+    tally, warm = LiveTally(pages=options.pages), LiveTally(pages=options.pages)
     with tempfile.TemporaryDirectory() as folder, database(options, Path(folder)) as served:
         try:
             with server(served.url, workers, Path(folder) / "serve.log") as (base, pid):
@@ -765,7 +837,7 @@ def main() -> None:
 
 def main_rooms(options: argparse.Namespace, workers: int, rules: Rules) -> None:
     """``--rooms``: rooms of ``--players`` instead of matches."""
-    tally, warm = LiveTally(), LiveTally()
+    tally, warm = LiveTally(pages=options.pages), LiveTally(pages=options.pages)
     with tempfile.TemporaryDirectory() as folder, database(options, Path(folder)) as served:
         try:
             with server(served.url, workers, Path(folder) / "serve.log") as (base, pid):
@@ -822,7 +894,9 @@ def room_summary(
         return [name, f"{len(values):,}", ms(percentile(values, 0.5)), ms(percentile(values, 0.99)), ms(max(values))]
 
     screens = tally.latency[SCREEN_ROOM]
-    rows = [row(kind, tally.latency[kind]) for kind in (*ROOM_REQUESTS, SCREEN_ROOM) if tally.latency.get(kind)]
+    rows = [
+        row(kind, tally.latency[kind]) for kind in (*ROOM_REQUESTS, PAGE_GET, SCREEN_ROOM) if tally.latency.get(kind)
+    ]
     screen_p99 = percentile(screens, 0.99) if screens else math.inf
     all_requests = sum(len(tally.latency[k]) for k in ROOM_REQUESTS)
     statuses = tally.statuses + warm.statuses
@@ -849,7 +923,7 @@ def room_summary(
         "and server on the same machine. After each guess the player waits until every other player's stream "
         "shows it (as key pegs). **Move to every other screen**: from sending the guess to reading, off each other "
         f"player's stream, the first state that shows it ({size - 1} figures a guess). Untimed rooms warmed the "
-        f"workers up first ({len(warm.rooms)} rooms of one round).",
+        f"workers up first ({len(warm.rooms)} rooms of one round)." + (PAGES_NOTE if options.pages else ""),
         "",
         f"- Throughput: {tally.moves:,} guesses ({boards:,} boards) in {seconds:.1f} s: **{tally.moves / seconds:,.0f} "
         f"guesses/s**, {all_requests / seconds:,.0f} requests/s; the streams delivered {states:,} states "
@@ -871,6 +945,7 @@ def room_summary(
         f"{'**met**' if screen_p99 <= SCREEN_GOAL else '**not met**'}.",
     ]
     command = f"python benchmarks/live_load.py --rooms {options.rooms} --players {size} --rounds {options.rounds}"
+    command += " --pages" if options.pages else ""
     command += f" --ramp {options.ramp:g}" if options.ramp else ""
     if options.variant != "classic":
         command += f" --variant {options.variant}"
@@ -907,7 +982,7 @@ def summary(
 
     screens = tally.latency[SCREEN_SECRET] + tally.latency[SCREEN_GUESS]
     requests = [v for kind in MOVES for v in tally.latency[kind]]
-    rows = [row(kind, tally.latency[kind]) for kind in (*REQUESTS, *SCREENS) if tally.latency.get(kind)]
+    rows = [row(kind, tally.latency[kind]) for kind in (*REQUESTS, PAGE_GET, *SCREENS) if tally.latency.get(kind)]
     if screens:
         rows += [row("**any move's request**", requests), row("**any move -> the other's stream**", screens)]
     screen_p99 = percentile(screens, 0.99) if screens else math.inf
@@ -939,7 +1014,8 @@ def summary(
         "After each move the match waits until the other player's stream shows it. **Move to screen**: from "
         "sending the move's request to reading, off the other player's stream, the first state that includes it; "
         "the request: from sending it to reading the whole answer. "
-        f"Untimed matches warmed the workers up first ({len(warm.matches)} matches).",
+        f"Untimed matches warmed the workers up first ({len(warm.matches)} matches)."
+        + (PAGES_NOTE if options.pages else ""),
         "",
         f"- Throughput: {tally.moves:,} moves ({games:,} games) in {seconds:.1f} s: **{tally.moves / seconds:,.0f} "
         f"moves/s**, {all_requests / seconds:,.0f} requests/s; the streams delivered {states:,} states "
@@ -963,6 +1039,7 @@ def summary(
         f"once: p99 {ms(screen_p99)} ms with {options.matches}: {met(screen_p99 <= SCREEN_GOAL)}.",
     ]
     command = f"python benchmarks/live_load.py --matches {options.matches} --games {options.games}"
+    command += " --pages" if options.pages else ""
     command += f" --ramp {options.ramp:g}" if options.ramp else ""
     if options.variant != "classic":
         command += f" --variant {options.variant}"
