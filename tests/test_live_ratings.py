@@ -16,7 +16,8 @@ from test_live_clock import Player, rewind
 
 
 @pytest.fixture
-def url(tmp_path: Path) -> str:
+def url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setattr(ratings, "MIN_CODES", 1)  # these 3x5 matches rated as classic's would be
     return f"sqlite:///{tmp_path / 'rated.sqlite3'}"
 
 
