@@ -248,9 +248,11 @@ def unavailable(text: str) -> bool:
 
 import re  # noqa: E402
 
-NOISE = re.compile(r"[A-Za-z0-9_-]{16,}|\d{4}-\d\d-\d\dT[0-9:.+-]+")
-"""Long random runs (ids, tokens, CSRF values) and times (a move's deadline, to the microsecond): a code of
-three or four symbols turns up in one by chance now and then, so they are blanked out before looking."""
+NOISE = re.compile(r"[A-Za-z0-9_-]{16,}|\d{4}-\d\d-\d\dT[0-9:.+-]+|#[0-9a-fA-F]{3,8}\b|/static/[\w./-]+")
+"""Long random runs (ids, tokens, CSRF values), times (a move's deadline, to the microsecond), colours
+(``#20232a``) and the static files' names (``icon-192.png``): a code of three or four symbols turns up in
+one by chance now and then (3x4's BCB is 232, in the page's theme colour), so they are blanked out before
+looking."""
 
 
 def code_shown(rules: Rules, code: str, text: str) -> list[str]:
