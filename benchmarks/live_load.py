@@ -92,8 +92,10 @@ PAGE_GET = "GET page (a follower's script)"
 """``--pages``: a page fetched again by a follower, as the page's script does at each state of a new version."""
 PAGES_NOTE = (
     " **--pages**: each follower does what the page's script does at each state of a new version off its stream: "
-    "it fetches the page again (with its cookies), and the move is on the screen once a page showing it (its "
-    "`data-version`) was read; that read is the clock's end."
+    "it shows the page the stream brought with the state (`--pages stream`, the stream opened with `?page=true`), "
+    "or fetches the page again with its cookies (`--pages fetch`, as the scripts did before, and for a state "
+    "that brings none), and the move is on the screen once a page showing it (its `data-version`) was read; "
+    "that read is the clock's end."
 )
 PAGE_VERSION = re.compile(r'data-(?:live|room)-events="[^"]*" data-version="(\d+)"')
 
@@ -130,7 +132,7 @@ class Follower:
 
     def __init__(self, player: Player, match: str) -> None:
         self.player = player
-        self.pages: bool = getattr(player.tally, "pages", False)
+        self.pages: str = getattr(player.tally, "pages", "")
         self.arrivals: list[tuple[float, Progress]] = []
         """When each state was on the screen (off the stream; with ``--pages``, once a page that shows it was read)."""
         self.waiting: list[tuple[int, Progress]] = []
@@ -173,7 +175,8 @@ class Follower:
     async def follow(self, match: str) -> bool:
         """Read the stream once, from its opening to its end: whether it was served (200)."""
         timeout = httpx.Timeout(60, read=60)
-        async with self.player.client.stream("GET", self.PATH.format(match), timeout=timeout) as answer:
+        path = self.PATH.format(match) + ("?page=true" if self.pages == "stream" else "")
+        async with self.player.client.stream("GET", path, timeout=timeout) as answer:
             self.player.tally.statuses[answer.status_code] += 1
             if answer.status_code != 200:
                 self.error = f"GET events: {answer.status_code}"
@@ -189,7 +192,8 @@ class Follower:
                     now = time.perf_counter()
                     self.last = json.loads(line[6:])
                     if self.pages:
-                        self.fetch(match, int(self.last["version"]), self.mark(self.last))
+                        page = self.last.pop("page", None)
+                        self.fetch(match, int(self.last["version"]), self.mark(self.last), page)
                         continue
                     self.arrivals.append((now, self.mark(self.last)))
                     self._arrived.set()
@@ -198,11 +202,15 @@ class Follower:
                     self.comments += 1
         return True
 
-    def fetch(self, match: str, version: int, mark: Any) -> None:
+    def fetch(self, match: str, version: int, mark: Any, page: str | None = None) -> None:
         """``--pages``: a state off the stream, as the page's script takes it: unless the page shown has its
-        version, the page is fetched again (at once, each state its fetch, as the script does)."""
+        version, the page the stream brought is shown (``--pages stream``), else it is fetched again (at once,
+        each state its fetch, as the script does)."""
         self.waiting.append((version, mark))
-        if version != self.shown:
+        if page is not None:
+            found = PAGE_VERSION.search(page)
+            self.showing(int(found.group(1)) if found else math.inf)
+        elif version != self.shown:
             task = asyncio.create_task(self.page(match))
             self.fetches.add(task)
             task.add_done_callback(self.fetches.discard)
@@ -305,9 +313,10 @@ class LiveTally(Tally):
     """When each move lost on the way to the other side's stream was sent (``time.perf_counter``)."""
     streams: list[Follower] = field(default_factory=list)
     rooms: list[PlayedRoom] = field(default_factory=list)
-    pages: bool = False
-    """``--pages``: each follower fetches the page again at each state of a new version, as a browser's
-    script does, and a move is on the screen once a page that shows it was read."""
+    pages: str = ""
+    """``--pages``: each follower gets the page at each state of a new version, as a browser's script does
+    (``stream``: the page its stream brings, else fetched; ``fetch``: always fetched, as the scripts did
+    before), and a move is on the screen once a page that shows it was read."""
 
 
 async def move(
@@ -787,9 +796,13 @@ def main() -> None:
     )
     parser.add_argument(
         "--pages",
-        action="store_true",
-        help="each follower fetches the page again at each state of a new version, as a browser's script does; "
-        "a move is on the screen once a page showing it was read",
+        nargs="?",
+        const="stream",
+        default="",
+        choices=("stream", "fetch"),
+        help="each follower gets the page at each state of a new version, as a browser's script does: the page "
+        "its stream brings (stream, the default) or fetched again (fetch, as the scripts did before); a move is "
+        "on the screen once a page showing it was read",
     )
     server_options(parser)
     options = parser.parse_args()
@@ -945,7 +958,7 @@ def room_summary(
         f"{'**met**' if screen_p99 <= SCREEN_GOAL else '**not met**'}.",
     ]
     command = f"python benchmarks/live_load.py --rooms {options.rooms} --players {size} --rounds {options.rounds}"
-    command += " --pages" if options.pages else ""
+    command += f" --pages {options.pages}" if options.pages else ""
     command += f" --ramp {options.ramp:g}" if options.ramp else ""
     if options.variant != "classic":
         command += f" --variant {options.variant}"
@@ -1039,7 +1052,7 @@ def summary(
         f"once: p99 {ms(screen_p99)} ms with {options.matches}: {met(screen_p99 <= SCREEN_GOAL)}.",
     ]
     command = f"python benchmarks/live_load.py --matches {options.matches} --games {options.games}"
-    command += " --pages" if options.pages else ""
+    command += f" --pages {options.pages}" if options.pages else ""
     command += f" --ramp {options.ramp:g}" if options.ramp else ""
     if options.variant != "classic":
         command += f" --variant {options.variant}"

@@ -14,6 +14,7 @@ Skipped, saying why, without chromium (``/usr/bin/chromium``) or the ``playwrigh
 
 from __future__ import annotations
 
+import json
 import re
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -73,19 +74,37 @@ def assert_no_code(visit: Visit, rules: Rules, code: str, when: str) -> None:
 
 class Answers:
     """Every HTML answer a tab received for the match's page (loaded, sent back after a move, or fetched
-    again by the live updates), to be searched for the code afterwards."""
+    again by the live updates) and every page its stream brought (read off the wire through chromium's
+    DevTools protocol, shown or not), to be searched for the code afterwards."""
 
     def __init__(self, visit: Visit, url: str) -> None:
         self.url = url
         self.got: list[Any] = []
         visit.page.on("response", self._seen)
+        self.devtools = visit.page.context.new_cdp_session(visit.page)
+        self.devtools.on("Network.eventSourceMessageReceived", self._brought)
+        self.devtools.send("Network.enable")
 
     def _seen(self, response: Any) -> None:
         if response.url == self.url and response.request.method == "GET" and response.status == 200:
             self.got.append(response)
 
+    def _brought(self, message: dict[str, Any]) -> None:
+        page = json.loads(message["data"]).get("page")
+        if page is not None:
+            self.got.append(Brought(page))
+
     def between(self, start: int, end: int) -> list[str]:
         return [answer.text() for answer in self.got[start:end]]
+
+
+class Brought(NamedTuple):
+    """A page a stream's event brought, read as a response is."""
+
+    html: str
+
+    def text(self) -> str:
+        return self.html
 
 
 def moves_to_break(rules: Rules, code: str) -> int:
@@ -277,6 +296,10 @@ def test_a_whole_match_between_two_people_with_a_third_watching(browser: Browser
             for tab in (breaker, eve):  # every page they were sent while the game was played, not only the last
                 received = answers[tab.name].between(start[tab.name], end[tab.name])
                 assert tab is breaker or len(received) >= number, f"{tab.name} was not sent the moves: {received}"
+                fetched = [
+                    a for a in answers[tab.name].got[start[tab.name] : end[tab.name]] if not isinstance(a, Brought)
+                ]
+                assert tab is breaker or not fetched, f"{tab.name} asked for the page again: its stream brings it (M5)"
                 for html in received:
                     leaked = code_shown(rules, code, html)
                     assert not leaked, f"{tab.name} was sent the code {code} (as {leaked}) during game {game}"
@@ -415,7 +438,7 @@ def test_the_clock_counts_down_and_the_title_says_whose_turn_it_is(browser: Brow
     """Each page counts the move's time down by itself (the server sent the seconds left once), and the
     tab's title says "(Your turn)" to the one who must act, moving to the other by the live updates; a
     player who clicked "Notify me" is notified when their turn comes, and nobody is asked without it."""
-    with seated(browser, server, "clock") as (max_, noor, _, _):
+    with seated(browser, server, "clock") as (max_, noor, match_url, _):
         expect(max_.page).to_have_title("(Your turn) Live match · keypeg")
         expect(noor.page).to_have_title("Live match · keypeg")
         for tab in (max_, noor):
@@ -428,8 +451,11 @@ def test_the_clock_counts_down_and_the_title_says_whose_turn_it_is(browser: Brow
         max_.shot("title")
         noor.page.get_by_role("button", name="Notify me when it is my turn").click()
         expect(noor.page.get_by_role("button", name="Notify me when it is my turn")).to_be_hidden()
+        asked = Requests(noor, match_url)
         enter_guess(max_, "DDA", "type", button="Set the code")
         expect(noor.page).to_have_title("(Your turn) Live match · keypeg", timeout=LIVE)  # never reloaded
+        expect(noor.page.locator("main")).to_contain_text("Your turn.")
+        assert asked.count == 0, "noor's page asked for itself again: its stream brings it (review M5)"
         expect(max_.page).to_have_title("Live match · keypeg")
         expect(noor.page.get_by_role("timer")).to_have_text(re.compile(r"^[12]:\d\d$"), timeout=LIVE)
         assert noor.page.evaluate("[window.asked, window.told]") == [1, ["(Your turn) Live match · keypeg"]]
@@ -437,6 +463,18 @@ def test_the_clock_counts_down_and_the_title_says_whose_turn_it_is(browser: Brow
         noor.shot("turn")
         max_.clean()
         noor.clean()
+
+
+class Requests:
+    """The GETs of a page's own address a tab makes (the page fetched again), counted."""
+
+    def __init__(self, visit: Visit, url: str) -> None:
+        self.url, self.count = url, 0
+        visit.page.on("request", self._seen)
+
+    def _seen(self, request: Any) -> None:
+        if request.url == self.url and request.method == "GET":
+            self.count += 1
 
 
 PARSED_VERSIONS = """() => {
@@ -455,9 +493,11 @@ fetched right after parsing it, in the same task, so once a version is noted the
 
 def test_a_late_answer_never_takes_a_page_back(browser: Browser, server: Server) -> None:
     """Two moves in quick succession: the page a follower fetched after the first may arrive after the one
-    it fetched after the second; the older must not replace the newer."""
+    it fetched after the second; the older must not replace the newer (the pages fetched: a stream whose
+    states bring none, as one that cannot)."""
     rules, code = RULES, "DDA"  # four guesses
     with seated(browser, server, "late") as (max_, noor, match_url, _):
+        pageless(max_, match_url)
         enter_guess(max_, code, "type", button="Set the code")
         expect(noor.page.locator("main")).to_contain_text("Your turn.", timeout=LIVE)
         held: list[tuple[Any, Any]] = []
@@ -500,6 +540,18 @@ def test_a_late_answer_never_takes_a_page_back(browser: Browser, server: Server)
         noor.clean()
 
 
+def events_of(match_url: str) -> re.Pattern[str]:
+    """The address of the match's event stream, whatever its query (the page's script asks ``?page=true``)."""
+    return re.compile(re.escape(f"{match_url.replace('/live/', '/api/live/')}/events") + r"(\?.*)?$")
+
+
+def pageless(visit: Visit, match_url: str) -> None:
+    """The tab's stream of the match asked without ``page=true``: its states bring no page, and the script
+    fetches the page again at each one (as it does for a state that brings none). Reloaded to open it so."""
+    visit.page.route(events_of(match_url), lambda route: route.continue_(url=route.request.url.split("?")[0]))
+    visit.goto(match_url, "pageless")
+
+
 class Outage:
     """The match's event stream on one tab, as a store outage makes it: answered 503 ("down"), never
     answered ("silent", a connection gone quiet), or served ("up"); the requests the tab made."""
@@ -508,7 +560,7 @@ class Outage:
         self.mode, self.asked = "up", 0
         self.held: list[Any] = []
         visit.allowed.add(503)
-        visit.page.route(f"{match_url.replace('/live/', '/api/live/')}/events", self.answer)
+        visit.page.route(events_of(match_url), self.answer)
 
     def answer(self, route: Any) -> None:
         self.asked += 1

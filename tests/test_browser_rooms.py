@@ -54,24 +54,29 @@ PASSWORD = "a long enough password"
 
 RECORDER = """
 (() => {
-  // Every event a room's stream brings, and every <main> the page shows (as loaded, and each one swapped
-  // in), with what the round in play is: read back by the test.
-  window.roomSeen = { events: [], pages: [] };
+  // Every event a room's stream brings, every <main> the page shows (as loaded, and each one swapped in),
+  // and every <main> of a page a stream's event brought (shown or not), with what the round in play is:
+  // read back by the test.
+  window.roomSeen = { events: [], pages: [], brought: [] };
   const Native = window.EventSource;
   window.EventSource = class extends Native {
     constructor(url, options) {
       super(url, options);
       for (const kind of ["state", "alive", "message"]) {
-        this.addEventListener(kind, (event) => window.roomSeen.events.push({ kind, data: event.data }));
+        this.addEventListener(kind, (event) => {
+          window.roomSeen.events.push({ kind, data: event.data });
+          const page = JSON.parse(event.data).page;
+          if (page) look(new DOMParser().parseFromString(page, "text/html").querySelector("main"), "brought");
+        });
       }
     }
   };
-  const look = (main) => {
+  const look = (main, into = "pages") => {
     if (!main) return;
     const marker = main.querySelector("[data-room-events]");
     const inPlay = main.cloneNode(true);
     inPlay.querySelectorAll("[data-ended]").forEach((el) => el.remove());
-    window.roomSeen.pages.push({
+    window.roomSeen[into].push({
       round: marker ? marker.getAttribute("data-round") : "",
       text: inPlay.textContent,
       html: inPlay.innerHTML,
@@ -246,6 +251,8 @@ def test_a_room_of_four_plays_three_rounds_with_a_spectator(server: Server, brow
         ada.shot("lobby")
 
         spectator.goto(f"/rooms/{room}", "watching")
+        refetched: list[str] = []  # the spectator's room page asked for again (its stream brings it: review M5)
+        spectator.page.on("request", lambda r: refetched.append(r.url) if r.url.endswith(f"/rooms/{room}") else None)
         bea.page.goto(join)
         bea.page.get_by_role("button", name="Join the room").click()
         kim.page.goto(join)
@@ -281,6 +288,7 @@ def test_a_room_of_four_plays_three_rounds_with_a_spectator(server: Server, brow
                 spectator.shot("round-1")
         for visit in (ada, bea, kim, spectator):
             expect(visit.page.locator("main h1")).to_contain_text("The room is over")
+        assert len(refetched) <= 1, f"the spectator's page asked for itself {len(refetched)} times, not once at most"
         assert bot.end() == 0, "\n".join(bot.said)
         assert bot.said.count("room over") == 1 and sum(line.startswith("round over") for line in bot.said) == ROUNDS
         for visit, name in ((ada, "ada-over"), (kim, "kim-over"), (spectator, "spectator-over")):
@@ -341,13 +349,14 @@ def check_spectator(spectator: Visit, codes: dict[int, str], guesses: dict[int, 
         assert "code" not in in_play, f"round {number}'s code was sent to the spectator"
         for board in in_play["boards"]:
             assert all(set(row) == {"black", "white"} for row in board["rows"]), f"a guess of round {number} sent"
-        text = json.dumps({k: v for k, v in view.items() if k not in ("room", "rounds", "last_round")})
+        text = json.dumps({k: v for k, v in view.items() if k not in ("room", "rounds", "last_round", "page")})
         assert not code_shown(RULES, codes[number], text), f"round {number}'s code in the stream: {text}"
         plain = NOISE.sub("-", text)
         assert not [g for g in guesses[number] if g in plain], f"a guess of round {number} in the stream: {text}"
-    pages = seen["pages"]
+    pages, brought = seen["pages"], seen["brought"]  # the pages a state brought: checked as the pages shown
     assert {int(p["round"]) for p in pages if p["round"]} == set(codes), "the page did not follow every round"
-    for shown in pages:
+    assert {int(p["round"]) for p in brought if p["round"]} == set(codes), "the stream brought no page of a round"
+    for shown in pages + brought:
         if not shown["round"]:
             continue
         number = int(shown["round"])

@@ -31,7 +31,7 @@ from keypeg.services.live_feed import Feed, Follower
 from keypeg.text import visible
 from keypeg.web.api import ERRORS, RequestBody, RulesIn, changing
 from keypeg.web.errors import status_of
-from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_form, whole_number
+from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, render, rules_form, whole_number
 from keypeg.web.sessions import WebSession, current, player_for, store_of
 
 __all__ = ["api", "pages", "bus_of", "event_stream", "Followed", "feed_of"]
@@ -170,15 +170,17 @@ def api_resign(
 
 
 @api.get("/{match_id}/events", response_class=StreamingResponse)
-async def api_events(request: Request, match_id: str) -> StreamingResponse:
+async def api_events(request: Request, match_id: str, page: bool = False) -> StreamingResponse:
     """Follow the match live (server-sent events): an ``event: state`` with the match as you may see it
     (the same as ``GET /api/live/{id}``) at once and after every change (a move, or a forfeit when the
     move awaited runs out of time: ``deadline`` and ``seconds_left`` say when), an ``event: alive`` with
     the version last sent (``{"version": N}``) every :data:`KEEPALIVE` seconds when nothing changes. The
     streams of a match in one process share one read of it a change (:class:`~keypeg.services.live_feed.Feed`).
     While the store is down it sends keep-alives and reads the match again a few times with a backoff
-    (:data:`STORE_RETRIES`) before it ends."""
-    viewer = await run_in_threadpool(_viewer, request)  # the database is read in a thread, never in the loop
+    (:data:`STORE_RETRIES`) before it ends. With ``page=true`` (the page's script) each state also carries
+    ``page``, the match's page as its GET renders it for your session (none where that page reads more)."""
+    session = await run_in_threadpool(current, request)  # the database is read in a thread, never in the loop
+    viewer = session.player if session is not None else None
     store, feed = store_of(request), feed_of(request)
     store_id = await run_in_threadpool(live.store_id, store, match_id)  # 404, or 503 when the store is down
     return await event_stream(
@@ -190,6 +192,7 @@ async def api_events(request: Request, match_id: str) -> StreamingResponse:
             lambda opened: live.shown(opened, viewer),
             lambda state: state["seconds_left"],
             f"match {match_id}",
+            functools.partial(_with_page, request, session, match_id) if page and session is not None else None,
         ),
     )
 
@@ -215,6 +218,8 @@ class Followed(Generic[T]):
     show: Callable[[T], dict[str, Any]]
     seconds_left: Callable[[dict[str, Any]], float | None]
     name: str
+    page: Callable[[dict[str, Any]], dict[str, Any]] | None = None
+    """The state as sent (in a thread, and only when its version moved on): with the page, for a page's script."""
 
 
 async def event_stream(request: Request, followed: Followed[T]) -> StreamingResponse:
@@ -280,7 +285,8 @@ async def _follow(
             due = time.monotonic() + left if left is not None else None
         if state is not None and state["version"] != last:
             last = state["version"]
-            yield f"event: state\ndata: {json.dumps(state)}\n\n"
+            sent = await run_in_threadpool(followed.page, state) if followed.page is not None else state
+            yield f"event: state\ndata: {json.dumps(sent)}\n\n"
         else:  # an event, not a comment: the page's script sees it, and reconnects a stream gone silent
             yield f'event: alive\ndata: {{"version": {last}}}\n\n'
         state = None
@@ -361,24 +367,37 @@ def live_create(
 
 def _live_page(request: Request, public_id: str, *, status: int = 200, error: str = "") -> Response:
     view = live.snapshot(store_of(request), bus_of(request), public_id, _viewer(request))
-    links = _links(request, public_id) if view["you"] == view["seats"][0] and view["waiting"] else None
+    links = _links(request, public_id) if _invites(view) else None
+    return page(request, "live.html", status=status, error=error, **_live_context(public_id, view, links))
+
+
+def _invites(view: dict[str, Any]) -> bool:
+    """Whether the page shows the invitation (to its creator, while the match waits)."""
+    return bool(view["you"] == view["seats"][0] and view["waiting"])
+
+
+def _live_context(public_id: str, view: dict[str, Any], links: dict[str, Any] | None) -> dict[str, Any]:
+    """What the match's page shows of ``view``: its GET and the pages its stream sends render it alike."""
     history = view["current"]["history"] if view["current"] else []
-    moves = [(m["guess"], Feedback(m["black"], m["white"])) for m in history]
     last = view["last"]["history"] if view["last"] else []
-    last_moves = [(m["guess"], Feedback(m["black"], m["white"])) for m in last]
-    return page(
-        request,
-        "live.html",
-        status=status,
-        active="Friends",
-        id=public_id,
-        view=view,
-        rules=Rules.from_dict(view["rules"]),
-        links=links,
-        moves=moves,
-        last_moves=last_moves,
-        error=error,
-    )
+    return {
+        "active": "Friends",
+        "id": public_id,
+        "view": view,
+        "rules": Rules.from_dict(view["rules"]),
+        "links": links,
+        "moves": [(m["guess"], Feedback(m["black"], m["white"])) for m in history],
+        "last_moves": [(m["guess"], Feedback(m["black"], m["white"])) for m in last],
+    }
+
+
+def _with_page(request: Request, session: WebSession, public_id: str, state: dict[str, Any]) -> dict[str, Any]:
+    """A state of the match's stream with its page for ``session`` (``page``), as its GET renders it; none when
+    that page reads more than the state (the invitation's token, a match over's rating line): the script
+    fetches that page."""
+    if _invites(state) or state["over"]:
+        return state
+    return state | {"page": render(request, session, "live.html", **_live_context(public_id, state, None))}
 
 
 @pages.get("/live/{public_id}", response_class=HTMLResponse)

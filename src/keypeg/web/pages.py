@@ -119,19 +119,21 @@ def page(request: Request, template: str, *, status: int = 200, **context: Any) 
     """Render ``template`` for the request's session (made, and its cookie set, on a first visit)."""
     holder = Response()
     session = open_session(request, holder)
-    context = {"error": "", **context}
-    html = TEMPLATES.get_template(template).render(
-        request=request,
-        session=session,
-        player=session.person,
-        csrf=session.csrf,
-        **context,
-    )
+    html = render(request, session, template, **context)
     response = HTMLResponse(html, status_code=status)
     for name, value in holder.raw_headers:
         if name == b"set-cookie":
             response.raw_headers.append((name, value))
     return response
+
+
+def render(request: Request, session: WebSession, template: str, **context: Any) -> str:
+    """The HTML of ``template`` for ``session``: every page's one rendering (a page's GET, and the page a live
+    stream sends its follower at each change)."""
+    context = {"error": "", **context}
+    return TEMPLATES.get_template(template).render(
+        request=request, session=session, player=session.person, csrf=session.csrf, **context
+    )
 
 
 def error_page(request: Request, status: int, message: str) -> HTMLResponse:

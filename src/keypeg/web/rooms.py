@@ -24,10 +24,10 @@ from keypeg.services import rooms
 from keypeg.text import visible
 from keypeg.web.errors import status_of
 from keypeg.web.live import MOVE_CHOICES, feed_of
-from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, rules_form, whole_number
-from keypeg.web.sessions import current, player_for, store_of
+from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, render, rules_form, whole_number
+from keypeg.web.sessions import WebSession, current, player_for, store_of
 
-__all__ = ["pages", "ROUND_CHOICES"]
+__all__ = ["pages", "ROUND_CHOICES", "with_page"]
 
 pages = APIRouter(include_in_schema=False)
 
@@ -149,30 +149,36 @@ def _say(view: dict[str, Any]) -> str:
 
 def _room_page(request: Request, public_id: str, *, status: int = 200, error: str = "") -> Response:
     view = rooms.snapshot(store_of(request), feed_of(request), public_id, _viewer(request))
-    rules = Rules.from_dict(view["room"]["rules"])
+    return page(request, "room.html", status=status, error=error, **_room_context(public_id, view))
+
+
+def _room_context(public_id: str, view: dict[str, Any]) -> dict[str, Any]:
+    """What the room's page shows of ``view``: its GET and the pages its stream sends render it alike."""
     you, round_, board = view["you"], view["round"], view["board"]
-    seat = next((s for s in view["seats"] if s["player"] == you), None)
-    making = bool(round_ and you is not None and round_["maker"] == you)
     progress = [b | {"scores": _keys(b["rows"])} for b in (round_["boards"] if round_ else []) if b["player"] != you]
-    ended = [r | {"shown": [b | {"moves": _moves(b["rows"])} for b in r["boards"]]} for r in view["rounds"]]
-    return page(
-        request,
-        "room.html",
-        status=status,
-        active="Rooms",
-        id=public_id,
-        view=view,
-        rules=rules,
-        seat=seat,
-        host=you is not None and you == view["host"],
-        making=making,
-        moves=_moves(board["rows"]) if board else [],
-        progress=progress,
-        ended=ended,
-        ends=ENDED,
-        say=_say(view),
-        error=error,
-    )
+    return {
+        "active": "Rooms",
+        "id": public_id,
+        "view": view,
+        "rules": Rules.from_dict(view["room"]["rules"]),
+        "seat": next((s for s in view["seats"] if s["player"] == you), None),
+        "host": you is not None and you == view["host"],
+        "making": bool(round_ and you is not None and round_["maker"] == you),
+        "moves": _moves(board["rows"]) if board else [],
+        "progress": progress,
+        "ended": [r | {"shown": [b | {"moves": _moves(b["rows"])} for b in r["boards"]]} for r in view["rounds"]],
+        "ends": ENDED,
+        "say": _say(view),
+    }
+
+
+def with_page(request: Request, session: WebSession, public_id: str, state: dict[str, Any]) -> dict[str, Any]:
+    """A state of the room's stream (made whole, as the page's) with its page for ``session`` (``page``), as
+    its GET renders it; none once the room is over (its page reads the rating line): the script fetches that."""
+    if state["over"]:
+        return state
+    view = state | {"rating": None}  # as rooms.snapshot: a room in play has no rating yet
+    return state | {"page": render(request, session, "room.html", **_room_context(public_id, view))}
 
 
 @pages.get("/rooms/{public_id}", response_class=HTMLResponse)

@@ -19,6 +19,7 @@ from pydantic import Field
 from keypeg.limits import LIVE_MOVE_DEFAULT, LIVE_MOVE_SECONDS
 from keypeg.play.rooms import MAX_ROUNDS
 from keypeg.services import rooms
+from keypeg.web import rooms as room_pages
 from keypeg.web.api import ERRORS, RequestBody, RulesIn, changing
 from keypeg.web.live import Followed, event_stream, feed_of
 from keypeg.web.sessions import WebSession, current, player_for, store_of
@@ -162,14 +163,17 @@ def api_close(request: Request, room_id: RoomId, session: Annotated[WebSession, 
 
 
 @api.get("/{room_id}/stream", response_class=StreamingResponse)
-async def api_stream(request: Request, room_id: RoomId) -> StreamingResponse:
+async def api_stream(request: Request, room_id: RoomId, page: bool = False) -> StreamingResponse:
     """Follow the room live (server-sent events): an ``event: state`` with the room as you may see it (as
     ``GET /api/rooms/{id}``) at once and after every change (a move, or a clock running out:
     ``clock.deadline`` says when), an ``event: alive`` with the version last sent (``{"version": N}``)
     every few seconds when nothing changes. The streams of a room in one process share one read of it a
-    change; while the store is down a stream sends keep-alives and tries again a few times before it ends."""
+    change; while the store is down a stream sends keep-alives and tries again a few times before it ends.
+    With ``page=true`` (the page's script) each state is whole (as ``GET``) and carries ``page``, the room's
+    page as its GET renders it for your session (none once the room is over)."""
     session = await run_in_threadpool(current, request)
     viewer = session.player if session is not None else None
+    paged = page and session is not None
     store, feed = store_of(request), feed_of(request)
     store_id = await run_in_threadpool(rooms.store_id, store, room_id)  # 404, or 503 when the store is down
     return await event_stream(
@@ -178,8 +182,9 @@ async def api_stream(request: Request, room_id: RoomId) -> StreamingResponse:
             rooms.KIND,
             store_id,
             functools.partial(rooms.shared, store, feed, room_id),
-            lambda opened: rooms.shown(opened, viewer, whole=False),
+            lambda opened: rooms.shown(opened, viewer, whole=paged),
             lambda state: state["clock"]["seconds_left"],
             f"room {room_id}",
+            functools.partial(room_pages.with_page, request, session, room_id) if paged and session else None,
         ),
     )

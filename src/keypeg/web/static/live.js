@@ -1,4 +1,6 @@
-// A live match: follow its events; when it changes, show the page again (a guess under way is kept).
+// A live match: follow its events; when it changes, show the page again (a guess under way is kept). The
+// stream, opened with ?page=true, brings the page with each change (as the page's GET renders it); a state
+// without it (the invitation, the match over) has the page fetched again.
 // The server sends a state or an "alive" event every 5 s; a stream that ended (a restart, a store down
 // for a while: the browser gives up on an answer that is not 200) or stayed silent longer than two
 // keep-alives is opened again, after 1, 2, 4 ... at most 30 s, and its first state catches the page up.
@@ -32,7 +34,7 @@ function stream(address) {
   const heard = () => { run.heard = Date.now(); };
   const served = () => { run.delay = 1000; };
   const open = () => {
-    const source = new EventSource(address);
+    const source = new EventSource(`${address}${address.includes("?") ? "&" : "?"}page=true`);
     run.source = source;
     run.heard = Date.now();
     source.addEventListener("state", async (event) => { heard(); if (await showState(event)) served(); });
@@ -58,16 +60,19 @@ async function showState(event) {
   const now = document.querySelector("[data-live-events]");
   const state = JSON.parse(event.data);
   if (now && String(state.version) === now.getAttribute("data-version")) return true;
-  let answer, html;
-  try {
-    answer = await fetch(window.location.href, { credentials: "same-origin" });
-    html = await answer.text();
-  } catch (error) {
-    answer = null;
+  let html = typeof state.page === "string" ? state.page : null; // the page, brought by the stream
+  if (html === null) {
+    let answer;
+    try {
+      answer = await fetch(window.location.href, { credentials: "same-origin" });
+      html = await answer.text();
+    } catch (error) {
+      answer = null;
+    }
+    // The page could not be had (the store down again): the stream is opened again later, and its first
+    // state brings the page then.
+    if (!answer || !answer.ok) { if (following) following.reopen(); return false; }
   }
-  // The page could not be had (the store down again): the stream is opened again later, and its first
-  // state brings the page then.
-  if (!answer || !answer.ok) { if (following) following.reopen(); return false; }
   // Fetches overtake each other: a page older than the one shown (a late answer) is left unshown.
   const shownNow = document.querySelector("[data-live-events]");
   const got = new DOMParser().parseFromString(html, "text/html").querySelector("main [data-live-events]");

@@ -1,6 +1,7 @@
 // A room's page, live (loaded by room.js on a room's pages only): follow its stream of events; when the room
-// changes (a version the page does not show), fetch the page again and show its <main> in place of this one,
-// keeping the row being filled and the focus. What changed for you is said by the live region (announce.js).
+// changes (a version the page does not show), show the new page's <main> in place of this one, keeping the
+// row being filled and the focus. The stream, opened with ?page=true, brings that page with each change (as
+// the page's GET renders it); a state without it (the room over) has the page fetched again. What changed for you is said by the live region (announce.js).
 // The clock of your move counts down from the seconds the server sent; the server is the judge, and its
 // stream brings what happened. The links to share get Copy buttons. Without this script the page is plain
 // forms, and a reload shows the room as it is.
@@ -34,7 +35,7 @@ function stream(address) {
     run.delay = Math.min(run.delay * 2, 30000);
   };
   const open = () => {
-    const source = new EventSource(address);
+    const source = new EventSource(`${address}${address.includes("?") ? "&" : "?"}page=true`);
     run.source = source;
     run.heard = Date.now();
     const got = async (event) => {
@@ -59,10 +60,9 @@ function stream(address) {
   return run;
 }
 
-function versionOf(data) {
+function parsed(data) {
   try {
-    const state = JSON.parse(data);
-    return state && state.version !== undefined ? String(state.version) : null;
+    return JSON.parse(data);
   } catch (notJson) {
     return null;
   }
@@ -106,17 +106,21 @@ function roundOf(root) {
 // Show the page of the state a stream sent; false when the page could not be had.
 async function showState(data, kind) {
   const shownNow = document.querySelector("[data-room-events]");
-  const version = versionOf(data);
+  const state = parsed(data);
+  const version = state && state.version !== undefined ? String(state.version) : null;
   if (kind === "alive" && version === null) return true; // a keep-alive that tells no version
   if (shownNow && version !== null && version === shownNow.getAttribute("data-version")) return true;
-  let answer, html;
-  try {
-    answer = await fetch(window.location.href, { credentials: "same-origin" });
-    html = await answer.text();
-  } catch (error) {
-    answer = null;
+  let html = state && typeof state.page === "string" ? state.page : null; // the page, brought by the stream
+  if (html === null) {
+    let answer;
+    try {
+      answer = await fetch(window.location.href, { credentials: "same-origin" });
+      html = await answer.text();
+    } catch (error) {
+      answer = null;
+    }
+    if (!answer || !answer.ok) { if (following) following.reopen(); return false; }
   }
-  if (!answer || !answer.ok) { if (following) following.reopen(); return false; }
   await unpressed();
   show(html, false, true);
   return true;
