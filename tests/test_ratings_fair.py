@@ -105,13 +105,59 @@ def test_a_rating_is_provisional_until_five_results_against_people(store: Store)
     assert ranked["ann"].people == 5 and ranked["o1"].people == 1 and ranked["o1"].provisional
 
 
-def test_the_api_gives_a_players_rank(store: Store, tmp_path: Path) -> None:
-    """L3: GET /api/ratings/{player} has the player's place on the leaderboard (null for nobody)."""
+def test_the_api_gives_a_players_rank(store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """L3: GET /api/ratings/{player} has the player's rank on the leaderboard (null for nobody, and for a
+    provisional rating: N7)."""
     ratings.record(store, "match", "m", [["ann"], ["bob"]], at=T0)
     client = TestClient(create_app(f"sqlite:///{tmp_path / 'k.sqlite3'}"), base_url="https://keypeg.test")
+    assert client.get("/api/ratings/bob").json()["rating"]["rank"] is None  # provisional: no rank
+    monkeypatch.setattr(ratings, "provisional", lambda rating, people: False)
     assert client.get("/api/ratings/bob").json()["rating"]["rank"] == 2
     assert client.get("/api/ratings/ANN").json()["rating"]["rank"] == 1
     assert client.get("/api/ratings/nobody").json()["rating"] is None
+
+
+def test_provisional_ratings_are_listed_after_the_established_ones_with_no_rank(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """N7 (t/cap.py): a provisional rating, however high, is listed after every established one, marked ?,
+    with no rank, on every face: the service, GET /api/ratings, `keypeg ratings`, `keypeg top --ratings` and
+    the web's /top. Here 2 results against people establish a rating."""
+    monkeypatch.setattr(ratings, "provisional", lambda rating, people: people < 2)
+    for n in range(2):
+        ratings.record(store, "match", f"ab{n}", [["ann"], ["bob"]], at=T0 + timedelta(days=n))
+    ratings.record(store, "match", "cd", [["cy"], ["dan"]], at=T0 + timedelta(days=3))
+    board = ratings.leaderboard(store)
+    assert [p.player for p in board] == ["ann", "bob", "cy", "dan"]
+    assert board[2].rating.rating > board[1].rating.rating  # cy above bob by rating, listed below him
+    assert [rank for rank, _ in ratings.ranked(board)] == [1, 2, None, None]
+    assert ratings.rank_of(store, "cy") is None and ratings.rank_of(store, "bob") == 2
+    assert [p.player for p in ratings.leaderboard(store, provisional=False)] == ["ann", "bob"]
+    url = f"sqlite:///{tmp_path / 'k.sqlite3'}"
+    client = TestClient(create_app(url), base_url="https://keypeg.test")
+    api = client.get("/api/ratings").json()["ratings"]
+    assert [(p["player"], p["rank"], p["provisional"]) for p in api] == [
+        ("ann", 1, False),
+        ("bob", 2, False),
+        ("cy", None, True),
+        ("dan", None, True),
+    ]
+    rows = [line.split() for line in client.get("/top").text.split("<tr>") if "<td>" in line][-4:]
+    assert [row[0].startswith("<td></td>") for row in rows] == [False, False, True, True]
+    assert "?" in rows[2][0] + rows[2][1] and "?" not in "".join(rows[1])
+    runner = CliRunner()
+    for args in (["ratings"], ["top", "--ratings"]):
+        shown = runner.invoke(cli, [*args, "--json", "--db", url]).output
+        listed = json.loads(shown)["ratings"]
+        assert [(p["player"], p.get("rank")) for p in listed] == [("ann", 1), ("bob", 2), ("cy", None), ("dan", None)]
+        table = runner.invoke(cli, [*args, "--db", url], env={"COLUMNS": "200"}).output
+        rows = [line.split("│") for line in table.splitlines() if "│" in line]
+        assert [(row[0].strip(), row[1].strip(), row[2].strip().endswith("?")) for row in rows] == [
+            ("1", "ann", False),
+            ("2", "bob", False),
+            ("", "cy", True),
+            ("", "dan", True),
+        ]
 
 
 def test_the_cli_top_ratings_shows_both_and_an_unknown_player_is_an_error(store: Store, tmp_path: Path) -> None:

@@ -437,3 +437,52 @@ def test_one_nickname_rule_for_guests(url: str) -> None:
     assert 'maxlength="32"' in long_form.client.get(f"/rooms/{public_id}/join?token={token}").text
     seated = [s["name"] for s in ann.get(f"/api/rooms/{public_id}")["seats"]]
     assert seated == ["ann", "kim (guest)"]
+
+
+def test_the_computers_labels_are_no_guests_nickname(url: str) -> None:
+    """N6 (t/fuzz.py): the names kept for the computer (the one check registration makes: any case, spacing
+    or look-alike) are refused as a guest's nickname too, in one line, creating a room or joining one."""
+    app = create_app(url)
+    browser = lambda: TestClient(app, base_url="https://keypeg.test")  # noqa: E731
+    host = Player(browser())  # a guest
+    assert host.post("/api/rooms", BODY | {"nickname": "Computer"}).status_code == 400
+    room = host.post("/api/rooms", BODY | {"nickname": "hal"}).json()
+    for nickname in ("level 1", "LEVEL 4", "Level3", "computer", "l\u0435vel 2"):  # a Cyrillic e
+        refused = Player(browser()).post(
+            f"/api/rooms/{room['id']}/join", {"token": room["token"], "nickname": nickname}
+        )
+        assert refused.status_code == 400, nickname
+        assert "kept for the computer" in refused.json()["error"] and "\n" not in refused.json()["error"]
+    assert (
+        Player(browser()).post(f"/api/rooms/{room['id']}/join", {"token": room["token"], "nickname": "lev"}).is_success
+    )
+
+
+def test_a_turns_maker_out_of_time_gets_the_page_and_never_the_code(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """N4 (t/latemaker.py): the computer set the code of a maker whose time ran out: their page (GET, 200) says
+    so and shows no code; the API shows them none; once the round ends, the code is in it."""
+    from datetime import UTC, datetime, timedelta
+
+    from keypeg.services import rooms
+
+    later = datetime.now(UTC) + timedelta(seconds=31)
+
+    class Clock:
+        @staticmethod
+        def now(tz: Any = None) -> datetime:
+            return later
+
+    app = create_app(url)
+    ann, bob = (Player(TestClient(app, base_url="https://keypeg.test"), n) for n in ("ann", "bob"))
+    made = ann.post("/api/rooms", BODY | {"maker": "turns", "move_seconds": 30}).json()
+    bob.post(f"/api/rooms/{made['id']}/join", {"token": made["token"]})
+    ann.post(f"/api/rooms/{made['id']}/start")
+    monkeypatch.setattr(rooms, "datetime", Clock)
+    monkeypatch.setattr(rooms, "_draw", lambda rules: lambda: "DDD")
+    page = ann.client.get(f"/rooms/{made['id']}")
+    assert page.status_code == 200 and "The computer set the code in your place (your time ran out)" in page.text
+    assert "Your code:" not in page.text
+    shown = ann.get(f"/api/rooms/{made['id']}")["round"]
+    assert shown["code_set"] and shown["maker_ended"] == "timed out" and "code" not in shown
+    assert bob.post(f"/api/rooms/{made['id']}/resign").status_code == 200
+    assert ann.get(f"/api/rooms/{made['id']}")["rounds"][0]["code"] == "DDD"

@@ -1,5 +1,6 @@
-"""Who wins a room, and who gets rated (review of issue 30: H1, H2, H3): a turns maker's points for a board
-given up are a match's, leaving never helps, and kicking whoever beats you is a loss."""
+"""Who wins a room, and who gets rated (reviews of issue 30: H1, H2, H3, N1, N2, N3, N5): a turns maker's points
+for a board given up are a match's, leaving never helps, kicking or closing after the start is a loss for the
+host, an absent player scores nothing, and a guest's seat leaves the room unrated."""
 
 from __future__ import annotations
 
@@ -114,9 +115,10 @@ def test_an_absent_player_gets_a_board_given_up_and_comes_back_before_a_round_to
     assert room.played[1].points(RULES) == {"ann": 0, "bob": 1, "cy": 1}
 
 
-def test_a_kick_is_a_loss_for_the_host_when_the_kicked_player_stood_level_or_ahead() -> None:
-    """H2 (t/kick.py): bob is ahead of ann after round 1; ann kicks him: her rated result against him is a
-    loss. A kick of a player behind the host leaves the pair out; a kick before the start changes nothing."""
+def test_a_kick_after_the_start_is_always_a_loss_for_the_host() -> None:
+    """H2 (t/kick.py), N2 (t/kick3.py): bob is ahead of ann after round 1; ann kicks him: her rated result
+    against him is a loss. A kick of a player behind the host is a loss too (never free); a kick before the
+    start changes nothing."""
     room = started(["ann", "bob", "cy"], rounds=2)
     play(room, "bob", 0, broken=True)
     play(room, "ann", 0, broken=False)
@@ -133,7 +135,7 @@ def test_a_kick_is_a_loss_for_the_host_when_the_kicked_player_stood_level_or_ahe
     play(behind, "bob", 0, broken=False)
     play(behind, "cy", 0, broken=False)
     behind.kick("ann", "bob", now=AT)
-    assert behind.rating_losses() == []
+    assert behind.rating_losses() == [("ann", "bob")]
 
     level = started(["ann", "bob"], rounds=2)  # 0 to 0 at the kick: level, a loss
     level.kick("ann", "bob", now=AT)
@@ -143,3 +145,111 @@ def test_a_kick_is_a_loss_for_the_host_when_the_kicked_player_stood_level_or_ahe
     waiting.join("bob", now=AT)
     waiting.kick("ann", "bob", now=AT)
     assert waiting.rating_losses() == [] and waiting.seat("bob") is None
+
+
+def random_play(room: Room, moves: list[tuple[int, bool]], steps: int) -> None:
+    """Play ``steps`` moves of ``room`` from ``moves`` (each board: wrong guesses, then broken or given up; in
+    turns, each maker sets the code first)."""
+    for step in range(steps):
+        round_ = room.current
+        if room.is_over or round_ is None:
+            return
+        if round_.code is None:
+            assert round_.maker is not None
+            room.set_code(round_.maker, CODE, now=AT)
+            continue
+        player = next((b.player for b in round_.boards.values() if b.ended is None), None)
+        if player is None:
+            return
+        guesses, broken = moves[step % len(moves)]
+        play(room, player, guesses, broken=broken)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    st.integers(2, 3),
+    st.booleans(),
+    st.lists(st.tuples(st.integers(0, 3), st.booleans()), min_size=1, max_size=6),
+    st.integers(0, 12),
+    st.booleans(),
+)
+def test_a_kick_or_a_close_after_the_start_is_never_free_for_the_host(
+    seats: int, turns: bool, moves: list[tuple[int, bool]], steps: int, close: bool
+) -> None:
+    """N1, N2: whatever was played before (the round in play included, computer or turns), a host who kicks a
+    player after the start takes a rated loss against them (the kicked player is not placed), and a host who
+    closes the room before its last round ends is placed last, alone, below every other rated player, the
+    others in the standing's order as it stood (rated once another player has moved: the close is the host's)."""
+    players = ["ann", "bob", "cy"][:seats]
+    room = started(players, rounds=2, maker="turns" if turns else "computer")
+    random_play(room, moves, steps)
+    if room.is_over:
+        return
+    if close:
+        room.close("ann", now=AT)
+        places = room.places()
+        others_played = set().union(*(r.players() for r in room.played)) - {"ann"}
+        assert room.forfeit() == "ann" and room.rated() == bool(others_played) and places[-1] == ["ann"]
+        others = [line.player for line in room.standing() if line.player != "ann"]
+        assert [p for place in places[:-1] for p in place] == others
+        assert Room.from_state(*room.to_state()).places() == places
+    else:
+        room.kick("ann", players[-1], now=AT)
+        assert room.rating_losses() == [("ann", players[-1])] and room.rated()
+        assert players[-1] not in {p for place in room.places() for p in place}
+        assert room.forfeit() is None
+
+
+def test_a_host_ahead_who_closes_forfeits_and_one_who_plays_to_the_end_does_not() -> None:
+    """N1 (t/close1.py, t/close2.py): ann breaks round 1 first, then closes in round 2 of 3: she is placed
+    last (a loss to bob), though she leads the standing. In turns, closing in the other's maker round too."""
+    room = started(["ann", "bob"], rounds=3)
+    play(room, "ann", 0, broken=True)
+    play(room, "bob", 2, broken=True)
+    room.close("ann", now=AT)
+    assert room.standing()[0].player == "ann" and room.places() == [["bob"], ["ann"]]
+    turns = started(["ann", "bob"], rounds=1, maker="turns")
+    turns.set_code("ann", CODE, now=AT)
+    play(turns, "bob", 3, broken=True)
+    turns.set_code("bob", CODE, now=AT)
+    turns.close("ann", now=AT)
+    assert turns.standing()[0].player == "ann" and turns.places() == [["bob"], ["ann"]]
+    ended = started(["ann", "bob"], rounds=1)
+    play(ended, "ann", 0, broken=True)
+    play(ended, "bob", 2, broken=True)
+    assert ended.is_over and ended.forfeit() is None and ended.places() == [["ann"], ["bob"]]
+
+
+def test_an_absent_player_scores_nothing_off_the_hosts_closed_board() -> None:
+    """N5 (t/s9.py): bob is kicked; ann closes in round 2 with no guess: bob's absent board scores no point
+    (cy's board, cut short, still beats the host's)."""
+    room = started(["ann", "bob", "cy"], rounds=3)
+    for player in ("ann", "bob"):
+        play(room, player, 0, broken=True)
+    room.kick("ann", "bob", now=AT)  # his board of round 1 is broken already: he is absent from round 2
+    play(room, "cy", 0, broken=True)
+    room.close("ann", now=AT)
+    closed = room.played[-1]
+    assert closed.boards["bob"].ended == ABSENT
+    assert closed.points(RULES) == {"ann": 0, "bob": 0, "cy": 1}
+    left = started(["ann", "bob", "cy"], rounds=3)  # left mid-round, then the host closes: nothing either
+    left.leave("bob", now=AT)
+    left.close("ann", now=AT)
+    assert left.played[-1].boards["bob"].ended == "left"
+    assert left.played[-1].points(RULES) == {"ann": 0, "bob": 0, "cy": 1}
+
+
+def test_a_guest_seat_leaves_the_room_unrated() -> None:
+    """N3 (t/sock.py, t/adopt.py): a guest's seat (one who logged in since too: the seat stays a guest's)
+    leaves the room unrated, however the registered players played."""
+    room = Room.new(RULES, "ann", rounds=1, move_seconds=600)
+    room.join("bob", now=AT)
+    room.join("guest-zz", "zz", guest=True, now=AT)
+    room.start("ann", now=AT, draw=lambda: CODE)
+    for player in ("guest-zz", "ann", "bob"):
+        play(room, player, 1, broken=True)
+    assert room.is_over and room.guest_seated() and not room.rated()
+    clean = started(["ann", "bob"], rounds=1)
+    for player in ("ann", "bob"):
+        play(clean, player, 1, broken=True)
+    assert not clean.guest_seated() and clean.rated()

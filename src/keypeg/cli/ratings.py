@@ -59,16 +59,18 @@ def leaderboard_view(store: Store, limit: int = 10) -> tuple[dict[str, Any], Ren
 
     board = service.leaderboard(store, limit=limit)
     rule = service.RATING_RULE
-    shown = {"rule": rule, "ratings": [_player_json(p, rank) for rank, p in enumerate(board, 1)]}
+    shown = {"rule": rule, "ratings": [_player_json(p, rank) for rank, p in service.ranked(board)]}
     if not board:
         return shown, Text("nobody is rated yet: ratings come from live matches and rooms between people"), None
     table = new_table(title=Text(f"top {limit}: ratings"), show_edge=False)
     for column in ("#", "player", "rating", "RD", "results", "latest"):
         table.add_column(column, justify="left" if column in ("player", "latest") else "right")
-    for rank, p in enumerate(board, 1):
+    for rank, p in service.ranked(board):  # a provisional rating: listed after the ranks, with none
         latest = p.last.strftime("%Y-%m-%d") if p.last is not None else "-"
-        table.add_row(str(rank), plain(p.player), _shown(p), f"{p.rating.rd:.0f}", str(p.results), latest)
-    return shown, table, Text(f"{rule} (? marks a provisional rating)")
+        table.add_row(
+            "" if rank is None else str(rank), plain(p.player), _shown(p), f"{p.rating.rd:.0f}", str(p.results), latest
+        )
+    return shown, table, Text(f"{rule} (? marks a provisional rating: no rank)")
 
 
 def show_leaderboard(store: Store, as_json: bool, limit: int = 10) -> None:

@@ -16,7 +16,8 @@ broken counting ``rows + 1``; or the same guesses in fewer seconds, two boards n
 codemaker in turns scores as in a match: one per guess of each board broken, ``rows + 1`` for each board not
 broken (a board cut short by the host's close: its guesses plus one). A player absent (left or removed) when a
 round's code is set gets a board given up at once (:data:`ABSENT`): no points, ``rows + 1`` guesses; as that
-round's codemaker, the computer sets the code. The standing:
+round's codemaker, the computer sets the code. A player absent from a round (left or removed) scores no points
+in it, not even off the host's closed board. The standing:
 points, then fewer guesses in all, then seat order.
 
 >>> from datetime import UTC, datetime, timedelta
@@ -53,6 +54,7 @@ from keypeg.rules import Rules
 
 __all__ = [
     "ABSENT",
+    "AWAY",
     "MAX_ROUNDS",
     "MAX_SEATS",
     "ROOM_VERSION",
@@ -70,6 +72,8 @@ MAX_SEATS = 8
 MAX_ROUNDS = 20
 ABSENT = "absent"
 """How the board of a player absent when a round's code is set ends (left or removed: given up at once)."""
+AWAY = (ABSENT, "left", "kicked")
+"""How the boards of a player absent from a round end: they score no points in it."""
 MakerKind = Literal["computer", "turns"]
 Draw = Callable[[], "Code | str"]
 
@@ -179,7 +183,10 @@ class Round:
     def points(self, rules: Rules) -> dict[str, int]:
         """Each player's points of the round (the maker's too, in turns); a closed round's as it stood."""
         boards = list(self.boards.values())
-        points = {b.player: sum(self._beats(b, o, rules) for o in boards if o is not b) for b in boards}
+        points = {  # a player absent from the round (left or removed) scores nothing in it
+            b.player: 0 if b.ended in AWAY else sum(self._beats(b, o, rules) for o in boards if o is not b)
+            for b in boards
+        }
         if self.maker is not None:
             made = 0 if self.maker_ended else sum(_held(b, rules) for b in boards)
             points[self.maker] = points.get(self.maker, 0) + made
@@ -228,8 +235,8 @@ class Room:
     link: int = 0
     """The number of the room's join link: each kick renews it (the services sign it; an old one is refused)."""
     kick_losses: list[tuple[str, str]] = field(default_factory=list)
-    """``(host, kicked)`` for each player kicked after the start who stood level with or ahead of the host who
-    kicked them (points, then guesses): the host's rated result against them is a loss (:meth:`rating_losses`)."""
+    """``(host, kicked)`` for each player kicked after the start: the host's rated result against them is a loss,
+    whatever the standing (:meth:`rating_losses`)."""
 
     @classmethod
     def new(
@@ -337,11 +344,8 @@ class Room:
             raise RefusedError("that player has no seat in this room")
         if seat.status == "kicked" or whom in self.kicked:
             raise RefusedError("that player was removed already")
-        if self.status == "playing":  # kicking whoever beats you is a loss to them
-            lines = {line.player: (line.points, line.guesses) for line in self.standing()}
-            (theirs, their_guesses), (mine, my_guesses) = lines[whom], lines[self.host]
-            if theirs > mine or (theirs == mine and their_guesses <= my_guesses):
-                self.kick_losses.append((self.host, whom))
+        if self.status == "playing":  # kicking after the start is never free: a loss to them, whatever the standing
+            self.kick_losses.append((self.host, whom))
         if seat.status == "present":
             self._gone(whom, "kicked", now)
         else:  # left: they may not come back either
@@ -356,7 +360,8 @@ class Room:
         """The host closes the room: it is over. The round in play counts as it stands: its boards still in
         play end as given up (``closed``, not broken); the host's own board, unless broken, loses to every
         other board, and broken, to each board in play that could yet have beaten it (:attr:`Round.closer`):
-        the host cannot void a round they are losing."""
+        the host cannot void a round they are losing. Closing before the last round ends, the host forfeits the
+        room (:meth:`forfeit`)."""
         self._host_only(host, "close the room")
         if self.is_over:
             raise GameOverError("the room is over")
@@ -571,35 +576,57 @@ class Room:
         """The players the ratings may take: seated, not guests, not removed by the host."""
         return {s.player for s in self.seats if not s.guest and s.status != "kicked" and s.player not in self.kicked}
 
+    def guest_seated(self) -> bool:
+        """Whether a guest's seat is in the room (one who logged in since too: the seat stays a guest's)."""
+        return any(s.guest for s in self.seats)
+
+    def forfeit(self) -> str | None:
+        """The host who closed the room before its last round ended, if one did: their results against every
+        other rated player are losses (:meth:`places`)."""
+        return self.host if self.closed and self.total else None
+
     def rated(self) -> bool:
-        """Whether the room's standing goes to the ratings: at least two of its rated players (not guests,
-        not removed by the host, or removed while level with or ahead of the host: :meth:`rating_losses`)
-        played an ended round (a guess or a give-up of their own board, or a code set as its maker); else
-        nothing is rated (a room closed before anyone moved, one where a guest played alone, one whose
-        players all ran out of time or left)."""
-        played = set().union(*(r.players() for r in self.played)) if self.played else set()
+        """Whether the room's standing goes to the ratings: no guest's seat in it (:meth:`guest_seated`), and
+        at least two of its rated players played: a guess or a give-up of their own board in an ended round,
+        a code set as its maker, a kick after the start (the host and the kicked player: :meth:`rating_losses`)
+        or a close before the last round ended (:meth:`forfeit`); else nothing is rated (a room closed before
+        anyone moved, one whose players all ran out of time or left)."""
+        if self.guest_seated():
+            return False
+        played: set[str] = set().union(*(r.players() for r in self.played)) if self.played else set()
+        played |= {p for pair in self.rating_losses() for p in pair}
+        if (forfeit := self.forfeit()) is not None:
+            played.add(forfeit)
         return len(played & (self.rateable() | {whom for _, whom in self.rating_losses()})) >= 2
 
     def rating_losses(self) -> list[tuple[str, str]]:
-        """``(host, kicked)``: a rated result of the host's, a loss to a player they kicked after the start
-        while that player stood level with or ahead of them (the kicked player is not rated for it)."""
+        """``(host, kicked)``: a rated result of the host's, a loss to a player they kicked after the start,
+        whatever the standing (the kicked player is not rated for the room; the others' results against
+        them are left out)."""
         rateable = self.rateable()
         kicked = {s.player for s in self.seats if not s.guest}
         return [(host, whom) for host, whom in self.kick_losses if host in rateable and whom in kicked]
 
     def places(self) -> list[list[str]]:
         """The standing's players grouped by place, best first (what ratings take), but those the host
-        removed: a kicked player is never rated for the room (a guest is left out by the ratings)."""
+        removed: a kicked player is never rated for the room (a guest is left out by the ratings). A host who
+        closed the room before its last round ended (:meth:`forfeit`) takes the last place alone: their results
+        against every other rated player are losses; the others' stand as the standing was at the close."""
         groups: list[list[str]] = []
         last = None
+        forfeit = self.forfeit()
         for line in self.standing():
             seat = self.seat(line.player)
             if line.player in self.kicked or self._status(line.player) == "kicked" or (seat and seat.guest):
                 continue  # a guest (one who logged in since too: their seat was a guest's) is not rated
+            if line.player == forfeit:
+                continue
             if line.place != last:
                 groups.append([])
                 last = line.place
             groups[-1].append(line.player)
+        if forfeit is not None and forfeit in self.rateable():
+            groups.append([forfeit])
         return groups
 
     def session(self, round_: Round, player: str) -> BreakSession:
@@ -653,6 +680,7 @@ class Room:
                 "maker": round_.maker,
                 "maker_name": self.shown(round_.maker) if round_.maker is not None else None,
                 "code_set": round_.code is not None,
+                "maker_ended": round_.maker_ended,
                 "started": round_.began.isoformat(),
                 "boards": boards,
             }

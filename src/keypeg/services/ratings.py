@@ -53,6 +53,7 @@ __all__ = [
     "places_by_score",
     "known",
     "rank_of",
+    "ranked",
     "rating_of",
     "recompute",
     "result_count",
@@ -73,7 +74,8 @@ RATING_RULE = (
     "Glicko-2 ratings of live matches and rooms between people on rules of 1,296 codes or more (a room counts "
     "as pairwise results by final place; a pair counts in 3 events a UTC day at most); a new player's first "
     "rated classic games against the computer seed it. Provisional while the deviation (RD) is above 110 or "
-    "with fewer than 5 results against people. Guests are never rated."
+    "with fewer than 5 results against people: listed after the established ones, with no rank. Guests are never "
+    "rated; nor is a room a guest played in."
 )
 """The leaderboard's rule, as the faces print it."""
 DRIFT = 1e-9
@@ -410,12 +412,17 @@ def _player(standing: Standing) -> PlayerRating:
 
 
 def leaderboard(store: Store, *, limit: int | None = 10, provisional: bool = True) -> list[PlayerRating]:
-    """The rated players, best rating first (at most ``limit``); without ``provisional`` ones when it is
-    false."""
+    """The rated players (at most ``limit``): the established ratings, best first, then the provisional ones,
+    best first (none when ``provisional`` is false); :func:`ranked` numbers them."""
     found = [_player(s) for s in store.ratings.standings()]
-    if not provisional:
-        found = [p for p in found if not p.provisional]
+    found = [p for p in found if not p.provisional] + ([p for p in found if p.provisional] if provisional else [])
     return found[:limit] if limit is not None else found
+
+
+def ranked(board: Sequence[PlayerRating]) -> list[tuple[int | None, PlayerRating]]:
+    """A leaderboard's players with their rank: 1 the best established rating; a provisional one has none."""
+    ranks = iter(range(1, len(board) + 1))
+    return [(None if p.provisional else next(ranks), p) for p in board]
 
 
 def rating_of(store: Store, player: str) -> PlayerRating | None:
@@ -433,12 +440,13 @@ def known(store: Store, player: str) -> bool:
 
 
 def rank_of(store: Store, player: str) -> int | None:
-    """``player``'s place on the whole leaderboard (provisional ratings too), 1 the best; ``None`` when not on it."""
+    """``player``'s rank among the established ratings, 1 the best; ``None`` when not on the leaderboard or
+    provisional (listed after the ranks, with none)."""
     try:
         key = name_key(player)
     except KeypegError:
         return None
-    return next((n for n, s in enumerate(store.ratings.standings(), 1) if name_key(s.player) == key), None)
+    return next((n for n, p in ranked(leaderboard(store, limit=None)) if name_key(p.player) == key), None)
 
 
 def changes(store: Store, player: str, *, limit: int | None = 20) -> list[RatingChange]:

@@ -330,8 +330,9 @@ _RATED: weakref.WeakKeyDictionary[Store, set[str]] = weakref.WeakKeyDictionary()
 def _rate(store: Store, opened: OpenRoom) -> None:
     """The standing of a room that is over to the ratings: once (idempotent per room), called at every read
     of a room over, so one whose rating failed when it ended (logged; the room stands) is rated at its next
-    read. A room is rated only if at least two of its rated players (not guests, not kicked) played
-    (:meth:`Room.rated`); a kicked player is left out of the places (:meth:`Room.places`)."""
+    read. A room is rated only with no guest's seat in it and at least two of its rated players playing
+    (:meth:`Room.rated`); a kicked player is left out of the places (:meth:`Room.places`), the host's result
+    against them a loss, as is a host's against every other player when they close the room before its end."""
     room = opened.room
     done = _RATED.setdefault(store, set())
     if not room.is_over or opened.public_id in done:
@@ -361,9 +362,14 @@ def _nickname(player: str, nickname: str | None) -> str | None:
     if not player.startswith(GUEST_PREFIX) or not nickname or not nickname.strip():
         return None
     try:
-        return player_name(nickname)
+        nick = player_name(nickname)
     except InvalidNameError as error:
         raise InvalidNameError(str(error).replace("a player's name", "a nickname", 1)) from None
+    if ratings.reserved(nick):  # the one check registration makes: the computer's labels are nobody's
+        raise InvalidNameError(
+            f"{nick!r} is kept for the computer (its levels in the ratings): choose another nickname"
+        )
+    return nick
 
 
 def _free(room: Room | None, player: str, nick: str | None, registered: bool) -> None:
@@ -604,7 +610,12 @@ def snapshot(store: Store, feed: Announcer, public_id: str, viewer: str | None) 
 
 def _rating_line(store: Store, opened: OpenRoom) -> str | None:
     """Why a room over was not rated, or only partly (one line); ``None`` when it was rated in full."""
-    unrated = None if opened.room.rated() else "not rated: fewer than two registered players played"
+    room = opened.room
+    unrated = None
+    if room.guest_seated():
+        unrated = "not rated: a guest played in it"
+    elif not room.rated():
+        unrated = "not rated: fewer than two registered players played"
     return ratings.note(store, "room", opened.public_id, opened.room.rules) or unrated
 
 

@@ -109,9 +109,10 @@ def _rated_out(p: ratings.PlayerRating, rank: int | None = None) -> RatedOut:
 
 @router.get("/ratings", response_model=RatingsOut)
 def rating_leaderboard(request: Request, limit: Annotated[int, Query(ge=1, le=1000)] = 10) -> RatingsOut:
-    """The rating leaderboard (Glicko-2, games between people), best first."""
+    """The rating leaderboard (Glicko-2, games between people): the established ratings ranked, best first, then
+    the provisional ones, best first, with no rank (null)."""
     board = ratings.leaderboard(store_of(request), limit=limit)
-    return RatingsOut(rule=ratings.RATING_RULE, ratings=[_rated_out(p, rank) for rank, p in enumerate(board, 1)])
+    return RatingsOut(rule=ratings.RATING_RULE, ratings=[_rated_out(p, rank) for rank, p in ratings.ranked(board)])
 
 
 @router.get("/ratings/{player:path}", response_model=PlayerRatingOut)
