@@ -114,7 +114,8 @@ def test_the_api_gives_a_players_rank(store: Store, tmp_path: Path, monkeypatch:
     monkeypatch.setattr(ratings, "provisional", lambda rating, people: False)
     assert client.get("/api/ratings/bob").json()["rating"]["rank"] == 2
     assert client.get("/api/ratings/ANN").json()["rating"]["rank"] == 1
-    assert client.get("/api/ratings/nobody").json()["rating"] is None
+    nobody = client.get("/api/ratings/nobody")
+    assert nobody.status_code == 404 and nobody.json()["error"] == "no player named 'nobody'"
 
 
 def test_provisional_ratings_are_listed_after_the_established_ones_with_no_rank(

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import BaseModel, Field
 
+from keypeg.errors import NotFoundError
 from keypeg.limits import TOP_RULE
 from keypeg.rules import Rules
 from keypeg.services import ratings, records
@@ -118,9 +119,11 @@ def rating_leaderboard(request: Request, limit: Annotated[int, Query(ge=1, le=10
 @router.get("/ratings/{player:path}", response_model=PlayerRatingOut)
 def player_rating(request: Request, player: str, limit: Annotated[int, Query(ge=1, le=1000)] = 20) -> PlayerRatingOut:
     """A player's rating and its changes, newest first (the name as registered, any character in it; a
-    ``/`` may be sent as it is or as ``%2F``)."""
+    ``/`` may be sent as it is or as ``%2F``); 404 for a name nobody registered."""
     store = store_of(request)
     found = ratings.rating_of(store, player)
+    if found is None and not ratings.known(store, player):
+        raise NotFoundError(f"no player named {player!r}")
     changes = [
         RatingChangeOut(
             kind=c.kind,
