@@ -253,3 +253,34 @@ def test_a_guest_seat_leaves_the_room_unrated() -> None:
     for player in ("ann", "bob"):
         play(clean, player, 1, broken=True)
     assert not clean.guest_seated() and clean.rated()
+
+
+def test_a_turns_maker_gains_nothing_from_a_breaker_the_host_removed() -> None:
+    """Review 2's last note (t/kickturns2.py): the board of a breaker the host kicked, in the round of the kick
+    and in every round after it, gives its maker no point (each gave rows + 1: a host as maker gained 13 by
+    removing a breaker); a player who left is one who gave up, so their boards still give rows + 1."""
+    room = started(["ann", "bob", "cy", "dee"], rounds=1, maker="turns")
+    assert room.current is not None and room.current.maker == "ann"
+    room.set_code("ann", CODE, now=AT)
+    room.kick("ann", "bob", now=AT)
+    room.leave("cy", now=AT)  # mid-round: as good as giving up
+    room.resign("dee", now=AT)
+    room.advance(AT, lambda: CODE)
+    first = room.played[0]
+    assert first.boards["bob"].ended == "kicked"
+    assert first.points(RULES, room.kicked)["ann"] == 2 * (RULES.rows + 1), "cy's and dee's boards, not bob's"
+    while not room.is_over:  # every later round: bob's and cy's boards are absent
+        current = room.current
+        assert current is not None
+        if current.code is None:
+            assert current.maker is not None
+            room.set_code(current.maker, CODE, now=AT)
+        for player, board in current.boards.items():
+            if board.ended is None:
+                room.resign(player, now=AT)
+        room.advance(AT, lambda: CODE)
+    for played in room.played[1:]:
+        assert all(played.boards[p].ended == ABSENT for p in ("bob", "cy") if p != played.maker)
+        if played.maker in ("ann", "dee"):
+            counted = [b for b in played.boards.values() if b.player != "bob"]
+            assert played.points(RULES, room.kicked)[played.maker] == len(counted) * (RULES.rows + 1)

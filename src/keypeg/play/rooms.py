@@ -38,7 +38,7 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
@@ -180,23 +180,28 @@ class Round:
             return wins if board is host else not wins
         return board.beats(other, rules)
 
-    def points(self, rules: Rules) -> dict[str, int]:
-        """Each player's points of the round (the maker's too, in turns); a closed round's as it stood."""
+    def points(self, rules: Rules, removed: Collection[str] = ()) -> dict[str, int]:
+        """Each player's points of the round (the maker's too, in turns); a closed round's as it stood
+        (``removed``: the players the host removed from the room)."""
         boards = list(self.boards.values())
         points = {  # a player absent from the round (left or removed) scores nothing in it
             b.player: 0 if b.ended in AWAY else sum(self._beats(b, o, rules) for o in boards if o is not b)
             for b in boards
         }
         if self.maker is not None:
-            made = 0 if self.maker_ended else sum(_held(b, rules) for b in boards)
+            made = 0 if self.maker_ended else sum(_held(b, rules, removed) for b in boards)
             points[self.maker] = points.get(self.maker, 0) + made
         return points
 
 
-def _held(board: Board, rules: Rules) -> int:
+def _held(board: Board, rules: Rules, removed: Collection[str]) -> int:
     """A codemaker's points for a breaker's board, as in a match: one per guess of a board broken, ``rows + 1``
-    for one given up, timed out, out of rows or absent (the code held through every row); a board cut short
-    by the host's close counts as it stood (its guesses plus one)."""
+    for one given up, timed out, out of rows or absent (the code held through every row: a player who left
+    is one who gave up, so leaving never changes anyone's points); a board cut short by the host's close
+    counts as it stood (its guesses plus one). The boards of a player the host removed (``removed``), from
+    the kick on, give nothing: a host as maker never gains from removing a breaker."""
+    if board.ended == "kicked" or (board.ended == ABSENT and board.player in removed):
+        return 0
     if board.broken:
         return len(board.guesses)
     return len(board.guesses) + 1 if board.ended == "closed" else rules.rows + 1
@@ -560,7 +565,7 @@ class Room:
         points = {s.player: 0 for s in self.seats}
         guesses = dict(points)
         for round_ in self.played:
-            for player, won in round_.points(self.rules).items():
+            for player, won in round_.points(self.rules, self.kicked).items():
                 points[player] = points.get(player, 0) + won
             for board in round_.boards.values():
                 guesses[board.player] = guesses.get(board.player, 0) + board.counted(self.rules)
@@ -756,7 +761,7 @@ class Room:
 
     def _ended(self, round_: Round, *, rows: bool = True) -> dict[str, Any]:
         """An ended round, everything shown (with no ``rows``: its boards with no rows, a summary)."""
-        points = round_.points(self.rules)
+        points = round_.points(self.rules, self.kicked)
         return {
             "number": round_.number,
             "maker": round_.maker,
