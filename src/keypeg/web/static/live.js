@@ -7,7 +7,7 @@
 import { announce } from "./announce.js";
 import { countDown } from "./clock.js";
 import { keep, read } from "./kept.js";
-import { showPage } from "./pages.js";
+import { pageFor, showPage } from "./pages.js";
 
 const KEEPALIVE_MS = 5000;
 let following = null;
@@ -60,19 +60,10 @@ async function showState(event) {
   const now = document.querySelector("[data-live-events]");
   const state = JSON.parse(event.data);
   if (now && String(state.version) === now.getAttribute("data-version")) return true;
-  let html = typeof state.page === "string" ? state.page : null; // the page, brought by the stream
-  if (html === null) {
-    let answer;
-    try {
-      answer = await fetch(window.location.href, { credentials: "same-origin" });
-      html = await answer.text();
-    } catch (error) {
-      answer = null;
-    }
-    // The page could not be had (the store down again): the stream is opened again later, and its first
-    // state brings the page then.
-    if (!answer || !answer.ok) { if (following) following.reopen(); return false; }
-  }
+  const html = await pageFor(state); // brought by the stream, or fetched
+  // The page could not be had (the store down again): the stream is opened again later, and its first
+  // state brings the page then.
+  if (html === null) { if (following) following.reopen(); return false; }
   // Fetches overtake each other: a page older than the one shown (a late answer) is left unshown.
   const shownNow = document.querySelector("[data-live-events]");
   const got = new DOMParser().parseFromString(html, "text/html").querySelector("main [data-live-events]");

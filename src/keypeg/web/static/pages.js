@@ -43,6 +43,18 @@ async function sendLive(form, submitter) {
   if (focus) focus.focus();
 }
 
+// The page a live stream's state brings (``state.page``), else this page fetched again: null when it
+// could not be had (the store down again: the caller opens its stream again later).
+export async function pageFor(state) {
+  if (state && typeof state.page === "string") return state.page;
+  try {
+    const answer = await fetch(window.location.href, { credentials: "same-origin" });
+    return answer.ok ? await answer.text() : null;
+  } catch (error) {
+    return null;
+  }
+}
+
 export function setUp(root) {
   root.querySelectorAll("form[data-live]").forEach((form) => {
     form.addEventListener("submit", (event) => {

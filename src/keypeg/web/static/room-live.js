@@ -7,7 +7,7 @@
 // forms, and a reload shows the room as it is.
 import { announce } from "./announce.js";
 import { countDown } from "./clock.js";
-import { showPage } from "./pages.js";
+import { pageFor, showPage } from "./pages.js";
 
 const STATE_EVENTS = ["state", "alive", "message"];
 const KEEPALIVE_MS = 5000;
@@ -110,17 +110,8 @@ async function showState(data, kind) {
   const version = state && state.version !== undefined ? String(state.version) : null;
   if (kind === "alive" && version === null) return true; // a keep-alive that tells no version
   if (shownNow && version !== null && version === shownNow.getAttribute("data-version")) return true;
-  let html = state && typeof state.page === "string" ? state.page : null; // the page, brought by the stream
-  if (html === null) {
-    let answer;
-    try {
-      answer = await fetch(window.location.href, { credentials: "same-origin" });
-      html = await answer.text();
-    } catch (error) {
-      answer = null;
-    }
-    if (!answer || !answer.ok) { if (following) following.reopen(); return false; }
-  }
+  const html = await pageFor(state); // brought by the stream, or fetched
+  if (html === null) { if (following) following.reopen(); return false; }
   await unpressed();
   show(html, false, true);
   return true;
