@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import click
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.text import Text
 
 from keypeg import __version__
@@ -152,6 +152,16 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print one JS
 def print_json(data: object) -> None:
     """Print machine-readable output on stdout."""
     click.echo(json.dumps(data, indent=2))
+
+
+def show_view(shown: object, table: RenderableType, note: RenderableType | None, as_json: bool) -> None:
+    """A listing as the command was asked for: ``shown`` as JSON, else its table and the note under it."""
+    if as_json:
+        print_json(shown)
+        return
+    out.print(table)
+    if note is not None:
+        out.print(note)
 
 
 class KeypegGroup(click.Group):

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.text import Text
 
-from keypeg.cli.common import cli, fail, json_option, out, print_json
+from keypeg.cli.common import cli, fail, json_option, out, print_json, show_view
 from keypeg.cli.options import db_option
 from keypeg.cli.render import new_table, plain
 
@@ -75,13 +75,7 @@ def leaderboard_view(store: Store, limit: int = 10) -> tuple[dict[str, Any], Ren
 
 def show_leaderboard(store: Store, as_json: bool, limit: int = 10) -> None:
     """Print the rating leaderboard (a Rich table, or JSON)."""
-    shown, table, note = leaderboard_view(store, limit)
-    if as_json:
-        print_json(shown)
-        return
-    out.print(table)
-    if note is not None:
-        out.print(note)
+    show_view(*leaderboard_view(store, limit), as_json)
 
 
 @cli.command(

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 from rich.text import Text
 
-from keypeg.cli.common import FILE, cli, err, json_option, out, print_json, rules_options
+from keypeg.cli.common import FILE, cli, err, json_option, out, print_json, rules_options, show_view
 from keypeg.cli.options import db_option
 from keypeg.cli.render import new_table, plain, sparkline
 from keypeg.limits import MIN_RANKED_GAMES, TOP_RULE
@@ -177,12 +177,7 @@ def top(rules: Rules, by_rating: bool, db: str | None, as_json: bool) -> None:
             if line is not None:
                 out.print(line)
         return
-    if as_json:
-        print_json(shown)
-        return
-    out.print(table)
-    if note is not None:
-        out.print(note)
+    show_view(shown, table, note, as_json)
 
 
 def _top_view(store: Store, rules: Rules) -> tuple[dict[str, Any], RenderableType, Text | None]:
