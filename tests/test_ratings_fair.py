@@ -57,7 +57,7 @@ def test_a_pair_counts_in_three_events_a_utc_day(store: Store) -> None:
     day counts again; in a room, each pair on its own (the others' pairs still count)."""
     for n in range(3):
         assert ratings.record(store, "match", f"m{n}", [["dan"], ["gus"]], at=T0 + timedelta(minutes=n))
-        assert ratings.note(store, "match", f"m{n}", Rules(4, 6)) is None
+        assert ratings.note(store, "match", f"m{n}", Rules(4, 6)) == "rated: 2 players' ratings changed"
     assert ratings.record(store, "match", "m3", [["dan"], ["gus"]], at=T0 + timedelta(minutes=5)) == []
     assert ratings.note(store, "match", "m3", Rules(4, 6)) == (
         "not rated: players' results count at most 3 times a day (UTC) for each pair"
@@ -211,3 +211,13 @@ def test_a_room_on_trivial_rules_ends_saying_it_was_not_rated(store: Store) -> N
     view = rooms.snapshot(store, feed, public_id, "dan")
     assert view["over"] and view["rating"] == ended["rating"]
     assert ratings.rating_of(store, "dan") is None
+
+
+def test_the_end_of_a_rated_event_says_how_many_ratings_changed(store: Store) -> None:
+    """Newcomer's run: a rated room or match said nothing ("rating": null), so nobody could tell it counted;
+    now its line says how many players' ratings changed (one, when the host kicked the only other player)."""
+    ratings.record(store, "match", "m", [["ann"], ["bob"]], at=T0)
+    assert ratings.note(store, "match", "m", Rules(4, 6)) == "rated: 2 players' ratings changed"
+    ratings.record(store, "room", "r", [["ann"]], losses=[("ann", "bob")], at=T0 + timedelta(days=1))
+    assert ratings.note(store, "room", "r", Rules(4, 6)) == "rated: 1 player's rating changed"
+    assert ratings.note(store, "room", "nothing", Rules(4, 6)) is None  # not recorded (yet)

@@ -103,8 +103,8 @@ def big_enough(rules: Rules) -> bool:
 
 
 def note(store: Store, kind: str, event_id: str | int, rules: Rules) -> str | None:
-    """One line telling why an event that ended was not rated (or only partly), ``None`` when it was rated in
-    full or was not recorded."""
+    """One line telling whether an event that ended was rated: why not (or only partly), or how many players'
+    ratings it changed; ``None`` while it is not recorded."""
     if not big_enough(rules):
         return f"not rated: rules of fewer than {MIN_CODES:,} codes (classic's size) are never rated"
     found = store.ratings.get(kind, str(event_id))
@@ -115,7 +115,10 @@ def note(store: Store, kind: str, event_id: str | int, rules: Rules) -> str | No
     why = f"players' results count at most {PAIR_DAY_LIMIT} times a day (UTC) for each pair"
     if not found.changes:
         return f"not rated: {why}"
-    return f"partly rated: {why}" if capped else None
+    if capped:
+        return f"partly rated: {why}"
+    count = len(found.changes)
+    return "rated: 1 player's rating changed" if count == 1 else f"rated: {count} players' ratings changed"
 
 
 @dataclass(frozen=True)

@@ -609,14 +609,15 @@ def snapshot(store: Store, feed: Announcer, public_id: str, viewer: str | None) 
 
 
 def _rating_line(store: Store, opened: OpenRoom) -> str | None:
-    """Why a room over was not rated, or only partly (one line); ``None`` when it was rated in full."""
+    """Whether a room over was rated (one line: why not, or only partly, or how many players' ratings it
+    changed); ``None`` while its result is not recorded."""
     room = opened.room
     unrated = None
     if room.guest_seated():
         unrated = "not rated: a guest played in it"
     elif not room.rated():
         unrated = "not rated: fewer than two registered players played"
-    return ratings.note(store, "room", opened.public_id, opened.room.rules) or unrated
+    return unrated or ratings.note(store, "room", opened.public_id, opened.room.rules)
 
 
 def rooms_of(store: Store, player: str, limit: int = 20) -> list[dict[str, Any]]:
