@@ -166,7 +166,7 @@ def top(rules: Rules, by_rating: bool, db: str | None, as_json: bool) -> None:
             print_json(rated | {"top": shown})
             return
         widths = [Measurement.get(out, out.options, t).maximum for t in (table, rating_table)]
-        if sum(widths) + 4 <= out.width:
+        if not isinstance(table, Text) and sum(widths) + 4 <= out.width:  # a line (nobody ranked) goes above
             grid = Table.grid(padding=(0, 4))
             grid.add_row(table, rating_table)
             out.print(grid)
