@@ -609,8 +609,8 @@ class Room:
         whatever the standing (the kicked player is not rated for the room; the others' results against
         them are left out)."""
         rateable = self.rateable()
-        kicked = {s.player for s in self.seats if not s.guest}
-        return [(host, whom) for host, whom in self.kick_losses if host in rateable and whom in kicked]
+        registered = {s.player for s in self.seats if not s.guest}
+        return [(host, whom) for host, whom in self.kick_losses if host in rateable and whom in registered]
 
     def places(self) -> list[list[str]]:
         """The standing's players grouped by place, best first (what ratings take), but those the host

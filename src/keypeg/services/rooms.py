@@ -488,9 +488,7 @@ def guess(
         room.guess(breaker, code, now=now)
         return []
 
-    view = shown(opened := _act(store, feed, public_id, move), player)
-    view["rating"] = _rating_line(store, opened) if opened.room.is_over else None
-    return view
+    return _with_rating(store, _act(store, feed, public_id, move), player)
 
 
 def resign(store: Store, feed: Announcer, public_id: str, player: str | None) -> None:
@@ -601,10 +599,13 @@ def shown(opened: OpenRoom, viewer: str | None, *, whole: bool = True) -> dict[s
 def snapshot(store: Store, feed: Announcer, public_id: str, viewer: str | None) -> dict[str, Any]:
     """What ``viewer`` may see of the room now (the clock applied first), with its links (the join link
     only for a seated player)."""
-    view = shown(opened := load(store, feed, public_id), viewer)
-    view["rating"] = None  # the page reads it: a room in play has no rating yet
-    if opened.room.is_over:
-        view["rating"] = _rating_line(store, opened)
+    return _with_rating(store, load(store, feed, public_id), viewer)
+
+
+def _with_rating(store: Store, opened: OpenRoom, viewer: str | None) -> dict[str, Any]:
+    """:func:`shown` with the room's rating line (``None`` while it is in play: the page reads it)."""
+    view = shown(opened, viewer)
+    view["rating"] = _rating_line(store, opened) if opened.room.is_over else None
     return view
 
 
