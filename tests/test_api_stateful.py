@@ -437,6 +437,14 @@ class Api(RuleBasedStateMachine):
                     game.owner, game.rated = player, False
                 if game.maker == previous:
                     game.maker = player
+            for match in self.matches:  # the guest's seat in a match not over is the player's (not against them)
+                if not match.over and previous in match.seats and player not in match.seats:
+                    match.seats = [player if seat == previous else seat for seat in match.seats]
+                    for game in (match.game, match.last):
+                        if game is not None and game.owner == previous:
+                            game.owner = player
+                        if game is not None and game.maker == previous:
+                            game.maker = player
 
     @rule(actor=st.sampled_from(ACTORS), name=st.sampled_from(("ann", "bob", "cid")), right=st.booleans())
     def log_in(self, actor: str, name: str, right: bool) -> None:
