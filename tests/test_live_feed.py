@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import queue
 import threading
 import time
 from pathlib import Path
@@ -127,5 +128,62 @@ def test_a_value_handed_over_with_its_change_is_read_by_nobody_unless_a_newer_on
             feed.woken("live", 5, stored[-1])
             assert await two.wait(5)
             assert (await two.read()).version == 5 and reads == [1, 4, 5]
+
+    asyncio.run(main())
+
+
+# -- across processes: PostgreSQL's LISTEN/NOTIFY -----------------------------------------------------------
+
+
+def _postgres_url() -> str:
+    import os
+
+    url = os.environ.get("KEYPEG_TEST_POSTGRES")
+    if not url:
+        pytest.skip("no PostgreSQL server here: set KEYPEG_TEST_POSTGRES to a URL (.ci/postgres starts one)")
+    return url
+
+
+def test_the_listener_says_each_time_it_starts_listening_the_first_time_too() -> None:
+    """A note sent before the listener listens is never heard, so ``again`` is called once it listens, the
+    first time too (a follower may have read the thing before a change it was not told of)."""
+    import secrets
+
+    store = Store(_postgres_url())
+    channel = f"keypeg_test_{secrets.token_hex(6)}"
+    listening, heard = threading.Event(), queue.Queue[str]()
+    assert store.live.listen(channel, heard.put, listening.set)
+    assert listening.wait(30)
+    store.live.notify(channel, "after")
+    assert heard.get(timeout=30) == "after"
+
+
+def test_a_change_announced_before_a_process_listens_still_reaches_its_followers(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A follower in one process; another process changes the thing and announces it before the first
+    one's listener listens (held here until then): the follower is woken when it listens, and reads."""
+    import psycopg
+
+    url = _postgres_url()
+    connect, announced = psycopg.connect, threading.Event()
+
+    def listener_waits(*args: object, **kwargs: object) -> object:
+        if threading.current_thread().name.startswith("keypeg-listen"):
+            announced.wait(30)
+        return connect(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(psycopg, "connect", listener_waits)
+    here, there = Feed(LiveBus(Store(url))), LiveBus(Store(url))
+    stored = [1]
+
+    async def main() -> None:
+        with here.follow("live", 424242, lambda: stored[-1]) as follower:
+            assert await follower.read() == 1
+            stored.append(2)
+            there.changed(424242)  # another process's move, announced before this one listens
+            announced.set()
+            assert await follower.wait(30), "the follower was never woken"
+            assert await follower.read() == 2
 
     asyncio.run(main())

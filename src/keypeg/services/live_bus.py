@@ -4,8 +4,9 @@ Every process wakes its own followers directly, and, on PostgreSQL, every other 
 store's ``LISTEN``/``NOTIFY`` on one channel; on SQLite (one process) the same code wakes them directly.
 A follower waits on an :class:`asyncio.Event`; a change may be announced from any thread. A thing is
 named by its kind (``"live"``, a match between two people; ``"room"``) and its store id; followers share
-reads through :class:`~keypeg.services.live_feed.Feed`. When the listening connection comes back after a
-failure, every follower here is woken (a change announced meanwhile may have been missed).
+reads through :class:`~keypeg.services.live_feed.Feed`. Each time the listening connection starts to
+listen (the first time, and again after a failure), every follower here is woken: a change announced
+before it listened was not heard, and a follower may have read the thing before that change.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ class LiveBus:
         kind and key, the version the change wrote (when known) and the thing as the change left it (when
         this process made it: :meth:`wake`'s ``value``). The :class:`~keypeg.services.live_feed.Feed` sets it."""
         self.lost: Callable[[], None] | None = None
-        """Called in the event loop when changes may have been missed (the listener reconnected)."""
+        """Called in the event loop when changes may have been missed (the listener started listening)."""
 
     def event(self, key: int, kind: str = "live") -> asyncio.Event:
         """The event the next change of the thing sets (take it before reading the thing: no change is
@@ -94,7 +95,7 @@ class LiveBus:
     def _listen(self) -> None:
         """On PostgreSQL, hear other processes' changes (the store listens in a thread of its own)."""
         if not self._listening:
-            self._listening = self.store.live.listen(CHANNEL, self._heard, self._reconnected)
+            self._listening = self.store.live.listen(CHANNEL, self._heard, self._listening_now)
 
     def _heard(self, payload: str) -> None:
         """A change announced on the channel: followers here are woken, unless this process announced it."""
@@ -112,8 +113,9 @@ class LiveBus:
             written = int(version) if version.isascii() and version.isdigit() and len(version) < 20 else None
             self.wake(int(key), kind, written)
 
-    def _reconnected(self) -> None:
-        """Listening again after a failure: every follower here reads again (changes may have been missed)."""
+    def _listening_now(self) -> None:
+        """Listening (from the first time, or again after a failure): every follower here reads again,
+        since changes announced before were not heard."""
         loop = self._loop
         if loop is not None and not loop.is_closed():
             loop.call_soon_threadsafe(self._set_all)

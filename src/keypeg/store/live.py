@@ -267,8 +267,9 @@ class LiveMatches(Repository):
 
     def listen(self, channel: str, heard: Callable[[str], None], again: Callable[[], None] | None = None) -> bool:
         """On PostgreSQL, call ``heard`` with the payload of every NOTIFY on ``channel`` (``heard`` checks it),
-        from a thread of its own that reconnects if the server goes away (and calls ``again`` once it
-        listens again: notes sent meanwhile are lost); ``False`` (and nothing) on other databases."""
+        from a thread of its own that reconnects if the server goes away; ``False`` (and nothing) on other
+        databases. ``again`` is called each time it starts listening, the first time too: notes sent
+        before (while it connected, or reconnected after a failure) were not heard."""
         engine = self._plumbing.engine
         if engine.dialect.name != "postgresql":
             return False
@@ -277,19 +278,16 @@ class LiveMatches(Repository):
         def listen() -> None:
             import psycopg
 
-            failed = False
             while True:
                 try:
                     with psycopg.connect(conninfo, autocommit=True) as connection:
                         connection.execute(f"LISTEN {channel}")
-                        if failed and again is not None:
+                        if again is not None:
                             again()
-                        failed = False
                         for note in connection.notifies():
                             heard(note.payload)
                 except Exception as error:  # the server went away: listen again shortly
                     logging.getLogger("keypeg.store").warning("listening on %s paused: %s", channel, error)
-                    failed = True
                     time.sleep(1.0)
 
         threading.Thread(target=listen, name=f"keypeg-listen-{channel}", daemon=True).start()
