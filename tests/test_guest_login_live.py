@@ -45,6 +45,8 @@ def test_a_guest_who_registers_keeps_the_live_seat_unrated(tmp_path: Path) -> No
         assert players[view["codemaker"]].post(f"{match}/secret", {"code": "ABCD"}).status_code == 200
         assert players[view["codebreaker"]].post(f"{match}/resign").status_code == 200
     assert guest.client.get(match).json()["over"]
+    listed = guest.client.get("/live").text  # the player's matches: this one among them, and in the record
+    assert f"/live/{made['id']}" in listed and "1 finished" in guest.client.get("/players").text
     for name in ("gee", "ann"):
         rating = guest.client.get(f"/api/ratings/{name}").json()
         assert rating["rating"] is None and rating["changes"] == [], rating

@@ -490,7 +490,8 @@ def _last_game(record_of: Callable[[int], GameRecord], opened: OpenLive) -> dict
 def adopt(store: Store, bus: LiveBus, guest: str, player: str) -> int:
     """A guest who has just logged in or registered as ``player`` keeps their seat in each match not over
     (but one against ``player``): the seat and its games become ``player``'s, still shown as the guest's
-    (``Kim (guest)``: what was played as a guest is not rated). How many matches changed. (The games'
+    (``Kim (guest)``: what was played as a guest is not rated), and the match is listed among
+    ``player``'s. How many matches changed. (The games'
     rows move with the guest's other games: :meth:`keypeg.store.games.Games.adopt`.)"""
     changed = 0
     for public_id, _ in store.live.of_player(guest, limit=100):
@@ -502,6 +503,8 @@ def adopt(store: Store, bus: LiveBus, guest: str, player: str) -> int:
             moved = LiveMatch.from_state(renamed(live.to_state(), guest, player))
             moved.nicknames.setdefault(player, live.nicknames.get(guest) or player)  # a guest's seat still
             opened.live = moved
+            assert opened.write is not None  # within the move's transaction
+            opened.write.move_seat(guest, player)
             save(store, bus, opened)
             return True
 

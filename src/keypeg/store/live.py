@@ -110,6 +110,19 @@ class LiveWrite:
         self.record = LiveRecord(self.record.id, self.record.first, second, expect + 1, state)
         return expect + 1
 
+    def move_seat(self, guest: str, player: str) -> None:
+        """The seat ``guest`` holds in the match becomes ``player``'s (a guest who logged in), in this
+        transaction: the match is listed among ``player``'s from then on."""
+        old = find_player(self._session, guest)
+        if old is None:
+            return
+        new = player_row(self._session, player, create=True).id
+        for column in (MatchRow.player_id, MatchRow.opponent_id):
+            self._session.execute(
+                update(MatchRow).where(MatchRow.id == self.record.id, column == old.id).values({column: new}),
+                execution_options={"synchronize_session": False},
+            )
+
     def notify(self, channel: str, payload: str) -> None:
         """Tell every process listening on ``channel`` as this transaction commits (PostgreSQL's NOTIFY,
         sent only if it commits); nothing on other databases."""
