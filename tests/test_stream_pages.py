@@ -93,3 +93,43 @@ def test_a_matchs_stream_brings_its_page_as_the_get_renders_it(base: str) -> Non
         formed += forms
     assert formed, "no form to carry the CSRF token"
     assert "page" not in bob.first_state(f"/api/live/{public_id}/events")
+
+
+@pytest.mark.parametrize("kind", ["match", "room"])
+def test_a_stream_ends_once_its_session_logs_out_and_goes_on_while_it_holds(
+    base: str, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A stream checks the session it was opened with (every few seconds: made quick here); logged out (or
+    logged in anew) in another tab, the stream ends, and the page's script opens it again as the new
+    session; while the session holds, it goes on."""
+    from keypeg.web import live
+
+    monkeypatch.setattr(live, "KEEPALIVE", 0.05)
+    monkeypatch.setattr(live, "SESSION_CHECK", 0.0)
+    ann, kim = (Player(httpx.Client(base_url=base, timeout=30)) for _ in range(2))
+    made = ann.client.post("/api/players", json={"name": "ann", "password": "long enough pw"}, headers=ann.headers)
+    assert made.status_code == 201, made.text
+    ann.headers = {"X-CSRF-Token": made.json()["csrf"]}
+    if kind == "match":
+        public_id = ann.post("/api/live", {"pegs": 3, "colors": 4, "games": 2})["id"]
+        stream = f"/api/live/{public_id}/events?page=true"
+    else:
+        room = ann.post("/api/rooms", BODY)
+        kim.post(f"/api/rooms/{room['id']}/join", {"token": room["token"], "nickname": "Kim"})
+        stream = f"/api/rooms/{room['id']}/stream?page=true"
+    for player, logs_out in ((kim, False), (ann, True)):
+        alive = 0
+        with player.client.stream("GET", stream) as answer:
+            assert answer.status_code == 200
+            for line in answer.iter_lines():
+                if line != "event: alive":
+                    continue
+                alive += 1
+                assert alive < 600, "the stream went on for a session logged out"
+                if alive == 20:  # many checks passed: the session holds
+                    if not logs_out:
+                        break
+                    player.post("/api/logout")
+            else:
+                assert logs_out, "a stream whose session holds ended"
+        assert alive >= 20

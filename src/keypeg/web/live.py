@@ -32,7 +32,7 @@ from keypeg.text import visible
 from keypeg.web.api import ERRORS, RequestBody, RulesIn, changing
 from keypeg.web.errors import status_of
 from keypeg.web.pages import Csrf, RulesForm, form_session, page, redirect, render, rules_form, whole_number
-from keypeg.web.sessions import WebSession, current, player_for, store_of
+from keypeg.web.sessions import WebSession, current, player_for, still_current, store_of
 
 __all__ = ["api", "pages", "bus_of", "event_stream", "Followed", "feed_of"]
 
@@ -193,6 +193,7 @@ async def api_events(request: Request, match_id: str, page: bool = False) -> Str
             lambda state: state["seconds_left"],
             f"match {match_id}",
             functools.partial(_with_page, request, session, match_id) if page and session is not None else None,
+            still_current(request, session) if session is not None else None,
         ),
     )
 
@@ -203,6 +204,9 @@ the time given, :func:`time.monotonic`)."""
 CHECK = 30.0
 """Seconds after which a quiet stream's thing is read again (shared): a change whose note was lost is
 shown then at the latest."""
+SESSION_CHECK = KEEPALIVE
+"""Seconds between a stream's checks that the session it was opened with still holds: once it was logged
+out or replaced by a login, the stream ends (the page's script opens it again, with its new cookie)."""
 
 
 @dataclass(frozen=True)
@@ -220,6 +224,9 @@ class Followed(Generic[T]):
     name: str
     page: Callable[[dict[str, Any]], dict[str, Any]] | None = None
     """The state as sent (in a thread, and only when its version moved on): with the page, for a page's script."""
+    holds: Callable[[], bool] | None = None
+    """Whether the viewer's session still holds (in a thread, every :data:`SESSION_CHECK` seconds at most):
+    the stream ends when it does not (``None``: a stream opened without a session)."""
 
 
 async def event_stream(request: Request, followed: Followed[T]) -> StreamingResponse:
@@ -265,6 +272,7 @@ async def _follow(
     due: float | None = None  # when the move awaited runs out of time (the clock is checked then)
     read_at = time.monotonic()
     need: float | None = None  # what to read next: CHANGED, a time (a fresh read), or nothing
+    checked = time.monotonic()  # when the viewer's session was last found to hold
     while True:
         if need is not None:
             try:
@@ -297,6 +305,10 @@ async def _follow(
         if await request.is_disconnected():
             return
         now = time.monotonic()
+        if followed.holds is not None and now - checked >= SESSION_CHECK:
+            if not await run_in_threadpool(followed.holds):
+                return  # logged out, or logged in anew, meanwhile: nothing more for the session it began with
+            checked = now
         if changed:
             need = CHANGED
         elif failures:

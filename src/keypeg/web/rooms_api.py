@@ -22,7 +22,7 @@ from keypeg.services import rooms
 from keypeg.web import rooms as room_pages
 from keypeg.web.api import ERRORS, RequestBody, RulesIn, changing
 from keypeg.web.live import Followed, event_stream, feed_of
-from keypeg.web.sessions import WebSession, current, player_for, store_of
+from keypeg.web.sessions import WebSession, current, player_for, still_current, store_of
 
 __all__ = ["api"]
 
@@ -186,5 +186,6 @@ async def api_stream(request: Request, room_id: RoomId, page: bool = False) -> S
             lambda state: state["clock"]["seconds_left"],
             f"room {room_id}",
             functools.partial(room_pages.with_page, request, session, room_id) if paged and session else None,
+            still_current(request, session) if session is not None else None,
         ),
     )

@@ -6,10 +6,12 @@ themselves are :mod:`keypeg.services.web_sessions`'s; here are the cookie and th
 from __future__ import annotations
 
 import hmac
+from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request, Response
 
+from keypeg.errors import UnavailableError
 from keypeg.services import web_sessions
 from keypeg.services.stores import GUEST_PREFIX, Store
 from keypeg.services.web_sessions import WebSession, find, open_new, open_pending
@@ -20,6 +22,7 @@ __all__ = [
     "GUEST_PREFIX",
     "WebSession",
     "current",
+    "still_current",
     "open_session",
     "new_session",
     "check_origin",
@@ -44,6 +47,22 @@ def player_for(request: Request, session: WebSession) -> str:
 def current(request: Request) -> WebSession | None:
     """The session the request's cookie names, if the store knows it."""
     return find(store_of(request), request.cookies.get(COOKIE))
+
+
+def still_current(request: Request, session: WebSession) -> Callable[[], bool]:
+    """Whether the request's cookie still names ``session``, of the same player (call later, in a thread: a
+    stream checks that the session it began with was not logged out or replaced by a login since). A
+    store that is down answers ``True``: the stream's own reads meet that."""
+    store, token = store_of(request), request.cookies.get(COOKIE)
+
+    def holds() -> bool:
+        try:
+            found = find(store, token)
+        except UnavailableError:
+            return True
+        return found is not None and found.player == session.player
+
+    return holds
 
 
 def open_session(request: Request, response: Response) -> WebSession:
