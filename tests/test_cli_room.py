@@ -454,3 +454,27 @@ def test_a_move_is_tried_again_for_about_10_s_while_the_server_is_down(monkeypat
     assert room_cli.MOVE_RETRY_FOR <= sum(waits) <= room_cli.MOVE_RETRY_FOR + 4.0 and max(waits) <= 4.0
     said = str(down.value)
     assert "cannot reach" in said and "tried again for" in said and "\n" not in said
+
+
+class EndlessInput:
+    """Stdin that never ends (``yes RRGG |``): the lines read so far counted."""
+
+    def __init__(self) -> None:
+        self.read = 0
+
+    def next(self) -> str:
+        self.read += 1
+        return "RRGG"
+
+
+def test_an_endless_input_is_read_no_further_than_the_lines_ahead_allow() -> None:
+    """A bot piping moves before they are asked for: the input thread reads at most LINES_AHEAD unused
+    lines, then waits until the command uses one (an endless input never fills the memory)."""
+    endless, events, ahead = EndlessInput(), queue.Queue[room_cli.Event](), threading.Semaphore(room_cli.LINES_AHEAD)
+    threading.Thread(target=room_cli.read_lines, args=(endless, events, ahead), daemon=True).start()
+    assert wait_until(lambda: events.qsize() == room_cli.LINES_AHEAD, WAIT)
+    assert not ahead.acquire(blocking=False) and endless.read == room_cli.LINES_AHEAD  # waiting: nothing more read
+    events.get()
+    ahead.release()  # one line used
+    assert wait_until(lambda: events.qsize() == room_cli.LINES_AHEAD, WAIT)
+    assert endless.read == room_cli.LINES_AHEAD + 1

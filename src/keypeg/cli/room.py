@@ -57,6 +57,9 @@ STREAM_BACKOFF = 0.5
 STREAM_SILENCE = 20.0
 """Seconds without a byte from the stream (the server sends a keep-alive every few seconds) before it is
 taken as dropped and opened again."""
+LINES_AHEAD = 256
+"""Lines read from stdin ahead of their use (a bot may pipe its moves before they are asked for): the
+input is read no further until some are used, so an endless input never fills the memory."""
 MOVE_RETRY_FOR = 10.0
 """Seconds a move is tried again (backing off 0.5 s, doubled up to 4 s) while the server cannot be reached,
 before the command gives up (exit 1, saying why in one line)."""
@@ -315,15 +318,19 @@ Event = tuple[str, Any]
 ``("fail", error)``."""
 
 
-def read_lines(lines: Lines, events: queue.Queue[Event]) -> None:
-    """The input thread: every line of stdin (blank ones skipped), then ``None``."""
+def read_lines(lines: Lines, events: queue.Queue[Event], ahead: threading.Semaphore) -> None:
+    """The input thread: every line of stdin (blank ones skipped), then ``None``; a line is read only once
+    ``ahead`` lets it (the command releases it as it uses a line: :data:`LINES_AHEAD` at most unused)."""
     while True:
+        ahead.acquire()
         line = lines.next()
         if line is None:
             events.put(("line", None))
             return
         if line.strip():
             events.put(("line", line.strip()))
+        else:
+            ahead.release()
 
 
 def follow(server: Server, room: str, events: queue.Queue[Event], stop: threading.Event) -> None:
@@ -375,6 +382,7 @@ class Seat:
         self.seats_shown: list[tuple[str, str, bool]] = []
         self.notes: list[str] = []
         self.pending: deque[str] = deque()
+        self.ahead = threading.Semaphore(LINES_AHEAD)  # lines the input thread may read before they are used
         self.eof = False
         self.over = False
         self.prompted: object = None
@@ -821,6 +829,7 @@ class Seat:
             need = self.needs()
             if need is not None and self.pending:
                 text = self.pending.popleft()
+                self.ahead.release()
                 if text.lower() in QUIT:
                     return self.quit()
                 self.move(text, need)
@@ -845,6 +854,8 @@ class Seat:
                     return self.quit()
             else:
                 ended = self.line(value)
+                if self.terminal.interactive:  # used now (piped: once taken from ``pending``)
+                    self.ahead.release()
                 if ended is not None:
                     return ended
         return 0
@@ -996,7 +1007,7 @@ def room(link: str, nickname: str | None, user: str | None, password_stdin: bool
         if not seat.over:
             threading.Thread(target=follow, args=(server.twin(), found.room, events, stop), daemon=True).start()
         if seated and not seat.over:
-            threading.Thread(target=read_lines, args=(lines, events), daemon=True).start()
+            threading.Thread(target=read_lines, args=(lines, events, seat.ahead), daemon=True).start()
         status = seat.run()
     except KeyboardInterrupt:
         seat.leave()
