@@ -416,6 +416,35 @@ def test_a_player_who_closes_the_page_comes_back_to_the_same_game(browser: Brows
         again.clean()
 
 
+SESSION_CHANGE = 40_000
+"""Milliseconds within which a match's tab follows a session changed in another tab: the server checks a
+stream's session every few seconds and ends it, and the browser opens it again (its own delay)."""
+
+
+def test_a_guest_who_registers_in_another_tab_finds_the_match_tab_signed_in_with_the_seat(
+    browser: Browser, server: Server
+) -> None:
+    """Noor, a guest seated in a match, registers in another tab of the same browser: the match's tab,
+    left open, is loaded again for her new session by itself (signed in, her turn, the board hers)."""
+    with seated(browser, server, "session") as (max_, noor, _match_url, n_context):
+        enter_guess(max_, "DDA", "type", button="Set the code")
+        expect(noor.page.locator("main")).to_contain_text("Your turn.", timeout=LIVE)
+        other = Visit(n_context.new_page(), "session-noor-other-tab")
+        other.goto("/players", "players")
+        form = other.page.locator("form[action='/players/register']")
+        form.get_by_label("Name").fill("noorreg")
+        form.get_by_label("Password").fill(PASSWORD)
+        form.get_by_role("button", name="Register").click()
+        expect(other.page.locator("header")).to_contain_text("Signed in as noorreg")
+        expect(noor.page.locator("header")).to_contain_text("Signed in as noorreg", timeout=SESSION_CHANGE)
+        expect(noor.page.locator("main")).to_contain_text("Your turn.")
+        enter_guess(noor, "ABC", "type")  # her form works: the new session's token
+        expect(board(noor)).to_have_count(1, timeout=LIVE)
+        noor.shot("after")
+        for tab in (noor, other, max_):
+            tab.clean()
+
+
 NOTIFICATIONS = """() => {
   window.asked = 0;
   window.told = [];

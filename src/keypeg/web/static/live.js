@@ -7,7 +7,7 @@
 import { announce } from "./announce.js";
 import { countDown } from "./clock.js";
 import { keep, read } from "./kept.js";
-import { pageFor, showPage } from "./pages.js";
+import { pageFor, reloadForNewViewer, showPage } from "./pages.js";
 
 const KEEPALIVE_MS = 5000;
 let following = null;
@@ -59,6 +59,7 @@ function stream(address) {
 async function showState(event) {
   const now = document.querySelector("[data-live-events]");
   const state = JSON.parse(event.data);
+  if (reloadForNewViewer(state, now)) return true;
   if (now && String(state.version) === now.getAttribute("data-version")) return true;
   const html = await pageFor(state); // brought by the stream, or fetched
   // The page could not be had (the store down again): the stream is opened again later, and its first

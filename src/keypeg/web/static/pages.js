@@ -2,6 +2,7 @@
 // is replaced by the answer's. Every module sets up what it owns on a new <main> when told
 // "keypeg:page" (main.js listens), so a replaced page works as a loaded one.
 import { announce } from "./announce.js";
+import { keep, read } from "./kept.js";
 
 export const PAGE_EVENT = "keypeg:page";
 
@@ -53,6 +54,24 @@ export async function pageFor(state) {
   } catch (error) {
     return null;
   }
+}
+
+// A live stream's state made for another viewer than the page shown (``marker``'s data-you): the session
+// changed meanwhile (logged out, or logged in, in another tab), so the whole page is loaded again for the
+// new one (its header, its forms' tokens). True when it reloads. A reload for the same viewer is not made
+// twice within 10 s, so a page that keeps disagreeing with its stream is never reloaded over and over
+// (a reload for another viewer is: the session may change again while the first one loads).
+const RELOADED_KEY = "keypeg-viewer-reload";
+export function reloadForNewViewer(state, marker) {
+  if (!state || state.you === undefined || !marker || !marker.hasAttribute("data-you")) return false;
+  const wanted = state.you || "";
+  if (wanted === marker.getAttribute("data-you")) return false;
+  const last = read(RELOADED_KEY, true) || "";
+  const space = last.indexOf(" "); // the time, a space, the viewer reloaded for (a name may hold spaces)
+  if (space > 0 && last.slice(space + 1) === wanted && Date.now() - Number(last.slice(0, space)) < 10000) return false;
+  keep(RELOADED_KEY, `${Date.now()} ${wanted}`, true);
+  window.location.reload();
+  return true;
 }
 
 export function setUp(root) {

@@ -7,7 +7,7 @@
 // forms, and a reload shows the room as it is.
 import { announce } from "./announce.js";
 import { countDown } from "./clock.js";
-import { pageFor, showPage } from "./pages.js";
+import { pageFor, reloadForNewViewer, showPage } from "./pages.js";
 
 const STATE_EVENTS = ["state", "alive", "message"];
 const KEEPALIVE_MS = 5000;
@@ -109,6 +109,7 @@ async function showState(data, kind) {
   const state = parsed(data);
   const version = state && state.version !== undefined ? String(state.version) : null;
   if (kind === "alive" && version === null) return true; // a keep-alive that tells no version
+  if (reloadForNewViewer(state, shownNow)) return true;
   if (shownNow && version !== null && version === shownNow.getAttribute("data-version")) return true;
   const html = await pageFor(state); // brought by the stream, or fetched
   if (html === null) { if (following) following.reopen(); return false; }
