@@ -95,6 +95,26 @@ def break_code(player: Player, match: str, rules: Rules) -> list[dict[str, objec
         history.append((guess, rules.check_feedback(__import__("keypeg").Feedback(last["black"], last["white"]))))
 
 
+def test_a_guests_nickname_follows_the_rooms_rule(url: str) -> None:
+    """One nickname rule for live matches and rooms: 1-32 characters, never the computer's label, a
+    registered player's name or a look-alike, nor the name the other seat is shown by."""
+    app = create_app(url)
+    Player(TestClient(app, base_url="https://keypeg.test"), "ann")  # registered
+    kim, lee = (Player(TestClient(app, base_url="https://keypeg.test")) for _ in range(2))
+    rules = {"pegs": 3, "colors": 4, "games": 2}
+    for nickname, status in (("computer", 400), ("level 2", 400), ("ANN", 409), ("Ann", 409), ("k" * 33, 422)):
+        answer = kim.post("/api/live", rules | {"nickname": nickname})
+        assert answer.status_code == status, (nickname, answer.text)
+    made = kim.post("/api/live", rules | {"nickname": "Kim"}).json()
+    for nickname in ("Kim", "KIM", "ann"):
+        answer = lee.post(f"/api/live/{made['id']}/join", {"token": made["token"], "nickname": nickname})
+        assert answer.status_code == 409, (nickname, answer.text)
+    joined = lee.post(f"/api/live/{made['id']}/join", {"token": made["token"], "nickname": "Lee"})
+    assert joined.status_code == 200 and joined.json()["names"] == {
+        s: n for s, n in zip(joined.json()["seats"], ["Kim (guest)", "Lee (guest)"], strict=True)
+    }
+
+
 def test_a_whole_match_between_two_players_and_a_spectator(url: str) -> None:
     app = create_app(url)
     ann = Player(TestClient(app, base_url="https://keypeg.test"), "ann")

@@ -32,12 +32,10 @@ from keypeg.limits import LIVE_MOVE_DEFAULT
 from keypeg.play.live import LiveMatch, Standing, standing
 from keypeg.play.sessions import BreakSession
 from keypeg.rules import Rules
-from keypeg.services import games, ratings
+from keypeg.services import games, nicknames, ratings
 from keypeg.services.accounts import renamed
 from keypeg.services.live_bus import CHANNEL
 from keypeg.services.recording import GameKeeper, continue_game
-from keypeg.store import player_name
-from keypeg.store.names import GUEST_PREFIX
 
 if TYPE_CHECKING:
     from keypeg.services.live_bus import LiveBus
@@ -282,13 +280,6 @@ def _seated(opened: OpenLive, player: str | None) -> str:
     return player
 
 
-def _nickname(player: str, nickname: str | None) -> str | None:
-    """A guest's nickname, checked like a player's name (a registered player is shown by their name)."""
-    if not player.startswith(GUEST_PREFIX) or not nickname or not nickname.strip():
-        return None
-    return player_name(nickname)
-
-
 # -- the moves ---------------------------------------------------------------------------------------
 
 
@@ -304,7 +295,9 @@ def create(
     move (refused outside :data:`~keypeg.limits.LIVE_MOVE_SECONDS`), waiting for a second player; its
     public id."""
     games.check_match_games(games_count)
-    live = LiveMatch.new(rules, games_count, player, _nickname(player, nickname), move_seconds)
+    nick = nicknames.checked(player, nickname)
+    nicknames.free(nick, registered=nick is not None and store.players.registered(nick) is not None)
+    live = LiveMatch.new(rules, games_count, player, nick, move_seconds)
     public_id = games.new_id()
     store.live.start(player, json.dumps(live.to_state()), public_id)
     return public_id
@@ -316,13 +309,16 @@ def join(
     """``player`` takes the second seat with the invitation's ``token`` (:class:`ForbiddenError` for a wrong
     one); opening the invitation again once seated changes nothing. The match as ``player`` may now see it."""
     valid = hmac.compare_digest(token.encode(), invite_token(store, public_id).encode())
-    nick = _nickname(player, nickname)
+    nick = nicknames.checked(player, nickname)
+    taken = nick is not None and store.players.registered(nick) is not None  # read before the move's transaction
 
     def act(opened: OpenLive) -> OpenLive:
         if not valid:
             raise ForbiddenError("this invitation is not valid for this match")
-        if opened.live.seat_of(player) is None:
-            opened.live.join(player, nick, now=datetime.now(UTC))
+        live = opened.live
+        if live.seat_of(player) is None:
+            nicknames.free(nick, registered=taken, others=[live.nicknames.get(p) or p for p in live.seats])
+            live.join(player, nick, now=datetime.now(UTC))
             save(store, bus, opened, opponent=player)
         return _with_last(opened)
 

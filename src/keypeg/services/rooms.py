@@ -30,13 +30,13 @@ from keypeg.limits import LIVE_MOVE_DEFAULT
 from keypeg.play.codemakers import RandomCodemaker
 from keypeg.play.rooms import Room, Round, Seat
 from keypeg.rules import Rules
-from keypeg.services import games, ratings
+from keypeg.services import games, nicknames, ratings
 from keypeg.services.accounts import renamed
 from keypeg.services.live_bus import CHANNEL
 from keypeg.services.live_feed import Feed
-from keypeg.store import InvalidNameError, name_key, player_name
+from keypeg.services.nicknames import NICKNAME_LENGTH
 from keypeg.store.errors import MovedOnError, UnknownRecordError
-from keypeg.store.names import GUEST_PREFIX, NAME_LENGTH
+from keypeg.store.names import GUEST_PREFIX
 from keypeg.store.rooms import BoardWrite, RoomRecord, RoomWrite
 
 if TYPE_CHECKING:
@@ -71,8 +71,6 @@ __all__ = [
     "store_id",
 ]
 
-NICKNAME_LENGTH = NAME_LENGTH
-"""The longest guest's nickname, in characters (a player's name's limit: one rule for the form and the API)."""
 KIND = "room"
 """What the fan-out names rooms by (``feed.changed(KIND, room_id)``)."""
 TRIES = 8
@@ -356,33 +354,10 @@ def _changing(action: Callable[[OpenRoom, datetime], object]) -> Callable[[OpenR
     return move
 
 
-def _nickname(player: str, nickname: str | None) -> str | None:
-    """A guest's nickname, checked like a player's name (1 to :data:`NICKNAME_LENGTH` characters; a
-    registered player is shown by their name)."""
-    if not player.startswith(GUEST_PREFIX) or not nickname or not nickname.strip():
-        return None
-    try:
-        nick = player_name(nickname)
-    except InvalidNameError as error:
-        raise InvalidNameError(str(error).replace("a player's name", "a nickname", 1)) from None
-    if ratings.reserved(nick):  # the one check registration makes: the computer's labels are nobody's
-        raise InvalidNameError(
-            f"{nick!r} is kept for the computer (its levels in the ratings): choose another nickname"
-        )
-    return nick
-
-
 def _free(room: Room | None, player: str, nick: str | None, registered: bool) -> None:
-    """A nickname that is (or looks like) a ``registered`` player's name, or the name another player seated
-    in ``room`` is shown by, is refused (a conflict)."""
-    if nick is None:
-        return
-    if registered:
-        raise ConflictError("that nickname is a registered player's name (or looks like one): choose another")
-    if room is not None and any(
-        s.player != player and name_key(s.nickname or s.player) == name_key(nick) for s in room.seats
-    ):
-        raise ConflictError("that nickname is taken in this room (or looks like one that is): choose another")
+    """:func:`nicknames.free` in ``room``: the names its other seats are shown by are taken."""
+    others = [s.nickname or s.player for s in room.seats if s.player != player] if room is not None else []
+    nicknames.free(nick, registered=registered, others=others)
 
 
 def _seated(opened: OpenRoom, player: str | None) -> str:
@@ -405,7 +380,7 @@ def create(
 ) -> str:
     """A new room of ``player``, its host (a guest may give a ``nickname``), waiting for players; its
     public id."""
-    nick = _nickname(player, nickname)
+    nick = nicknames.checked(player, nickname)
     _free(None, player, nick, nick is not None and store.players.registered(nick) is not None)
     room = Room.new(
         rules,
@@ -425,7 +400,7 @@ def create(
 def join(store: Store, feed: Announcer, public_id: str, player: str, token: str, nickname: str | None = None) -> None:
     """``player`` takes a seat with the link's ``token`` (:class:`ForbiddenError` for a wrong one) before
     the start, or takes theirs back after leaving; opening the link again once seated changes nothing."""
-    nick = _nickname(player, nickname)
+    nick = nicknames.checked(player, nickname)
     taken = nick is not None and store.players.registered(nick) is not None  # read before the move's transaction
 
     def move(opened: OpenRoom, now: datetime) -> list[tuple[str, int]] | None:

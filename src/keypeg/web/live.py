@@ -28,6 +28,7 @@ from keypeg.rules import Rules
 from keypeg.services import live
 from keypeg.services.live_bus import LiveBus
 from keypeg.services.live_feed import Feed, Follower
+from keypeg.services.nicknames import NICKNAME_LENGTH
 from keypeg.text import visible
 from keypeg.web.api import ERRORS, RequestBody, RulesIn, changing
 from keypeg.web.errors import status_of
@@ -88,7 +89,7 @@ class NewLive(RulesIn):
         description=f"Seconds per move, from {LIVE_MOVE_SECONDS[0]} to {LIVE_MOVE_SECONDS[1]:,} (a day): whoever "
         "must act and runs out of it forfeits the game.",
     )
-    nickname: str | None = Field(None, max_length=64, description="A guest's name to be shown by.")
+    nickname: str | None = Field(None, max_length=NICKNAME_LENGTH, description="A guest's name to be shown by.")
 
 
 class CodeIn(RequestBody):
@@ -101,7 +102,7 @@ class LiveGuessIn(CodeIn):
 
 class TokenIn(RequestBody):
     token: str = Field(min_length=1, max_length=64)
-    nickname: str | None = Field(None, max_length=64, description="A guest's name to be shown by.")
+    nickname: str | None = Field(None, max_length=NICKNAME_LENGTH, description="A guest's name to be shown by.")
 
 
 @api.post("", status_code=201)
