@@ -202,18 +202,22 @@ def test_a_kick_or_a_close_after_the_start_is_never_free_for_the_host(
 
 def test_a_host_ahead_who_closes_forfeits_and_one_who_plays_to_the_end_does_not() -> None:
     """N1 (t/close1.py, t/close2.py): ann breaks round 1 first, then closes in round 2 of 3: she is placed
-    last (a loss to bob), though she leads the standing. In turns, closing in the other's maker round too."""
+    last (a loss to bob), though she leads on points, in the standing shown as in the ratings. In turns,
+    closing in the other's maker round too."""
     room = started(["ann", "bob"], rounds=3)
     play(room, "ann", 0, broken=True)
     play(room, "bob", 2, broken=True)
     room.close("ann", now=AT)
-    assert room.standing()[0].player == "ann" and room.places() == [["bob"], ["ann"]]
+    first, last = room.standing()
+    assert (first.player, last.player, last.place) == ("bob", "ann", 2)
+    assert (last.points, -last.guesses) > (first.points, -first.guesses)  # ahead, by the standing's order
+    assert room.places() == [["bob"], ["ann"]]
     turns = started(["ann", "bob"], rounds=1, maker="turns")
     turns.set_code("ann", CODE, now=AT)
     play(turns, "bob", 3, broken=True)
     turns.set_code("bob", CODE, now=AT)
     turns.close("ann", now=AT)
-    assert turns.standing()[0].player == "ann" and turns.places() == [["bob"], ["ann"]]
+    assert [s.player for s in turns.standing()] == ["bob", "ann"] and turns.places() == [["bob"], ["ann"]]
     ended = started(["ann", "bob"], rounds=1)
     play(ended, "ann", 0, broken=True)
     play(ended, "bob", 2, broken=True)

@@ -152,6 +152,8 @@ def test_the_host_kicks_and_closes_and_rooms_are_listed(db: Path) -> None:
     closed = ann.post(f"{room}/close")
     assert ann.status == 200 and "The room is over" in closed
     assert "Leave the room" not in closed and "Close the room" not in closed
+    last = closed.split('class="rm-standing"')[1].split("</tbody>")[0].split("<tr")[-1]  # the standing's last line
+    assert "Ann (guest)" in last and "forfeits: closed the room early" in last
     assert f'href="{room}"' in ann.get("/rooms/new"), "the form's page lists your rooms"
 
 

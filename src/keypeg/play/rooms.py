@@ -18,7 +18,8 @@ broken (a board cut short by the host's close: its guesses plus one). A player a
 round's code is set gets a board given up at once (:data:`ABSENT`): no points, ``rows + 1`` guesses; as that
 round's codemaker, the computer sets the code. A player absent from a round (left or removed) scores no points
 in it, not even off the host's closed board. The standing:
-points, then fewer guesses in all, then seat order.
+points, then fewer guesses in all, then seat order; a host who closes the room before its last round ends
+forfeits, placed last.
 
 >>> from datetime import UTC, datetime, timedelta
 >>> from keypeg.rules import Rules
@@ -561,7 +562,8 @@ class Room:
     # -- results ----------------------------------------------------------------------------------------
 
     def standing(self) -> list[Standing]:
-        """Points, then fewer guesses in all, then seat order; equal points and guesses share a place."""
+        """Points, then fewer guesses in all, then seat order; equal points and guesses share a place. A host
+        who closed the room before its last round ended (:meth:`forfeit`) is placed last, alone."""
         points = {s.player: 0 for s in self.seats}
         guesses = dict(points)
         for round_ in self.played:
@@ -569,10 +571,15 @@ class Room:
                 points[player] = points.get(player, 0) + won
             for board in round_.boards.values():
                 guesses[board.player] = guesses.get(board.player, 0) + board.counted(self.rules)
-        order = sorted(points, key=lambda p: (-points[p], guesses.setdefault(p, 0)))  # stable: seat order
+        forfeit = self.forfeit()
+        order = sorted(points, key=lambda p: (p == forfeit, -points[p], guesses.setdefault(p, 0)))  # stable: seats
         lines: list[Standing] = []
         for index, player in enumerate(order):
-            tied = lines and (lines[-1].points, lines[-1].guesses) == (points[player], guesses[player])
+            tied = (
+                lines
+                and player != forfeit
+                and (lines[-1].points, lines[-1].guesses) == (points[player], guesses[player])
+            )
             place = lines[-1].place if tied else index + 1
             lines.append(Standing(place, player, points[player], guesses[player]))
         return lines
@@ -743,6 +750,7 @@ class Room:
                     "points": s.points,
                     "guesses": s.guesses,
                     "status": self._status(s.player),
+                    "forfeit": s.player == self.forfeit(),
                 }
                 for s in self.standing()
             ],
