@@ -268,3 +268,15 @@ def test_a_sessions_requests_racing_to_its_first_game_make_one_guest(store: Stor
     assert store.web_sessions.get(pending.token_hash) == (pending.csrf, players[0])
     assert store.web_sessions.claim(pending.token_hash, "guest-000000000000") == players[0]  # claimed already
     assert store.players.registered("guest-000000000000") is None
+
+
+def test_a_login_forgets_the_old_token_for_good_pending_or_kept(store: Store) -> None:
+    """The session a login replaces names nothing from then on: a visitor's pending one (never kept) as
+    well as a kept guest's, so whatever was opened with it (a live stream) sees it gone."""
+    pending_token, pending = web_sessions.open_pending(store)
+    kept_token, kept = web_sessions.open_pending(store)
+    kept = web_sessions.bind(store, kept, None)
+    assert web_sessions.find(store, pending_token) == pending and web_sessions.find(store, kept_token) == kept
+    for token, old in ((pending_token, pending), (kept_token, kept)):
+        new_token, new = web_sessions.open_new(store, old=old)
+        assert web_sessions.find(store, token) is None and web_sessions.find(store, new_token) == new

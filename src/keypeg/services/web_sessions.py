@@ -22,6 +22,7 @@ from keypeg.errors import UnavailableError
 from keypeg.services.accounts import is_guest
 from keypeg.services.stores import GUEST_PREFIX, Store
 from keypeg.store import web_sessions as kept_sessions
+from keypeg.store.web_sessions import FORGOTTEN
 
 __all__ = ["WebSession", "bind", "find", "keep", "open_new", "open_pending", "player_for", "token_hash"]
 
@@ -67,8 +68,7 @@ def _mac(store: Store, purpose: str, text: str) -> str:
 def open_pending(store: Store) -> tuple[str, WebSession]:
     """A new guest's session that the store does not keep yet (:func:`keep` writes it on first need), and its
     token, to be handed to the browser: ``<when made>.<random>.<signature>``, its CSRF token derived from it.
-    Once kept and then forgotten (a login), the token names an empty pending session again: nothing of the
-    player's, who has a new token."""
+    Once forgotten (a login, whether it was kept or not), the token names no session."""
     body = f"{int(time.time())}.{secrets.token_urlsafe(24)}"
     token = f"{body}.{_mac(store, 'token', body)}"
     return token, WebSession(token_hash(token), _mac(store, "csrf", token), None, kept=False)
@@ -92,15 +92,16 @@ def find(store: Store, token: str | None) -> WebSession | None:
         return None
     found = store.web_sessions.get(token_hash(token))
     if found is not None:
-        return WebSession(token_hash(token), found[0], found[1])
+        return WebSession(token_hash(token), found[0], found[1]) if found[0] != FORGOTTEN else None
     return _signed(store, token) if token.count(".") == 2 else None
 
 
 def open_new(store: Store, player: str | None = None, *, old: WebSession | None = None) -> tuple[str, WebSession]:
     """A fresh session (of ``player``, or a guest's), kept, and its token, to be handed to the browser;
-    ``old``, the asker's session until now, is forgotten (a new token at every login: no session fixation)."""
-    if old is not None and old.kept:
-        store.web_sessions.drop(old.token_hash)
+    ``old``, the asker's session until now, is forgotten for good, kept or pending (a new token at every
+    login: no session fixation; a stream opened with the old one sees it gone)."""
+    if old is not None:
+        store.web_sessions.forget(old.token_hash)
     token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
     store.web_sessions.new(token_hash(token), csrf)
     if player is not None:

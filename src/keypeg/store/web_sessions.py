@@ -13,17 +13,20 @@ from keypeg.store.models import LoginFailureRow, PlayerRow, WebSessionRow
 from keypeg.store.plumbing import Repository, now, player_row
 from keypeg.store.values import aware
 
-__all__ = ["WEB_SESSION_LIFETIME", "WebSessions"]
+__all__ = ["FORGOTTEN", "WEB_SESSION_LIFETIME", "WebSessions"]
 
 WEB_SESSION_LIFETIME = timedelta(days=30)
 """A web session ends this long after it began (and is then deleted)."""
+FORGOTTEN = ""
+"""The CSRF token of a forgotten session's row (:meth:`WebSessions.forget`): its token names no session."""
 
 
 class WebSessions(Repository):
     """Web sessions by the hash of their token, and the failed logins by what they were limited on."""
 
     def get(self, token_hash: str) -> tuple[str, str | None] | None:
-        """A web session's CSRF token and player (``None`` for a guest), or ``None`` if there is none."""
+        """A web session's CSRF token and player (``None`` for a guest), or ``None`` if there is none (a
+        session forgotten has the CSRF token :data:`FORGOTTEN`)."""
 
         def work() -> tuple[str, str | None] | None:
             with self._session() as session:  # one query: the session and its player, if any
@@ -80,14 +83,17 @@ class WebSessions(Repository):
 
         return self._guarded(work)
 
-    def drop(self, token_hash: str) -> None:
-        """Forget a web session (its cookie then means nothing)."""
+    def forget(self, token_hash: str) -> None:
+        """Forget a web session for good: its token names no session from now on, kept or pending (a row
+        with no CSRF token stands for it until the lifetime of a session has passed)."""
 
         def work() -> None:
             with self._session() as session:
                 row = session.get(WebSessionRow, token_hash)
                 if row is not None:
                     session.delete(row)
+                    session.flush()
+                session.add(WebSessionRow(token_hash=token_hash, csrf=FORGOTTEN, created_at=now()))
 
         self._guarded(work)
 
