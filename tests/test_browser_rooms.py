@@ -412,3 +412,47 @@ def test_a_room_without_javascript_is_plain_forms(server: Server, browser: Brows
     finally:
         for context in contexts:
             context.close()
+
+
+def test_the_focus_stays_on_the_guess_button_after_a_guess_sent_from_the_keyboard(
+    server: Server, browser: Browser
+) -> None:
+    """A keyboard player sends a guess with Enter on the Guess button: the page is brought up to date in
+    place, and the focus comes back to the next row's Guess button (review: it fell to the page's body, and
+    a Tab user started again from the top after every guess)."""
+    contexts: list[BrowserContext] = []
+    visits: list[Visit] = []
+    for name in ("keys-ann", "keys-bob"):
+        context, visit = open_tab(browser, server.base, f"room-{name}", viewport=DESKTOP)
+        contexts.append(context)
+        visits.append(visit)
+    ann, bob = visits
+    try:
+        ann.goto("/rooms/new", "new")
+        ann.page.locator("select[name=variant]").select_option("3x4")
+        ann.page.locator("select[name=rounds]").select_option("1")
+        ann.page.locator("select[name=move_seconds]").select_option("3600")
+        ann.page.get_by_label("Your name in the room").fill("Ann")
+        ann.page.get_by_role("button", name="Make the room").click()
+        bob.page.goto(ann.page.locator("#join-link").input_value())
+        bob.page.get_by_label("Your name in the room").fill("Bob")
+        bob.page.get_by_role("button", name="Join the room").click()
+        expect(ann.page.locator("main .rm-seats li")).to_have_count(2)
+        ann.page.get_by_role("button", name="Start the room").click()
+        expect(ann.page.locator("main h1")).to_have_text("Round 1 of 1")
+        for number, guess in enumerate(("ABC", "BCD"), 1):
+            guess_button = ann.page.locator("main").get_by_role("button", name="Guess", exact=True)
+            guess_button.focus()
+            ann.page.keyboard.type(guess)
+            ann.page.keyboard.press("Enter")
+            expect(rows(ann).filter(has_text=f"{guess}:")).to_have_count(1)
+            focused = ann.page.evaluate(
+                "() => [document.activeElement.closest('main') !== null, document.activeElement.textContent.trim()]"
+            )
+            assert focused == [True, "Guess"], (number, focused)
+        ann.shot("focus")
+        for visit in visits:
+            visit.clean()
+    finally:
+        for context in contexts:
+            context.close()

@@ -78,7 +78,10 @@ function focusKey() {
   if (el.dataset.hole !== undefined) return `[data-hole="${CSS.escape(el.dataset.hole)}"]`;
   if (el.matches("[data-back]")) return "[data-tray] [data-back]";
   const form = el.closest("form[action]");
-  if (form && el.tagName === "BUTTON") return `form[action="${CSS.escape(form.getAttribute("action"))}"] button[value="${CSS.escape(el.value || "")}"]`;
+  if (form && el.tagName === "BUTTON") {
+    const button = el.hasAttribute("value") ? `button[value="${CSS.escape(el.value)}"]` : `button[type="${CSS.escape(el.type)}"]:not([value])`;
+    return `form[action="${CSS.escape(form.getAttribute("action"))}"] ${button}`;
+  }
   return "h1";
 }
 
@@ -157,6 +160,7 @@ function show(html, force, quiet = false) {
 // after: the row being filled, someone else's move).
 async function send(form, submitter) {
   if (form.dataset.sending) return; // a double click sends the form once
+  const key = focusKey(); // before its buttons are disabled (a disabled button loses the focus)
   form.dataset.sending = "yes";
   form.querySelectorAll("button").forEach((b) => { b.disabled = true; });
   const data = new FormData(form);
@@ -180,8 +184,12 @@ async function send(form, submitter) {
     const score = played.length ? played[played.length - 1].querySelector(".score-text") : null;
     if (score) announce(`Guess ${played.length}: ${score.textContent}`);
   }
-  if (main !== before && !main.contains(document.activeElement)) {
-    const focus = main.querySelector("[role=alert]") || main.querySelector("[autofocus]") || main.querySelector("h1");
+  // The focus, lost with the button disabled while sending (or by a page swapped meanwhile by the stream),
+  // comes back: to the refusal said, else to the control that sent the form (the next row's Guess), else
+  // to the page's title.
+  if (!main.contains(document.activeElement) || document.activeElement === main.querySelector("h1")) {
+    const again = key ? main.querySelector(key) : null;
+    const focus = main.querySelector("[role=alert]") || (again && !again.disabled ? again : null) || main.querySelector("h1");
     if (focus) focus.focus();
   }
 }
