@@ -74,8 +74,8 @@ RATING_RULE = (
     "Glicko-2 ratings of live matches and rooms between people on rules of 1,296 codes or more (a room counts "
     "as pairwise results by final place; a pair counts in 3 events a UTC day at most); a new player's first "
     "rated classic games against the computer seed it. Provisional while the deviation (RD) is above 110 or "
-    "with fewer than 5 results against people: listed after the established ones, with no rank. Guests are never "
-    "rated; nor is a room a guest played in."
+    "with fewer than 5 results against people: listed after the established ones, marked ?, with no rank. "
+    "Guests are never rated; nor is a room a guest played in."
 )
 """The leaderboard's rule, as the faces print it."""
 DRIFT = 1e-9
