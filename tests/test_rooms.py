@@ -151,6 +151,8 @@ def test_seats_leave_rejoin_kick_close_and_the_host_passes_on() -> None:
     room.kick("bob", "cy", now=later(3))
     with pytest.raises(ForbiddenError):
         room.join("cy", now=later(3))
+    with pytest.raises(RefusedError, match="the host removed you"):  # not "you have left"
+        room.leave("cy", now=later(3))
     room.guess("bob", "AB", now=later(4))  # broken: it stays so when the room closes
     room.close("bob", now=later(4))
     assert room.played[-1].boards["bob"].ended == "broken" and room.played[-1].boards["eve"].ended == "closed"

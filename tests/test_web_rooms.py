@@ -182,3 +182,16 @@ def test_a_shared_first_place_is_told_as_shared(db: Path) -> None:
     closed = ann.post(f"{room}/close")
     assert ann.status == 200 and "The room is over: Bob (guest) and Cat (guest) share first place" in closed
     assert "wins" not in closed.split("</h1>")[0]
+
+
+def test_a_room_closed_in_the_lobby_says_so_and_shows_no_standing(db: Path) -> None:
+    """Closed before its start, a room names no winner and shows no standing (review: 'ann and Bob share
+    first place' after no round)."""
+    app = create_app(f"sqlite:///{db}")
+    ann, bob = Person(app), Person(app)
+    room, link = make_room(ann)
+    join(bob, link, "Bob")
+    closed = ann.post(f"{room}/close")
+    assert ann.status == 200 and "The room was closed before it started" in closed.split("</h1>")[0]
+    assert "share first place" not in closed and 'class="rm-standing"' not in closed
+    assert 'data-say="The room was closed before it started."' in closed

@@ -11,6 +11,7 @@ from rich.text import Text
 from keypeg.cli.common import cli, fail, json_option, out, print_json, show_view
 from keypeg.cli.options import db_option
 from keypeg.cli.render import new_table, plain
+from keypeg.text import plural
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -118,7 +119,7 @@ def _recompute(store: Store, as_json: bool) -> None:
             }
         )
     elif not drifts:
-        out.print(Text(f"no drift: {service.result_count(store)} results replayed to the stored ratings"))
+        out.print(Text(f"no drift: {plural(service.result_count(store), 'result')} replayed to the stored ratings"))
     else:
         table = new_table(title=Text("drift: stored ratings that replaying the results does not give"))
         for column in ("player", "stored", "replayed", "difference"):
@@ -157,7 +158,7 @@ def _player(store: Store, name: str, limit: int, as_json: bool) -> None:
         Text.assemble(
             plain(rating.player),
             f": {rating.rating.rating:.0f} (RD {rating.rating.rd:.0f}, volatility {rating.rating.volatility:.4f}, ",
-            f"{state}) after {rating.results} rated results",
+            f"{state}) after {plural(rating.results, 'rated result')}",
         )
     )
     table = new_table(title=Text("rating changes, newest first"), show_edge=False)

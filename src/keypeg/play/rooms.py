@@ -399,7 +399,11 @@ class Room:
         if seat is None or player is None:
             raise ForbiddenError("you have no seat in this room")
         if seat.status != "present":
-            raise RefusedError("you have left this room already" if why == "left" else "that player has left already")
+            if why != "left":
+                raise RefusedError("that player has left already")
+            raise RefusedError(
+                "the host removed you from this room" if seat.status == "kicked" else "you have left this room already"
+            )
         if self.is_over:
             raise GameOverError("the room is over")
         shown = self.shown(player)

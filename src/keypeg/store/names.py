@@ -53,7 +53,10 @@ def player_name(raw: str) -> str:
     if any(c.isspace() and c != " " for c in name) or "  " in name:
         raise InvalidNameError(f"a player's name takes single spaces only between words: {shown}")
     if len(name) > NAME_LENGTH:
-        raise InvalidNameError(f"a player's name is 1 to {NAME_LENGTH} characters, not {len(name)}: {shown}")
+        counted = (
+            f"{len(name)}" if len(name) == len(raw) else f"{len(name)} once written out (NFKC), {len(raw)} as typed"
+        )
+        raise InvalidNameError(f"a player's name is 1 to {NAME_LENGTH} characters, not {counted}: {shown}")
     return name
 
 

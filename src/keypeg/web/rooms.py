@@ -132,6 +132,8 @@ def _moves(rows: list[dict[str, Any]]) -> list[tuple[str, Feedback]]:
 def _say(view: dict[str, Any]) -> str:
     """What the page tells a screen reader when it changes to this view (room.js says it once)."""
     you, round_ = view["you"], view["round"]
+    if view["over"] and not view["rounds"]:
+        return "The room was closed before it started."
     if view["over"]:
         firsts = [line["name"] for line in view["standing"] if line["place"] == 1]
         if len(firsts) > 1:  # equal points and guesses share the place
