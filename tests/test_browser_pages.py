@@ -386,8 +386,8 @@ def test_the_audit_sees_what_it_measures(audit: Audit) -> None:
         "() => { keypegPush(); keypegShifts.take(); return keypegShifts.total >= 0.1; }", polling="raf"
     )
     page.evaluate(  # then wider than the phone
-        "() => { const wide = document.createElement('p'); wide.textContent = 'x'.repeat(500);"
-        " document.querySelector('main').append(wide); }"
+        "() => { const wide = document.createElement('div'); wide.style.width = '1200px'; wide.style.height = '1px';"
+        " document.querySelector('main').append(wide); }"  # a box, not a word: a long word wraps in <main>
     )
     page.evaluate(  # more bytes than a page may take: the API's schema, three times (the cache is off)
         "() => Promise.all([1, 2, 3].map((k) => fetch(`/openapi.json?k=${k}`).then((r) => r.text())))"

@@ -318,3 +318,47 @@ def test_the_computer_thinks_only_on_games_small_enough_for_a_request(url: str) 
     assert rated.status_code == 201
     guessed = client.post(f"/api/games/{rated.json()['id']}/guesses", json={"code": "A" * 15}, headers=headers)
     assert guessed.status_code == 200 and guessed.json()["rows_left"] == 11
+
+
+@pytest.mark.parametrize("kind", ["rooms", "live"])
+def test_log_in_from_a_join_page_and_come_back_to_it(url: str, kind: str) -> None:
+    """The join page's 'log in' link carries the page back (``next``): the login or registration returns
+    there, never to another site; a refused registration keeps the name in the form that was sent."""
+    from urllib.parse import unquote
+
+    host, _ = browser(url)
+    made = host.post(
+        f"/api/{kind}",
+        json={"pegs": 3, "colors": 4, "nickname": "Ann"} | ({"rounds": 1} if kind == "rooms" else {"games": 2}),
+        headers={"X-CSRF-Token": host.get("/api/session").json()["csrf"]},
+    ).json()
+    join_link = f"/{kind}/{made['id']}/join?token={made['token']}"
+    client, csrf = browser(url)
+    page = client.get(join_link).text
+    found = re.search(r'href="/players\?next=([^"]+)">log in</a>', page)
+    assert found is not None and unquote(found.group(1).replace("&amp;", "&")) == join_link
+    players = client.get(f"/players?next={found.group(1)}").text
+    assert players.count(f'name="next" value="{join_link.replace("&", "&amp;")}"') == 2  # both forms
+    weak = client.post(
+        "/players/register", data={"csrf": csrf, "name": "kim", "password": "Password123", "next": join_link}
+    )
+    assert weak.status_code == 400
+    assert re.search(r'action="/players/register".*?name="name" value="kim"', weak.text, re.S)
+    assert not re.search(
+        r'action="/players/login".*?name="name" value="kim".*?action="/players/register"', weak.text, re.S
+    )
+    back = client.post(
+        "/players/register",
+        data={"csrf": csrf, "name": "kim", "password": "correct horse", "next": join_link},
+        follow_redirects=False,
+    )
+    assert back.status_code == 303 and back.headers["location"] == join_link
+    for elsewhere in ("//evil.example/x", "/\\evil.example", "https://evil.example/", "/a b", "rooms"):
+        other, other_csrf = browser(url)
+        assert 'name="next"' not in other.get("/players", params={"next": elsewhere}).text
+        answer = other.post(
+            "/players/register",
+            data={"csrf": other_csrf, "name": f"lee{len(elsewhere)}", "password": "correct horse", "next": elsewhere},
+            follow_redirects=False,
+        )
+        assert answer.status_code == 303 and answer.headers["location"] == "/players", elsewhere

@@ -195,3 +195,15 @@ def test_a_room_closed_in_the_lobby_says_so_and_shows_no_standing(db: Path) -> N
     assert ann.status == 200 and "The room was closed before it started" in closed.split("</h1>")[0]
     assert "share first place" not in closed and 'class="rm-standing"' not in closed
     assert 'data-say="The room was closed before it started."' in closed
+
+
+def test_a_refused_nickname_shows_the_join_form_again_with_why(db: Path) -> None:
+    """A nickname taken in the room: the join page again, saying why, the name typed kept and focused
+    (review: the room's page came back as a spectator's, with no name field)."""
+    app = create_app(f"sqlite:///{db}")
+    ann, bob = Person(app), Person(app)
+    _, link = make_room(ann)
+    refused = join(bob, link, "ANN")
+    assert bob.status == 409 and 'role="alert"' in refused and "taken here" in refused
+    assert re.search(r'name="nickname"[^>]*value="ANN"[^>]*autofocus', refused) and "Join the room" in refused
+    assert "Waiting for the host to start" in join(bob, link, "Bob")

@@ -166,6 +166,17 @@ def form_session(request: Request, csrf: str) -> WebSession:
     return session
 
 
+def back_to(raw: str | None) -> str | None:
+    """``raw`` as a page of this site to go back to after a form (``/players?next=...``): a path of
+    printable ASCII, at most 300 characters, that names no other site (not ``//host`` nor ``/\\host``);
+    else ``None``."""
+    if not raw or len(raw) > 300 or not raw.isascii() or not raw.isprintable() or " " in raw:
+        return None
+    if not raw.startswith("/") or raw[1:2] in ("/", "\\"):
+        return None
+    return raw
+
+
 def redirect(url: str) -> RedirectResponse:
     """After a form that changed something: see the result at ``url`` (a reload does not send it again)."""
     return RedirectResponse(url, status_code=303)

@@ -16,7 +16,7 @@ from keypeg.services.daily import streaks as daily_streaks
 from keypeg.variants import game_label
 from keypeg.web.accounts import check_login, login_status, register_player, welcome
 from keypeg.web.errors import retry_after, status_of
-from keypeg.web.pages import Csrf, RulesForm, form_query, form_session, page, redirect
+from keypeg.web.pages import Csrf, RulesForm, back_to, form_query, form_session, page, redirect
 from keypeg.web.sessions import current, new_session, store_of
 
 __all__ = ["router", "Chart", "trend_chart"]
@@ -25,6 +25,8 @@ router = APIRouter(include_in_schema=False)
 
 Name = Annotated[str, Form(max_length=64)]
 Password = Annotated[str, Form(max_length=1000)]
+Next = Annotated[str, Form(max_length=300)]
+"""The page a login or a registration goes back to (``/players?next=...``: a room's join link)."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +60,11 @@ def trend_chart(values: list[int], width: int = 640, height: int = 220) -> Chart
     return Chart(width, height, " ".join(f"{x},{yy}" for x, yy, _ in dots), dots, ticks, len(values))
 
 
-def _players_page(request: Request, *, status: int = 200, error: str = "", name: str = "") -> Response:
+def _players_page(
+    request: Request, *, status: int = 200, error: str = "", name: str = "", form: str = "login", then: str = ""
+) -> Response:
+    """The players' page; refused, ``name`` comes back in the ``form`` sent ("login" or "register"), and
+    both forms go back to ``then`` (a page of this site) once in."""
     session = current(request)
     person = session.person if session is not None else None
     games, stats, chart, record = [], None, None, None
@@ -88,48 +94,50 @@ def _players_page(request: Request, *, status: int = 200, error: str = "", name:
         rating_changes=rating_changes,
         error=error,
         name=name,
+        form=form,
+        then=back_to(then) or "",
     )
 
 
 @router.get("/players", response_class=HTMLResponse)
-def players(request: Request) -> Response:
-    """Log in or register; once in, your stats and history."""
-    return _players_page(request)
+def players(request: Request, next: str = "") -> Response:
+    """Log in or register (then back to ``next``, a page of this site); once in, your stats and history."""
+    return _players_page(request, then=next)
 
 
-def _refused(request: Request, error: KeypegError, name: str, status: int) -> Response:
+def _refused(request: Request, error: KeypegError, name: str, status: int, form: str, then: str) -> Response:
     """The players' page again, saying why the form was refused (with ``Retry-After`` on a 429)."""
-    response = _players_page(request, status=status, error=str(error), name=name)
+    response = _players_page(request, status=status, error=str(error), name=name, form=form, then=then)
     response.headers.update(retry_after(error) or {})
     return response
 
 
 @router.post("/players/login", response_class=HTMLResponse)
-def login(request: Request, csrf: Csrf, name: Name, password: Password) -> Response:
+def login(request: Request, csrf: Csrf, name: Name, password: Password, next: Next = "") -> Response:
     session = form_session(request, csrf)
     try:
         player = check_login(request, name, password)
     except HTTPException as refused:  # a wrong name or password: 401
-        return _players_page(request, status=refused.status_code, error=str(refused.detail), name=name)
+        return _players_page(request, status=refused.status_code, error=str(refused.detail), name=name, then=next)
     except ThrottledError as refused:
-        return _refused(request, refused, name, login_status(refused))
+        return _refused(request, refused, name, login_status(refused), "login", next)
     welcome(request, session, player)
-    response = redirect("/players")
+    response = redirect(back_to(next) or "/players")
     new_session(request, response, player)
     return response
 
 
 @router.post("/players/register", response_class=HTMLResponse)
-def register(request: Request, csrf: Csrf, name: Name, password: Password) -> Response:
+def register(request: Request, csrf: Csrf, name: Name, password: Password, next: Next = "") -> Response:
     session = form_session(request, csrf)
     try:
         player = register_player(request, name, password)  # the password rule is the services' (400)
     except KeypegError as error:
         if status_of(error) == 503:  # the store is down: the app's one line
             raise
-        return _refused(request, error, name, status_of(error))
+        return _refused(request, error, name, status_of(error), "register", next)
     welcome(request, session, player)
-    response = redirect("/players")
+    response = redirect(back_to(next) or "/players")
     new_session(request, response, player)
     return response
 

@@ -192,6 +192,14 @@ def room_page(request: Request, public_id: str) -> Response:
 @pages.get("/rooms/{public_id}/join", response_class=HTMLResponse)
 def room_join_form(request: Request, public_id: str, token: str = "") -> Response:
     """Take a seat with the room's link (or take yours back after leaving)."""
+    return _join_page(request, public_id, token)
+
+
+def _join_page(
+    request: Request, public_id: str, token: str, *, status: int = 200, error: str = "", nickname: str = ""
+) -> Response:
+    """The page that takes a seat with the room's link; refused (``error``), it is shown again with why and
+    the nickname typed."""
     viewer = _viewer(request)
     view = rooms.snapshot(store_of(request), feed_of(request), public_id, viewer)
     seat = next((s for s in view["seats"] if s["player"] == viewer), None)
@@ -202,6 +210,8 @@ def room_join_form(request: Request, public_id: str, token: str = "") -> Respons
     return page(
         request,
         "room_join.html",
+        status=status,
+        error=error,
         active="Rooms",
         id=public_id,
         view=view,
@@ -209,14 +219,22 @@ def room_join_form(request: Request, public_id: str, token: str = "") -> Respons
         host_name=host,
         rules=rules,
         token=token[:64],
+        nickname=nickname[: rooms.NICKNAME_LENGTH * 2],
     )
 
 
 def _act(
-    request: Request, public_id: str, csrf: str, move: Callable[..., object], *args: Any, seat: bool = False
+    request: Request,
+    public_id: str,
+    csrf: str,
+    move: Callable[..., object],
+    *args: Any,
+    seat: bool = False,
+    refused: Callable[[int, str], Response] | None = None,
 ) -> Response:
     """A move sent by a page's form, ``move(store, feed, public_id, player, *args)`` (with ``seat``, a guest
-    gets a player of their own first); refused, the room is shown again with why."""
+    gets a player of their own first); refused, the room is shown again with why (or ``refused(status,
+    why)``'s page)."""
     session = form_session(request, csrf)
     try:
         player = player_for(request, session) if seat else session.player
@@ -224,13 +242,20 @@ def _act(
     except KeypegError as error:
         if isinstance(error, (NotFoundError, UnavailableError)):
             raise
+        if refused is not None:
+            return refused(status_of(error), str(error))
         return _room_page(request, public_id, status=status_of(error), error=str(error))
     return redirect(f"/rooms/{public_id}")
 
 
 @pages.post("/rooms/{public_id}/join", response_class=HTMLResponse)
 def room_join(request: Request, public_id: str, csrf: Csrf, token: Short = "", nickname: Short = "") -> Response:
-    return _act(request, public_id, csrf, rooms.join, token, nickname or None, seat=True)
+    """Take a seat; refused (a nickname taken, a stale link), the join page again, saying why."""
+
+    def refused(status: int, error: str) -> Response:
+        return _join_page(request, public_id, token, status=status, error=error, nickname=nickname)
+
+    return _act(request, public_id, csrf, rooms.join, token, nickname or None, seat=True, refused=refused)
 
 
 @pages.post("/rooms/{public_id}/start", response_class=HTMLResponse)
