@@ -37,7 +37,14 @@ function stream(address) {
     const source = new EventSource(`${address}${address.includes("?") ? "&" : "?"}page=true`);
     run.source = source;
     run.heard = Date.now();
-    source.addEventListener("state", async (event) => { heard(); if (await showState(event)) served(); });
+    let first = false; // the first state since the stream (re)connected: the session it was opened with
+    source.addEventListener("open", () => { first = true; });
+    source.addEventListener("state", async (event) => {
+      heard();
+      const opened = first;
+      first = false;
+      if (await showState(event, opened)) served();
+    });
     source.addEventListener("alive", () => { heard(); served(); });
     source.addEventListener("error", () => { if (source.readyState === EventSource.CLOSED) reopen(); });
   };
@@ -56,10 +63,10 @@ function stream(address) {
 }
 
 // Show the page of the state an event stream sent; false when the page could not be had.
-async function showState(event) {
+async function showState(event, opened = false) {
   const now = document.querySelector("[data-live-events]");
   const state = JSON.parse(event.data);
-  if (reloadForNewViewer(state, now)) return true;
+  if (opened && reloadForNewViewer(state, now)) return true;
   if (now && String(state.version) === now.getAttribute("data-version")) return true;
   const html = await pageFor(state); // brought by the stream, or fetched
   // The page could not be had (the store down again): the stream is opened again later, and its first

@@ -56,9 +56,11 @@ export async function pageFor(state) {
   }
 }
 
-// A live stream's state made for another viewer than the page shown (``marker``'s data-you): the session
-// changed meanwhile (logged out, or logged in, in another tab), so the whole page is loaded again for the
-// new one (its header, its forms' tokens). True when it reloads. A reload for the same viewer is not made
+// The first state of a live stream (re)opened, made for another viewer than the page shown (``marker``'s
+// data-you): the session changed meanwhile (logged out, or logged in, in another tab; the server ends a
+// stream whose session did), so the whole page is loaded again for the new one (its header, its forms'
+// tokens). Only a stream's first state: a later one may come while a login in another tab is still being
+// answered, and a reload then could carry the old cookie. True when it reloads. A reload for the same viewer is not made
 // twice within 10 s, so a page that keeps disagreeing with its stream is never reloaded over and over
 // (a reload for another viewer is: the session may change again while the first one loads).
 const RELOADED_KEY = "keypeg-viewer-reload";

@@ -38,9 +38,13 @@ function stream(address) {
     const source = new EventSource(`${address}${address.includes("?") ? "&" : "?"}page=true`);
     run.source = source;
     run.heard = Date.now();
+    let first = false; // the first state since the stream (re)connected: the session it was opened with
+    source.addEventListener("open", () => { first = true; });
     const got = async (event) => {
       run.heard = Date.now();
-      if (await showState(event.data, event.type)) run.delay = 1000;
+      const opened = first && event.type === "state";
+      if (opened) first = false;
+      if (await showState(event.data, event.type, opened)) run.delay = 1000;
     };
     for (const name of STATE_EVENTS) source.addEventListener(name, got);
     source.addEventListener("error", () => { if (source.readyState === EventSource.CLOSED) reopen(); });
@@ -107,12 +111,12 @@ function roundOf(root) {
 }
 
 // Show the page of the state a stream sent; false when the page could not be had.
-async function showState(data, kind) {
+async function showState(data, kind, opened = false) {
   const shownNow = document.querySelector("[data-room-events]");
   const state = parsed(data);
   const version = state && state.version !== undefined ? String(state.version) : null;
   if (kind === "alive" && version === null) return true; // a keep-alive that tells no version
-  if (reloadForNewViewer(state, shownNow)) return true;
+  if (opened && reloadForNewViewer(state, shownNow)) return true;
   if (shownNow && version !== null && version === shownNow.getAttribute("data-version")) return true;
   const html = await pageFor(state); // brought by the stream, or fetched
   if (html === null) { if (following) following.reopen(); return false; }
