@@ -296,7 +296,7 @@ def create(
     public id."""
     games.check_match_games(games_count)
     nick = nicknames.checked(player, nickname)
-    nicknames.free(nick, registered=nick is not None and store.players.registered(nick) is not None)
+    nicknames.free(nick, registered=nicknames.registered(store, nick))
     live = LiveMatch.new(rules, games_count, player, nick, move_seconds)
     public_id = games.new_id()
     store.live.start(player, json.dumps(live.to_state()), public_id)
@@ -310,7 +310,7 @@ def join(
     one); opening the invitation again once seated changes nothing. The match as ``player`` may now see it."""
     valid = hmac.compare_digest(token.encode(), invite_token(store, public_id).encode())
     nick = nicknames.checked(player, nickname)
-    taken = nick is not None and store.players.registered(nick) is not None  # read before the move's transaction
+    taken = nicknames.registered(store, nick)  # read before the move's transaction
 
     def act(opened: OpenLive) -> OpenLive:
         if not valid:

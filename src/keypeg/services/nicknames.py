@@ -6,13 +6,17 @@ shown by. A registered player is always shown by their name."""
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from keypeg.errors import ConflictError
 from keypeg.services import ratings
 from keypeg.store import InvalidNameError, name_key, player_name
 from keypeg.store.names import GUEST_PREFIX, NAME_LENGTH
 
-__all__ = ["NICKNAME_LENGTH", "checked", "free"]
+if TYPE_CHECKING:
+    from keypeg.store import Store
+
+__all__ = ["NICKNAME_LENGTH", "checked", "free", "registered"]
 
 NICKNAME_LENGTH = NAME_LENGTH
 """The longest guest's nickname, in characters (a player's name's limit: one rule for the forms and the API)."""
@@ -32,6 +36,12 @@ def checked(player: str, nickname: str | None) -> str | None:
             f"{nick!r} is kept for the computer (its levels in the ratings): choose another nickname"
         )
     return nick
+
+
+def registered(store: Store, nick: str | None) -> bool:
+    """Whether ``nick`` is a registered player's name (or a look-alike): read before a move's transaction,
+    then given to :func:`free`."""
+    return nick is not None and store.players.registered(nick) is not None
 
 
 def free(nick: str | None, *, registered: bool, others: Iterable[str] = ()) -> None:

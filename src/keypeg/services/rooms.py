@@ -381,7 +381,7 @@ def create(
     """A new room of ``player``, its host (a guest may give a ``nickname``), waiting for players; its
     public id."""
     nick = nicknames.checked(player, nickname)
-    _free(None, player, nick, nick is not None and store.players.registered(nick) is not None)
+    _free(None, player, nick, nicknames.registered(store, nick))
     room = Room.new(
         rules,
         player,
@@ -401,7 +401,7 @@ def join(store: Store, feed: Announcer, public_id: str, player: str, token: str,
     """``player`` takes a seat with the link's ``token`` (:class:`ForbiddenError` for a wrong one) before
     the start, or takes theirs back after leaving; opening the link again once seated changes nothing."""
     nick = nicknames.checked(player, nickname)
-    taken = nick is not None and store.players.registered(nick) is not None  # read before the move's transaction
+    taken = nicknames.registered(store, nick)  # read before the move's transaction
 
     def move(opened: OpenRoom, now: datetime) -> list[tuple[str, int]] | None:
         room = opened.room

@@ -34,6 +34,8 @@ __all__ = [
     "page",
     "error_page",
     "form_session",
+    "BACK_TO_LENGTH",
+    "back_to",
     "redirect",
     "Peg",
     "pegs_of",
@@ -166,11 +168,15 @@ def form_session(request: Request, csrf: str) -> WebSession:
     return session
 
 
+BACK_TO_LENGTH = 300
+"""The longest address a form goes back to once done (:func:`back_to`)."""
+
+
 def back_to(raw: str | None) -> str | None:
     """``raw`` as a page of this site to go back to after a form (``/players?next=...``): a path of
-    printable ASCII, at most 300 characters, that names no other site (not ``//host`` nor ``/\\host``);
-    else ``None``."""
-    if not raw or len(raw) > 300 or not raw.isascii() or not raw.isprintable() or " " in raw:
+    printable ASCII, at most :data:`BACK_TO_LENGTH` characters, that names no other site (not ``//host``
+    nor ``/\\host``); else ``None``."""
+    if not raw or len(raw) > BACK_TO_LENGTH or not raw.isascii() or not raw.isprintable() or " " in raw:
         return None
     if not raw.startswith("/") or raw[1:2] in ("/", "\\"):
         return None

@@ -16,7 +16,7 @@ from keypeg.services.daily import streaks as daily_streaks
 from keypeg.variants import game_label
 from keypeg.web.accounts import check_login, login_status, register_player, welcome
 from keypeg.web.errors import retry_after, status_of
-from keypeg.web.pages import Csrf, RulesForm, back_to, form_query, form_session, page, redirect
+from keypeg.web.pages import BACK_TO_LENGTH, Csrf, RulesForm, back_to, form_query, form_session, page, redirect
 from keypeg.web.sessions import current, new_session, store_of
 
 __all__ = ["router", "Chart", "trend_chart"]
@@ -25,7 +25,7 @@ router = APIRouter(include_in_schema=False)
 
 Name = Annotated[str, Form(max_length=64)]
 Password = Annotated[str, Form(max_length=1000)]
-Next = Annotated[str, Form(max_length=300)]
+Next = Annotated[str, Form(max_length=BACK_TO_LENGTH)]
 """The page a login or a registration goes back to (``/players?next=...``: a room's join link)."""
 
 
